@@ -1,0 +1,34 @@
+// Console API (/api/*). Each area registers its own routes; handlers stay thin and call services/.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import { registerSetupRoutes } from './setup.js';
+import { registerStatusRoutes } from './status.js';
+import { registerOptionRoutes } from './option.js';
+import { registerUserRoutes } from './user.js';
+import { registerGroupRoutes } from './group.js';
+import { registerChannelRoutes } from './channel.js';
+import { registerTokenRoutes } from './token.js';
+import { registerLogRoutes } from './log.js';
+import { registerDataRoutes } from './data.js';
+import { registerModelsRoutes } from './models.js';
+import { registerChannelTestRoutes } from './channel-test.js';
+
+type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
+
+const AREAS: Area[] = [
+  registerSetupRoutes,
+  registerStatusRoutes,
+  registerOptionRoutes,
+  registerUserRoutes,
+  registerGroupRoutes,
+  registerChannelRoutes,
+  registerTokenRoutes,
+  registerLogRoutes,
+  registerDataRoutes,
+  registerModelsRoutes,
+  registerChannelTestRoutes,
+];
+
+export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  for (const area of AREAS) await area(app, ctx);
+}

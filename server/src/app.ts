@@ -1,0 +1,96 @@
+// The HTTP server: console API under /api, the relay under /v1 (and friends), the built console everywhere else.
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyStatic from '@fastify/static';
+import type { AppContext } from './context.js';
+import { newRequestId } from './lib/request-id.js';
+import { fail, openAIError } from './lib/http.js';
+import { registerApiRoutes } from './api/index.js';
+import { registerRelayRoutes } from './relay/index.js';
+
+const API_PREFIXES = ['/api', '/v1', '/assets'];
+const RELAY_PREFIXES = ['/v1', '/pg', '/dashboard', '/mj', '/suno', '/v1beta'];
+
+export function isRelayPath(url: string): boolean {
+  return RELAY_PREFIXES.some((p) => url === p || url.startsWith(p + '/'));
+}
+
+export function webDistDir(ctx: AppContext): string {
+  if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
+  const here = dirname(fileURLToPath(import.meta.url));
+  return resolve(here, '../../web/dist');
+}
+
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    genReqId: () => newRequestId(),
+    bodyLimit: 64 * 1024 * 1024,
+    trustProxy: true,
+    keepAliveTimeout: 65_000,
+    forceCloseConnections: true,
+  });
+  app.decorate('ctx', ctx);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Oneapi-Request-Id', req.id);
+  });
+
+  await app.register(fastifyCookie, { secret: ctx.config.sessionSecret });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
+    if (status >= 500) ctx.log.error({ err, url: req.url, reqId: req.id }, 'request failed');
+    const message = status >= 500 && !err.statusCode ? 'internal server error' : err.message;
+    if (isRelayPath(req.url)) {
+      const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
+      reply.status(status).send(openAIError(`${message} (request id: ${req.id})`, type));
+      return;
+    }
+    reply.status(status).send(fail(message));
+  });
+
+  await registerApiRoutes(app, ctx);
+  await registerRelayRoutes(app, ctx);
+
+  const dist = webDistDir(ctx);
+  const hasWeb = existsSync(resolve(dist, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: dist,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      setHeaders: (res, path) => {
+        res.header('Cache-Control', path.endsWith('index.html') ? 'no-cache' : 'max-age=604800');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (API_PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) {
+      reply.status(404).send({
+        error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: '', code: '' },
+      });
+      return;
+    }
+    if (!hasWeb) {
+      reply.status(404).type('text/plain').send('console not built: run `npm run build`');
+      return;
+    }
+    reply.header('Cache-Control', 'no-cache');
+    return reply.sendFile('index.html');
+  });
+
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

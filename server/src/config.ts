@@ -1,0 +1,151 @@
+// Process configuration from the environment, with new-api's variable names and defaults
+// (facts §1.3) so existing deployments keep their .env files.
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+
+export type DbKind = 'sqlite' | 'postgres' | 'mysql';
+
+export interface Config {
+  port: number;
+  sqlDsn: string;
+  sqlitePath: string;
+  sqliteBusyTimeoutMs: number;
+  logSqlDsn: string;
+  redisConnString: string;
+  sessionSecret: string;
+  sessionSecretGenerated: boolean;
+  cryptoSecret: string;
+  syncFrequencySec: number;
+  nodeType: 'master' | 'slave';
+  frontendBaseUrl: string;
+  streamingTimeoutSec: number;
+  relayTimeoutSec: number;
+  forceStreamOption: boolean;
+  channelTestFrequencyMin: number;
+  channelUpdateFrequencyMin: number;
+  pollingIntervalSec: number;
+  batchUpdateEnabled: boolean;
+  batchUpdateIntervalSec: number;
+  generateDefaultToken: boolean;
+  azureDefaultApiVersion: string;
+  globalApiRateLimit: { enabled: boolean; count: number; durationSec: number };
+  globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
+  criticalRateLimit: { enabled: boolean; count: number; durationSec: number };
+  debug: boolean;
+  logLevel: string;
+  webDistDir: string;
+  version: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min = Number.MIN_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw.trim());
+  if (n < min) throw new ConfigError(`${name} must be >= ${min}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Which database a DSN selects, following new-api's chooseDB (facts §1.4). */
+export function dbKindOf(dsn: string): DbKind {
+  if (!dsn || dsn.startsWith('local')) return 'sqlite';
+  if (dsn.startsWith('postgres://') || dsn.startsWith('postgresql://')) return 'postgres';
+  return 'mysql';
+}
+
+/** Loads `.env` from the working directory when present; real environment variables win. */
+export function loadDotEnv(path = '.env'): void {
+  if (!existsSync(path)) return;
+  const loader = (process as unknown as { loadEnvFile?: (p: string) => void }).loadEnvFile;
+  if (loader) {
+    const before = { ...process.env };
+    loader(path);
+    for (const [k, v] of Object.entries(before)) process.env[k] = v;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const sessionSecretRaw = env.SESSION_SECRET?.trim() ?? '';
+  if (sessionSecretRaw === 'random_string') {
+    throw new ConfigError('SESSION_SECRET is set to the example value "random_string"; set it to a long random secret');
+  }
+  const sessionSecret = sessionSecretRaw || randomUUID();
+  const nodeType = (env.NODE_TYPE?.trim() || 'master').toLowerCase();
+  if (nodeType !== 'master' && nodeType !== 'slave') {
+    throw new ConfigError(`NODE_TYPE must be master or slave, got "${env.NODE_TYPE}"`);
+  }
+  const sqlDsn = env.SQL_DSN?.trim() ?? '';
+  if (sqlDsn && dbKindOf(sqlDsn) === 'mysql' && !/@tcp\(|^mysql:\/\/|@unix\(|^[^@]+@\//.test(sqlDsn)) {
+    throw new ConfigError(
+      `SQL_DSN "${redactDsn(sqlDsn)}" is not a PostgreSQL URL (postgres://...), a MySQL DSN (user:pass@tcp(host:port)/db or mysql://...) or "local"`,
+    );
+  }
+  const logSqlDsn = env.LOG_SQL_DSN?.trim() ?? '';
+  const redis = env.REDIS_CONN_STRING?.trim() ?? '';
+  if (redis && !/^rediss?:\/\//.test(redis)) {
+    throw new ConfigError(`REDIS_CONN_STRING must be a redis:// or rediss:// URL`);
+  }
+  const rawSqlite = env.SQLITE_PATH?.trim() || './data/one-api.db';
+  const [sqliteFile, sqliteQuery] = rawSqlite.split('?', 2);
+  const busy = /(?:^|&)_busy_timeout=(\d+)/.exec(sqliteQuery ?? '');
+  return {
+    port: int(env, 'PORT', 3000, 0),
+    sqlDsn,
+    sqlitePath: sqliteFile,
+    sqliteBusyTimeoutMs: busy ? Number(busy[1]) : int(env, 'SQLITE_BUSY_TIMEOUT', 30000, 0),
+    logSqlDsn,
+    redisConnString: redis,
+    sessionSecret,
+    sessionSecretGenerated: !sessionSecretRaw,
+    cryptoSecret: env.CRYPTO_SECRET?.trim() || sessionSecret,
+    syncFrequencySec: int(env, 'SYNC_FREQUENCY', 60, 1),
+    nodeType: nodeType as 'master' | 'slave',
+    frontendBaseUrl: env.FRONTEND_BASE_URL?.trim() ?? '',
+    streamingTimeoutSec: int(env, 'STREAMING_TIMEOUT', 60, 1),
+    relayTimeoutSec: int(env, 'RELAY_TIMEOUT', 0, 0),
+    forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
+    channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
+    channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),
+    pollingIntervalSec: int(env, 'POLLING_INTERVAL', 0, 0),
+    batchUpdateEnabled: bool(env, 'BATCH_UPDATE_ENABLED', false),
+    batchUpdateIntervalSec: int(env, 'BATCH_UPDATE_INTERVAL', 5, 1),
+    generateDefaultToken: bool(env, 'GENERATE_DEFAULT_TOKEN', false),
+    azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2024-12-01-preview',
+    globalApiRateLimit: {
+      enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),
+      count: int(env, 'GLOBAL_API_RATE_LIMIT', 180, 1),
+      durationSec: int(env, 'GLOBAL_API_RATE_LIMIT_DURATION', 180, 1),
+    },
+    globalWebRateLimit: {
+      enabled: bool(env, 'GLOBAL_WEB_RATE_LIMIT_ENABLE', true),
+      count: int(env, 'GLOBAL_WEB_RATE_LIMIT', 60, 1),
+      durationSec: int(env, 'GLOBAL_WEB_RATE_LIMIT_DURATION', 180, 1),
+    },
+    criticalRateLimit: {
+      enabled: bool(env, 'CRITICAL_RATE_LIMIT_ENABLE', true),
+      count: int(env, 'CRITICAL_RATE_LIMIT', 20, 1),
+      durationSec: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
+    },
+    debug: bool(env, 'DEBUG', false),
+    logLevel: env.LOG_LEVEL?.trim() || (bool(env, 'DEBUG', false) ? 'debug' : 'info'),
+    webDistDir: env.WEB_DIST_DIR?.trim() ?? '',
+    version: env.VERSION?.trim() || 'v0.1.0',
+  };
+}
+
+export function redactDsn(dsn: string): string {
+  return dsn.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@').replace(/^([^:@/]+:)[^@]*@tcp/, '$1***@tcp');
+}

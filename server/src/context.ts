@@ -1,0 +1,117 @@
+// Everything a running instance holds: configuration, databases, options, Redis, logger and the shutdown list.
+// Built once at start (and once per test server) and passed explicitly; there are no module-level singletons.
+import { pino, type Logger } from 'pino';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Config, DbKind } from './config.js';
+import { openDatabase } from './db/connect.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { Database } from './db/schema.js';
+import { OptionStore } from './services/options.js';
+import { ChangeBus } from './services/events.js';
+
+export interface AppContext {
+  config: Config;
+  db: Kysely<Database>;
+  dbKind: DbKind;
+  /** The `logs` table's database: LOG_SQL_DSN when set, else the main one. */
+  logDb: Kysely<Database>;
+  logDbKind: DbKind;
+  options: OptionStore;
+  redis: Redis | null;
+  /** Prefix for every Redis key this instance writes (lets test runs share one Redis). */
+  redisPrefix: string;
+  /** Publish after writing users, tokens, channels or options; caches subscribe (services/events.ts). */
+  changes: ChangeBus;
+  log: Logger;
+  startTime: number;
+  /** Registers work to run on shutdown, in reverse order of registration (last registered runs first). */
+  onClose(fn: () => Promise<void> | void): void;
+  close(): Promise<void>;
+}
+
+export interface ContextOptions {
+  logger?: Logger;
+  redisPrefix?: string;
+}
+
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const log = opts.logger ?? pino({ level: config.logLevel });
+  const closers: Array<() => Promise<void> | void> = [];
+  const main = openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  closers.push(() => main.close());
+  try {
+    if (config.nodeType === 'master') {
+      const applied = await migrateToLatest(main.db, main.kind);
+      if (applied.length) log.info({ applied }, 'database migrated');
+    }
+    let logDb = main;
+    if (config.logSqlDsn) {
+      logDb = openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath });
+      closers.push(() => logDb.close());
+      if (config.nodeType === 'master') await migrateToLatest(logDb.db, logDb.kind);
+    }
+    const options = new OptionStore(main.db, main.kind);
+    await options.load();
+    options.startSync(config.syncFrequencySec);
+    options.on('error', (err) => log.warn({ err }, 'option sync failed'));
+    closers.push(() => options.stopSync());
+
+    let redis: Redis | null = null;
+    if (config.redisConnString) {
+      redis = new Redis(config.redisConnString, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      await redis.connect();
+      await redis.ping();
+      const r = redis;
+      closers.push(async () => {
+        await r.quit().catch(() => r.disconnect());
+      });
+    }
+
+    const redisPrefix = opts.redisPrefix ?? '';
+    const changes = new ChangeBus(redis, `${redisPrefix}gateway:changes`);
+    await changes.start();
+    closers.push(() => changes.stop());
+    // Another node saved an option: re-read the table now instead of waiting for the next sync.
+    let publishing = false;
+    options.on('change', () => {
+      if (!publishing) changes.publish({ kind: 'options' });
+    });
+    changes.subscribe((ev) => {
+      if (ev.kind !== 'options' || !redis) return;
+      publishing = true;
+      options.load().catch((err) => log.warn({ err }, 'option reload failed')).finally(() => (publishing = false));
+    });
+
+    let closed = false;
+    const ctx: AppContext = {
+      config,
+      db: main.db,
+      dbKind: main.kind,
+      logDb: logDb.db,
+      logDbKind: logDb.kind,
+      options,
+      redis,
+      redisPrefix,
+      changes,
+      log,
+      startTime: Math.floor(Date.now() / 1000),
+      onClose: (fn) => closers.push(fn),
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const fn of closers.reverse()) {
+          try {
+            await fn();
+          } catch (err) {
+            log.warn({ err }, 'error during shutdown');
+          }
+        }
+      },
+    };
+    return ctx;
+  } catch (err) {
+    for (const fn of closers.reverse()) await Promise.resolve(fn()).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,97 @@
+// Opens the database a DSN names (facts §1.4): empty or "local" → SQLite file, postgres:// → PostgreSQL,
+// anything else → MySQL/MariaDB (Go-style `user:pass@tcp(host:port)/db?…` or a mysql:// URL).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { createPool } from 'mysql2';
+import { dbKindOf, type DbKind } from '../config.js';
+import type { Database } from './schema.js';
+
+export interface Db {
+  db: Kysely<Database>;
+  kind: DbKind;
+  close(): Promise<void>;
+}
+
+// BIGINT (int8) and NUMERIC come back from pg as strings; quotas fit well inside 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+/** Parses a Go-style MySQL DSN (`user:pass@tcp(host:port)/db?params`) or a mysql:// URL. */
+export function parseMysqlDsn(dsn: string): {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+} {
+  if (dsn.startsWith('mysql://')) {
+    const u = new URL(dsn);
+    return {
+      host: u.hostname || '127.0.0.1',
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      database: decodeURIComponent(u.pathname.replace(/^\//, '')),
+    };
+  }
+  const m = /^(?:([^:@]*)(?::(.*))?@)?(?:tcp\(([^)]*)\))?\/([^?]*)/.exec(dsn);
+  if (!m) throw new Error(`cannot parse MySQL DSN`);
+  const [host, port] = (m[3] || '127.0.0.1:3306').split(':');
+  return { user: m[1] ?? 'root', password: m[2] ?? '', host: host || '127.0.0.1', port: Number(port || 3306), database: m[4] };
+}
+
+// better-sqlite3 binds neither booleans nor Dates; convert them the way gorm's SQLite driver stores them.
+function sqliteValue(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (v instanceof Date) return v.toISOString();
+  return v;
+}
+
+function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typeof SqliteDialect>[0]['database'] {
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      const stmt = database.prepare(sql);
+      return {
+        reader: stmt.reader,
+        all: (params: readonly unknown[]) => stmt.all(...params.map(sqliteValue)),
+        run: (params: readonly unknown[]) => stmt.run(...params.map(sqliteValue)),
+        iterate: (params: readonly unknown[]) => stmt.iterate(...params.map(sqliteValue)),
+      } as never;
+    },
+  } as never;
+}
+
+export function openDatabase(opts: { dsn: string; sqlitePath: string; sqliteBusyTimeoutMs?: number; poolSize?: number }): Db {
+  const kind = dbKindOf(opts.dsn);
+  if (kind === 'sqlite') {
+    if (opts.sqlitePath !== ':memory:') mkdirSync(dirname(opts.sqlitePath), { recursive: true });
+    const database = new BetterSqlite3(opts.sqlitePath, { timeout: opts.sqliteBusyTimeoutMs ?? 30000 });
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = OFF');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: wrapSqlite(database) }) });
+    return { db, kind, close: () => db.destroy() };
+  }
+  if (kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: opts.dsn, max: opts.poolSize ?? 20 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, kind, close: () => db.destroy() };
+  }
+  const cfg = parseMysqlDsn(opts.dsn);
+  const pool = createPool({
+    ...cfg,
+    connectionLimit: opts.poolSize ?? 20,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    decimalNumbers: true,
+    dateStrings: false,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+  });
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }) });
+  return { db, kind, close: () => db.destroy() };
+}

@@ -1,0 +1,20 @@
+// Versioned migrations, one set for all three databases, recorded in kysely_migration. Run at start on the
+// master node only (facts §1.1); each step is idempotent so a half-applied run can simply be repeated.
+import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import type { DbKind } from '../config.js';
+import { ensureTables, widenQuotaColumns } from './tables.js';
+
+function migrations(kind: DbKind): Record<string, Migration> {
+  return {
+    '0001_new_api_schema': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    '0002_quota_columns_64bit': { up: (db: Kysely<any>) => widenQuotaColumns(db, kind) },
+  };
+}
+
+export async function migrateToLatest(db: Kysely<any>, kind: DbKind): Promise<string[]> {
+  const provider: MigrationProvider = { getMigrations: async () => migrations(kind) };
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,228 @@
+// Table types for Kysely. Table and column names are new-api's (facts §2) so that either product can open
+// the other's database. Booleans read back as boolean (PostgreSQL) or 0/1 (SQLite, MySQL): test them with
+// truthiness, never `=== true`.
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type Bool = ColumnType<boolean | number, boolean | undefined, boolean>;
+export type SoftDelete = ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  password: string;
+  display_name: Generated<string>;
+  role: Generated<number>;
+  status: Generated<number>;
+  email: Generated<string>;
+  github_id: Generated<string>;
+  oidc_id: Generated<string>;
+  wechat_id: Generated<string>;
+  telegram_id: Generated<string>;
+  linux_do_id: Generated<string>;
+  access_token: string | null;
+  quota: Generated<number>;
+  used_quota: Generated<number>;
+  request_count: Generated<number>;
+  group: Generated<string>;
+  aff_code: string | null;
+  aff_count: Generated<number>;
+  aff_quota: Generated<number>;
+  aff_history: Generated<number>;
+  inviter_id: Generated<number>;
+  deleted_at: SoftDelete;
+  setting: Generated<string>;
+}
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  status: Generated<number>;
+  name: Generated<string>;
+  created_time: Generated<number>;
+  accessed_time: Generated<number>;
+  expired_time: Generated<number>;
+  remain_quota: Generated<number>;
+  unlimited_quota: Bool;
+  model_limits_enabled: Bool;
+  model_limits: Generated<string>;
+  allow_ips: Generated<string>;
+  used_quota: Generated<number>;
+  group: Generated<string>;
+  deleted_at: SoftDelete;
+}
+
+export interface ChannelsTable {
+  id: Generated<number>;
+  type: Generated<number>;
+  key: string;
+  openai_organization: string | null;
+  test_model: string | null;
+  status: Generated<number>;
+  name: Generated<string>;
+  weight: Generated<number | null>;
+  created_time: Generated<number>;
+  test_time: Generated<number>;
+  response_time: Generated<number>;
+  base_url: string | null;
+  other: Generated<string>;
+  balance: Generated<number>;
+  balance_updated_time: Generated<number>;
+  models: Generated<string>;
+  group: Generated<string>;
+  used_quota: Generated<number>;
+  model_mapping: string | null;
+  status_code_mapping: Generated<string>;
+  priority: Generated<number | null>;
+  auto_ban: Generated<number | null>;
+  other_info: Generated<string>;
+  tag: string | null;
+  setting: string | null;
+  param_override: string | null;
+  max_input_tokens: Generated<number>;
+}
+
+export interface AbilitiesTable {
+  group: string;
+  model: string;
+  channel_id: number;
+  enabled: Bool;
+  priority: Generated<number | null>;
+  weight: Generated<number>;
+  tag: string | null;
+}
+
+export interface OptionsTable {
+  key: string;
+  value: string;
+}
+
+export interface RedemptionsTable {
+  id: Generated<number>;
+  user_id: number;
+  key: string;
+  status: Generated<number>;
+  name: Generated<string>;
+  quota: Generated<number>;
+  created_time: Generated<number>;
+  redeemed_time: Generated<number>;
+  used_user_id: Generated<number>;
+  deleted_at: SoftDelete;
+}
+
+export interface LogsTable {
+  id: Generated<number>;
+  user_id: number;
+  created_at: number;
+  type: number;
+  content: Generated<string>;
+  username: Generated<string>;
+  token_name: Generated<string>;
+  model_name: Generated<string>;
+  quota: Generated<number>;
+  prompt_tokens: Generated<number>;
+  completion_tokens: Generated<number>;
+  use_time: Generated<number>;
+  is_stream: Bool;
+  channel_id: Generated<number>;
+  token_id: Generated<number>;
+  group: Generated<string>;
+  other: Generated<string>;
+}
+
+export interface TopUpsTable {
+  id: Generated<number>;
+  user_id: number;
+  amount: number;
+  money: number;
+  trade_no: string;
+  create_time: number;
+  status: string;
+}
+
+export interface MidjourneysTable {
+  id: Generated<number>;
+  code: Generated<number>;
+  user_id: number;
+  action: Generated<string>;
+  mj_id: Generated<string>;
+  prompt: Generated<string>;
+  prompt_en: Generated<string>;
+  description: Generated<string>;
+  state: Generated<string>;
+  submit_time: Generated<number>;
+  start_time: Generated<number>;
+  finish_time: Generated<number>;
+  image_url: Generated<string>;
+  status: Generated<string>;
+  progress: Generated<string>;
+  fail_reason: Generated<string>;
+  channel_id: Generated<number>;
+  quota: Generated<number>;
+  buttons: Generated<string>;
+  properties: Generated<string>;
+}
+
+export interface TasksTable {
+  id: Generated<number>;
+  created_at: Generated<number>;
+  updated_at: Generated<number>;
+  task_id: Generated<string>;
+  platform: Generated<string>;
+  user_id: number;
+  channel_id: Generated<number>;
+  quota: Generated<number>;
+  action: Generated<string>;
+  status: Generated<string>;
+  fail_reason: Generated<string>;
+  submit_time: Generated<number>;
+  start_time: Generated<number>;
+  finish_time: Generated<number>;
+  progress: Generated<string>;
+  properties: Generated<string>;
+  data: Generated<string>;
+}
+
+export interface QuotaDataTable {
+  id: Generated<number>;
+  user_id: number;
+  username: Generated<string>;
+  model_name: Generated<string>;
+  created_at: number;
+  token_used: Generated<number>;
+  count: Generated<number>;
+  quota: Generated<number>;
+}
+
+export interface SetupsTable {
+  id: Generated<number>;
+  version: string;
+  initialized_at: number;
+}
+
+export interface Database {
+  users: UsersTable;
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  abilities: AbilitiesTable;
+  options: OptionsTable;
+  redemptions: RedemptionsTable;
+  logs: LogsTable;
+  top_ups: TopUpsTable;
+  midjourneys: MidjourneysTable;
+  tasks: TasksTable;
+  quota_data: QuotaDataTable;
+  setups: SetupsTable;
+}
+
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Token = Selectable<TokensTable>;
+export type NewToken = Insertable<TokensTable>;
+export type Channel = Selectable<ChannelsTable>;
+export type NewChannel = Insertable<ChannelsTable>;
+export type Ability = Selectable<AbilitiesTable>;
+export type Log = Selectable<LogsTable>;
+export type NewLog = Insertable<LogsTable>;
+export type Redemption = Selectable<RedemptionsTable>;

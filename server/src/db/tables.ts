@@ -1,0 +1,412 @@
+// One declarative description of every table (facts §2), turned into DDL for SQLite, PostgreSQL and MySQL.
+// Quota-like columns are 64-bit everywhere (new-api's 32-bit INT caps balances near $4,295).
+import { sql, type Kysely } from 'kysely';
+import type { DbKind } from '../config.js';
+
+type ColType = 'id' | 'bigint' | 'bool' | 'text' | 'float' | 'datetime' | `varchar(${number})` | `char(${number})`;
+
+export interface ColumnSpec {
+  name: string;
+  type: ColType;
+  notNull?: boolean;
+  default?: string | number | boolean;
+}
+
+export interface IndexSpec {
+  name: string;
+  columns: string[];
+  unique?: boolean;
+}
+
+export interface TableSpec {
+  name: string;
+  columns: ColumnSpec[];
+  primaryKey?: string[];
+  indexes: IndexSpec[];
+}
+
+const c = (name: string, type: ColType, def?: string | number | boolean, notNull = def !== undefined): ColumnSpec => ({
+  name,
+  type,
+  default: def,
+  notNull,
+});
+const id = c('id', 'id');
+const softDelete = c('deleted_at', 'datetime');
+const ix = (table: string, ...columns: string[]): IndexSpec => ({ name: `idx_${table}_${columns.join('_')}`, columns });
+const ux = (table: string, ...columns: string[]): IndexSpec => ({ name: `uidx_${table}_${columns.join('_')}`, columns, unique: true });
+
+export const TABLES: TableSpec[] = [
+  {
+    name: 'channels',
+    columns: [
+      id,
+      c('type', 'bigint', 0),
+      c('key', 'text', undefined, true),
+      c('openai_organization', 'text'),
+      c('test_model', 'text'),
+      c('status', 'bigint', 1),
+      c('name', 'varchar(191)', ''),
+      c('weight', 'bigint', 0, false),
+      c('created_time', 'bigint', 0),
+      c('test_time', 'bigint', 0),
+      c('response_time', 'bigint', 0),
+      c('base_url', 'text', '', false),
+      c('other', 'text', ''),
+      c('balance', 'float', 0),
+      c('balance_updated_time', 'bigint', 0),
+      c('models', 'text', ''),
+      c('group', 'varchar(64)', 'default'),
+      c('used_quota', 'bigint', 0),
+      c('model_mapping', 'text'),
+      c('status_code_mapping', 'varchar(1024)', ''),
+      c('priority', 'bigint', 0, false),
+      c('auto_ban', 'bigint', 1, false),
+      c('other_info', 'text', ''),
+      c('tag', 'varchar(191)'),
+      c('setting', 'text'),
+      c('param_override', 'text'),
+      c('max_input_tokens', 'bigint', 0),
+    ],
+    indexes: [ix('channels', 'name'), ix('channels', 'tag')],
+  },
+  {
+    name: 'tokens',
+    columns: [
+      id,
+      c('user_id', 'bigint', 0),
+      c('key', 'char(48)', undefined, true),
+      c('status', 'bigint', 1),
+      c('name', 'varchar(191)', ''),
+      c('created_time', 'bigint', 0),
+      c('accessed_time', 'bigint', 0),
+      c('expired_time', 'bigint', -1),
+      c('remain_quota', 'bigint', 0),
+      c('unlimited_quota', 'bool', false),
+      c('model_limits_enabled', 'bool', false),
+      c('model_limits', 'text', ''),
+      c('allow_ips', 'text', ''),
+      c('used_quota', 'bigint', 0),
+      c('group', 'varchar(64)', ''),
+      softDelete,
+    ],
+    indexes: [ix('tokens', 'user_id'), ux('tokens', 'key'), ix('tokens', 'name'), ix('tokens', 'deleted_at')],
+  },
+  {
+    name: 'users',
+    columns: [
+      id,
+      c('username', 'varchar(191)', undefined, true),
+      c('password', 'text', undefined, true),
+      c('display_name', 'varchar(191)', ''),
+      c('role', 'bigint', 1),
+      c('status', 'bigint', 1),
+      c('email', 'varchar(191)', ''),
+      c('github_id', 'varchar(191)', ''),
+      c('oidc_id', 'varchar(191)', ''),
+      c('wechat_id', 'varchar(191)', ''),
+      c('telegram_id', 'varchar(191)', ''),
+      c('linux_do_id', 'varchar(191)', ''),
+      c('access_token', 'char(32)'),
+      c('quota', 'bigint', 0),
+      c('used_quota', 'bigint', 0),
+      c('request_count', 'bigint', 0),
+      c('group', 'varchar(64)', 'default'),
+      c('aff_code', 'varchar(32)'),
+      c('aff_count', 'bigint', 0),
+      c('aff_quota', 'bigint', 0),
+      c('aff_history', 'bigint', 0),
+      c('inviter_id', 'bigint', 0),
+      softDelete,
+      c('setting', 'text', ''),
+    ],
+    indexes: [
+      ux('users', 'username'),
+      ix('users', 'display_name'),
+      ix('users', 'email'),
+      ix('users', 'github_id'),
+      ix('users', 'oidc_id'),
+      ix('users', 'wechat_id'),
+      ix('users', 'telegram_id'),
+      ix('users', 'linux_do_id'),
+      ux('users', 'access_token'),
+      ux('users', 'aff_code'),
+      ix('users', 'inviter_id'),
+      ix('users', 'deleted_at'),
+    ],
+  },
+  {
+    name: 'options',
+    columns: [c('key', 'varchar(191)', undefined, true), c('value', 'text')],
+    primaryKey: ['key'],
+    indexes: [],
+  },
+  {
+    name: 'redemptions',
+    columns: [
+      id,
+      c('user_id', 'bigint', 0),
+      c('key', 'char(32)', undefined, true),
+      c('status', 'bigint', 1),
+      c('name', 'varchar(191)', ''),
+      c('quota', 'bigint', 100),
+      c('created_time', 'bigint', 0),
+      c('redeemed_time', 'bigint', 0),
+      c('used_user_id', 'bigint', 0),
+      softDelete,
+    ],
+    indexes: [ux('redemptions', 'key'), ix('redemptions', 'name'), ix('redemptions', 'deleted_at')],
+  },
+  {
+    name: 'abilities',
+    columns: [
+      c('group', 'varchar(64)', undefined, true),
+      c('model', 'varchar(255)', undefined, true),
+      c('channel_id', 'bigint', undefined, true),
+      c('enabled', 'bool', true),
+      c('priority', 'bigint', 0, false),
+      c('weight', 'bigint', 0),
+      c('tag', 'varchar(191)'),
+    ],
+    primaryKey: ['group', 'model', 'channel_id'],
+    indexes: [ix('abilities', 'channel_id'), ix('abilities', 'priority'), ix('abilities', 'weight'), ix('abilities', 'tag')],
+  },
+  {
+    name: 'logs',
+    columns: [
+      id,
+      c('user_id', 'bigint', 0),
+      c('created_at', 'bigint', 0),
+      c('type', 'bigint', 0),
+      c('content', 'text', ''),
+      c('username', 'varchar(191)', ''),
+      c('token_name', 'varchar(191)', ''),
+      c('model_name', 'varchar(191)', ''),
+      c('quota', 'bigint', 0),
+      c('prompt_tokens', 'bigint', 0),
+      c('completion_tokens', 'bigint', 0),
+      c('use_time', 'bigint', 0),
+      c('is_stream', 'bool', false),
+      c('channel_id', 'bigint', 0),
+      c('token_id', 'bigint', 0),
+      c('group', 'varchar(64)', ''),
+      c('other', 'text', ''),
+    ],
+    indexes: [
+      ix('logs', 'user_id'),
+      { name: 'idx_created_at_id', columns: ['id', 'created_at'] },
+      { name: 'idx_created_at_type', columns: ['created_at', 'type'] },
+      ix('logs', 'username'),
+      { name: 'index_username_model_name', columns: ['model_name', 'username'] },
+      ix('logs', 'token_name'),
+      ix('logs', 'model_name'),
+      ix('logs', 'channel_id'),
+      ix('logs', 'token_id'),
+      ix('logs', 'group'),
+    ],
+  },
+  {
+    name: 'midjourneys',
+    columns: [
+      id,
+      c('code', 'bigint', 0),
+      c('user_id', 'bigint', 0),
+      c('action', 'varchar(40)', ''),
+      c('mj_id', 'varchar(191)', ''),
+      c('prompt', 'text', ''),
+      c('prompt_en', 'text', ''),
+      c('description', 'text', ''),
+      c('state', 'text', ''),
+      c('submit_time', 'bigint', 0),
+      c('start_time', 'bigint', 0),
+      c('finish_time', 'bigint', 0),
+      c('image_url', 'text', ''),
+      c('status', 'varchar(20)', ''),
+      c('progress', 'varchar(30)', ''),
+      c('fail_reason', 'text', ''),
+      c('channel_id', 'bigint', 0),
+      c('quota', 'bigint', 0),
+      c('buttons', 'text', ''),
+      c('properties', 'text', ''),
+    ],
+    indexes: [
+      ix('midjourneys', 'user_id'),
+      ix('midjourneys', 'action'),
+      ix('midjourneys', 'mj_id'),
+      ix('midjourneys', 'submit_time'),
+      ix('midjourneys', 'start_time'),
+      ix('midjourneys', 'finish_time'),
+      ix('midjourneys', 'status'),
+      ix('midjourneys', 'progress'),
+    ],
+  },
+  {
+    name: 'top_ups',
+    columns: [
+      id,
+      c('user_id', 'bigint', 0),
+      c('amount', 'bigint', 0),
+      c('money', 'float', 0),
+      c('trade_no', 'varchar(191)', ''),
+      c('create_time', 'bigint', 0),
+      c('status', 'varchar(32)', ''),
+    ],
+    indexes: [ix('top_ups', 'user_id'), ix('top_ups', 'trade_no')],
+  },
+  {
+    name: 'quota_data',
+    columns: [
+      id,
+      c('user_id', 'bigint', 0),
+      c('username', 'varchar(64)', ''),
+      c('model_name', 'varchar(64)', ''),
+      c('created_at', 'bigint', 0),
+      c('token_used', 'bigint', 0),
+      c('count', 'bigint', 0),
+      c('quota', 'bigint', 0),
+    ],
+    indexes: [
+      ix('quota_data', 'user_id'),
+      { name: 'idx_qdt_model_user_name', columns: ['model_name', 'username'] },
+      { name: 'idx_qdt_created_at', columns: ['created_at'] },
+    ],
+  },
+  {
+    name: 'tasks',
+    columns: [
+      id,
+      c('created_at', 'bigint', 0),
+      c('updated_at', 'bigint', 0),
+      c('task_id', 'varchar(50)', ''),
+      c('platform', 'varchar(30)', ''),
+      c('user_id', 'bigint', 0),
+      c('channel_id', 'bigint', 0),
+      c('quota', 'bigint', 0),
+      c('action', 'varchar(40)', ''),
+      c('status', 'varchar(20)', ''),
+      c('fail_reason', 'text', ''),
+      c('submit_time', 'bigint', 0),
+      c('start_time', 'bigint', 0),
+      c('finish_time', 'bigint', 0),
+      c('progress', 'varchar(20)', ''),
+      c('properties', 'text', ''),
+      c('data', 'text', ''),
+    ],
+    indexes: [
+      ix('tasks', 'created_at'),
+      ix('tasks', 'task_id'),
+      ix('tasks', 'platform'),
+      ix('tasks', 'user_id'),
+      ix('tasks', 'channel_id'),
+      ix('tasks', 'action'),
+      ix('tasks', 'status'),
+      ix('tasks', 'submit_time'),
+      ix('tasks', 'start_time'),
+      ix('tasks', 'finish_time'),
+      ix('tasks', 'progress'),
+    ],
+  },
+  {
+    name: 'setups',
+    columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],
+    indexes: [],
+  },
+];
+
+function q(kind: DbKind, ident: string): string {
+  return kind === 'mysql' ? `\`${ident}\`` : `"${ident}"`;
+}
+
+function sqlType(kind: DbKind, type: ColType): string {
+  switch (type) {
+    case 'id':
+      return kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'bigserial PRIMARY KEY' : 'bigint AUTO_INCREMENT PRIMARY KEY';
+    case 'bigint':
+      return kind === 'sqlite' ? 'integer' : 'bigint';
+    case 'bool':
+      return kind === 'sqlite' ? 'numeric' : 'boolean';
+    case 'text':
+      return kind === 'mysql' ? 'longtext' : 'text';
+    case 'float':
+      return kind === 'postgres' ? 'double precision' : kind === 'mysql' ? 'double' : 'real';
+    case 'datetime':
+      return kind === 'postgres' ? 'timestamptz' : kind === 'mysql' ? 'datetime(3)' : 'datetime';
+    default:
+      return type;
+  }
+}
+
+function literal(v: string | number | boolean): string {
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number') return String(v);
+  return `'${v.replace(/'/g, "''")}'`;
+}
+
+export function columnDdl(kind: DbKind, col: ColumnSpec): string {
+  let s = `${q(kind, col.name)} ${sqlType(kind, col.type)}`;
+  if (col.type === 'id') return s;
+  if (col.notNull) s += ' NOT NULL';
+  if (col.default !== undefined) s += ` DEFAULT ${literal(col.default)}`;
+  return s;
+}
+
+export function createTableDdl(kind: DbKind, t: TableSpec): string {
+  const parts = t.columns.map((col) => columnDdl(kind, col));
+  if (t.primaryKey) parts.push(`PRIMARY KEY (${t.primaryKey.map((k) => q(kind, k)).join(', ')})`);
+  const tail = kind === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+  return `CREATE TABLE IF NOT EXISTS ${q(kind, t.name)} (${parts.join(', ')})${tail}`;
+}
+
+/** Creates missing tables, columns and indexes. Safe to run on a database created by new-api. */
+export async function ensureTables(db: Kysely<any>, kind: DbKind): Promise<void> {
+  const existing = await db.introspection.getTables({ withInternalKyselyTables: false });
+  const byName = new Map(existing.map((t) => [t.name, new Set(t.columns.map((col) => col.name))]));
+  for (const t of TABLES) {
+    const cols = byName.get(t.name);
+    if (!cols) {
+      await sql.raw(createTableDdl(kind, t)).execute(db);
+    } else {
+      for (const col of t.columns) {
+        if (cols.has(col.name)) continue;
+        await sql.raw(`ALTER TABLE ${q(kind, t.name)} ADD COLUMN ${columnDdl(kind, col)}`).execute(db);
+      }
+    }
+    for (const idx of t.indexes) await ensureIndex(db, kind, t.name, idx);
+  }
+}
+
+async function ensureIndex(db: Kysely<any>, kind: DbKind, table: string, idx: IndexSpec): Promise<void> {
+  const cols = idx.columns.map((col) => q(kind, col)).join(', ');
+  const unique = idx.unique ? 'UNIQUE ' : '';
+  if (kind === 'mysql') {
+    const found = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM information_schema.statistics
+      WHERE table_schema = DATABASE() AND table_name = ${table} AND index_name = ${idx.name}`.execute(db);
+    if (Number(found.rows[0]?.n ?? 0) > 0) return;
+    await sql.raw(`CREATE ${unique}INDEX ${q(kind, idx.name)} ON ${q(kind, table)} (${cols})`).execute(db);
+    return;
+  }
+  await sql.raw(`CREATE ${unique}INDEX IF NOT EXISTS ${q(kind, idx.name)} ON ${q(kind, table)} (${cols})`).execute(db);
+}
+
+/** new-api's snapshot declared quota columns as 32-bit INT on MySQL/PostgreSQL; widen them in place. */
+export async function widenQuotaColumns(db: Kysely<any>, kind: DbKind): Promise<void> {
+  if (kind === 'sqlite') return;
+  const wide: Record<string, string[]> = {
+    users: ['quota', 'used_quota', 'request_count', 'aff_count', 'aff_quota', 'aff_history', 'inviter_id', 'role', 'status'],
+    tokens: ['remain_quota', 'used_quota'],
+    logs: ['quota', 'prompt_tokens', 'completion_tokens'],
+    redemptions: ['quota'],
+    quota_data: ['quota', 'token_used', 'count'],
+  };
+  for (const [table, cols] of Object.entries(wide)) {
+    const spec = TABLES.find((t) => t.name === table)!;
+    for (const name of cols) {
+      const col = spec.columns.find((x) => x.name === name)!;
+      const stmt =
+        kind === 'postgres'
+          ? `ALTER TABLE ${q(kind, table)} ALTER COLUMN ${q(kind, name)} TYPE bigint`
+          : `ALTER TABLE ${q(kind, table)} MODIFY ${columnDdl(kind, col)}`;
+      await sql.raw(stmt).execute(db);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Process entry: configuration, database, HTTP server, graceful shutdown (SIGTERM/SIGINT flush pending work).
+import { ConfigError, loadConfig, loadDotEnv, redactDsn } from './config.js';
+import { createContext } from './context.js';
+import { buildApp } from './app.js';
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const ctx = await createContext(config).catch((err: Error) => {
+    console.error(`cannot start: ${err.message}${config.sqlDsn ? ` (SQL_DSN ${redactDsn(config.sqlDsn)})` : ''}`);
+    process.exit(1);
+  });
+  if (config.sessionSecretGenerated) {
+    ctx.log.warn('SESSION_SECRET is not set: sessions will not survive a restart or work across several nodes');
+  }
+  const app = await buildApp(ctx);
+  const address = await app.listen({ port: config.port, host: '0.0.0.0' });
+  ctx.log.info({ address, db: ctx.dbKind, redis: !!ctx.redis }, `listening on ${address}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    ctx.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
