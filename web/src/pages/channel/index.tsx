@@ -1,0 +1,3 @@
+export default function ChannelPage() {
+  return <div data-page="channel" />;
+}

@@ -1,0 +1,3 @@
+export default function DetailPage() {
+  return <div data-page="detail" />;
+}

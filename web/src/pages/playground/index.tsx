@@ -1,0 +1,3 @@
+export default function PlaygroundPage() {
+  return <div data-page="playground" />;
+}

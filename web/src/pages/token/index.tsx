@@ -1,0 +1,3 @@
+export default function TokenPage() {
+  return <div data-page="token" />;
+}
