@@ -1,0 +1,294 @@
+// `npm run bench`: the gateway against a direct call to the same mock upstream, in one run on this machine.
+//
+// Starts bench/mock-upstream.mjs and the built gateway (server/dist, SQLite in a temp dir, default caches) loaded
+// with 1,000 tokens and 100 channels, then measures, for direct-to-mock and through the gateway:
+//   - an unloaded probe (1 connection): p50/p99 time to first byte and to last byte, JSON and stream;
+//   - RPS and p50/p99 latency with autocannon, JSON and stream, at 32 and 128 connections, 0 ms and 50 ms upstream;
+//   - the gateway's RSS (idle, and the peak during the 128-connection runs).
+// Reports ratios gateway/direct and the added latency, prints a Markdown summary and writes it to bench/results/.
+//
+// Env: BENCH_DURATION (s per cell, default 8), BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
+// ("json stream"), BENCH_PROBE_N (500), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const DURATION = Number(env.BENCH_DURATION ?? 8);
+const CONNS = (env.BENCH_CONNS ?? '32 128').split(/\s+/).filter(Boolean).map(Number);
+const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Number);
+const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
+const PROBE_N = Number(env.BENCH_PROBE_N ?? 500);
+const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
+const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
+const MODEL = 'gpt-4o-mini';
+
+const children = [];
+const cleanup = () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+};
+process.on('exit', cleanup);
+process.on('SIGINT', () => process.exit(130));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+function startMock() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bench/mock-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    child.stdout.on('data', (d) => {
+      const m = /MOCK_PORT=(\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`mock exited ${code}`)));
+  });
+}
+
+async function seed(sqlitePath, mockUrl) {
+  const { openDatabase } = await import(join(root, 'server/dist/db/connect.js'));
+  const { migrateToLatest } = await import(join(root, 'server/dist/db/migrate.js'));
+  const { db, kind, close } = openDatabase({ dsn: '', sqlitePath });
+  await migrateToLatest(db, kind);
+  const now = Math.floor(Date.now() / 1000);
+  await db.insertInto('setups').values({ version: 'bench', initialized_at: now }).execute();
+  const users = [];
+  for (let i = 0; i < 10; i++) users.push({ username: `bench${i}`, password: 'x', role: i === 0 ? 100 : 1, quota: 1e13, setting: '', aff_code: `b${i}` });
+  await db.insertInto('users').values(users).execute();
+  const ids = (await db.selectFrom('users').select('id').execute()).map((r) => r.id);
+  const keys = [];
+  const tokens = [];
+  for (let i = 0; i < N_TOKENS; i++) {
+    const key = `bench${String(i).padStart(6, '0')}`.padEnd(48, 'x');
+    keys.push(key);
+    tokens.push({ user_id: ids[i % ids.length], key, name: `t${i}`, remain_quota: 1e12, unlimited_quota: false, created_time: now });
+  }
+  for (let i = 0; i < tokens.length; i += 200) await db.insertInto('tokens').values(tokens.slice(i, i + 200)).execute();
+  const hot = Math.min(10, N_CHANNELS);
+  for (let i = 0; i < N_CHANNELS; i++) {
+    const models = i < hot ? MODEL : `bench-model-${i}`;
+    const row = await db
+      .insertInto('channels')
+      .values({ type: 1, key: 'sk-upstream', name: `ch${i}`, base_url: mockUrl, models, group: 'default', status: 1, created_time: now, priority: 0, weight: 0, other: '', other_info: '' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db.insertInto('abilities').values({ group: 'default', model: models, channel_id: row.id, enabled: true, priority: 0, weight: 0 }).execute();
+  }
+  await close();
+  return keys;
+}
+
+async function startGateway(sqlitePath, port) {
+  const child = spawn(process.execPath, [join(root, 'server/dist/index.js')], {
+    cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
+    env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: '', REDIS_CONN_STRING: '' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(child);
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/status`);
+      if (res.ok) return child;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('gateway did not start');
+}
+
+function rssMb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const body = (stream) =>
+  JSON.stringify({
+    model: MODEL,
+    stream,
+    messages: [
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'user', content: 'Benchmark request body of a typical size. '.repeat(20) },
+    ],
+  });
+
+async function setMockDelay(mockPort, delayMs) {
+  await fetch(`http://127.0.0.1:${mockPort}/__mock/config`, { method: 'POST', body: JSON.stringify({ delayMs }) });
+}
+
+/** One connection, sequential requests: time to first byte and to last byte. */
+async function probe(url, stream, authFor) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const payload = body(stream);
+  const u = new URL(url);
+  const once = (i) =>
+    new Promise((resolve) => {
+      const t0 = process.hrtime.bigint();
+      let tFirst = 0n;
+      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+      const auth = authFor(i);
+      if (auth) headers.authorization = auth;
+      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent }, (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          if (!tFirst) tFirst = process.hrtime.bigint();
+          text += c;
+        });
+        res.on('end', () => {
+          const t1 = process.hrtime.bigint();
+          const ok = res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"usage"'));
+          resolve({ ok, ttfb: Number(tFirst - t0) / 1e6, total: Number(t1 - t0) / 1e6, text });
+        });
+      });
+      req.on('error', (e) => resolve({ ok: false, text: e.message }));
+      req.end(payload);
+    });
+  for (let i = 0; i < 100; i++) await once(i);
+  const ttfb = [];
+  const total = [];
+  let bad = 0;
+  let sample = '';
+  for (let i = 0; i < PROBE_N; i++) {
+    const r = await once(i);
+    if (!r.ok) {
+      bad++;
+      sample ||= r.text?.slice(0, 200);
+      continue;
+    }
+    ttfb.push(r.ttfb);
+    total.push(r.total);
+  }
+  agent.destroy();
+  const pct = (a, p) => {
+    const s = [...a].sort((x, y) => x - y);
+    return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+  };
+  return { ttfbP50: pct(ttfb, 50), ttfbP99: pct(ttfb, 99), totalP50: pct(total, 50), totalP99: pct(total, 99), bad, sample };
+}
+
+async function load(url, stream, connections, authFor, pid) {
+  let i = 0;
+  let peak = 0;
+  const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
+  const result = await autocannon({
+    url,
+    connections,
+    duration: DURATION,
+    requests: [
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body(stream),
+        setupRequest: (req) => {
+          const auth = authFor(i++);
+          if (auth) req.headers = { ...req.headers, authorization: auth };
+          return req;
+        },
+      },
+    ],
+  });
+  if (timer) clearInterval(timer);
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+    rssPeak: peak,
+  };
+}
+
+const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+async function main() {
+  const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const mockPort = await startMock();
+  const mockUrl = `http://127.0.0.1:${mockPort}`;
+  const sqlitePath = join(work, 'bench.db');
+  const keys = await seed(sqlitePath, mockUrl);
+  const gwPort = await freePort();
+  const gw = await startGateway(sqlitePath, gwPort);
+  const gwUrl = `http://127.0.0.1:${gwPort}/v1/chat/completions`;
+  const directUrl = `${mockUrl}/v1/chat/completions`;
+  const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
+  const noAuth = () => 'Bearer sk-upstream';
+
+  const sanity = await fetch(gwUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: gwAuth(0) }, body: body(false) });
+  if (sanity.status !== 200) throw new Error(`gateway answered ${sanity.status}: ${(await sanity.text()).slice(0, 300)}`);
+  const idleRss = rssMb(gw.pid);
+
+  const lines = [];
+  const out = (s = '') => {
+    lines.push(s);
+    console.log(s);
+  };
+  out(`# Gateway benchmark — ${new Date().toISOString()}`);
+  out();
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (SQLite); ${DURATION} s per load cell; load generator autocannon in-process.`);
+  out();
+
+  await setMockDelay(mockPort, 0);
+  out('## Unloaded probe (1 connection, 0 ms upstream)');
+  out();
+  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | bad |');
+  out('|---|---|---|---|---|---|---|---|---|');
+  for (const mode of MODES) {
+    const stream = mode === 'stream';
+    const d = await probe(directUrl, stream, noAuth);
+    const g = await probe(gwUrl, stream, gwAuth);
+    out(
+      `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
+    );
+  }
+  out();
+  out('## Load (autocannon)');
+  out();
+  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) |');
+  out('|---|---|---|---|---|---|---|---|---|---|');
+  let peak128 = 0;
+  for (const delay of DELAYS) {
+    await setMockDelay(mockPort, delay);
+    for (const mode of MODES) {
+      const stream = mode === 'stream';
+      for (const c of CONNS) {
+        const d = await load(directUrl, stream, c, noAuth);
+        const g = await load(gwUrl, stream, c, gwAuth, gw.pid);
+        if (c >= 128) peak128 = Math.max(peak128, g.rssPeak);
+        out(
+          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f((100 * g.rps) / d.rps, 1)} %** | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${g.errors} | ${g.rssPeak} |`,
+        );
+      }
+    }
+  }
+  out();
+  out(`Gateway RSS: idle ${idleRss} MB after warm-up start, peak ${peak128} MB during the 128-connection runs.`);
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  const file = join(root, 'bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
+  writeFileSync(file, lines.join('\n') + '\n');
+  console.log(`\nwritten to ${file}`);
+  cleanup();
+  rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  cleanup();
+  process.exit(1);
+});
