@@ -1,0 +1,44 @@
+// Providers around the router: i18n-aware antd ConfigProvider (light/dark algorithm, zh_CN/en_US locale),
+// TanStack Query, status, user and theme contexts.
+import { useMemo, type ReactNode } from 'react';
+import { App as AntApp, ConfigProvider, theme } from 'antd';
+import zhCN from 'antd/locale/zh_CN';
+import enUS from 'antd/locale/en_US';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { StatusProvider } from './context/status.js';
+import { UserProvider } from './context/user.js';
+import { ThemeProvider, useTheme } from './context/theme.js';
+
+const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
+});
+
+function ThemedConfig({ children }: { children: ReactNode }) {
+  const { mode } = useTheme();
+  const { i18n } = useTranslation();
+  const locale = i18n.language?.startsWith('en') ? enUS : zhCN;
+  const themeConfig = useMemo(
+    () => ({ algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm }),
+    [mode],
+  );
+  return (
+    <ConfigProvider theme={themeConfig} locale={locale}>
+      <AntApp>{children}</AntApp>
+    </ConfigProvider>
+  );
+}
+
+export function AppProviders({ children }: { children: ReactNode }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <ThemeProvider>
+        <ThemedConfig>
+          <StatusProvider>
+            <UserProvider>{children}</UserProvider>
+          </StatusProvider>
+        </ThemedConfig>
+      </ThemeProvider>
+    </QueryClientProvider>
+  );
+}

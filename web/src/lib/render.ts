@@ -1,0 +1,77 @@
+// Display helpers shared by every page. Quota settings come from the values StatusProvider caches in localStorage
+// (facts §11.3), so these helpers work outside React too.
+
+const DEFAULT_QUOTA_PER_UNIT = 500000;
+
+export function quotaPerUnit(): number {
+  const v = Number(localStorage.getItem('quota_per_unit'));
+  return Number.isFinite(v) && v > 0 ? v : DEFAULT_QUOTA_PER_UNIT;
+}
+
+export function displayInCurrency(): boolean {
+  const v = localStorage.getItem('display_in_currency');
+  // new-api defaults to currency display when the status was never loaded.
+  return v === null ? true : v === 'true';
+}
+
+/** Quota as dollars ("$1.00") when currency display is on, else the raw number. */
+export function renderQuota(quota: number, digits = 2): string {
+  if (displayInCurrency()) {
+    const dollars = quota / quotaPerUnit();
+    return `$${dollars.toFixed(digits)}`;
+  }
+  return renderNumber(quota);
+}
+
+/** Converts a quota to dollars without formatting. */
+export function quotaToDollars(quota: number): number {
+  return quota / quotaPerUnit();
+}
+
+/** Shortens large numbers: k from 10000, then M and B. */
+export function renderNumber(n: number): string {
+  const abs = Math.abs(n);
+  const trim = (v: number) => {
+    const s = v.toFixed(1);
+    return s.endsWith('.0') ? s.slice(0, -2) : s;
+  };
+  if (abs >= 1e9) return `${trim(n / 1e9)}B`;
+  if (abs >= 1e6) return `${trim(n / 1e6)}M`;
+  if (abs >= 1e4) return `${trim(n / 1e3)}k`;
+  return String(n);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Unix seconds → local "YYYY-MM-DD HH:mm:ss". */
+export function timestamp2string(sec: number): string {
+  const d = new Date(sec * 1000);
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  );
+}
+
+/** antd Tag colour for a user group (spec §6): vip/pro yellow, svip/premium red, others default. */
+export function renderGroupColor(group: string): string {
+  switch (group) {
+    case 'vip':
+    case 'pro':
+      return 'gold';
+    case 'svip':
+    case 'premium':
+      return 'red';
+    case 'default':
+      return 'blue';
+    default:
+      return 'default';
+  }
+}
+
+/** Tag colour for a group ratio (spec §9): above 5 red, above 3 orange, above 1 blue, else green. */
+export function renderRatioColor(ratio: number): string {
+  if (ratio > 5) return 'red';
+  if (ratio > 3) return 'orange';
+  if (ratio > 1) return 'blue';
+  return 'green';
+}

@@ -1,0 +1,45 @@
+// Route table (spec §2). Pages are lazy-loaded so each becomes its own chunk; the shell (AppLayout) and the guards
+// are in the entry chunk.
+import { createBrowserRouter, type RouteObject } from 'react-router';
+import AppLayout from './components/AppLayout.js';
+import RequireAuth from './components/RequireAuth.js';
+import RouteError from './components/RouteError.js';
+
+type PageModule = { default: React.ComponentType };
+const page = (load: () => Promise<PageModule>) => async () => ({ Component: (await load()).default });
+
+export const routes: RouteObject[] = [
+  {
+    path: '/',
+    element: <AppLayout />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, lazy: page(() => import('./pages/home/index.js')) },
+      { path: 'setup', lazy: page(() => import('./pages/setup/index.js')) },
+      { path: 'login', lazy: page(() => import('./pages/auth/Login.js')) },
+      { path: 'register', lazy: page(() => import('./pages/auth/Register.js')) },
+      { path: 'reset', lazy: page(() => import('./pages/auth/PasswordReset.js')) },
+      { path: 'user/reset', lazy: page(() => import('./pages/auth/PasswordResetConfirm.js')) },
+      { path: 'about', lazy: page(() => import('./pages/about/index.js')) },
+      {
+        element: <RequireAuth />,
+        children: [
+          { path: 'personal', lazy: page(() => import('./pages/personal/index.js')) },
+          { path: 'user', lazy: page(() => import('./pages/user/index.js')) },
+          { path: 'channel', lazy: page(() => import('./pages/channel/index.js')) },
+          { path: 'channel/edit/:id', lazy: page(() => import('./pages/channel/index.js')) },
+          { path: 'channel/add', lazy: page(() => import('./pages/channel/index.js')) },
+          { path: 'token', lazy: page(() => import('./pages/token/index.js')) },
+          { path: 'log', lazy: page(() => import('./pages/log/index.js')) },
+          { path: 'detail', lazy: page(() => import('./pages/detail/index.js')) },
+          { path: 'playground', lazy: page(() => import('./pages/playground/index.js')) },
+        ],
+      },
+      { path: '*', lazy: page(() => import('./pages/not-found/index.js')) },
+    ],
+  },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}
