@@ -1,3 +1,570 @@
+// Channels page (spec §2 Channels page, §4 channel states, §5 inline edit and batch). /channel/add and
+// /channel/edit/:id render the same list with the editor drawer open.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useLocation, useNavigate, useParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import {
+  App as AntApp,
+  Button,
+  Card,
+  Input,
+  InputNumber,
+  Modal,
+  Pagination,
+  Popconfirm,
+  Select,
+  Space,
+  Switch,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { api } from '../../lib/api.js';
+import { renderGroupColor, timestamp2string } from '../../lib/render.js';
+import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
+import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
+import './i18n.js';
+import { CHANNEL_TYPE_BY_CODE } from './types.js';
+import {
+  groupByTag,
+  parseInlinePriority,
+  parseInlineWeight,
+  parseStatusInfo,
+  responseTimeColor,
+  splitList,
+  type Channel,
+  type ChannelRow,
+  type TagRow,
+} from './logic.js';
+import ChannelDrawer from './ChannelDrawer.js';
+import TagEditModal from './TagEditModal.js';
+
+const NS = 'channel';
+const COLUMN_KEY = 'channels-table-columns';
+const COLUMN_IDS = ['id', 'name', 'group', 'type', 'status', 'response_time', 'balance', 'priority', 'weight', 'tag', 'actions'];
+
+type Row = ChannelRow | TagRow;
+const isTagRow = (r: Row): r is TagRow => (r as TagRow).isTag === true;
+
+
 export default function ChannelPage() {
-  return <div data-page="channel" />;
+  const { t } = useTranslation(NS);
+  const { message } = AntApp.useApp();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const params = useParams();
+  const editorOpen = location.pathname.startsWith('/channel/add') || location.pathname.startsWith('/channel/edit/');
+  const editId = params.id ? Number(params.id) : undefined;
+
+  const [channels, setChannels] = useState<Channel[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(() => getPageSize());
+  const [idSort, setIdSort] = useState(() => localStorage.getItem('id-sort') === 'true');
+  const [tagMode, setTagMode] = useState(() => localStorage.getItem('channel-tag-mode') === 'true');
+  const [keyword, setKeyword] = useState('');
+  const [searchGroup, setSearchGroup] = useState<string | undefined>();
+  const [searchModel, setSearchModel] = useState('');
+  const [searching, setSearching] = useState(false);
+  const [groups, setGroups] = useState<string[]>([]);
+  const [selected, setSelected] = useState<number[]>([]);
+  const [tagEdit, setTagEdit] = useState<string | null>(null);
+  const [batchTagOpen, setBatchTagOpen] = useState(false);
+  const [batchTag, setBatchTag] = useState('');
+  const [testing, setTesting] = useState<Record<number, boolean>>({});
+  const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      const res = searching
+        ? await api.get<Channel[]>('/api/channel/search', {
+            keyword,
+            group: searchGroup,
+            model: searchModel,
+            id_sort: idSort,
+            tag_mode: tagMode,
+          })
+        : await api.get<Channel[]>('/api/channel/', { p: page, page_size: pageSize, id_sort: idSort, tag_mode: tagMode });
+      if (res.success) setChannels(res.data ?? []);
+      else message.error(res.message);
+    } catch {
+      /* toasted by api */
+    } finally {
+      setLoading(false);
+    }
+  }, [searching, keyword, searchGroup, searchModel, idSort, tagMode, page, pageSize, message]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  useEffect(() => {
+    void api
+      .get<string[]>('/api/group/')
+      .then((r) => r.success && setGroups(r.data ?? []))
+      .catch(() => undefined);
+  }, []);
+
+  const rows: Row[] = useMemo(
+    () => (tagMode ? groupByTag(channels) : channels.map((c) => ({ ...c, rowKey: `c${c.id}` }))),
+    [channels, tagMode],
+  );
+
+  const putChannel = async (body: Record<string, unknown>, okText?: string) => {
+    const res = await api.put<Channel>('/api/channel/', body);
+    if (!res.success) {
+      message.error(res.message);
+      return false;
+    }
+    if (okText) message.success(okText);
+    await load();
+    return true;
+  };
+
+  const setStatus = (id: number, status: number) => putChannel({ id, status }, t('msg.done'));
+
+  const deleteChannel = async (id: number) => {
+    const res = await api.del(`/api/channel/${id}`);
+    if (res.success) {
+      message.success(t('msg.deleted'));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const testChannel = async (ch: Channel) => {
+    setTesting((s) => ({ ...s, [ch.id]: true }));
+    try {
+      const res = (await api.get(`/api/channel/test/${ch.id}`, ch.test_model ? { model: ch.test_model } : undefined)) as {
+        success: boolean;
+        message: string;
+        time?: number;
+      };
+      if (res.success) {
+        message.success(t('msg.testOk', { name: ch.name, time: (res.time ?? 0).toFixed(2) }));
+        await load();
+      } else message.error(res.message);
+    } finally {
+      setTesting((s) => ({ ...s, [ch.id]: false }));
+    }
+  };
+
+  const updateBalance = async (ch: Channel) => {
+    const res = (await api.get<number>(`/api/channel/update_balance/${ch.id}`)) as {
+      success: boolean;
+      message: string;
+      data?: number;
+      balance?: number;
+    };
+    if (res.success) {
+      const balance = res.balance ?? res.data ?? 0;
+      message.success(t('msg.balanceOk', { name: ch.name, balance: Number(balance).toFixed(2) }));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const saveInline = async (ch: Channel, field: 'priority' | 'weight', raw: unknown) => {
+    const value = field === 'priority' ? parseInlinePriority(raw) : parseInlineWeight(raw);
+    if (value === null) {
+      message.error(t(field === 'priority' ? 'err.priority' : 'err.weight'));
+      return;
+    }
+    if (value === (ch[field] ?? 0)) return;
+    await putChannel({ id: ch.id, [field]: value }, t('msg.done'));
+  };
+
+  const tagAction = async (tag: string, action: 'enabled' | 'disabled') => {
+    const res = await api.post(`/api/channel/tag/${action}`, { tag });
+    if (res.success) {
+      message.success(t('msg.done'));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const batchDelete = async () => {
+    if (selected.length === 0) {
+      message.error(t('err.batchDeleteEmpty'));
+      return;
+    }
+    const res = await api.post<number>('/api/channel/batch', { ids: selected });
+    if (res.success) {
+      message.success(t('msg.batchDeleted', { count: res.data ?? selected.length }));
+      setSelected([]);
+      await load();
+    } else message.error(res.message);
+  };
+
+  const openBatchTag = () => {
+    if (selected.length === 0) {
+      message.error(t('err.batchTagEmpty'));
+      return;
+    }
+    setBatchTag('');
+    setBatchTagOpen(true);
+  };
+
+  const submitBatchTag = async () => {
+    if (batchTag.trim() === '') {
+      message.error(t('err.tagEmpty'));
+      return;
+    }
+    const res = await api.post('/api/channel/batch/tag', { ids: selected, tag: batchTag.trim() });
+    if (res.success) {
+      message.success(t('msg.done'));
+      setBatchTagOpen(false);
+      setSelected([]);
+      await load();
+    } else message.error(res.message);
+  };
+
+  const deleteDisabled = async () => {
+    const res = await api.del<number>('/api/channel/disabled');
+    if (res.success) {
+      message.success(t('msg.disabledDeleted', { count: res.data ?? 0 }));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const renderStatus = (ch: Channel) => {
+    switch (ch.status) {
+      case 1:
+        return <Tag color="green">{t('status.enabled')}</Tag>;
+      case 2:
+        return <Tag color="red">{t('status.disabled')}</Tag>;
+      case 3: {
+        const info = parseStatusInfo(ch.other_info);
+        const tip = (
+          <div>
+            <div>{t('status.reason', { reason: info.reason ?? '-' })}</div>
+            <div>{t('status.time', { time: info.time ? timestamp2string(info.time) : '-' })}</div>
+          </div>
+        );
+        return (
+          <Tooltip title={tip}>
+            <Tag color="gold">{t('status.autoDisabled')}</Tag>
+          </Tooltip>
+        );
+      }
+      default:
+        return <Tag>{t('status.unknown')}</Tag>;
+    }
+  };
+
+  const renderGroups = (group: string) => (
+    <Space size={2} wrap>
+      {splitList(group).map((g) => (
+        <Tag key={g} color={renderGroupColor(g)}>
+          {g}
+        </Tag>
+      ))}
+    </Space>
+  );
+
+  const renderResponseTime = (ms: number) => {
+    const { color, label } = responseTimeColor(ms);
+    return <Tag color={color}>{label === 'untested' ? t('rt.untested') : t('rt.seconds', { s: (ms / 1000).toFixed(2) })}</Tag>;
+  };
+
+  const allColumns: (ColumnsType<Row>[number] & { key: string })[] = [
+    {
+      key: 'id',
+      title: 'ID',
+      width: 70,
+      render: (_, r) => (isTagRow(r) ? null : r.id),
+    },
+    {
+      key: 'name',
+      title: t('col.name'),
+      render: (_, r) =>
+        isTagRow(r) ? (
+          <Typography.Text strong>{r.tag}</Typography.Text>
+        ) : (
+          <span data-testid={`channel-name-${r.id}`}>{r.name}</span>
+        ),
+    },
+    {
+      key: 'group',
+      title: t('col.group'),
+      render: (_, r) =>
+        isTagRow(r)
+          ? renderGroups(Array.from(new Set(r.children.flatMap((c) => splitList(c.group)))).join(','))
+          : renderGroups(r.group),
+    },
+    {
+      key: 'type',
+      title: t('col.type'),
+      render: (_, r) => {
+        if (isTagRow(r)) {
+          return <Tag color="blue">{t('tag.rowLabel', { count: r.children.length })}</Tag>;
+        }
+        const info = CHANNEL_TYPE_BY_CODE[r.type];
+        return <Tag color={info?.color ?? 'default'}>{info?.label ?? t('type.unknown', { type: r.type })}</Tag>;
+      },
+    },
+    {
+      key: 'status',
+      title: t('col.status'),
+      render: (_, r) => {
+        if (!isTagRow(r)) return renderStatus(r);
+        const enabled = r.children.filter((c) => c.status === 1).length;
+        return (
+          <Tag color={enabled === r.children.length ? 'green' : enabled === 0 ? 'red' : 'gold'}>
+            {t('tag.enabledCount', { enabled, total: r.children.length })}
+          </Tag>
+        );
+      },
+    },
+    {
+      key: 'response_time',
+      title: t('col.responseTime'),
+      render: (_, r) => (isTagRow(r) ? null : renderResponseTime(r.response_time)),
+    },
+    {
+      key: 'balance',
+      title: t('col.balance'),
+      render: (_, r) =>
+        isTagRow(r) ? null : (
+          <Tooltip title={t('col.balanceTip')}>
+            <Tag color="blue" style={{ cursor: 'pointer' }} onClick={() => void updateBalance(r)}>
+              ${Number(r.balance ?? 0).toFixed(2)}
+            </Tag>
+          </Tooltip>
+        ),
+    },
+    {
+      key: 'priority',
+      title: t('col.priority'),
+      width: 110,
+      render: (_, r) =>
+        isTagRow(r) ? null : (
+          <InputNumber
+            size="small"
+            style={{ width: 80 }}
+            key={`p${r.id}-${r.priority ?? 0}`}
+            defaultValue={r.priority ?? 0}
+            aria-label={`priority-${r.id}`}
+            onBlur={(e) => void saveInline(r, 'priority', e.target.value)}
+            onPressEnter={(e) => void saveInline(r, 'priority', (e.target as HTMLInputElement).value)}
+          />
+        ),
+    },
+    {
+      key: 'weight',
+      title: t('col.weight'),
+      width: 110,
+      render: (_, r) =>
+        isTagRow(r) ? null : (
+          <InputNumber
+            size="small"
+            style={{ width: 80 }}
+            key={`w${r.id}-${r.weight ?? 0}`}
+            defaultValue={r.weight ?? 0}
+            aria-label={`weight-${r.id}`}
+            onBlur={(e) => void saveInline(r, 'weight', e.target.value)}
+            onPressEnter={(e) => void saveInline(r, 'weight', (e.target as HTMLInputElement).value)}
+          />
+        ),
+    },
+    {
+      key: 'tag',
+      title: t('col.tag'),
+      render: (_, r) => (isTagRow(r) ? null : r.tag ? <Tag>{r.tag}</Tag> : null),
+    },
+    {
+      key: 'actions',
+      title: t('col.actions'),
+      fixed: 'right',
+      render: (_, r) => {
+        if (isTagRow(r)) {
+          return (
+            <Space size={4} wrap>
+              <Button size="small" onClick={() => void tagAction(r.tag, 'enabled')}>
+                {t('tag.enableAll')}
+              </Button>
+              <Button size="small" danger onClick={() => void tagAction(r.tag, 'disabled')}>
+                {t('tag.disableAll')}
+              </Button>
+              <Button size="small" type="primary" onClick={() => setTagEdit(r.tag)}>
+                {t('tag.edit')}
+              </Button>
+            </Space>
+          );
+        }
+        return (
+          <Space size={4} wrap>
+            <Button size="small" loading={!!testing[r.id]} onClick={() => void testChannel(r)}>
+              {t('action.test')}
+            </Button>
+            {r.status === 1 ? (
+              <Button size="small" danger onClick={() => void setStatus(r.id, 2)}>
+                {t('action.disable')}
+              </Button>
+            ) : (
+              <Button size="small" onClick={() => void setStatus(r.id, 1)}>
+                {t('action.enable')}
+              </Button>
+            )}
+            <Button size="small" type="primary" onClick={() => navigate(`/channel/edit/${r.id}`)}>
+              {t('action.edit')}
+            </Button>
+            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => void deleteChannel(r.id)}>
+              <Button size="small" danger type="text">
+                {t('action.delete')}
+              </Button>
+            </Popconfirm>
+          </Space>
+        );
+      },
+    },
+  ];
+  const columns = allColumns.filter((c) => isVisible(c.key));
+
+  // Channel lists carry no total (facts §3.5): a full page means there may be another one.
+  const hasMore = !searching && channels.length >= pageSize;
+  const pseudoTotal = page * pageSize + channels.length + (hasMore ? 1 : 0);
+
+  const startSearch = () => {
+    const any = keyword.trim() !== '' || !!searchGroup || searchModel.trim() !== '';
+    setSearching(any);
+    setPage(0);
+    if (searching === any) void load();
+  };
+
+  return (
+    <Card title={t('title')} data-testid="channel-page">
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Input
+          placeholder={t('search.keyword')}
+          value={keyword}
+          onChange={(e) => setKeyword(e.target.value)}
+          onPressEnter={startSearch}
+          style={{ width: 220 }}
+          allowClear
+        />
+        <Select
+          placeholder={t('search.group')}
+          value={searchGroup}
+          onChange={setSearchGroup}
+          allowClear
+          style={{ width: 140 }}
+          options={groups.map((g) => ({ value: g, label: g }))}
+        />
+        <Input
+          placeholder={t('search.model')}
+          value={searchModel}
+          onChange={(e) => setSearchModel(e.target.value)}
+          onPressEnter={startSearch}
+          style={{ width: 180 }}
+          allowClear
+        />
+        <Button type="primary" onClick={startSearch}>
+          {t('search.submit')}
+        </Button>
+      </Space>
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Button type="primary" onClick={() => navigate('/channel/add')} data-testid="channel-add">
+          {t('action.add')}
+        </Button>
+        <Button onClick={() => void load()}>{t('action.refresh')}</Button>
+        <Popconfirm title={t('confirm.deleteDisabled')} onConfirm={() => void deleteDisabled()}>
+          <Button danger>{t('action.deleteDisabled')}</Button>
+        </Popconfirm>
+        <Popconfirm title={t('confirm.batchDelete', { count: selected.length })} onConfirm={() => void batchDelete()}>
+          <Button danger disabled={selected.length === 0}>
+            {t('action.batchDelete')}
+          </Button>
+        </Popconfirm>
+        <Button onClick={openBatchTag}>{t('action.batchTag')}</Button>
+        <Space>
+          <span>{t('toggle.idSort')}</span>
+          <Switch
+            checked={idSort}
+            onChange={(v) => {
+              setIdSort(v);
+              localStorage.setItem('id-sort', String(v));
+            }}
+          />
+          <span>{t('toggle.tagMode')}</span>
+          <Switch
+            checked={tagMode}
+            onChange={(v) => {
+              setTagMode(v);
+              localStorage.setItem('channel-tag-mode', String(v));
+            }}
+          />
+        </Space>
+        <ColumnSettings
+          options={allColumns.map((c) => ({ key: c.key, title: c.key === 'id' ? 'ID' : String(c.title) }))}
+          visible={visible}
+          onChange={update}
+          label={t('columns')}
+          resetLabel={t('columnsReset')}
+        />
+      </Space>
+      <Table<Row>
+        rowKey="rowKey"
+        size="middle"
+        loading={loading}
+        columns={columns}
+        dataSource={rows}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        expandable={{ childrenColumnName: 'children' }}
+        rowSelection={{
+          selectedRowKeys: selected.map((id) => `c${id}`),
+          checkStrictly: false,
+          onChange: (_keys, selRows) => setSelected(selRows.filter((r) => !isTagRow(r)).map((r) => (r as ChannelRow).id)),
+        }}
+      />
+      {!searching && (
+        <Pagination
+          style={{ marginTop: 12, textAlign: 'right' }}
+          current={page + 1}
+          pageSize={pageSize}
+          total={pseudoTotal}
+          showSizeChanger
+          pageSizeOptions={PAGE_SIZE_OPTIONS}
+          onChange={(p, size) => {
+            if (size !== pageSize) {
+              setPageSize(size);
+              storePageSize(size);
+              setPage(0);
+            } else setPage(p - 1);
+          }}
+        />
+      )}
+      <ChannelDrawer
+        open={editorOpen}
+        editId={editId}
+        groups={groups}
+        onClose={() => navigate('/channel')}
+        onSaved={() => {
+          navigate('/channel');
+          void load();
+        }}
+      />
+      <TagEditModal
+        tag={tagEdit}
+        groups={groups}
+        onClose={() => setTagEdit(null)}
+        onSaved={() => {
+          setTagEdit(null);
+          void load();
+        }}
+      />
+      <Modal
+        open={batchTagOpen}
+        title={t('batchTag.title')}
+        onCancel={() => setBatchTagOpen(false)}
+        onOk={() => void submitBatchTag()}
+        okText={t('action.confirm')}
+        cancelText={t('action.cancel')}
+      >
+        <Typography.Paragraph>{t('batchTag.hint', { count: selected.length })}</Typography.Paragraph>
+        <Input value={batchTag} onChange={(e) => setBatchTag(e.target.value)} placeholder={t('batchTag.placeholder')} />
+      </Modal>
+    </Card>
+  );
 }

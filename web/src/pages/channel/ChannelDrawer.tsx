@@ -1,0 +1,359 @@
+// Channel create/edit drawer (spec §3 channel fields and type-specific inputs, §5 channel form rules).
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
+import { api } from '../../lib/api.js';
+import { CHANNEL_TYPE_OPTIONS, PRESET_TYPE_MODELS, typeFormSpec } from './types.js';
+import {
+  addCustomModels,
+  channelToForm,
+  checkChannelForm,
+  defaultChannelForm,
+  keyLineCount,
+  mergeModels,
+  normalizeBaseUrl,
+  type Channel,
+  type ChannelFormValues,
+} from './logic.js';
+
+const NS = 'channel';
+
+export default function ChannelDrawer(props: {
+  open: boolean;
+  editId?: number;
+  groups: string[];
+  onClose(): void;
+  onSaved(): void;
+}) {
+  const { open, editId, groups, onClose, onSaved } = props;
+  const { t } = useTranslation(NS);
+  const { message, modal } = AntApp.useApp();
+  const [values, setValues] = useState<ChannelFormValues>(defaultChannelForm);
+  const [loading, setLoading] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [fetching, setFetching] = useState(false);
+  const [customModel, setCustomModel] = useState('');
+  const [typeModels, setTypeModels] = useState<Record<string, string[]>>({});
+  const [enabledModels, setEnabledModels] = useState<string[]>([]);
+  const isEdit = editId !== undefined;
+  const spec = typeFormSpec(values.type);
+
+  const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
+    setValues((s) => ({ ...s, [key]: v }));
+
+  useEffect(() => {
+    if (!open) return;
+    setCustomModel('');
+    void api
+      .get<Record<string, string[]>>('/api/models')
+      .then((r) => r.success && setTypeModels(r.data ?? {}))
+      .catch(() => undefined);
+    void api
+      .get<string[]>('/api/channel/models_enabled')
+      .then((r) => r.success && setEnabledModels(r.data ?? []))
+      .catch(() => undefined);
+    if (editId === undefined) {
+      setValues(defaultChannelForm());
+      return;
+    }
+    setLoading(true);
+    api
+      .get<Channel>(`/api/channel/${editId}`)
+      .then((r) => {
+        if (r.success && r.data) setValues(channelToForm(r.data));
+        else message.error(r.message);
+      })
+      .catch(() => undefined)
+      .finally(() => setLoading(false));
+  }, [open, editId, message]);
+
+  const defaultsForType = (type: number): string[] => PRESET_TYPE_MODELS[type] ?? typeModels[String(type)] ?? [];
+
+  const changeType = (type: number) => {
+    setValues((s) => {
+      const next = { ...s, type };
+      // Task-relay types come with their model set; on create a fresh type starts from its defaults.
+      if (PRESET_TYPE_MODELS[type]) next.models = PRESET_TYPE_MODELS[type];
+      else if (!isEdit && s.models.length === 0) next.models = typeModels[String(type)] ?? [];
+      const ts = typeFormSpec(type);
+      if (ts.baseUrlChoices && !ts.baseUrlChoices.some((c) => c.value === next.base_url)) {
+        next.base_url = ts.baseUrlChoices[0]!.value;
+      }
+      return next;
+    });
+  };
+
+  const addCustom = () => {
+    const r = addCustomModels(values.models, customModel);
+    if (r.duplicated) message.warning(t('err.modelExists'));
+    if (r.added > 0) {
+      set('models', r.models);
+      setCustomModel('');
+    }
+  };
+
+  const fetchUpstream = async () => {
+    let res;
+    setFetching(true);
+    try {
+      if (isEdit) res = await api.get<string[]>(`/api/channel/fetch_models/${editId}`);
+      else {
+        if (values.key.trim() === '') {
+          message.error(t('err.fetchKey'));
+          return;
+        }
+        res = await api.post<string[]>('/api/channel/fetch_models', {
+          base_url: normalizeBaseUrl(values.base_url),
+          type: values.type,
+          key: values.key.split('\n')[0]?.trim() ?? '',
+        });
+      }
+      if (res.success) {
+        set('models', mergeModels(values.models, res.data ?? []));
+        message.success(t('msg.fetchOk'));
+      } else message.error(res.message || t('err.fetchFailed'));
+    } catch {
+      message.error(t('err.fetchFailed'));
+    } finally {
+      setFetching(false);
+    }
+  };
+
+  const submit = async () => {
+    const check = checkChannelForm(values, editId);
+    if (!check.ok) {
+      message.error(t(check.error));
+      return;
+    }
+    if (check.confirmV1) {
+      const go = await modal.confirm({ title: t('v1.title'), content: t('v1.content'), okText: t('action.confirm'), cancelText: t('action.cancel') });
+      if (!go) return;
+    }
+    setSaving(true);
+    try {
+      const res = isEdit ? await api.put('/api/channel/', check.payload) : await api.post('/api/channel/', check.payload);
+      if (res.success) {
+        message.success(isEdit ? t('msg.updated') : t('msg.created'));
+        onSaved();
+      } else message.error(res.message);
+    } catch {
+      /* toasted */
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const groupOptions = useMemo(
+    () => Array.from(new Set([...groups, ...values.groups])).map((g) => ({ value: g, label: g })),
+    [groups, values.groups],
+  );
+  const modelOptions = useMemo(
+    () =>
+      Array.from(new Set([...values.models, ...defaultsForType(values.type), ...enabledModels])).map((m) => ({
+        value: m,
+        label: m,
+      })),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [values.models, values.type, typeModels, enabledModels],
+  );
+  const lines = keyLineCount(values.key, values.type);
+
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      size={640}
+      title={isEdit ? t('drawer.edit') : t('drawer.add')}
+      destroyOnHidden
+      footer={
+        <Space style={{ float: 'right' }}>
+          <Button onClick={onClose}>{t('action.cancel')}</Button>
+          <Button type="primary" loading={saving} onClick={() => void submit()} data-testid="channel-submit">
+            {t('action.submit')}
+          </Button>
+        </Space>
+      }
+    >
+      <Spin spinning={loading}>
+        <Form layout="vertical" data-testid="channel-form">
+          <Form.Item label={t('form.type')}>
+            <Select
+              showSearch={{ optionFilterProp: 'label' }}
+              value={values.type}
+              onChange={changeType}
+              options={CHANNEL_TYPE_OPTIONS.map((o) => ({ value: o.value, label: o.label }))}
+              data-testid="channel-type"
+            />
+          </Form.Item>
+          {spec.notice && <Alert type="info" showIcon title={t(spec.notice)} style={{ marginBottom: 16 }} />}
+          <Form.Item label={t('form.name')} required>
+            <Input
+              value={values.name}
+              onChange={(e) => set('name', e.target.value)}
+              placeholder={t('form.namePh')}
+              name="name"
+            />
+          </Form.Item>
+          {spec.baseUrlChoices ? (
+            <Form.Item label={t('form.baseUrl')}>
+              <Select
+                value={values.base_url || spec.baseUrlChoices[0]!.value}
+                onChange={(v: string) => set('base_url', v)}
+                options={spec.baseUrlChoices.map((c) => ({ value: c.value, label: t(c.label) }))}
+              />
+            </Form.Item>
+          ) : (
+            <Form.Item
+              label={t(spec.baseUrlLabel ?? 'form.baseUrl')}
+              required={!!spec.baseUrlRequired}
+              extra={values.base_url.trim().replace(/\/+$/, '').endsWith('/v1') ? t('v1.inline') : undefined}
+            >
+              <Input
+                value={values.base_url}
+                onChange={(e) => set('base_url', e.target.value)}
+                onBlur={() => set('base_url', normalizeBaseUrl(values.base_url))}
+                placeholder={t(spec.baseUrlPlaceholder ?? 'form.baseUrlPh')}
+                name="base_url"
+              />
+            </Form.Item>
+          )}
+          {spec.otherLabel && (
+            <Form.Item label={t(spec.otherLabel)}>
+              {values.type === 41 ? (
+                <Input.TextArea
+                  autoSize={{ minRows: 2 }}
+                  value={values.other}
+                  onChange={(e) => set('other', e.target.value)}
+                  placeholder={t(spec.otherPlaceholder ?? '')}
+                />
+              ) : (
+                <Input
+                  value={values.other}
+                  onChange={(e) => set('other', e.target.value)}
+                  placeholder={t(spec.otherPlaceholder ?? '')}
+                  name="other"
+                />
+              )}
+            </Form.Item>
+          )}
+          <Form.Item
+            label={t('form.key')}
+            required={!isEdit}
+            extra={
+              isEdit
+                ? t('form.keyEditHint')
+                : !spec.keyIsJson && lines > 1
+                  ? t('form.keyBatchHint', { count: lines })
+                  : t('form.keyLineHint')
+            }
+          >
+            <Input.TextArea
+              autoSize={{ minRows: 2, maxRows: 8 }}
+              value={values.key}
+              onChange={(e) => set('key', e.target.value)}
+              placeholder={spec.keyPlaceholder ? t(spec.keyPlaceholder) : t('form.keyPh')}
+              name="key"
+            />
+          </Form.Item>
+          {spec.organization && (
+            <Form.Item label={t('form.organization')}>
+              <Input
+                value={values.openai_organization}
+                onChange={(e) => set('openai_organization', e.target.value)}
+                placeholder={t('form.organizationPh')}
+              />
+            </Form.Item>
+          )}
+          <Form.Item label={t('form.groups')}>
+            <Select
+              mode="tags"
+              value={values.groups}
+              onChange={(v: string[]) => set('groups', v)}
+              options={groupOptions}
+              placeholder={t('form.groupsPh')}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.models')} required>
+            <Select
+              mode="multiple"
+              allowClear
+              value={values.models}
+              onChange={(v: string[]) => set('models', v)}
+              options={modelOptions}
+              placeholder={t('form.modelsPh')}
+              maxTagCount={30}
+              data-testid="channel-models"
+            />
+            <Space wrap style={{ marginTop: 8 }}>
+              <Button size="small" onClick={() => set('models', mergeModels(values.models, defaultsForType(values.type)))}>
+                {t('models.fillType')}
+              </Button>
+              <Button size="small" onClick={() => set('models', mergeModels(values.models, enabledModels))}>
+                {t('models.fillAll')}
+              </Button>
+              <Button size="small" loading={fetching} onClick={() => void fetchUpstream()}>
+                {t('models.fetch')}
+              </Button>
+              <Button size="small" danger onClick={() => set('models', [])}>
+                {t('models.clear')}
+              </Button>
+            </Space>
+            <Space.Compact style={{ marginTop: 8, width: '100%' }}>
+              <Input
+                value={customModel}
+                onChange={(e) => setCustomModel(e.target.value)}
+                onPressEnter={addCustom}
+                placeholder={t('models.customPh')}
+                name="custom_model"
+              />
+              <Button onClick={addCustom} data-testid="channel-add-model">
+                {t('models.add')}
+              </Button>
+            </Space.Compact>
+          </Form.Item>
+          <Form.Item label={t('form.mapping')} extra={t('form.mappingHint')}>
+            <Input.TextArea
+              autoSize={{ minRows: 2, maxRows: 8 }}
+              value={values.model_mapping}
+              onChange={(e) => set('model_mapping', e.target.value)}
+              placeholder={'{\n  "gpt-3.5-turbo": "gpt-3.5-turbo-0125"\n}'}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.statusMapping')} extra={t('form.statusMappingHint')}>
+            <Input.TextArea
+              autoSize={{ minRows: 1, maxRows: 6 }}
+              value={values.status_code_mapping}
+              onChange={(e) => set('status_code_mapping', e.target.value)}
+              placeholder={'{\n  "400": "500"\n}'}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.paramOverride')} extra={t('form.paramOverrideHint')}>
+            <Input.TextArea
+              autoSize={{ minRows: 1, maxRows: 6 }}
+              value={values.param_override}
+              onChange={(e) => set('param_override', e.target.value)}
+              placeholder={'{\n  "temperature": 0\n}'}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.testModel')}>
+            <Input value={values.test_model} onChange={(e) => set('test_model', e.target.value)} placeholder={t('form.testModelPh')} />
+          </Form.Item>
+          <Space size="large" wrap>
+            <Form.Item label={t('form.autoBan')}>
+              <Switch checked={values.auto_ban} onChange={(v) => set('auto_ban', v)} />
+            </Form.Item>
+            <Form.Item label={t('col.priority')}>
+              <InputNumber value={values.priority as number} min={-999} precision={0} onChange={(v) => set('priority', v ?? 0)} />
+            </Form.Item>
+            <Form.Item label={t('col.weight')}>
+              <InputNumber value={values.weight as number} min={0} precision={0} onChange={(v) => set('weight', v ?? 0)} />
+            </Form.Item>
+          </Space>
+          <Form.Item label={t('col.tag')}>
+            <Input value={values.tag} onChange={(e) => set('tag', e.target.value)} placeholder={t('form.tagPh')} />
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Drawer>
+  );
+}

@@ -1,0 +1,117 @@
+// Tag edit dialog (spec §5 Tag edit): every field optional; a blank new tag dissolves the tag.
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert, App as AntApp, Form, Input, InputNumber, Modal, Select } from 'antd';
+import { api } from '../../lib/api.js';
+import { buildTagEditPayload, type TagEditValues } from './logic.js';
+
+const empty = (tag: string): TagEditValues => ({
+  new_tag: tag,
+  priority: null,
+  weight: null,
+  model_mapping: '',
+  models: [],
+  groups: [],
+});
+
+export default function TagEditModal(props: { tag: string | null; groups: string[]; onClose(): void; onSaved(): void }) {
+  const { tag, groups, onClose, onSaved } = props;
+  const { t } = useTranslation('channel');
+  const { message } = AntApp.useApp();
+  const [values, setValues] = useState<TagEditValues>(empty(''));
+  const [saving, setSaving] = useState(false);
+  const [models, setModels] = useState<string[]>([]);
+
+  useEffect(() => {
+    if (tag === null) return;
+    setValues(empty(tag));
+    void api
+      .get<string[]>('/api/channel/models_enabled')
+      .then((r) => r.success && setModels(r.data ?? []))
+      .catch(() => undefined);
+  }, [tag]);
+
+  const set = <K extends keyof TagEditValues>(k: K, v: TagEditValues[K]) => setValues((s) => ({ ...s, [k]: v }));
+
+  const submit = async () => {
+    if (tag === null) return;
+    const check = buildTagEditPayload(tag, values);
+    if (!check.ok) {
+      message.warning(t(check.error));
+      return;
+    }
+    setSaving(true);
+    try {
+      const res = await api.put('/api/channel/tag', check.payload);
+      if (res.success) {
+        message.success(t('msg.updated'));
+        onSaved();
+      } else message.error(res.message);
+    } catch {
+      /* toasted */
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Modal
+      open={tag !== null}
+      title={t('tagEdit.title', { tag: tag ?? '' })}
+      onCancel={onClose}
+      onOk={() => void submit()}
+      confirmLoading={saving}
+      okText={t('action.submit')}
+      cancelText={t('action.cancel')}
+      destroyOnHidden
+    >
+      <Alert type="info" showIcon title={t('tagEdit.hint')} style={{ marginBottom: 12 }} />
+      <Form layout="vertical">
+        <Form.Item label={t('tagEdit.newTag')} extra={t('tagEdit.newTagHint')}>
+          <Input value={values.new_tag} onChange={(e) => set('new_tag', e.target.value)} />
+        </Form.Item>
+        <Form.Item label={t('col.priority')}>
+          <InputNumber
+            value={values.priority as number | null}
+            precision={0}
+            min={-999}
+            onChange={(v) => set('priority', v)}
+            style={{ width: '100%' }}
+          />
+        </Form.Item>
+        <Form.Item label={t('col.weight')}>
+          <InputNumber
+            value={values.weight as number | null}
+            precision={0}
+            min={0}
+            onChange={(v) => set('weight', v)}
+            style={{ width: '100%' }}
+          />
+        </Form.Item>
+        <Form.Item label={t('form.mapping')}>
+          <Input.TextArea
+            autoSize={{ minRows: 2 }}
+            value={values.model_mapping}
+            onChange={(e) => set('model_mapping', e.target.value)}
+          />
+        </Form.Item>
+        <Form.Item label={t('form.models')}>
+          <Select
+            mode="tags"
+            value={values.models}
+            onChange={(v: string[]) => set('models', v)}
+            options={models.map((m) => ({ value: m, label: m }))}
+          />
+        </Form.Item>
+        <Form.Item label={t('form.groups')}>
+          <Select
+            mode="tags"
+            value={values.groups}
+            onChange={(v: string[]) => set('groups', v)}
+            options={groups.map((g) => ({ value: g, label: g }))}
+          />
+        </Form.Item>
+      </Form>
+    </Modal>
+  );
+}
