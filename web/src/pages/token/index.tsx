@@ -1,3 +1,233 @@
+// API tokens page (spec §2 Tokens page, §4 token states, §5 Token form, §9 presets).
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert, App as AntApp, Button, Card, Input, Pagination, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import { CopyOutlined } from '@ant-design/icons';
+import type { ColumnsType } from 'antd/es/table';
+import { api } from '../../lib/api.js';
+import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
+import { copyText, getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
+import './i18n.js';
+import { fullKey, maskKey, type Token } from './logic.js';
+import TokenDrawer from './TokenDrawer.js';
+
 export default function TokenPage() {
-  return <div data-page="token" />;
+  const { t } = useTranslation('token');
+  const { message, modal } = AntApp.useApp();
+  const [tokens, setTokens] = useState<Token[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [page, setPage] = useState(0);
+  const [pageSize, setPageSize] = useState(() => getPageSize());
+  const [keyword, setKeyword] = useState('');
+  const [keySearch, setKeySearch] = useState('');
+  const [searching, setSearching] = useState(false);
+  const [selected, setSelected] = useState<Token[]>([]);
+  const [drawer, setDrawer] = useState<{ open: boolean; id?: number }>({ open: false });
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      const res = searching
+        ? await api.get<Token[]>('/api/token/search', { keyword, token: keySearch.replace(/^sk-/, '') })
+        : await api.get<Token[]>('/api/token/', { p: page, size: pageSize });
+      if (res.success) setTokens(res.data ?? []);
+      else message.error(res.message);
+    } catch {
+      /* toasted */
+    } finally {
+      setLoading(false);
+    }
+  }, [searching, keyword, keySearch, page, pageSize, message]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const copy = async (text: string) => {
+    if (await copyText(text)) message.success(t('msg.copied'));
+    else
+      modal.info({
+        title: t('msg.copyManual'),
+        content: <Typography.Paragraph copyable>{text}</Typography.Paragraph>,
+      });
+  };
+
+  const copySelected = () => {
+    if (selected.length === 0) {
+      message.error(t('err.selectOne'));
+      return;
+    }
+    void copy(selected.map((tok) => `${tok.name}    ${fullKey(tok.key)}`).join('\n'));
+  };
+
+  const toggleStatus = async (tok: Token, enabled: boolean) => {
+    const res = await api.put('/api/token/?status_only=true', { id: tok.id, status: enabled ? 1 : 2 });
+    if (res.success) {
+      message.success(t('msg.done'));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const remove = async (tok: Token) => {
+    const res = await api.del(`/api/token/${tok.id}`);
+    if (res.success) {
+      message.success(t('msg.deleted'));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const statusTag = (s: number) => {
+    switch (s) {
+      case 1:
+        return <Tag color="green">{t('status.enabled')}</Tag>;
+      case 2:
+        return <Tag color="red">{t('status.disabled')}</Tag>;
+      case 3:
+        return <Tag color="gold">{t('status.expired')}</Tag>;
+      case 4:
+        return <Tag color="default">{t('status.exhausted')}</Tag>;
+      default:
+        return <Tag>{t('status.unknown')}</Tag>;
+    }
+  };
+
+  const columns: ColumnsType<Token> = [
+    { key: 'name', title: t('col.name'), dataIndex: 'name' },
+    {
+      key: 'status',
+      title: t('col.status'),
+      render: (_, tok) => (
+        <Space size={4}>
+          {statusTag(tok.status)}
+          <Switch
+            size="small"
+            checked={tok.status === 1}
+            onChange={(v) => void toggleStatus(tok, v)}
+            aria-label={`token-status-${tok.id}`}
+          />
+        </Space>
+      ),
+    },
+    { key: 'used', title: t('col.used'), render: (_, tok) => renderQuota(tok.used_quota) },
+    {
+      key: 'remain',
+      title: t('col.remain'),
+      render: (_, tok) => (tok.unlimited_quota ? <Tag color="purple">{t('col.unlimited')}</Tag> : renderQuota(tok.remain_quota)),
+    },
+    {
+      key: 'group',
+      title: t('col.group'),
+      render: (_, tok) => (tok.group ? <Tag color={renderGroupColor(tok.group)}>{tok.group}</Tag> : t('form.groupUser')),
+    },
+    { key: 'created', title: t('col.created'), render: (_, tok) => timestamp2string(tok.created_time) },
+    {
+      key: 'expiry',
+      title: t('col.expiry'),
+      render: (_, tok) => (tok.expired_time === -1 ? t('col.never') : timestamp2string(tok.expired_time)),
+    },
+    {
+      key: 'key',
+      title: t('col.key'),
+      render: (_, tok) => (
+        <Space size={4}>
+          <Typography.Text code data-testid={`token-key-${tok.id}`}>
+            {maskKey(tok.key)}
+          </Typography.Text>
+          <Tooltip title={t('action.copy')}>
+            <Button size="small" icon={<CopyOutlined />} onClick={() => void copy(fullKey(tok.key))} />
+          </Tooltip>
+        </Space>
+      ),
+    },
+    {
+      key: 'actions',
+      title: t('col.actions'),
+      render: (_, tok) => (
+        <Space size={4}>
+          <Button size="small" onClick={() => setDrawer({ open: true, id: tok.id })}>
+            {t('action.edit')}
+          </Button>
+          <Popconfirm title={t('confirm.delete', { name: tok.name })} onConfirm={() => void remove(tok)}>
+            <Button size="small" danger>
+              {t('action.delete')}
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  const hasMore = !searching && tokens.length >= pageSize;
+  const startSearch = () => {
+    const any = keyword.trim() !== '' || keySearch.trim() !== '';
+    setPage(0);
+    if (any === searching) void load();
+    setSearching(any);
+  };
+
+  return (
+    <Card title={t('title')} data-testid="token-page">
+      <Alert type="warning" showIcon title={t('warning')} style={{ marginBottom: 12 }} />
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Input
+          placeholder={t('search.keyword')}
+          value={keyword}
+          onChange={(e) => setKeyword(e.target.value)}
+          onPressEnter={startSearch}
+          allowClear
+          style={{ width: 200 }}
+        />
+        <Input
+          placeholder={t('search.key')}
+          value={keySearch}
+          onChange={(e) => setKeySearch(e.target.value)}
+          onPressEnter={startSearch}
+          allowClear
+          style={{ width: 240 }}
+        />
+        <Button type="primary" onClick={startSearch}>
+          {t('search.submit')}
+        </Button>
+        <Button type="primary" onClick={() => setDrawer({ open: true })} data-testid="token-add">
+          {t('action.add')}
+        </Button>
+        <Button onClick={copySelected}>{t('action.copySelected')}</Button>
+      </Space>
+      <Table<Token>
+        rowKey="id"
+        loading={loading}
+        columns={columns}
+        dataSource={tokens}
+        pagination={false}
+        scroll={{ x: 'max-content' }}
+        rowSelection={{ selectedRowKeys: selected.map((s) => s.id), onChange: (_k, rows) => setSelected(rows) }}
+      />
+      {!searching && (
+        <Pagination
+          style={{ marginTop: 12, textAlign: 'right' }}
+          current={page + 1}
+          pageSize={pageSize}
+          total={page * pageSize + tokens.length + (hasMore ? 1 : 0)}
+          showSizeChanger
+          pageSizeOptions={PAGE_SIZE_OPTIONS}
+          onChange={(p, size) => {
+            if (size !== pageSize) {
+              setPageSize(size);
+              storePageSize(size);
+              setPage(0);
+            } else setPage(p - 1);
+          }}
+        />
+      )}
+      <TokenDrawer
+        open={drawer.open}
+        editId={drawer.id}
+        onClose={() => setDrawer({ open: false })}
+        onSaved={() => {
+          setDrawer({ open: false });
+          void load();
+        }}
+      />
+    </Card>
+  );
 }

@@ -1,0 +1,229 @@
+// Token create/edit drawer (spec §5 Token form, §9 presets, expiry shortcuts and batch counts).
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { App as AntApp, AutoComplete, Button, Drawer, Form, Input, Select, Space, Spin, Switch, Typography } from 'antd';
+import { api } from '../../lib/api.js';
+import { renderQuota } from '../../lib/render.js';
+import {
+  BATCH_COUNTS,
+  batchNames,
+  checkTokenForm,
+  defaultTokenForm,
+  expiryShortcut,
+  QUOTA_PRESETS,
+  tokenToForm,
+  type ExpiryShortcut,
+  type Token,
+  type TokenFormValues,
+} from './logic.js';
+
+export default function TokenDrawer(props: { open: boolean; editId?: number; onClose(): void; onSaved(): void }) {
+  const { open, editId, onClose, onSaved } = props;
+  const { t } = useTranslation('token');
+  const { message } = AntApp.useApp();
+  const [values, setValues] = useState<TokenFormValues>(defaultTokenForm);
+  const [loading, setLoading] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [models, setModels] = useState<string[]>([]);
+  const [groups, setGroups] = useState<Record<string, { desc: string; ratio: number }>>({});
+  const [customCount, setCustomCount] = useState(false);
+  const isEdit = editId !== undefined;
+
+  const set = <K extends keyof TokenFormValues>(k: K, v: TokenFormValues[K]) => setValues((s) => ({ ...s, [k]: v }));
+
+  useEffect(() => {
+    if (!open) return;
+    setCustomCount(false);
+    void api
+      .get<string[]>('/api/user/models')
+      .then((r) => r.success && setModels(r.data ?? []))
+      .catch(() => undefined);
+    void api
+      .get<Record<string, { desc: string; ratio: number }>>('/api/user/self/groups')
+      .then((r) => r.success && setGroups(r.data ?? {}))
+      .catch(() => undefined);
+    if (editId === undefined) {
+      setValues(defaultTokenForm());
+      return;
+    }
+    setLoading(true);
+    api
+      .get<Token>(`/api/token/${editId}`)
+      .then((r) => {
+        if (r.success && r.data) setValues(tokenToForm(r.data));
+        else message.error(r.message);
+      })
+      .catch(() => undefined)
+      .finally(() => setLoading(false));
+  }, [open, editId, message]);
+
+  const shortcut = (kind: ExpiryShortcut) => set('expired', expiryShortcut(kind, Math.floor(Date.now() / 1000)));
+
+  const submit = async () => {
+    const check = checkTokenForm(values, editId);
+    if (!check.ok) {
+      message.error(t(check.error));
+      return;
+    }
+    setSaving(true);
+    try {
+      if (isEdit) {
+        const res = await api.put('/api/token/', check.payload);
+        if (!res.success) {
+          message.error(res.message);
+          return;
+        }
+        message.success(t('msg.updated'));
+      } else {
+        let created = 0;
+        for (const name of batchNames(String(check.payload.name), check.count)) {
+          const res = await api.post('/api/token/', { ...check.payload, name });
+          if (!res.success) {
+            message.error(res.message);
+            break;
+          }
+          created++;
+        }
+        if (created === 0) return;
+        message.success(t('msg.created', { count: created }));
+      }
+      onSaved();
+    } catch {
+      /* toasted */
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const quotaNumber = Number(values.remain_quota);
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      size={560}
+      destroyOnHidden
+      title={isEdit ? t('drawer.edit') : t('drawer.add')}
+      footer={
+        <Space style={{ float: 'right' }}>
+          <Button onClick={onClose}>{t('action.cancel')}</Button>
+          <Button type="primary" loading={saving} onClick={() => void submit()} data-testid="token-submit">
+            {t('action.submit')}
+          </Button>
+        </Space>
+      }
+    >
+      <Spin spinning={loading}>
+        <Form layout="vertical">
+          <Form.Item label={t('form.name')} required={!isEdit}>
+            <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" />
+          </Form.Item>
+          <Form.Item label={t('form.expiry')} extra={t('form.expiryHint')}>
+            <Input
+              value={values.expired}
+              onChange={(e) => set('expired', e.target.value)}
+              placeholder="yyyy-MM-dd HH:mm:ss"
+              name="expired_time"
+            />
+            <Space wrap style={{ marginTop: 8 }}>
+              <Button size="small" onClick={() => shortcut('never')}>
+                {t('expiry.never')}
+              </Button>
+              <Button size="small" onClick={() => shortcut('hour')}>
+                {t('expiry.hour')}
+              </Button>
+              <Button size="small" onClick={() => shortcut('day')}>
+                {t('expiry.day')}
+              </Button>
+              <Button size="small" onClick={() => shortcut('month')}>
+                {t('expiry.month')}
+              </Button>
+            </Space>
+          </Form.Item>
+          <Typography.Paragraph type="secondary">{t('form.quotaNote')}</Typography.Paragraph>
+          <Form.Item label={t('form.unlimited')}>
+            <Switch checked={values.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
+          </Form.Item>
+          {!values.unlimited_quota && (
+            <Form.Item
+              label={t('form.quota')}
+              extra={Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined}
+            >
+              <AutoComplete
+                value={values.remain_quota === null ? '' : String(values.remain_quota)}
+                onChange={(v: string) => set('remain_quota', v)}
+                options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
+                placeholder={t('form.quotaPh')}
+              />
+            </Form.Item>
+          )}
+          {!isEdit && (
+            <Form.Item label={t('form.count')} extra={t('form.countHint')}>
+              <Space>
+                <Select
+                  style={{ width: 140 }}
+                  value={customCount ? 'custom' : String(values.count)}
+                  onChange={(v: string) => {
+                    if (v === 'custom') setCustomCount(true);
+                    else {
+                      setCustomCount(false);
+                      set('count', Number(v));
+                    }
+                  }}
+                  options={[
+                    { value: '1', label: '1' },
+                    ...BATCH_COUNTS.map((c) => ({ value: String(c), label: String(c) })),
+                    { value: 'custom', label: t('form.countCustom') },
+                  ]}
+                />
+                {customCount && (
+                  <Input
+                    style={{ width: 120 }}
+                    value={values.count === null ? '' : String(values.count)}
+                    onChange={(e) => set('count', e.target.value)}
+                    placeholder={t('form.countPh')}
+                  />
+                )}
+              </Space>
+            </Form.Item>
+          )}
+          <Form.Item label={t('form.modelLimits')}>
+            <Switch checked={values.model_limits_enabled} onChange={(v) => set('model_limits_enabled', v)} />
+          </Form.Item>
+          {values.model_limits_enabled && (
+            <Form.Item>
+              <Select
+                mode="multiple"
+                value={values.model_limits}
+                onChange={(v: string[]) => set('model_limits', v)}
+                options={models.map((m) => ({ value: m, label: m }))}
+                placeholder={t('form.modelLimitsPh')}
+                showSearch
+              />
+            </Form.Item>
+          )}
+          <Form.Item label={t('form.allowIps')}>
+            <Input.TextArea
+              autoSize={{ minRows: 2, maxRows: 6 }}
+              value={values.allow_ips}
+              onChange={(e) => set('allow_ips', e.target.value)}
+              placeholder={t('form.allowIpsPh')}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.group')}>
+            <Select
+              value={values.group}
+              onChange={(v: string) => set('group', v)}
+              options={[
+                { value: '', label: t('form.groupUser') },
+                ...Object.entries(groups).map(([g, info]) => ({
+                  value: g,
+                  label: `${g}${info?.desc ? ` - ${info.desc}` : ''}${info?.ratio !== undefined ? ` (${info.ratio}x)` : ''}`,
+                })),
+              ]}
+            />
+          </Form.Item>
+        </Form>
+      </Spin>
+    </Drawer>
+  );
+}
