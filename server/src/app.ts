@@ -10,6 +10,7 @@ import { newRequestId } from './lib/request-id.js';
 import { fail, openAIError } from './lib/http.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
+import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 
 const API_PREFIXES = ['/api', '/v1', '/assets'];
 const RELAY_PREFIXES = ['/v1', '/pg', '/dashboard', '/mj', '/suno', '/v1beta'];
@@ -53,6 +54,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.status(status).send(fail(message));
   });
 
+  registerGlobalApiRateLimit(app, ctx);
   await registerApiRoutes(app, ctx);
   await registerRelayRoutes(app, ctx);
 

@@ -1,4 +1,95 @@
+// /api/option (root only, facts §3.4): read every option except credentials, change one at a time with validation.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { authGuards } from './auth.js';
+import { fail, ok } from '../lib/http.js';
+import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services/options.js';
+import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 
-export async function registerOptionRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+const DEFAULTS = defaultOptions();
+const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
+const NUMERIC_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => /^-?\d+(\.\d+)?$/.test(DEFAULTS[k])));
+const DOMAIN_RE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/i;
+
+/** Turning a login method on requires its credentials to be saved first. */
+const REQUIRES: Array<{ key: string; needs: string; message: string }> = [
+  { key: 'GitHubOAuthEnabled', needs: 'GitHubClientId', message: '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！' },
+  { key: 'oidc.enabled', needs: 'oidc.client_id', message: '无法启用 OIDC 登录，请先填入 OIDC Client Id 以及 OIDC Client Secret！' },
+  { key: 'LinuxDOOAuthEnabled', needs: 'LinuxDOClientId', message: '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！' },
+  { key: 'EmailDomainRestrictionEnabled', needs: 'EmailDomainWhitelist', message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！' },
+  { key: 'WeChatAuthEnabled', needs: 'WeChatServerAddress', message: '无法启用微信登录，请先填入微信登录相关配置信息！' },
+  { key: 'TurnstileCheckEnabled', needs: 'TurnstileSiteKey', message: '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！' },
+  { key: 'TelegramOAuthEnabled', needs: 'TelegramBotToken', message: '无法启用 Telegram OAuth，请先填入 Telegram Bot Token！' },
+];
+
+/** The wire value as the stored string: booleans become 'true'/'false', numbers their decimal text. */
+function asOptionString(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (v === null || v === undefined) return '';
+  return null;
+}
+
+/** Returns an error message, or null when `key` may be set to `value`. */
+export function validateOption(ctx: AppContext, key: string, value: string): string | null {
+  if (!ctx.options.has(key)) return `未知的配置项：${key}`;
+  if (BOOLEAN_KEYS.has(key) && value !== 'true' && value !== 'false') return `${key} 的值必须是 true 或 false`;
+  if (NUMERIC_KEYS.has(key) && (value.trim() === '' || !Number.isFinite(Number(value)))) return `${key} 的值必须是数字`;
+  if (JSON_OPTION_KEYS.has(key)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      return `${key} 不是合法的 JSON 字符串`;
+    }
+    if (key === 'GroupRatio') {
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return 'GroupRatio 不是合法的 JSON 字符串';
+      for (const [name, ratio] of Object.entries(parsed as Record<string, unknown>)) {
+        if (typeof ratio !== 'number' || !Number.isFinite(ratio)) return `分组 ${name} 的倍率必须是数字`;
+        if (ratio < 0) return `分组 ${name} 的倍率不能为负数`;
+      }
+    }
+  }
+  if (key === 'EmailDomainWhitelist' && value.trim() !== '') {
+    const domains = value.split(',').map((d) => d.trim());
+    if (domains.some((d) => !DOMAIN_RE.test(d))) return '邮箱域名白名单格式不正确';
+  }
+  for (const rule of REQUIRES) {
+    if (rule.key === key && value === 'true' && ctx.options.get(rule.needs).trim() === '') return rule.message;
+  }
+  return null;
+}
+
+export async function registerOptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const auth = authGuards(ctx);
+  for (const path of ['/api/option/', '/api/option']) {
+    app.get(path, { preHandler: auth.root }, async () =>
+      ok(
+        ctx.options
+          .entries()
+          .filter(([key]) => !isSecretOptionKey(key))
+          .map(([key, value]) => ({ key, value })),
+      ),
+    );
+
+    app.put(path, { preHandler: auth.root }, async (req, reply) => {
+      const body = req.body;
+      if (!body || typeof body !== 'object' || Array.isArray(body)) return reply.status(400).send(fail('无效的参数'));
+      const { key, value: raw } = body as { key?: unknown; value?: unknown };
+      if (typeof key !== 'string' || !key) return reply.status(400).send(fail('无效的参数'));
+      const value = asOptionString(raw);
+      if (value === null) return fail(`${key} 的值类型无效`);
+      const problem = validateOption(ctx, key, value);
+      if (problem) return fail(problem);
+      await ctx.options.set(key, value);
+      return ok(undefined, '');
+    });
+  }
+
+  // (sic) new-api's route name.
+  app.post('/api/option/rest_model_ratio', { preHandler: auth.root }, async () => {
+    await ctx.options.set('ModelRatio', JSON.stringify(DEFAULT_MODEL_RATIO));
+    return ok(undefined, '');
+  });
+}

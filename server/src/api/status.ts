@@ -1,4 +1,61 @@
+// Public site status (facts §3.4) and the content options shown to anonymous visitors.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { ok } from '../lib/http.js';
+import { isSetupDone } from './setup.js';
 
-export async function registerStatusRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+export async function buildStatus(ctx: AppContext): Promise<Record<string, unknown>> {
+  const o = ctx.options;
+  return {
+    version: ctx.config.version,
+    start_time: ctx.startTime,
+    email_verification: o.bool('EmailVerificationEnabled'),
+    github_oauth: o.bool('GitHubOAuthEnabled'),
+    github_client_id: o.get('GitHubClientId'),
+    linuxdo_oauth: o.bool('LinuxDOOAuthEnabled'),
+    linuxdo_client_id: o.get('LinuxDOClientId'),
+    telegram_oauth: o.bool('TelegramOAuthEnabled'),
+    telegram_bot_name: o.get('TelegramBotName'),
+    system_name: o.get('SystemName'),
+    logo: o.get('Logo'),
+    footer_html: o.get('Footer'),
+    wechat_qrcode: o.get('WeChatAccountQRCodeImageURL'),
+    wechat_login: o.bool('WeChatAuthEnabled'),
+    server_address: o.get('ServerAddress'),
+    price: o.num('Price', 7.3),
+    min_topup: o.num('MinTopUp', 1),
+    turnstile_check: o.bool('TurnstileCheckEnabled'),
+    turnstile_site_key: o.get('TurnstileSiteKey'),
+    top_up_link: o.get('TopUpLink'),
+    docs_link: o.get('general_setting.docs_link'),
+    quota_per_unit: o.num('QuotaPerUnit', 500000),
+    display_in_currency: o.bool('DisplayInCurrencyEnabled'),
+    enable_batch_update: ctx.config.batchUpdateEnabled,
+    enable_drawing: o.bool('DrawingEnabled'),
+    enable_task: o.bool('TaskEnabled'),
+    enable_data_export: o.bool('DataExportEnabled'),
+    data_export_default_time: o.get('DataExportDefaultTime'),
+    default_collapse_sidebar: o.bool('DefaultCollapseSidebar'),
+    enable_online_topup: o.get('PayAddress') !== '' && o.get('EpayId') !== '' && o.get('EpayKey') !== '',
+    mj_notify_enabled: o.bool('MjNotifyEnabled'),
+    chats: o.json<unknown[]>('Chats', []),
+    chat_link: o.get('ChatLink'),
+    chat_link2: o.get('ChatLink2'),
+    demo_site_enabled: o.bool('DemoSiteEnabled'),
+    self_use_mode_enabled: o.bool('SelfUseModeEnabled'),
+    oidc_enabled: o.bool('oidc.enabled'),
+    oidc_client_id: o.get('oidc.client_id'),
+    oidc_authorization_endpoint: o.get('oidc.authorization_endpoint'),
+    setup: await isSetupDone(ctx),
+  };
+}
+
+export async function registerStatusRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.get('/api/status', async () => ok(await buildStatus(ctx)));
+  const content: Array<[string, string]> = [
+    ['/api/notice', 'Notice'],
+    ['/api/about', 'About'],
+    ['/api/home_page_content', 'HomePageContent'],
+  ];
+  for (const [path, key] of content) app.get(path, async () => ok(ctx.options.get(key)));
+}
