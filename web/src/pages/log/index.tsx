@@ -1,3 +1,364 @@
+// Usage logs page (spec §2 Usage logs, §5 Log queries, §9 log colours; facts §3.5 logs are 1-based {items,total}).
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import dayjs, { type Dayjs } from 'dayjs';
+import {
+  App as AntApp,
+  Button,
+  Card,
+  DatePicker,
+  Descriptions,
+  Input,
+  Modal,
+  Popconfirm,
+  Select,
+  Space,
+  Spin,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { api } from '../../lib/api.js';
+import { renderGroupColor, renderNumber, renderQuota, timestamp2string } from '../../lib/render.js';
+import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
+import { isAdmin, useUser } from '../../context/user.js';
+import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
+import './i18n.js';
+import {
+  buildLogQuery,
+  firstTokenColor,
+  firstTokenSeconds,
+  LOG_TYPE_COLORS,
+  parseOther,
+  retryPath,
+  useTimeColor,
+  type LogFilters,
+  type LogRow,
+} from './logic.js';
+
+const FMT = 'YYYY-MM-DD HH:mm:ss';
+const COLUMN_KEY = 'logs-table-columns';
+const COLUMN_IDS = [
+  'time', 'channel', 'username', 'token', 'group', 'type', 'model', 'use_time', 'prompt', 'completion', 'quota', 'retry', 'details',
+];
+const ADMIN_ONLY = new Set(['channel', 'username', 'retry']);
+
+interface LogPage {
+  items: LogRow[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+interface UserInfo {
+  id: number;
+  username: string;
+  display_name?: string;
+  group?: string;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  aff_count?: number;
+  aff_history_quota?: number;
+  email?: string;
+}
+
+function initialFilters(): LogFilters {
+  return {
+    type: 0,
+    username: '',
+    token_name: '',
+    model_name: '',
+    start: dayjs().startOf('day').format(FMT),
+    end: dayjs().add(1, 'hour').format(FMT),
+    channel: '',
+    group: '',
+  };
+}
+
 export default function LogPage() {
-  return <div data-page="log" />;
+  const { t } = useTranslation('log');
+  const { message } = AntApp.useApp();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const [filters, setFilters] = useState<LogFilters>(initialFilters);
+  const [applied, setApplied] = useState<LogFilters>(filters);
+  const [data, setData] = useState<LogPage>({ items: [], total: 0, page: 1, page_size: 10 });
+  const [stat, setStat] = useState<{ quota: number; rpm: number; tpm: number } | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(() => getPageSize());
+  const [userInfo, setUserInfo] = useState<{ open: boolean; loading: boolean; info?: UserInfo }>({ open: false, loading: false });
+  const [cleanBefore, setCleanBefore] = useState<Dayjs>(() => dayjs().subtract(1, 'month'));
+  const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
+
+  const base = admin ? '/api/log' : '/api/log/self';
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    const q = buildLogQuery(applied, admin);
+    try {
+      const [list, st] = await Promise.all([
+        api.get<LogPage>(`${base}/`, { ...q, p: page, page_size: pageSize }),
+        api.get<{ quota: number; rpm: number; tpm: number }>(`${base}/stat`, q),
+      ]);
+      if (list.success && list.data) setData({ ...list.data, items: list.data.items ?? [] });
+      else if (!list.success) message.error(list.message);
+      if (st.success && st.data) setStat(st.data);
+    } catch {
+      /* toasted */
+    } finally {
+      setLoading(false);
+    }
+  }, [applied, admin, base, page, pageSize, message]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const set = <K extends keyof LogFilters>(k: K, v: LogFilters[K]) => setFilters((s) => ({ ...s, [k]: v }));
+
+  const query = () => {
+    setPage(1);
+    setApplied({ ...filters });
+  };
+
+  const reset = () => {
+    const f = initialFilters();
+    setFilters(f);
+    setPage(1);
+    setApplied(f);
+  };
+
+  const showUser = async (id: number) => {
+    setUserInfo({ open: true, loading: true });
+    try {
+      const res = await api.get<UserInfo>(`/api/user/${id}`);
+      if (res.success) setUserInfo({ open: true, loading: false, info: res.data });
+      else {
+        message.error(res.message);
+        setUserInfo({ open: false, loading: false });
+      }
+    } catch {
+      setUserInfo({ open: false, loading: false });
+    }
+  };
+
+  const cleanLogs = async () => {
+    const res = await api.del<number>(`/api/log/?target_timestamp=${cleanBefore.unix()}`);
+    if (res.success) {
+      message.success(t('msg.cleaned', { count: res.data ?? 0 }));
+      await load();
+    } else message.error(res.message);
+  };
+
+  const typeLabel = (type: number) => t(`type.${type}`, { defaultValue: t('type.unknown') });
+
+  const allColumns: (ColumnsType<LogRow>[number] & { key: string })[] = [
+    { key: 'time', title: t('col.time'), render: (_, r) => timestamp2string(r.created_at) },
+    {
+      key: 'channel',
+      title: t('col.channel'),
+      render: (_, r) =>
+        r.type === 0 || r.type === 2 ? (
+          <Tooltip title={r.channel_name || undefined}>
+            <Tag color="blue">{r.channel}</Tag>
+          </Tooltip>
+        ) : null,
+    },
+    {
+      key: 'username',
+      title: t('col.user'),
+      render: (_, r) => (
+        <Typography.Link onClick={() => void showUser(r.user_id)} data-testid={`log-user-${r.id}`}>
+          {r.username}
+        </Typography.Link>
+      ),
+    },
+    { key: 'token', title: t('col.token'), render: (_, r) => (r.token_name ? <Tag>{r.token_name}</Tag> : null) },
+    {
+      key: 'group',
+      title: t('col.group'),
+      render: (_, r) => (r.group ? <Tag color={renderGroupColor(r.group)}>{r.group}</Tag> : null),
+    },
+    {
+      key: 'type',
+      title: t('col.type'),
+      render: (_, r) => <Tag color={LOG_TYPE_COLORS[r.type] ?? 'default'}>{typeLabel(r.type)}</Tag>,
+    },
+    {
+      key: 'model',
+      title: t('col.model'),
+      render: (_, r) => {
+        if (!r.model_name) return null;
+        const other = parseOther(r.other);
+        const tag = <Tag color="geekblue">{r.model_name}</Tag>;
+        return other.is_model_mapped && other.upstream_model_name ? (
+          <Tooltip title={t('col.mappedTo', { model: other.upstream_model_name })}>{tag}</Tooltip>
+        ) : (
+          tag
+        );
+      },
+    },
+    {
+      key: 'use_time',
+      title: t('col.useTime'),
+      render: (_, r) => {
+        if (r.type !== 2 && r.type !== 0) return null;
+        const frt = firstTokenSeconds(parseOther(r.other));
+        return (
+          <Space size={2} wrap>
+            <Tag color={useTimeColor(r.use_time)}>{t('unit.seconds', { s: r.use_time })}</Tag>
+            {r.is_stream && frt !== null ? (
+              <Tooltip title={t('col.frt')}>
+                <Tag color={firstTokenColor(frt)}>{t('unit.seconds', { s: frt.toFixed(1) })}</Tag>
+              </Tooltip>
+            ) : null}
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? t('col.stream') : t('col.nonStream')}</Tag>
+          </Space>
+        );
+      },
+    },
+    { key: 'prompt', title: t('col.prompt'), render: (_, r) => (r.type === 2 ? r.prompt_tokens : null) },
+    { key: 'completion', title: t('col.completion'), render: (_, r) => (r.type === 2 ? r.completion_tokens : null) },
+    {
+      key: 'quota',
+      title: t('col.quota'),
+      render: (_, r) =>
+        r.type === 2 ? (
+          <Tooltip title={String(r.quota)}>
+            <span data-testid={`log-quota-${r.id}`} data-quota={r.quota}>
+              {renderQuota(r.quota, 6)}
+            </span>
+          </Tooltip>
+        ) : null,
+    },
+    {
+      key: 'retry',
+      title: t('col.retry'),
+      render: (_, r) => {
+        const path = retryPath(parseOther(r.other));
+        return path ? t('col.retryPath', { path }) : null;
+      },
+    },
+    {
+      key: 'details',
+      title: t('col.details'),
+      render: (_, r) => (
+        <Typography.Paragraph ellipsis={{ rows: 2, expandable: true }} style={{ maxWidth: 320, marginBottom: 0 }}>
+          {r.content}
+        </Typography.Paragraph>
+      ),
+    },
+  ];
+  const columnOptions = allColumns.filter((c) => admin || !ADMIN_ONLY.has(c.key));
+  const columns = columnOptions.filter((c) => isVisible(c.key));
+
+  const datePicker = (key: 'start' | 'end', placeholder: string) => (
+    <DatePicker
+      showTime
+      format={FMT}
+      placeholder={placeholder}
+      value={filters[key] ? dayjs(filters[key], FMT) : null}
+      onChange={(d) => set(key, d ? d.format(FMT) : '')}
+    />
+  );
+
+  const statLine = useMemo(
+    () =>
+      stat ? (
+        <Space size="middle" wrap data-testid="log-stat">
+          <Tag color="blue">{t('stat.quota', { quota: renderQuota(stat.quota) })}</Tag>
+          <Tag color="pink">RPM: {renderNumber(stat.rpm)}</Tag>
+          <Tag color="gray">TPM: {renderNumber(stat.tpm)}</Tag>
+        </Space>
+      ) : null,
+    [stat, t],
+  );
+
+  return (
+    <Card title={t('title')} extra={statLine} data-testid="log-page">
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Select
+          value={filters.type}
+          onChange={(v: number) => set('type', v)}
+          style={{ width: 120 }}
+          options={[0, 1, 2, 3, 4].map((v) => ({ value: v, label: t(`type.${v}`) }))}
+        />
+        {admin && (
+          <Input placeholder={t('filter.username')} value={filters.username} onChange={(e) => set('username', e.target.value)} allowClear style={{ width: 140 }} />
+        )}
+        <Input placeholder={t('filter.token')} value={filters.token_name} onChange={(e) => set('token_name', e.target.value)} allowClear style={{ width: 140 }} />
+        <Input placeholder={t('filter.model')} value={filters.model_name} onChange={(e) => set('model_name', e.target.value)} allowClear style={{ width: 160 }} />
+        {datePicker('start', t('filter.start'))}
+        {datePicker('end', t('filter.end'))}
+        {admin && (
+          <Input placeholder={t('filter.channel')} value={filters.channel} onChange={(e) => set('channel', e.target.value)} allowClear style={{ width: 110 }} />
+        )}
+        <Input placeholder={t('filter.group')} value={filters.group} onChange={(e) => set('group', e.target.value)} allowClear style={{ width: 120 }} />
+        <Button type="primary" onClick={query} loading={loading}>
+          {t('filter.query')}
+        </Button>
+        <Button onClick={reset}>{t('filter.reset')}</Button>
+        <ColumnSettings
+          options={columnOptions.map((c) => ({ key: c.key, title: String(c.title) }))}
+          visible={visible}
+          onChange={update}
+          label={t('columns')}
+          resetLabel={t('columnsReset')}
+        />
+      </Space>
+      {admin && (
+        <Space wrap style={{ marginBottom: 12 }}>
+          <span>{t('clean.label')}</span>
+          <DatePicker showTime format={FMT} value={cleanBefore} onChange={(d) => d && setCleanBefore(d)} allowClear={false} />
+          <Popconfirm title={t('clean.confirm', { time: cleanBefore.format(FMT) })} onConfirm={() => void cleanLogs()}>
+            <Button danger>{t('clean.button')}</Button>
+          </Popconfirm>
+        </Space>
+      )}
+      <Table<LogRow>
+        rowKey="id"
+        size="small"
+        loading={loading}
+        columns={columns}
+        dataSource={data.items}
+        scroll={{ x: 'max-content' }}
+        pagination={{
+          current: page,
+          pageSize,
+          total: data.total,
+          showSizeChanger: true,
+          pageSizeOptions: PAGE_SIZE_OPTIONS,
+          showTotal: (total) => t('total', { total }),
+          onChange: (p, size) => {
+            if (size !== pageSize) {
+              setPageSize(size);
+              storePageSize(size);
+              setPage(1);
+            } else setPage(p);
+          },
+        }}
+      />
+      <Modal open={userInfo.open} title={t('user.title')} footer={null} onCancel={() => setUserInfo({ open: false, loading: false })}>
+        <Spin spinning={userInfo.loading}>
+          {userInfo.info && (
+            <Descriptions column={1} size="small" bordered>
+              <Descriptions.Item label={t('user.username')}>{userInfo.info.username}</Descriptions.Item>
+              {userInfo.info.display_name ? (
+                <Descriptions.Item label={t('user.displayName')}>{userInfo.info.display_name}</Descriptions.Item>
+              ) : null}
+              <Descriptions.Item label={t('user.group')}>{userInfo.info.group}</Descriptions.Item>
+              <Descriptions.Item label={t('user.quota')}>{renderQuota(userInfo.info.quota)}</Descriptions.Item>
+              <Descriptions.Item label={t('user.used')}>{renderQuota(userInfo.info.used_quota)}</Descriptions.Item>
+              <Descriptions.Item label={t('user.requests')}>{renderNumber(userInfo.info.request_count)}</Descriptions.Item>
+              {userInfo.info.email ? <Descriptions.Item label={t('user.email')}>{userInfo.info.email}</Descriptions.Item> : null}
+            </Descriptions>
+          )}
+        </Spin>
+      </Modal>
+    </Card>
+  );
 }
