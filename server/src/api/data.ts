@@ -1,4 +1,40 @@
-import type { FastifyInstance } from 'fastify';
+// /api/data: the usage dashboard's hourly buckets (facts §2.11, §5.8).
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
+import { authGuards, caller } from './auth.js';
+import { fail, ok } from '../lib/http.js';
+import { DATA_SELF_MAX_SPAN_SEC, quotaDataByModelHour, quotaDataRows } from '../services/log-query.js';
 
-export async function registerDataRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+type Query = Record<string, string | undefined>;
+
+function int(v: string | undefined): number {
+  const n = Number.parseInt(v ?? '', 10);
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const auth = authGuards(ctx);
+  const both = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => {
+    app.get(path, { preHandler }, handler);
+    app.get(path.endsWith('/') ? path.slice(0, -1) : path + '/', { preHandler }, handler);
+  };
+
+  both('/api/data/', auth.admin, async (req) => {
+    const q = req.query as Query;
+    const start = int(q.start_timestamp);
+    const end = int(q.end_timestamp);
+    const username = (q.username ?? '').trim();
+    if (username) return ok(await quotaDataRows(ctx, { username }, start, end));
+    return ok(await quotaDataByModelHour(ctx, start, end));
+  });
+
+  both('/api/data/self', auth.user, async (req) => {
+    const q = req.query as Query;
+    const start = int(q.start_timestamp);
+    const end = int(q.end_timestamp);
+    // An open-ended range counts as too wide: the self view is bounded to one month.
+    if (!start || !end || end - start > DATA_SELF_MAX_SPAN_SEC) return fail('时间跨度不能超过 1 个月');
+    if (end < start) return fail('结束时间不能早于开始时间');
+    return ok(await quotaDataRows(ctx, { userId: caller(req).id }, start, end));
+  });
+}

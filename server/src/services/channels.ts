@@ -1,0 +1,544 @@
+// Channel administration (facts §2.3, §3.4; spec §5 Channel form, Tag edit, inline edit and batch).
+// Every write runs in one transaction together with the abilities rebuild, then announces `channels` so the
+// relay's channel cache reloads. Keys never leave the server through these reads.
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { Channel, Database } from '../db/schema.js';
+import { nowSec } from '../lib/time.js';
+import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
+
+export class ChannelInputError extends Error {}
+
+export const CHANNEL_STATUS_ENABLED = 1;
+export const CHANNEL_STATUS_MANUALLY_DISABLED = 2;
+export const CHANNEL_STATUS_AUTO_DISABLED = 3;
+const VERTEX_AI = 41;
+const XUNFEI = 18;
+
+export type PublicChannel = Omit<Channel, 'key'>;
+
+export interface TagRow {
+  id: string;
+  is_tag: true;
+  tag: string;
+  name: string;
+  type: number;
+  status: number;
+  group: string;
+  models: string;
+  priority: number | null;
+  weight: number | null;
+  used_quota: number;
+  balance: number;
+  response_time: number;
+  created_time: number;
+  children: PublicChannel[];
+}
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+const PUBLIC_COLUMNS = [
+  'id',
+  'type',
+  'openai_organization',
+  'test_model',
+  'status',
+  'name',
+  'weight',
+  'created_time',
+  'test_time',
+  'response_time',
+  'base_url',
+  'other',
+  'balance',
+  'balance_updated_time',
+  'models',
+  'group',
+  'used_quota',
+  'model_mapping',
+  'status_code_mapping',
+  'priority',
+  'auto_ban',
+  'other_info',
+  'tag',
+  'setting',
+  'param_override',
+  'max_input_tokens',
+] as const;
+
+function publicSelect(db: Executor) {
+  return db.selectFrom('channels').select(PUBLIC_COLUMNS);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// input normalisation
+
+type Body = Record<string, unknown>;
+
+const isBlank = (v: unknown) => v === undefined || v === null;
+
+function str(v: unknown, field: string): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw new ChannelInputError(`${field} 必须是字符串`);
+}
+
+function intOf(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v.trim());
+  return null;
+}
+
+export function parsePriority(v: unknown): number {
+  const n = intOf(v);
+  if (n === null || n < -999 || !Number.isSafeInteger(n)) throw new ChannelInputError('优先级必须是整数！');
+  return n;
+}
+
+export function parseWeight(v: unknown): number {
+  const n = intOf(v);
+  if (n === null || n < 0 || !Number.isSafeInteger(n)) throw new ChannelInputError('权重必须是非负整数！');
+  return n;
+}
+
+/** A comma string or a list, normalised to a trimmed, de-duplicated comma string. */
+function commaList(v: unknown, field: string): string {
+  if (Array.isArray(v)) return splitCommaList(v.map((x) => str(x, field)).join(',')).join(',');
+  return splitCommaList(str(v, field)).join(',');
+}
+
+function jsonText(v: unknown, message: string, requireObject = true): string | null {
+  if (isBlank(v)) return null;
+  if (typeof v === 'object') return JSON.stringify(v);
+  const text = str(v, 'json').trim();
+  if (!text) return '';
+  try {
+    const parsed = JSON.parse(text);
+    if (requireObject && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))) throw new Error('not an object');
+  } catch {
+    throw new ChannelInputError(message);
+  }
+  return text;
+}
+
+function checkModels(models: string): void {
+  if (!models) throw new ChannelInputError('请至少选择一个模型！');
+  for (const m of models.split(',')) {
+    if (m.length > 255) throw new ChannelInputError(`模型名称过长: ${m}`);
+  }
+}
+
+function checkGroups(group: string): void {
+  if (!group) throw new ChannelInputError('请至少选择一个分组！');
+  for (const g of group.split(',')) {
+    if (g.length > 64) throw new ChannelInputError(`分组名称过长: ${g}`);
+  }
+}
+
+type ChannelFields = Partial<Omit<Channel, 'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time'>>;
+
+/** The writable fields present in a request body, validated. Absent fields stay absent (partial update). */
+function channelFields(body: Body): ChannelFields {
+  const out: ChannelFields = {};
+  if (!isBlank(body.name)) out.name = str(body.name, 'name').trim();
+  if (!isBlank(body.type)) {
+    const t = intOf(body.type);
+    if (t === null || t < 0) throw new ChannelInputError('渠道类型无效');
+    out.type = t;
+  }
+  if (!isBlank(body.key)) out.key = str(body.key, 'key');
+  if (body.openai_organization !== undefined) out.openai_organization = isBlank(body.openai_organization) ? null : str(body.openai_organization, 'openai_organization');
+  if (body.test_model !== undefined) out.test_model = isBlank(body.test_model) ? null : str(body.test_model, 'test_model').trim();
+  if (body.base_url !== undefined) out.base_url = isBlank(body.base_url) ? '' : str(body.base_url, 'base_url').trim().replace(/\/+$/, '');
+  if (body.other !== undefined) out.other = isBlank(body.other) ? '' : str(body.other, 'other');
+  if (!isBlank(body.models)) {
+    out.models = commaList(body.models, 'models');
+    checkModels(out.models);
+  }
+  const groups = !isBlank(body.groups) && Array.isArray(body.groups) ? body.groups : body.group;
+  if (!isBlank(groups)) {
+    out.group = commaList(groups, 'group');
+    checkGroups(out.group);
+  }
+  if (body.model_mapping !== undefined) out.model_mapping = jsonText(body.model_mapping, '模型映射必须是合法的 JSON 格式！');
+  if (body.status_code_mapping !== undefined) out.status_code_mapping = jsonText(body.status_code_mapping, '状态码复写必须是合法的 JSON 格式！') ?? '';
+  if (body.setting !== undefined) out.setting = jsonText(body.setting, '渠道额外设置必须是合法的 JSON 格式！');
+  if (body.param_override !== undefined) out.param_override = jsonText(body.param_override, '参数覆盖必须是合法的 JSON 格式！');
+  if (!isBlank(body.priority)) out.priority = parsePriority(body.priority);
+  if (!isBlank(body.weight)) out.weight = parseWeight(body.weight);
+  if (!isBlank(body.auto_ban)) {
+    const n = typeof body.auto_ban === 'boolean' ? (body.auto_ban ? 1 : 0) : intOf(body.auto_ban);
+    if (n !== 0 && n !== 1) throw new ChannelInputError('auto_ban 只能是 0 或 1');
+    out.auto_ban = n;
+  }
+  if (body.tag !== undefined) out.tag = isBlank(body.tag) || str(body.tag, 'tag').trim() === '' ? null : str(body.tag, 'tag').trim();
+  if (!isBlank(body.status)) {
+    const s = intOf(body.status);
+    if (s !== 1 && s !== 2 && s !== 3) throw new ChannelInputError('渠道状态无效');
+    out.status = s;
+  }
+  if (!isBlank(body.max_input_tokens)) {
+    const n = intOf(body.max_input_tokens);
+    if (n === null || n < 0) throw new ChannelInputError('max_input_tokens 必须是非负整数');
+    out.max_input_tokens = n;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// reads
+
+export interface ListQuery {
+  page: number;
+  pageSize: number;
+  idSort: boolean;
+  tagMode: boolean;
+}
+
+function ordered<T extends { orderBy: (...a: any[]) => T }>(q: T, idSort: boolean): T {
+  return idSort ? q.orderBy('id', 'desc') : q.orderBy('priority', 'desc').orderBy('id', 'desc');
+}
+
+/** Groups channels by tag: one row per tag (at its first member's position), untagged channels as themselves. */
+export function groupByTag(channels: PublicChannel[]): Array<PublicChannel | TagRow> {
+  const rows: Array<PublicChannel | TagRow> = [];
+  const tags = new Map<string, TagRow>();
+  for (const ch of channels) {
+    if (!ch.tag) {
+      rows.push(ch);
+      continue;
+    }
+    let row = tags.get(ch.tag);
+    if (!row) {
+      row = {
+        id: ch.tag,
+        is_tag: true,
+        tag: ch.tag,
+        name: ch.tag,
+        type: ch.type,
+        status: CHANNEL_STATUS_MANUALLY_DISABLED,
+        group: '',
+        models: '',
+        priority: ch.priority,
+        weight: ch.weight,
+        used_quota: 0,
+        balance: 0,
+        response_time: 0,
+        created_time: ch.created_time,
+        children: [],
+      };
+      tags.set(ch.tag, row);
+      rows.push(row);
+    }
+    row.children.push(ch);
+  }
+  for (const row of tags.values()) {
+    const kids = row.children;
+    row.status = kids.some((c) => c.status === CHANNEL_STATUS_ENABLED) ? CHANNEL_STATUS_ENABLED : CHANNEL_STATUS_MANUALLY_DISABLED;
+    row.group = splitCommaList(kids.map((c) => c.group).join(',')).join(',');
+    row.models = splitCommaList(kids.map((c) => c.models).join(',')).join(',');
+    // A tag shows a priority / weight only when all members agree (the tag editor then pre-fills it).
+    row.priority = kids.every((c) => c.priority === kids[0].priority) ? kids[0].priority : null;
+    row.weight = kids.every((c) => c.weight === kids[0].weight) ? kids[0].weight : null;
+    row.used_quota = kids.reduce((s, c) => s + Number(c.used_quota || 0), 0);
+    row.balance = kids.reduce((s, c) => s + Number(c.balance || 0), 0);
+    const tested = kids.filter((c) => c.response_time > 0);
+    row.response_time = tested.length ? Math.round(tested.reduce((s, c) => s + c.response_time, 0) / tested.length) : 0;
+    row.created_time = Math.min(...kids.map((c) => c.created_time));
+    if (kids.some((c) => c.type !== row.type)) row.type = kids[0].type;
+  }
+  return rows;
+}
+
+export async function listChannels(db: Executor, q: ListQuery): Promise<{ items: Array<PublicChannel | TagRow>; total: number }> {
+  const offset = q.page * q.pageSize;
+  if (q.tagMode) {
+    const all = await ordered(publicSelect(db), q.idSort).execute();
+    const rows = groupByTag(all);
+    return { items: rows.slice(offset, offset + q.pageSize), total: rows.length };
+  }
+  const items = await ordered(publicSelect(db), q.idSort).limit(q.pageSize).offset(offset).execute();
+  const { n } = await db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return { items, total: Number(n) };
+}
+
+const LIKE_ESCAPE = '!';
+export function likeEscape(s: string): string {
+  return s.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c);
+}
+
+export interface SearchQuery {
+  keyword: string;
+  group: string;
+  model: string;
+  idSort: boolean;
+  tagMode: boolean;
+}
+
+/** GET /api/channel/search: keyword matches id, name, base URL (substring) or the exact key; no paging (facts §3.4). */
+export async function searchChannels(db: Executor, q: SearchQuery): Promise<Array<PublicChannel | TagRow>> {
+  let query = publicSelect(db);
+  const kw = q.keyword.trim();
+  if (kw) {
+    const pattern = `%${likeEscape(kw)}%`;
+    query = query.where((eb) => {
+      const ors = [
+        sql<boolean>`${sql.ref('name')} like ${pattern} escape '!'`,
+        sql<boolean>`${sql.ref('base_url')} like ${pattern} escape '!'`,
+        eb('key', '=', kw),
+      ];
+      if (/^\d+$/.test(kw) && Number.isSafeInteger(Number(kw))) ors.push(eb('id', '=', Number(kw)));
+      return eb.or(ors);
+    });
+  }
+  const group = q.group.trim();
+  if (group) query = query.where(sql<boolean>`${sql.ref('group')} like ${`%${likeEscape(group)}%`} escape '!'`);
+  const model = q.model.trim();
+  if (model) query = query.where(sql<boolean>`${sql.ref('models')} like ${`%${likeEscape(model)}%`} escape '!'`);
+  let rows = await ordered(query, q.idSort).execute();
+  // LIKE narrows the candidates; the group filter must match a whole list element ("vip" is not "svip").
+  if (group) rows = rows.filter((c) => splitCommaList(c.group).includes(group));
+  return q.tagMode ? groupByTag(rows) : rows;
+}
+
+export async function getChannel(db: Executor, id: number): Promise<PublicChannel | undefined> {
+  return publicSelect(db).where('id', '=', id).executeTakeFirst();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// writes
+
+async function inTx<T>(ctx: AppContext, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  const result = await ctx.db.transaction().execute(fn);
+  ctx.changes.publish({ kind: 'channels' });
+  return result;
+}
+
+async function insertChannel(trx: Transaction<Database>, ctx: AppContext, values: Record<string, unknown>): Promise<number> {
+  if (ctx.dbKind === 'postgres') {
+    const row = await trx.insertInto('channels').values(values as never).returning('id').executeTakeFirstOrThrow();
+    return Number(row.id);
+  }
+  const res = await trx.insertInto('channels').values(values as never).executeTakeFirstOrThrow();
+  return Number(res.insertId);
+}
+
+/**
+ * POST /api/channel/. The snapshot body is the channel itself and its key is split by newline into one channel
+ * per line (Vertex AI excepted: its key is one JSON document). Later frontends wrap it as {mode, channel};
+ * mode "single" then keeps the key whole.
+ */
+export async function createChannels(ctx: AppContext, raw: Body): Promise<number[]> {
+  let body = raw;
+  let split = true;
+  if (raw && typeof raw.channel === 'object' && raw.channel !== null && typeof raw.mode === 'string') {
+    body = raw.channel as Body;
+    split = raw.mode !== 'single';
+  }
+  const name = isBlank(body.name) ? '' : str(body.name, 'name').trim();
+  const key = isBlank(body.key) ? '' : str(body.key, 'key');
+  if (!name || !key.trim()) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
+  if (isBlank(body.models) || commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
+  const fields = channelFields(body);
+  const type = fields.type ?? 1;
+  let keys: string[];
+  if (type === VERTEX_AI) {
+    const other = (fields.other ?? '').trim();
+    if (!other) throw new ChannelInputError('部署地区不能为空');
+    if (other.startsWith('{')) {
+      let regions: unknown;
+      try {
+        regions = JSON.parse(other);
+      } catch {
+        throw new ChannelInputError('部署地区必须是合法的 JSON 格式');
+      }
+      if (!regions || typeof regions !== 'object' || !('default' in regions)) throw new ChannelInputError('部署地区必须包含default字段');
+    }
+    try {
+      JSON.parse(key);
+    } catch {
+      throw new ChannelInputError('Vertex AI 密钥必须是合法的 JSON 格式（服务账号密钥文件）');
+    }
+    keys = [key.trim()];
+  } else if (split) {
+    keys = key
+      .split('\n')
+      .map((k) => k.trim())
+      .filter(Boolean);
+  } else {
+    keys = [key.trim()];
+  }
+  if (!keys.length) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
+  const base = {
+    ...fields,
+    name,
+    type,
+    group: fields.group ?? 'default',
+    status: fields.status ?? CHANNEL_STATUS_ENABLED,
+    other: fields.other ?? (type === XUNFEI ? 'v2.1' : ''),
+    priority: fields.priority ?? 0,
+    weight: fields.weight ?? 0,
+    auto_ban: fields.auto_ban ?? 1,
+    created_time: nowSec(),
+  };
+  if (type === XUNFEI && !base.other) base.other = 'v2.1';
+  return inTx(ctx, async (trx) => {
+    const ids: number[] = [];
+    for (const k of keys) ids.push(await insertChannel(trx, ctx, { ...base, key: k }));
+    await rebuildAbilitiesFor(trx, ids);
+    return ids;
+  });
+}
+
+/**
+ * PUT /api/channel/. Only the fields present are written (new-api's gorm Updates skips zero values, which is how
+ * the inline {id, status|priority|weight} edits work); an empty key keeps the stored one.
+ */
+export async function updateChannel(ctx: AppContext, body: Body): Promise<PublicChannel> {
+  const id = intOf(body?.id);
+  if (id === null || id <= 0) throw new ChannelInputError('渠道 ID 无效');
+  if (typeof body.name === 'string' && body.name.trim() === '') throw new ChannelInputError('请填写渠道名称和渠道密钥！');
+  if (body.models !== undefined && body.models !== null && commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
+  const fields = channelFields(body);
+  if (fields.key !== undefined) {
+    fields.key = fields.key.trim();
+    if (!fields.key) delete fields.key;
+  }
+  return inTx(ctx, async (trx) => {
+    const current = await trx.selectFrom('channels').select(['id', 'type', 'other']).where('id', '=', id).executeTakeFirst();
+    if (!current) throw new ChannelInputError('渠道不存在');
+    if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
+    await rebuildAbilitiesFor(trx, [id]);
+    return (await getChannel(trx, id))!;
+  });
+}
+
+export async function deleteChannel(ctx: AppContext, id: number): Promise<boolean> {
+  return inTx(ctx, async (trx) => {
+    const res = await trx.deleteFrom('channels').where('id', '=', id).executeTakeFirst();
+    await trx.deleteFrom('abilities').where('channel_id', '=', id).execute();
+    return Number(res.numDeletedRows) > 0;
+  });
+}
+
+async function deleteByIds(trx: Transaction<Database>, ids: number[]): Promise<number> {
+  let n = 0;
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const res = await trx.deleteFrom('channels').where('id', 'in', chunk).executeTakeFirst();
+    await trx.deleteFrom('abilities').where('channel_id', 'in', chunk).execute();
+    n += Number(res.numDeletedRows);
+  }
+  return n;
+}
+
+/** DELETE /api/channel/disabled: removes manually (2) and automatically (3) disabled channels. */
+export async function deleteDisabledChannels(ctx: AppContext): Promise<number> {
+  return inTx(ctx, async (trx) => {
+    const rows = await trx
+      .selectFrom('channels')
+      .select('id')
+      .where('status', 'in', [CHANNEL_STATUS_MANUALLY_DISABLED, CHANNEL_STATUS_AUTO_DISABLED])
+      .execute();
+    return deleteByIds(
+      trx,
+      rows.map((r) => r.id),
+    );
+  });
+}
+
+function idList(v: unknown, emptyMessage: string): number[] {
+  if (!Array.isArray(v) || !v.length) throw new ChannelInputError(emptyMessage);
+  const ids = v.map(intOf);
+  if (ids.some((x) => x === null || x <= 0)) throw new ChannelInputError('渠道 ID 无效');
+  return [...new Set(ids as number[])];
+}
+
+export async function batchDeleteChannels(ctx: AppContext, body: Body): Promise<number> {
+  const ids = idList(body?.ids, '请先选择要删除的通道！');
+  return inTx(ctx, (trx) => deleteByIds(trx, ids));
+}
+
+export async function fixAbilities(ctx: AppContext): Promise<number> {
+  return inTx(ctx, (trx) => rebuildAllAbilities(trx));
+}
+
+export async function batchSetTag(ctx: AppContext, body: Body): Promise<number> {
+  const ids = idList(body?.ids, '请先选择要设置标签的渠道！');
+  const tag = isBlank(body.tag) ? '' : str(body.tag, 'tag').trim();
+  if (!tag) throw new ChannelInputError('标签不能为空！');
+  return inTx(ctx, async (trx) => {
+    let n = 0;
+    for (let i = 0; i < ids.length; i += 500) {
+      const res = await trx.updateTable('channels').set({ tag }).where('id', 'in', ids.slice(i, i + 500)).executeTakeFirst();
+      n += Number(res.numUpdatedRows);
+    }
+    await rebuildAbilitiesFor(trx, ids);
+    return n;
+  });
+}
+
+async function tagMembers(db: Executor, tag: string) {
+  return db.selectFrom('channels').select(['id', 'tag', 'model_mapping', 'models', 'group', 'priority', 'weight', 'status']).where('tag', '=', tag).execute();
+}
+
+/**
+ * PUT /api/channel/tag. As in new-api, an absent/empty models, groups or model_mapping means "unchanged";
+ * new_tag, when given and different, renames the tag, and a blank new_tag dissolves it.
+ */
+export async function editTag(ctx: AppContext, body: Body): Promise<number> {
+  const tag = isBlank(body?.tag) ? '' : str(body.tag, 'tag').trim();
+  if (!tag) throw new ChannelInputError('标签不能为空！');
+  const set: { tag?: string | null; model_mapping?: string; models?: string; group?: string; priority?: number; weight?: number } = {};
+  if (!isBlank(body.new_tag)) {
+    const nt = str(body.new_tag, 'new_tag').trim();
+    if (nt !== tag) set.tag = nt || null;
+  }
+  if (!isBlank(body.model_mapping) && !(typeof body.model_mapping === 'string' && body.model_mapping.trim() === '')) {
+    set.model_mapping = jsonText(body.model_mapping, '模型映射必须是合法的 JSON 格式！')!;
+  }
+  if (!isBlank(body.models)) {
+    const models = commaList(body.models, 'models');
+    if (models) {
+      checkModels(models);
+      set.models = models;
+    }
+  }
+  if (!isBlank(body.groups) || !isBlank(body.group)) {
+    const group = commaList(isBlank(body.groups) ? body.group : body.groups, 'groups');
+    if (group) {
+      checkGroups(group);
+      set.group = group;
+    }
+  }
+  if (!isBlank(body.priority) && body.priority !== '') set.priority = parsePriority(body.priority);
+  if (!isBlank(body.weight) && body.weight !== '') set.weight = parseWeight(body.weight);
+  return inTx(ctx, async (trx) => {
+    const members = await tagMembers(trx, tag);
+    if (!members.length) throw new ChannelInputError('标签不存在');
+    const changes = members.some((m) => (Object.keys(set) as Array<keyof typeof set>).some((k) => (m[k] ?? null) !== (set[k] ?? null)));
+    if (!Object.keys(set).length || !changes) throw new ChannelInputError('没有任何修改！');
+    await trx.updateTable('channels').set(set).where('tag', '=', tag).execute();
+    await rebuildAbilitiesFor(
+      trx,
+      members.map((m) => m.id),
+    );
+    return members.length;
+  });
+}
+
+/** POST /api/channel/tag/enabled|disabled: enable (1) or manually disable (2) every member of a tag. */
+export async function setTagStatus(ctx: AppContext, body: Body, status: 1 | 2): Promise<number> {
+  const tag = isBlank(body?.tag) ? '' : str(body.tag, 'tag').trim();
+  if (!tag) throw new ChannelInputError('标签不能为空！');
+  return inTx(ctx, async (trx) => {
+    const members = await tagMembers(trx, tag);
+    if (!members.length) throw new ChannelInputError('标签不存在');
+    await trx.updateTable('channels').set({ status }).where('tag', '=', tag).execute();
+    await rebuildAbilitiesFor(
+      trx,
+      members.map((m) => m.id),
+    );
+    return members.length;
+  });
+}

@@ -1,0 +1,187 @@
+// Reading the `logs` table (facts §2.7, §3.4, §3.5). Logs may live in their own database (LOG_SQL_DSN), so
+// every query here runs on ctx.logDb and channel names are looked up separately in the main database.
+import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { Database, Log } from '../db/schema.js';
+import { nowSec } from '../lib/time.js';
+
+export const LOG_TYPE_UNKNOWN = 0;
+export const LOG_TYPE_TOPUP = 1;
+export const LOG_TYPE_CONSUME = 2;
+export const LOG_TYPE_MANAGE = 3;
+export const LOG_TYPE_SYSTEM = 4;
+
+/** Most rows returned by a log search (new-api's MaxRecentItems). */
+const SEARCH_LIMIT = 100;
+
+export interface LogFilter {
+  type?: number;
+  userId?: number;
+  username?: string;
+  tokenName?: string;
+  modelName?: string;
+  startTimestamp?: number;
+  endTimestamp?: number;
+  channel?: number;
+  group?: string;
+}
+
+/** A log row as the console sees it: new-api names channel_id `channel` and adds `channel_name`. */
+export type LogView = Omit<Log, 'channel_id'> & { channel: number; channel_name: string };
+
+type LogQuery = SelectQueryBuilder<Database, 'logs', any>;
+
+function applyFilter(q: LogQuery, f: LogFilter, opts: { withTime: boolean }): LogQuery {
+  if (f.type) q = q.where('type', '=', f.type);
+  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
+  if (f.username) q = q.where('username', '=', f.username);
+  if (f.tokenName) q = q.where('token_name', '=', f.tokenName);
+  // new-api uses LIKE without adding wildcards: exact match unless the caller types % or _ themselves.
+  if (f.modelName) q = q.where('model_name', 'like', f.modelName);
+  if (opts.withTime && f.startTimestamp) q = q.where('created_at', '>=', f.startTimestamp);
+  if (opts.withTime && f.endTimestamp) q = q.where('created_at', '<=', f.endTimestamp);
+  if (f.channel) q = q.where('channel_id', '=', f.channel);
+  if (f.group) q = q.where('group', '=', f.group);
+  return q;
+}
+
+async function channelNames(ctx: AppContext, ids: number[]): Promise<Map<number, string>> {
+  const wanted = [...new Set(ids.filter((id) => id > 0))];
+  const names = new Map<number, string>();
+  for (let i = 0; i < wanted.length; i += 500) {
+    const rows = await ctx.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', wanted.slice(i, i + 500)).execute();
+    for (const r of rows) names.set(Number(r.id), r.name);
+  }
+  return names;
+}
+
+async function toViews(ctx: AppContext, rows: Log[]): Promise<LogView[]> {
+  const names = await channelNames(
+    ctx,
+    rows.map((r) => Number(r.channel_id)),
+  );
+  return rows.map(({ channel_id, ...rest }) => ({ ...rest, channel: Number(channel_id), channel_name: names.get(Number(channel_id)) ?? '' }));
+}
+
+/** What an end user may see of their own logs (facts §3.5): id % 1024, no channel name, no admin_info. */
+export function forUser(row: LogView): LogView {
+  let other = row.other;
+  if (other) {
+    try {
+      const parsed = JSON.parse(other);
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && 'admin_info' in parsed) {
+        delete parsed.admin_info;
+        other = JSON.stringify(parsed);
+      }
+    } catch {
+      /* not JSON: leave as stored */
+    }
+  }
+  return { ...row, id: row.id % 1024, channel_name: '', other };
+}
+
+export interface LogPage {
+  items: LogView[];
+  total: number;
+  page: number;
+  page_size: number;
+}
+
+export async function queryLogs(ctx: AppContext, f: LogFilter, page: number, pageSize: number): Promise<LogPage> {
+  const db = ctx.logDb;
+  const base = applyFilter(db.selectFrom('logs'), f, { withTime: true });
+  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = (await base
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(pageSize)
+    .offset((page - 1) * pageSize)
+    .execute()) as Log[];
+  return { items: await toViews(ctx, rows), total: Number(n), page, page_size: pageSize };
+}
+
+export interface LogStat {
+  quota: number;
+  rpm: number;
+  tpm: number;
+}
+
+/** quota: consume logs matching the filters; rpm/tpm: consume logs of the last 60 s matching the non-time filters. */
+export async function logStat(ctx: AppContext, f: LogFilter): Promise<LogStat> {
+  const db = ctx.logDb;
+  const consume = { ...f, type: LOG_TYPE_CONSUME };
+  const q = await applyFilter(db.selectFrom('logs'), consume, { withTime: true })
+    .select(sql<number>`coalesce(sum(quota), 0)`.as('quota'))
+    .executeTakeFirstOrThrow();
+  const r = await applyFilter(db.selectFrom('logs'), consume, { withTime: false })
+    .where('created_at', '>=', nowSec() - 60)
+    .select([sql<number>`count(*)`.as('rpm'), sql<number>`coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0)`.as('tpm')])
+    .executeTakeFirstOrThrow();
+  return { quota: Number(q.quota), rpm: Number(r.rpm), tpm: Number(r.tpm) };
+}
+
+/** Log search: the type equals a numeric keyword, or the content starts with the keyword; newest 100. */
+export async function searchLogs(ctx: AppContext, keyword: string, userId?: number): Promise<LogView[]> {
+  let q = ctx.logDb.selectFrom('logs');
+  if (userId !== undefined) q = q.where('user_id', '=', userId);
+  const kw = keyword.trim();
+  if (kw) {
+    const pattern = `${kw.replace(/[!%_]/g, (c) => '!' + c)}%`;
+    q = q.where((eb) => {
+      const ors: Expression<SqlBool>[] = [sql<boolean>`${sql.ref('content')} like ${pattern} escape '!'`];
+      if (/^\d{1,9}$/.test(kw)) ors.push(eb('type', '=', Number(kw)));
+      return eb.or(ors);
+    });
+  }
+  const rows = (await q.selectAll().orderBy('id', 'desc').limit(SEARCH_LIMIT).execute()) as Log[];
+  return toViews(ctx, rows);
+}
+
+/** DELETE /api/log/: removes logs created before the timestamp; returns how many. */
+export async function deleteLogsBefore(db: Kysely<Database>, targetTimestamp: number): Promise<number> {
+  const res = await db.deleteFrom('logs').where('created_at', '<', targetTimestamp).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Usage dashboard (facts §2.11, §5.8): hourly buckets in `quota_data` (main database).
+
+export const DATA_SELF_MAX_SPAN_SEC = 30 * 24 * 3600;
+
+export interface QuotaDataRow {
+  model_name: string;
+  created_at: number;
+  count: number;
+  quota: number;
+  token_used: number;
+}
+
+/** Admin view: per model and hour, summed over every user. */
+export async function quotaDataByModelHour(ctx: AppContext, start: number, end: number): Promise<QuotaDataRow[]> {
+  let q = ctx.db.selectFrom('quota_data');
+  if (start) q = q.where('created_at', '>=', start);
+  if (end) q = q.where('created_at', '<=', end);
+  const rows = await q
+    .select([
+      'model_name',
+      'created_at',
+      sql<number>`sum(${sql.ref('count')})`.as('count'),
+      sql<number>`sum(${sql.ref('quota')})`.as('quota'),
+      sql<number>`sum(${sql.ref('token_used')})`.as('token_used'),
+    ])
+    .groupBy(['model_name', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('model_name')
+    .execute();
+  return rows.map((r) => ({ ...r, created_at: Number(r.created_at), count: Number(r.count), quota: Number(r.quota), token_used: Number(r.token_used) }));
+}
+
+/** Raw buckets of one user, by username (admin filter) or user id (self view). */
+export async function quotaDataRows(ctx: AppContext, who: { username?: string; userId?: number }, start: number, end: number) {
+  let q = ctx.db.selectFrom('quota_data').selectAll();
+  if (who.username !== undefined) q = q.where('username', '=', who.username);
+  if (who.userId !== undefined) q = q.where('user_id', '=', who.userId);
+  if (start) q = q.where('created_at', '>=', start);
+  if (end) q = q.where('created_at', '<=', end);
+  return q.orderBy('created_at').orderBy('model_name').execute();
+}
