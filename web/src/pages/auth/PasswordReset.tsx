@@ -1,0 +1,49 @@
+import { useState } from 'react';
+import { Button, Form, Input, Typography, message } from 'antd';
+import { MailOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { api } from '../../lib/api.js';
+import AuthCard from './AuthCard.js';
+import { useCountdown } from './useCountdown.js';
+import { NS } from './i18n.js';
+
+export default function PasswordReset() {
+  const { t } = useTranslation(NS);
+  const [email, setEmail] = useState('');
+  const [loading, setLoading] = useState(false);
+  const countdown = useCountdown();
+
+  const submit = async () => {
+    if (!email.trim()) return void message.error(t('resetEmailRequired'));
+    setLoading(true);
+    try {
+      const res = await api.get('/api/reset_password', { email: email.trim() });
+      if (res.success) {
+        void message.success(t('resetSent'));
+        setEmail('');
+      } else void message.error(res.message);
+      countdown.start(30);
+    } catch {
+      /* toasted */
+    } finally {
+      setLoading(false);
+    }
+  };
+
+  return (
+    <AuthCard title={t('resetTitle')}>
+      <Form layout="vertical" onFinish={submit}>
+        <Form.Item>
+          <Input prefix={<MailOutlined />} placeholder={t('resetEmailPh')} value={email} onChange={(e) => setEmail(e.target.value)} />
+        </Form.Item>
+        <Button type="primary" htmlType="submit" block loading={loading} disabled={countdown.left > 0}>
+          {countdown.left > 0 ? t('resetRetry', { n: countdown.left }) : t('resetSubmit')}
+        </Button>
+      </Form>
+      <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0, textAlign: 'center' }}>
+        <Link to="/login">{t('toLogin')}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,196 @@
+// Add-user and edit-user side drawers of the users admin page.
+import { useEffect, useState } from 'react';
+import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, InputNumber, Select, Spin, Typography, message } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api.js';
+import { renderQuota } from '../../lib/render.js';
+import type { AdminUser } from './types.js';
+import { NS } from './i18n.js';
+
+interface AddValues {
+  username?: string;
+  display_name?: string;
+  password?: string;
+}
+
+export function AddUserDrawer({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(): void }) {
+  const { t } = useTranslation(NS);
+  const [form] = Form.useForm<AddValues>();
+  const [saving, setSaving] = useState(false);
+  const submit = async () => {
+    const v = form.getFieldsValue();
+    const username = v.username?.trim() ?? '';
+    if (!username || !v.password) return void message.error(t('emptyRequired'));
+    setSaving(true);
+    try {
+      const res = await api.post('/api/user/', {
+        username,
+        display_name: v.display_name?.trim() || username,
+        password: v.password,
+      });
+      if (res.success) {
+        void message.success(t('created'));
+        form.resetFields();
+        onDone();
+        onClose();
+      } else void message.error(res.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <Drawer
+      open={open}
+      onClose={onClose}
+      title={t('addTitle')}
+      size={420}
+      destroyOnHidden
+      footer={
+        <Flex justify="end" gap={8}>
+          <Button onClick={onClose}>{t('cancel')}</Button>
+          <Button type="primary" onClick={submit} loading={saving} data-testid="add-user-submit">
+            {t('submit')}
+          </Button>
+        </Flex>
+      }
+    >
+      <Form form={form} layout="vertical" onFinish={submit}>
+        <Form.Item name="username" label={t('username')}>
+          <Input placeholder={t('usernamePh')} autoComplete="off" />
+        </Form.Item>
+        <Form.Item name="display_name" label={t('displayName')}>
+          <Input placeholder={t('displayNamePh')} autoComplete="off" />
+        </Form.Item>
+        <Form.Item name="password" label={t('password')}>
+          <Input.Password placeholder={t('passwordPh')} autoComplete="new-password" />
+        </Form.Item>
+      </Form>
+    </Drawer>
+  );
+}
+
+interface EditValues {
+  username: string;
+  display_name: string;
+  password?: string;
+  group: string;
+  quota: number;
+}
+
+export function EditUserDrawer({
+  userId,
+  groups,
+  onClose,
+  onDone,
+}: {
+  userId: number | null;
+  groups: string[];
+  onClose(): void;
+  onDone(): void;
+}) {
+  const { t } = useTranslation(NS);
+  const [form] = Form.useForm<EditValues>();
+  const [user, setUser] = useState<AdminUser | null>(null);
+  const [saving, setSaving] = useState(false);
+  const quota = Form.useWatch('quota', form);
+
+  useEffect(() => {
+    setUser(null);
+    if (userId === null) return;
+    let alive = true;
+    void api.get<AdminUser>(`/api/user/${userId}`).then((res) => {
+      if (!alive) return;
+      if (!res.success) {
+        void message.error(res.message);
+        onClose();
+        return;
+      }
+      setUser(res.data);
+      form.setFieldsValue({
+        username: res.data.username,
+        display_name: res.data.display_name,
+        password: '',
+        group: res.data.group,
+        quota: res.data.quota,
+      });
+    });
+    return () => {
+      alive = false;
+    };
+  }, [userId, form, onClose]);
+
+  const submit = async () => {
+    if (!user) return;
+    const v = form.getFieldsValue();
+    setSaving(true);
+    try {
+      const body: Record<string, unknown> = {
+        id: user.id,
+        username: v.username?.trim(),
+        display_name: v.display_name?.trim(),
+        group: v.group,
+        quota: Math.trunc(Number(v.quota) || 0),
+      };
+      if (v.password) body.password = v.password;
+      const res = await api.put('/api/user/', body);
+      if (res.success) {
+        void message.success(t('updated'));
+        onDone();
+        onClose();
+      } else void message.error(res.message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const groupOptions = Array.from(new Set([...(user ? [user.group] : []), ...groups])).map((g) => ({ value: g, label: g }));
+
+  return (
+    <Drawer
+      open={userId !== null}
+      onClose={onClose}
+      title={t('editTitle')}
+      size={460}
+      footer={
+        <Flex justify="end" gap={8}>
+          <Button onClick={onClose}>{t('cancel')}</Button>
+          <Button type="primary" onClick={submit} loading={saving} disabled={!user}>
+            {t('submit')}
+          </Button>
+        </Flex>
+      }
+    >
+      {!user ? (
+        <Spin />
+      ) : (
+        <Form form={form} layout="vertical">
+          <Form.Item name="username" label={t('username')}>
+            <Input />
+          </Form.Item>
+          <Form.Item name="display_name" label={t('displayName')}>
+            <Input placeholder={t('displayNamePh')} />
+          </Form.Item>
+          <Form.Item name="password" label={t('password')}>
+            <Input.Password placeholder={t('editPasswordPh')} autoComplete="new-password" />
+          </Form.Item>
+          <Form.Item name="group" label={t('group')}>
+            <Select options={groupOptions} showSearch />
+          </Form.Item>
+          <Form.Item name="quota" label={t('quota')} extra={renderQuota(Number(quota) || 0)}>
+            <InputNumber style={{ width: '100%' }} placeholder={t('quotaPh')} step={500000} />
+          </Form.Item>
+          <Divider />
+          <Typography.Text strong>{t('bindings')}</Typography.Text>
+          <Descriptions column={1} size="small" style={{ marginTop: 8 }}>
+            <Descriptions.Item label={t('email')}>{user.email || '-'}</Descriptions.Item>
+            <Descriptions.Item label="GitHub">{user.github_id || '-'}</Descriptions.Item>
+            <Descriptions.Item label="OIDC">{user.oidc_id || '-'}</Descriptions.Item>
+            <Descriptions.Item label="WeChat">{user.wechat_id || '-'}</Descriptions.Item>
+            <Descriptions.Item label="Telegram">{user.telegram_id || '-'}</Descriptions.Item>
+            <Descriptions.Item label="Linux DO">{user.linux_do_id || '-'}</Descriptions.Item>
+          </Descriptions>
+        </Form>
+      )}
+    </Drawer>
+  );
+}

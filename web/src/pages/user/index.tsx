@@ -1,0 +1,242 @@
+// Users admin page (/user): searchable table, add/edit drawers, manage actions per role (spec §2, §4, §6).
+import { useCallback, useState } from 'react';
+import { Button, Card, Flex, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography, message } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../lib/api.js';
+import { renderGroupColor, renderNumber, renderQuota } from '../../lib/render.js';
+import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize } from '../../lib/storage.js';
+import { useUser } from '../../context/user.js';
+import PageHeader from '../../components/PageHeader.js';
+import { AddUserDrawer, EditUserDrawer } from './UserDrawers.js';
+import { allowedActions, isDeleted, type AdminUser, type ManageAction, type Paged } from './types.js';
+import { NS } from './i18n.js';
+
+export default function Users() {
+  const { t } = useTranslation(NS);
+  const { user: me } = useUser();
+  const qc = useQueryClient();
+  const [keywordInput, setKeywordInput] = useState('');
+  const [groupInput, setGroupInput] = useState<string | undefined>();
+  const [filter, setFilter] = useState<{ keyword: string; group: string }>({ keyword: '', group: '' });
+  const [page, setPage] = useState(1);
+  const [pageSize, setSize] = useState(() => getPageSize(10));
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<number | null>(null);
+
+  const searching = !!(filter.keyword || filter.group);
+  const list = useQuery({
+    queryKey: ['users', filter, page, pageSize],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      const res = searching
+        ? await api.get<Paged<AdminUser>>('/api/user/search', { ...filter, p: page, page_size: pageSize })
+        : await api.get<Paged<AdminUser>>('/api/user/', { p: page, page_size: pageSize });
+      if (!res.success) {
+        void message.error(res.message);
+        return { items: [], total: 0, page, page_size: pageSize } as Paged<AdminUser>;
+      }
+      return res.data;
+    },
+  });
+  const groups = useQuery({
+    queryKey: ['groups'],
+    queryFn: async () => {
+      const res = await api.get<string[]>('/api/group/');
+      return res.success && Array.isArray(res.data) ? res.data : [];
+    },
+  });
+  const refresh = useCallback(() => void qc.invalidateQueries({ queryKey: ['users'] }), [qc]);
+  const closeEdit = useCallback(() => setEditing(null), []);
+
+  const manage = async (id: number, action: ManageAction) => {
+    const res = await api.post<{ role: number; status: number }>('/api/user/manage', { id, action });
+    if (!res.success) return void message.error(res.message);
+    void message.success(t('manageDone'));
+    refresh();
+  };
+
+  const callerRole = me?.role ?? 0;
+  const roleTag = (role: number) =>
+    role >= 100 ? (
+      <Tag color="orange">{t('common:role.root')}</Tag>
+    ) : role >= 10 ? (
+      <Tag color="yellow">{t('common:role.admin')}</Tag>
+    ) : role >= 1 ? (
+      <Tag color="blue">{t('common:role.user')}</Tag>
+    ) : (
+      <Tag color="red">{t('common:role.unknown')}</Tag>
+    );
+  const statusTag = (u: AdminUser) => {
+    if (isDeleted(u)) return <Tag color="red">{t('deleted')}</Tag>;
+    if (u.status === 1) return <Tag color="green">{t('statusEnabled')}</Tag>;
+    if (u.status === 2) return <Tag color="red">{t('statusDisabled')}</Tag>;
+    return <Tag>{t('statusUnknown')}</Tag>;
+  };
+
+  const columns: ColumnsType<AdminUser> = [
+    { title: t('id'), dataIndex: 'id', width: 70 },
+    {
+      title: t('username'),
+      dataIndex: 'username',
+      render: (_, u) =>
+        u.display_name && u.display_name !== u.username ? (
+          <Tooltip title={u.display_name}>
+            <span>{u.username}</span>
+          </Tooltip>
+        ) : (
+          u.username
+        ),
+    },
+    { title: t('group'), dataIndex: 'group', render: (g: string) => <Tag color={renderGroupColor(g)}>{g}</Tag> },
+    {
+      title: t('stats'),
+      key: 'stats',
+      render: (_, u) => (
+        <Space size={4} wrap>
+          <Tooltip title={t('remaining')}>
+            <Tag color="default">{renderQuota(u.quota)}</Tag>
+          </Tooltip>
+          <Tooltip title={t('usedQuota')}>
+            <Tag color="default">{renderQuota(u.used_quota)}</Tag>
+          </Tooltip>
+          <Tooltip title={t('requestCount')}>
+            <Tag color="default">{renderNumber(u.request_count)}</Tag>
+          </Tooltip>
+        </Space>
+      ),
+    },
+    {
+      title: t('inviteInfo'),
+      key: 'aff',
+      responsive: ['lg'],
+      render: (_, u) => (
+        <Space size={4} wrap>
+          <Tooltip title={t('affCount')}>
+            <Tag>{renderNumber(u.aff_count ?? 0)}</Tag>
+          </Tooltip>
+          <Tooltip title={t('affHistory')}>
+            <Tag>{renderQuota(u.aff_history_quota ?? 0)}</Tag>
+          </Tooltip>
+          <Tooltip title={t('inviter')}>
+            <Tag>{u.inviter_id ? u.inviter_id : '-'}</Tag>
+          </Tooltip>
+        </Space>
+      ),
+    },
+    { title: t('role'), dataIndex: 'role', render: roleTag },
+    { title: t('status'), key: 'status', render: (_, u) => statusTag(u) },
+    {
+      title: t('actions'),
+      key: 'actions',
+      render: (_, u) => {
+        const allowed = allowedActions(callerRole, u);
+        if (allowed.size === 0) return null;
+        return (
+          <Space size={4} wrap>
+            {allowed.has('promote') ? (
+              <Popconfirm title={t('promoteConfirm')} onConfirm={() => manage(u.id, 'promote')}>
+                <Button size="small">{t('promote')}</Button>
+              </Popconfirm>
+            ) : null}
+            {allowed.has('demote') ? (
+              <Popconfirm title={t('demoteConfirm')} onConfirm={() => manage(u.id, 'demote')}>
+                <Button size="small">{t('demote')}</Button>
+              </Popconfirm>
+            ) : null}
+            {allowed.has('disable') ? (
+              <Button size="small" onClick={() => manage(u.id, 'disable')} data-testid={`disable-${u.id}`}>
+                {t('disable')}
+              </Button>
+            ) : null}
+            {allowed.has('enable') ? (
+              <Button size="small" onClick={() => manage(u.id, 'enable')} data-testid={`enable-${u.id}`}>
+                {t('enable')}
+              </Button>
+            ) : null}
+            <Button size="small" onClick={() => setEditing(u.id)}>
+              {t('edit')}
+            </Button>
+            <Popconfirm
+              title={t('deleteConfirm')}
+              description={t('deleteConfirmDesc')}
+              okButtonProps={{ danger: true }}
+              onConfirm={() => manage(u.id, 'delete')}
+            >
+              <Button size="small" danger>
+                {t('delete')}
+              </Button>
+            </Popconfirm>
+          </Space>
+        );
+      },
+    },
+  ];
+
+  const search = () => {
+    setPage(1);
+    setFilter({ keyword: keywordInput.trim(), group: groupInput ?? '' });
+  };
+
+  return (
+    <Card data-testid="users-page">
+      <PageHeader
+        title={t('title')}
+        extra={
+          <Button type="primary" icon={<PlusOutlined />} onClick={() => setAdding(true)} data-testid="add-user">
+            {t('add')}
+          </Button>
+        }
+      />
+      <Flex gap={8} wrap style={{ marginBottom: 16 }}>
+        <Input
+          allowClear
+          prefix={<SearchOutlined />}
+          placeholder={t('keywordPh')}
+          value={keywordInput}
+          onChange={(e) => setKeywordInput(e.target.value)}
+          onPressEnter={search}
+          style={{ flex: '1 1 280px', maxWidth: 420 }}
+        />
+        <Select
+          allowClear
+          placeholder={t('groupPh')}
+          value={groupInput}
+          onChange={setGroupInput}
+          options={(groups.data ?? []).map((g) => ({ value: g, label: g }))}
+          style={{ width: 180 }}
+        />
+        <Button type="primary" onClick={search} loading={list.isFetching}>
+          {t('search')}
+        </Button>
+      </Flex>
+      <Table<AdminUser>
+        rowKey="id"
+        size="middle"
+        columns={columns}
+        dataSource={list.data?.items ?? []}
+        loading={list.isLoading}
+        scroll={{ x: 'max-content' }}
+        pagination={{
+          current: page,
+          pageSize,
+          total: list.data?.total ?? 0,
+          showSizeChanger: true,
+          pageSizeOptions: PAGE_SIZE_OPTIONS,
+          showTotal: (total) => <Typography.Text type="secondary">{t('total', { total })}</Typography.Text>,
+          onChange: (p, size) => {
+            if (size !== pageSize) {
+              setPageSize(size);
+              setSize(size);
+              setPage(1);
+            } else setPage(p);
+          },
+        }}
+      />
+      <AddUserDrawer open={adding} onClose={() => setAdding(false)} onDone={refresh} />
+      <EditUserDrawer userId={editing} groups={groups.data ?? []} onClose={closeEdit} onDone={refresh} />
+    </Card>
+  );
+}
