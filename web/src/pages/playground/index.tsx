@@ -1,3 +1,266 @@
+// Chat playground (spec §2 Playground, §4 playground message states, §5 Playground, §9 playground defaults).
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  App as AntApp,
+  Avatar,
+  Button,
+  Card,
+  Flex,
+  Input,
+  InputNumber,
+  Layout,
+  Select,
+  Slider,
+  Space,
+  Spin,
+  Tag,
+  Typography,
+} from 'antd';
+import { ClearOutlined, RobotOutlined, SendOutlined, StopOutlined, UserOutlined } from '@ant-design/icons';
+import { api, apiFetch } from '../../lib/api.js';
+import './i18n.js';
+import { buildChatBody, streamChat, type ChatMessage } from './sse.js';
+
+const DEFAULT_MODEL = 'gpt-4o-mini';
+const DEFAULT_SYSTEM = 'You are a helpful assistant. You can help me by answering my questions. You can also ask me questions.';
+
+let seq = 0;
+const newId = () => `m${Date.now().toString(36)}${(seq++).toString(36)}`;
+
 export default function PlaygroundPage() {
-  return <div data-page="playground" />;
+  const { t } = useTranslation('playground');
+  const { message } = AntApp.useApp();
+  const greeting = useCallback(
+    (): ChatMessage => ({ id: newId(), role: 'assistant', content: t('greeting'), status: 'complete' }),
+    [t],
+  );
+  const [groups, setGroups] = useState<{ value: string; label: string }[]>([]);
+  const [models, setModels] = useState<string[]>([]);
+  const [group, setGroup] = useState('');
+  const [model, setModel] = useState(DEFAULT_MODEL);
+  const [temperature, setTemperature] = useState(0);
+  const [maxTokens, setMaxTokens] = useState(0);
+  const [system, setSystem] = useState(DEFAULT_SYSTEM);
+  const [messages, setMessages] = useState<ChatMessage[]>(() => [greeting()]);
+  const [input, setInput] = useState('');
+  const [collapsed, setCollapsed] = useState(false);
+  const abortRef = useRef<AbortController | null>(null);
+  const listRef = useRef<HTMLDivElement>(null);
+  const busy = messages.some((m) => m.status === 'loading' || m.status === 'incomplete');
+
+  useEffect(() => {
+    void api
+      .get<Record<string, { desc?: string; ratio?: number }>>('/api/user/self/groups')
+      .then((r) => {
+        if (!r.success) return;
+        const opts = Object.entries(r.data ?? {}).map(([g, info]) => ({
+          value: g,
+          label: info?.desc ? `${g} - ${info.desc}` : g,
+        }));
+        setGroups([{ value: '', label: t('groupUser') }, ...opts]);
+      })
+      .catch(() => undefined);
+    void api
+      .get<string[]>('/api/user/models')
+      .then((r) => {
+        if (!r.success) return;
+        const list = r.data ?? [];
+        setModels(list);
+        if (list.length && !list.includes(DEFAULT_MODEL)) setModel(list[0]!);
+      })
+      .catch(() => undefined);
+  }, [t]);
+
+  useEffect(() => {
+    listRef.current?.scrollTo({ top: listRef.current.scrollHeight });
+  }, [messages]);
+
+  const patchLast = (fn: (m: ChatMessage) => ChatMessage) =>
+    setMessages((list) => {
+      const copy = [...list];
+      const last = copy[copy.length - 1];
+      if (last && last.role === 'assistant') copy[copy.length - 1] = fn(last);
+      return copy;
+    });
+
+  const send = async () => {
+    const text = input.trim();
+    if (!text || busy) return;
+    const userMsg: ChatMessage = { id: newId(), role: 'user', content: text, status: 'complete' };
+    const history = [...messages, userMsg];
+    setMessages([...history, { id: newId(), role: 'assistant', content: '', status: 'loading' }]);
+    setInput('');
+    const controller = new AbortController();
+    abortRef.current = controller;
+    const body = buildChatBody({ system, history, model, group, temperature, maxTokens });
+    try {
+      const res = await apiFetch('/pg/chat/completions', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      });
+      await streamChat(res, (content, reasoning) =>
+        patchLast((m) => ({
+          ...m,
+          content: m.content + content,
+          reasoning: reasoning ? (m.reasoning ?? '') + reasoning : m.reasoning,
+          status: 'incomplete',
+        })),
+      );
+      patchLast((m) => ({ ...m, status: 'complete' }));
+    } catch (e) {
+      if (controller.signal.aborted) {
+        patchLast((m) => ({ ...m, status: 'complete' }));
+      } else {
+        const msg = e instanceof Error ? e.message : String(e);
+        patchLast((m) => ({ ...m, content: m.content ? `${m.content}\n\n${msg}` : msg, status: 'error' }));
+      }
+    } finally {
+      abortRef.current = null;
+    }
+  };
+
+  const stop = () => abortRef.current?.abort();
+
+  const clear = () => {
+    stop();
+    setMessages([greeting()]);
+    message.success(t('cleared'));
+  };
+
+  const settings = (
+    <Space orientation="vertical" style={{ width: '100%', padding: 16 }} size="middle" data-testid="playground-settings">
+      <Typography.Title level={5} style={{ margin: 0 }}>
+        {t('settings')}
+      </Typography.Title>
+      <div>
+        <Typography.Text>{t('group')}</Typography.Text>
+        <Select style={{ width: '100%' }} value={group} onChange={setGroup} options={groups.length ? groups : [{ value: '', label: t('groupUser') }]} />
+      </div>
+      <div>
+        <Typography.Text>{t('model')}</Typography.Text>
+        <Select
+          style={{ width: '100%' }}
+          showSearch
+          value={model}
+          onChange={setModel}
+          options={Array.from(new Set([model, ...models])).map((m) => ({ value: m, label: m }))}
+          data-testid="playground-model"
+        />
+      </div>
+      <div>
+        <Typography.Text>{t('temperature', { value: temperature })}</Typography.Text>
+        <Slider min={0.1} max={1} step={0.1} value={temperature} onChange={(v: number) => setTemperature(v)} />
+      </div>
+      <div>
+        <Typography.Text>{t('maxTokens')}</Typography.Text>
+        <InputNumber
+          style={{ width: '100%' }}
+          min={0}
+          precision={0}
+          value={maxTokens}
+          onChange={(v) => setMaxTokens(Math.trunc(Number(v ?? 0)) || 0)}
+        />
+      </div>
+      <div>
+        <Typography.Text>{t('system')}</Typography.Text>
+        <Input.TextArea autoSize={{ minRows: 4, maxRows: 12 }} value={system} onChange={(e) => setSystem(e.target.value)} />
+      </div>
+    </Space>
+  );
+
+  return (
+    <Layout style={{ minHeight: 'calc(100vh - 180px)', background: 'transparent' }} data-testid="playground-page">
+      <Layout.Sider
+        width={300}
+        theme="light"
+        breakpoint="md"
+        collapsedWidth={0}
+        collapsible
+        collapsed={collapsed}
+        onCollapse={setCollapsed}
+        zeroWidthTriggerStyle={{ top: 12 }}
+        style={{ borderRadius: 8, marginRight: collapsed ? 0 : 16 }}
+      >
+        {settings}
+      </Layout.Sider>
+      <Layout.Content>
+        <Card
+          title={t('title')}
+          extra={
+            <Button icon={<ClearOutlined />} onClick={clear} data-testid="playground-clear">
+              {t('clear')}
+            </Button>
+          }
+          styles={{ body: { display: 'flex', flexDirection: 'column', gap: 12 } }}
+        >
+          <div ref={listRef} style={{ minHeight: 320, maxHeight: '60vh', overflowY: 'auto' }} data-testid="playground-messages">
+            {messages.map((m) => (
+              <Flex
+                key={m.id}
+                gap={8}
+                justify={m.role === 'user' ? 'flex-end' : 'flex-start'}
+                style={{ marginBottom: 12 }}
+                data-role={m.role}
+                data-status={m.status}
+              >
+                {m.role !== 'user' && <Avatar icon={<RobotOutlined />} style={{ flex: 'none' }} />}
+                <div
+                  style={{
+                    maxWidth: '80%',
+                    padding: '8px 12px',
+                    borderRadius: 8,
+                    whiteSpace: 'pre-wrap',
+                    wordBreak: 'break-word',
+                    background: m.role === 'user' ? 'rgba(22,119,255,0.12)' : 'rgba(127,127,127,0.10)',
+                    border: m.status === 'error' ? '1px solid #ff4d4f' : undefined,
+                  }}
+                  className="playground-message"
+                >
+                  {m.reasoning ? (
+                    <Typography.Paragraph type="secondary" style={{ fontSize: 12 }}>
+                      {m.reasoning}
+                    </Typography.Paragraph>
+                  ) : null}
+                  {m.status === 'loading' ? <Spin size="small" /> : m.content}
+                  {m.status === 'error' && (
+                    <div>
+                      <Tag color="red">{t('error')}</Tag>
+                    </div>
+                  )}
+                </div>
+                {m.role === 'user' && <Avatar icon={<UserOutlined />} style={{ flex: 'none' }} />}
+              </Flex>
+            ))}
+          </div>
+          <Flex gap={8} align="flex-end">
+            <Input.TextArea
+              autoSize={{ minRows: 1, maxRows: 6 }}
+              value={input}
+              onChange={(e) => setInput(e.target.value)}
+              placeholder={t('inputPh')}
+              onPressEnter={(e) => {
+                if (!e.shiftKey) {
+                  e.preventDefault();
+                  void send();
+                }
+              }}
+              data-testid="playground-input"
+            />
+            {busy ? (
+              <Button danger icon={<StopOutlined />} onClick={stop} data-testid="playground-stop">
+                {t('stop')}
+              </Button>
+            ) : (
+              <Button type="primary" icon={<SendOutlined />} onClick={() => void send()} data-testid="playground-send">
+                {t('send')}
+              </Button>
+            )}
+          </Flex>
+        </Card>
+      </Layout.Content>
+    </Layout>
+  );
 }
