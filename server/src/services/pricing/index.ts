@@ -1,7 +1,37 @@
 // Price lookup and quota formulas (facts §5). Pure functions over the option store: no I/O, safe on the hot path.
 // CONTRACT (used by the relay and the console): names and signatures here are stable; bodies are owned by
-// the pricing module (see pricing/*.ts for the rule tables).
+// the pricing module (rule tables in completion-ratio.ts, media.ts and defaults.ts).
+//
+// Usage conventions (read this before billing a response):
+// - `Usage` is OpenAI-shaped: `prompt_tokens` INCLUDES `cached_tokens` (cache reads); `cache_creation_tokens`
+//   (Claude cache writes) are NOT part of `prompt_tokens`. textQuota bills
+//   (prompt − cached) + cached × cacheRatio + creation × cacheCreationRatio + completion × completionRatio.
+// - Claude reports `input_tokens` WITHOUT cache reads or writes. new-api bills Claude channels reached through
+//   /v1/chat/completions with the generic formula on input_tokens, subtracting cache reads a second time and
+//   ignoring cache writes (under-billing, facts §5.10). Fix: convert Claude usage with `usageFromClaude` (which
+//   adds the cache reads back into prompt_tokens, so the OpenAI-style usage the client sees is also correct)
+//   and bill with textQuota; or, on /v1/messages, bill the Claude usage directly with `claudeQuota`.
 import type { OptionStore } from '../options.js';
+import {
+  DEFAULT_CACHE_CREATION_RATIO_FALLBACK,
+  DEFAULT_CREATE_CACHE_RATIO,
+  DEFAULT_MODEL_PRICE,
+  DEFAULT_TASK_PRICE,
+  UNSET_MODEL_RATIO,
+} from './defaults.js';
+import { isRatio, normalizeGizmo, resolveCompletionRatio } from './completion-ratio.js';
+import { getAudioCompletionRatio, getAudioRatio, imageQualityRatio, imageSizeRatio } from './media.js';
+
+export { normalizeGizmo, completionRule, resolveCompletionRatio } from './completion-ratio.js';
+export {
+  getAudioRatio,
+  getAudioCompletionRatio,
+  isAudioModel,
+  validateImageSize,
+  imageSizeRatio,
+  imageQualityRatio,
+  DEFAULT_IMAGE_SIZE,
+} from './media.js';
 
 export interface PriceData {
   /** true: fixed price per call (ModelPrice); false: per-token ratios */
@@ -24,39 +54,94 @@ export interface Usage {
   cache_creation_tokens?: number;
 }
 
+/** Anthropic Messages API usage: input_tokens excludes both cache reads and cache writes. */
+export interface ClaudeUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+}
+
+/** Audio-model usage split by modality (gpt-4o-audio chat and realtime `response.done`). */
+export interface AudioUsage {
+  textInput: number;
+  textOutput: number;
+  audioInput: number;
+  audioOutput: number;
+}
+
 export class PricingError extends Error {}
 
+export const QUOTA_PER_UNIT_DEFAULT = 500000;
+
+function ratioMap(options: OptionStore, key: string): Record<string, number> {
+  const m = options.json<Record<string, number> | null>(key, {});
+  return m && typeof m === 'object' && !Array.isArray(m) ? m : {};
+}
+
+/** GroupRatio[group]; a missing group costs 1 (new-api logs an error and continues). */
 export function getGroupRatio(options: OptionStore, group: string): number {
-  const map = options.json<Record<string, number>>('GroupRatio', {});
-  const r = map[group];
-  return typeof r === 'number' && Number.isFinite(r) ? r : 1;
+  const r = ratioMap(options, 'GroupRatio')[group];
+  return isRatio(r) ? r : 1;
 }
 
+const EFFORT_SUFFIX = /^(o\d.*?)-(high|low|medium)$/;
+
+/**
+ * ModelRatio lookup. Gizmo models collapse to their family entry (new-api only does this for gpt-4-gizmo, which
+ * makes the default `gpt-4o-gizmo-*` ratio unreachable; we do both). o-series names with a reasoning-effort
+ * suffix (`o3-mini-high`) use their own entry when present, else the base model's ratio: the suffix only selects
+ * `reasoning_effort` upstream. Missing ⇒ 37.5 with found=false.
+ */
 export function getModelRatio(options: OptionStore, model: string): { ratio: number; found: boolean } {
-  const map = options.json<Record<string, number>>('ModelRatio', {});
-  const r = map[model];
-  if (typeof r === 'number') return { ratio: r, found: true };
-  return { ratio: 37.5, found: false };
+  const map = ratioMap(options, 'ModelRatio');
+  const name = normalizeGizmo(model);
+  const r = map[name];
+  if (isRatio(r)) return { ratio: r, found: true };
+  const effort = EFFORT_SUFFIX.exec(name);
+  if (effort) {
+    const base = map[effort[1]!];
+    if (isRatio(base)) return { ratio: base, found: true };
+  }
+  return { ratio: UNSET_MODEL_RATIO, found: false };
 }
 
+/** ModelPrice lookup (USD per call), gizmo names collapsed. */
 export function getModelPrice(options: OptionStore, model: string): { price: number; found: boolean } {
-  const map = options.json<Record<string, number>>('ModelPrice', {});
-  const p = map[model];
-  return typeof p === 'number' ? { price: p, found: true } : { price: -1, found: false };
+  const p = ratioMap(options, 'ModelPrice')[normalizeGizmo(model)];
+  return isRatio(p) ? { price: p, found: true } : { price: -1, found: false };
 }
 
+/** GetCompletionRatio (facts §5.6): see completion-ratio.ts for the rule table. */
 export function getCompletionRatio(options: OptionStore, model: string): number {
-  const map = options.json<Record<string, number>>('CompletionRatio', {});
-  return typeof map[model] === 'number' ? map[model] : 1;
+  return resolveCompletionRatio(ratioMap(options, 'CompletionRatio'), model);
 }
 
+/** CacheRatio option (price of a cache read relative to input), default 1 = no discount. */
 export function getCacheRatio(options: OptionStore, model: string): number {
-  const map = options.json<Record<string, number>>('CacheRatio', {});
-  return typeof map[model] === 'number' ? map[model] : 1;
+  const r = ratioMap(options, 'CacheRatio')[model];
+  return isRatio(r) ? r : 1;
 }
 
-export function getCacheCreationRatio(_options: OptionStore, _model: string): number {
-  return 1.25;
+/**
+ * Price of a cache write relative to input. new-api's snapshot has no option for it (compiled table only); later
+ * versions store a `CreateCacheRatio` option, which we honour when a row exists. Default 1.25.
+ */
+export function getCacheCreationRatio(options: OptionStore, model: string): number {
+  if (options.get('CreateCacheRatio').trim() !== '') {
+    const r = ratioMap(options, 'CreateCacheRatio')[model];
+    if (isRatio(r)) return r;
+  }
+  const d = DEFAULT_CREATE_CACHE_RATIO[model];
+  return d ?? DEFAULT_CACHE_CREATION_RATIO_FALLBACK;
+}
+
+/** The error new-api returns (HTTP 500, local) when a model has neither a price nor a ratio. */
+export function unsetRatioMessage(model: string, userId?: number): string {
+  if (userId === 1) {
+    return `模型 ${model} 倍率或价格未配置，请设置或开始自用模式；Model ${model} ratio or price not set, please set or start self-use mode`;
+  }
+  return `模型 ${model} 倍率或价格未配置，请联系管理员设置或开始自用模式；Model ${model} ratio or price not set, please contact administrator to set or start self-use mode`;
 }
 
 /**
@@ -76,7 +161,7 @@ export function getPriceData(
   }
   const ratio = getModelRatio(options, model);
   if (!ratio.found && !options.bool('SelfUseModeEnabled') && !opts.acceptUnsetRatio) {
-    throw new PricingError(`模型 ${model} 倍率或价格未配置，请联系管理员设置或开始自用模式；Model ${model} ratio or price not set`);
+    throw new PricingError(unsetRatioMessage(model, opts.userId));
   }
   return {
     usePrice: false,
@@ -89,21 +174,133 @@ export function getPriceData(
   };
 }
 
-/** Round half away from zero, as new-api's decimal maths does. */
-export function roundQuota(x: number): number {
-  return Math.sign(x) * Math.round(Math.abs(x));
+/**
+ * Strips binary floating-point noise so a product that is exact in decimal (new-api uses decimal maths)
+ * rounds or truncates the same way: 0.15 × 3 gives 0.44999999999999996 in binary, 0.45 in decimal.
+ */
+function decimalClean(x: number): number {
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(12)) : x;
 }
 
-/** Final charge for a text request (facts §5.3). */
+/** Round half away from zero, as new-api's decimal maths does. */
+export function roundQuota(x: number): number {
+  const c = decimalClean(x);
+  return Math.sign(c) * Math.round(Math.abs(c));
+}
+
+/** Go's int(float64) (truncation toward zero), without binary noise: int(0.1×3×500000) is 150000, not 149999. */
+export function truncQuota(x: number): number {
+  return Math.trunc(decimalClean(x));
+}
+
+function nonNeg(n: number | undefined): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** Per-call charge: modelPrice × QuotaPerUnit × groupRatio (rounded). */
+export function priceQuota(price: PriceData, quotaPerUnit: number): number {
+  return roundQuota(price.modelPrice * quotaPerUnit * price.groupRatio);
+}
+
+/**
+ * Final charge for a text request (facts §5.3), OpenAI-style usage (see the header comment).
+ * - No tokens at all (upstream timeout) ⇒ 0, in both modes; the caller notes "(可能是上游超时)" in the log.
+ * - Ratio mode: a non-zero ratio that rounds to ≤ 0 charges 1.
+ * - cached_tokens is clamped to prompt_tokens so a malformed upstream usage cannot produce a negative charge.
+ */
 export function textQuota(price: PriceData, usage: Usage, quotaPerUnit: number): number {
-  if (price.usePrice) return roundQuota(price.modelPrice * quotaPerUnit * price.groupRatio);
-  const cached = usage.cached_tokens ?? 0;
-  const creation = usage.cache_creation_tokens ?? 0;
+  const prompt = nonNeg(usage.prompt_tokens);
+  const completion = nonNeg(usage.completion_tokens);
+  const creation = nonNeg(usage.cache_creation_tokens);
+  if (prompt + completion + creation === 0) return 0;
+  if (price.usePrice) return priceQuota(price, quotaPerUnit);
+  const cached = Math.min(nonNeg(usage.cached_tokens), prompt);
   const tokens =
-    usage.prompt_tokens - cached + cached * price.cacheRatio + creation * price.cacheCreationRatio + usage.completion_tokens * price.completionRatio;
+    prompt - cached + cached * price.cacheRatio + creation * price.cacheCreationRatio + completion * price.completionRatio;
   let q = roundQuota(tokens * price.modelRatio * price.groupRatio);
-  if (price.modelRatio * price.groupRatio !== 0 && q <= 0 && usage.prompt_tokens + usage.completion_tokens > 0) q = 1;
+  if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
   return q;
+}
+
+/** Claude usage → OpenAI-shaped usage: prompt_tokens = input + cache reads; cache writes kept separately. */
+export function usageFromClaude(u: ClaudeUsage): Usage {
+  const read = nonNeg(u.cache_read_input_tokens);
+  return {
+    prompt_tokens: nonNeg(u.input_tokens) + read,
+    completion_tokens: nonNeg(u.output_tokens),
+    cached_tokens: read,
+    cache_creation_tokens: nonNeg(u.cache_creation_input_tokens),
+  };
+}
+
+/**
+ * Claude-path charge (PostClaudeConsumeQuota, /v1/messages): input_tokens already exclude cache tokens, so
+ * (input + cacheRead × cacheRatio + cacheCreation × cacheCreationRatio + output × completionRatio)
+ * × groupRatio × modelRatio, truncated (new-api uses float maths here). Per-call models: price × unit × group.
+ */
+export function claudeQuota(price: PriceData, usage: ClaudeUsage, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
+  const input = nonNeg(usage.input_tokens);
+  const output = nonNeg(usage.output_tokens);
+  const read = nonNeg(usage.cache_read_input_tokens);
+  const creation = nonNeg(usage.cache_creation_input_tokens);
+  if (input + output + read + creation === 0) return 0;
+  if (price.usePrice) return priceQuota(price, quotaPerUnit);
+  const tokens = input + read * price.cacheRatio + creation * price.cacheCreationRatio + output * price.completionRatio;
+  let q = truncQuota(tokens * price.groupRatio * price.modelRatio);
+  if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
+  return q;
+}
+
+/**
+ * Audio models (gpt-4o-audio on the chat path, realtime): text tokens at the text rates, audio input at
+ * audioRatio, audio output at audioRatio × audioCompletionRatio; × modelRatio × groupRatio, rounded.
+ */
+export function audioQuota(price: PriceData, usage: AudioUsage, model: string): number {
+  const textIn = nonNeg(usage.textInput);
+  const textOut = nonNeg(usage.textOutput);
+  const audioIn = nonNeg(usage.audioInput);
+  const audioOut = nonNeg(usage.audioOutput);
+  if (textIn + textOut + audioIn + audioOut === 0) return 0;
+  const audioRatio = getAudioRatio(model);
+  const tokens =
+    textIn + textOut * price.completionRatio + audioIn * audioRatio + audioOut * audioRatio * getAudioCompletionRatio(model);
+  let q = roundQuota(tokens * price.modelRatio * price.groupRatio);
+  if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
+  return q;
+}
+
+export interface ImageRequestLike {
+  model: string;
+  size?: string;
+  quality?: string;
+  n?: number;
+}
+
+/**
+ * Image generation charge, computed before the upstream call (facts §5.3). In ratio mode one image costs
+ * 0.0025 × modelRatio USD. quota = int(price × sizeRatio × qualityRatio × n × groupRatio × QuotaPerUnit).
+ */
+export function imageQuota(price: PriceData, req: ImageRequestLike, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
+  const unitPrice = price.usePrice ? price.modelPrice : 0.0025 * price.modelRatio;
+  const n = req.n && req.n > 0 ? Math.floor(req.n) : 1;
+  const total = unitPrice * imageSizeRatio(req.size) * imageQualityRatio(req.model, req.size, req.quality) * n;
+  return truncQuota(total * price.groupRatio * quotaPerUnit);
+}
+
+/**
+ * Midjourney / Suno / swap_face: a fixed price per task from ModelPrice[`mj_*` | `suno_music` | `suno_lyrics` |
+ * `swap_face`], else the compiled default, else 0.1 USD. quota = int(price × groupRatio × QuotaPerUnit).
+ */
+export function taskQuota(
+  options: OptionStore,
+  priceName: string,
+  group: string,
+): { quota: number; modelPrice: number; groupRatio: number } {
+  const p = getModelPrice(options, priceName);
+  const modelPrice = p.found ? p.price : (DEFAULT_MODEL_PRICE[priceName] ?? DEFAULT_TASK_PRICE);
+  const groupRatio = getGroupRatio(options, group);
+  const quotaPerUnit = options.num('QuotaPerUnit', QUOTA_PER_UNIT_DEFAULT);
+  return { quota: truncQuota(modelPrice * groupRatio * quotaPerUnit), modelPrice, groupRatio };
 }
 
 /** Reservation before the upstream call (facts §5.2, without the trusted shortcut, which needs balances). */
@@ -113,8 +310,28 @@ export function preConsumeQuota(
   maxTokens: number | undefined,
   options: OptionStore,
 ): number {
-  const quotaPerUnit = options.num('QuotaPerUnit', 500000);
-  if (price.usePrice) return Math.trunc(price.modelPrice * quotaPerUnit * price.groupRatio);
-  const preTokens = maxTokens && maxTokens > 0 ? promptTokens + maxTokens : options.num('PreConsumedQuota', 500);
-  return Math.trunc(preTokens * price.modelRatio * price.groupRatio);
+  const quotaPerUnit = options.num('QuotaPerUnit', QUOTA_PER_UNIT_DEFAULT);
+  if (price.usePrice) return truncQuota(price.modelPrice * quotaPerUnit * price.groupRatio);
+  const preTokens = maxTokens && maxTokens > 0 ? nonNeg(promptTokens) + maxTokens : options.num('PreConsumedQuota', 500);
+  return truncQuota(preTokens * price.modelRatio * price.groupRatio);
+}
+
+/**
+ * The trusted shortcut of facts §5.2: with a balance above 100× the reservation (and an unlimited token, or a
+ * token holding more than 100× too) nothing is reserved and the whole amount is charged afterwards.
+ */
+export function trustedReservation(
+  pre: number,
+  userQuota: number,
+  token: { unlimited: boolean; remainQuota: number },
+): number {
+  if (pre <= 0) return pre;
+  if (userQuota > 100 * pre && (token.unlimited || token.remainQuota > 100 * pre)) return 0;
+  return pre;
+}
+
+/** Pricing-page figures (spec §9): USD per 1M tokens for the given ratios. */
+export function pricePer1M(modelRatio: number, completionRatio: number, groupRatio: number): { input: number; output: number } {
+  const input = decimalClean(modelRatio * 2 * groupRatio);
+  return { input, output: decimalClean(input * completionRatio) };
 }
