@@ -1,3 +1,210 @@
+// Dashboard (/detail): quota_data over a time range (spec §2 sidebar: only with enable_data_export; facts §5.8).
+// recharts is imported only here so it stays in this lazily-loaded route's chunk.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import dayjs, { type Dayjs } from 'dayjs';
+import { Alert, App as AntApp, Button, Card, Col, DatePicker, Empty, Input, Row, Segmented, Space, Statistic } from 'antd';
+import {
+  Bar,
+  BarChart,
+  CartesianGrid,
+  Cell,
+  Legend,
+  Line,
+  LineChart,
+  Pie,
+  PieChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import { api } from '../../lib/api.js';
+import { renderNumber, renderQuota } from '../../lib/render.js';
+import { useStatus } from '../../context/status.js';
+import { isAdmin, useUser } from '../../context/user.js';
+import './i18n.js';
+import { modelShare, normalizeGranularity, seriesByModel, totals, type Granularity, type QuotaDataRow } from './logic.js';
+
+const COLORS = ['#1677ff', '#52c41a', '#faad14', '#f5222d', '#722ed1', '#13c2c2', '#eb2f96', '#fa8c16', '#a0d911', '#2f54eb'];
+const FMT = 'YYYY-MM-DD HH:mm:ss';
+
 export default function DetailPage() {
-  return <div data-page="detail" />;
+  const { t } = useTranslation('detail');
+  const { message } = AntApp.useApp();
+  const { status } = useStatus();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const [start, setStart] = useState<Dayjs>(() => dayjs().subtract(1, 'day').startOf('hour'));
+  const [end, setEnd] = useState<Dayjs>(() => dayjs().add(1, 'hour').startOf('hour'));
+  const [username, setUsername] = useState('');
+  const [granularity, setGranularity] = useState<Granularity>(() => normalizeGranularity(status.data_export_default_time));
+  const [rows, setRows] = useState<QuotaDataRow[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [chartKind, setChartKind] = useState<'bar' | 'line'>('bar');
+
+  useEffect(() => {
+    setGranularity(normalizeGranularity(status.data_export_default_time));
+  }, [status.data_export_default_time]);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      const params = { start_timestamp: start.unix(), end_timestamp: end.unix(), username: admin ? username.trim() || undefined : undefined };
+      const res = await api.get<QuotaDataRow[]>(admin ? '/api/data/' : '/api/data/self', params);
+      if (res.success) setRows(res.data ?? []);
+      else message.error(res.message);
+    } catch {
+      /* toasted */
+    } finally {
+      setLoading(false);
+    }
+    // username is applied with the query button only
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [start, end, admin, message]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const sum = useMemo(() => totals(rows), [rows]);
+  const quotaSeries = useMemo(() => seriesByModel(rows, granularity, 'quota'), [rows, granularity]);
+  const countSeries = useMemo(() => seriesByModel(rows, granularity, 'count'), [rows, granularity]);
+  const share = useMemo(() => modelShare(rows, 'count'), [rows]);
+  const quotaFmt = (v: unknown) => renderQuota(Number(v), 4);
+
+  if (status.enable_data_export === false) {
+    return <Alert type="info" showIcon title={t('disabled')} />;
+  }
+
+  const quotaChart =
+    chartKind === 'bar' ? (
+      <BarChart data={quotaSeries.points}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="label" />
+        <YAxis tickFormatter={(v: number) => renderQuota(v, 2)} width={80} />
+        <Tooltip formatter={quotaFmt} />
+        <Legend />
+        {quotaSeries.models.map((m, i) => (
+          <Bar key={m} dataKey={m} stackId="q" fill={COLORS[i % COLORS.length]} isAnimationActive={false} />
+        ))}
+      </BarChart>
+    ) : (
+      <LineChart data={quotaSeries.points}>
+        <CartesianGrid strokeDasharray="3 3" />
+        <XAxis dataKey="label" />
+        <YAxis tickFormatter={(v: number) => renderQuota(v, 2)} width={80} />
+        <Tooltip formatter={quotaFmt} />
+        <Legend />
+        {quotaSeries.models.map((m, i) => (
+          <Line key={m} dataKey={m} stroke={COLORS[i % COLORS.length]} dot={false} isAnimationActive={false} />
+        ))}
+      </LineChart>
+    );
+
+  return (
+    <Space orientation="vertical" style={{ width: '100%' }} size="middle" data-testid="detail-page">
+      <Card title={t('title')}>
+        <Space wrap>
+          <DatePicker showTime format={FMT} value={start} onChange={(d) => d && setStart(d)} allowClear={false} />
+          <span>~</span>
+          <DatePicker showTime format={FMT} value={end} onChange={(d) => d && setEnd(d)} allowClear={false} />
+          <Segmented<Granularity>
+            value={granularity}
+            onChange={setGranularity}
+            options={[
+              { value: 'hour', label: t('g.hour') },
+              { value: 'day', label: t('g.day') },
+              { value: 'week', label: t('g.week') },
+            ]}
+          />
+          {admin && (
+            <Input placeholder={t('username')} value={username} onChange={(e) => setUsername(e.target.value)} allowClear style={{ width: 160 }} />
+          )}
+          <Button type="primary" loading={loading} onClick={() => void load()}>
+            {t('query')}
+          </Button>
+        </Space>
+      </Card>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} md={8}>
+          <Card>
+            <Statistic title={t('total.quota')} value={renderQuota(sum.quota)} />
+          </Card>
+        </Col>
+        <Col xs={24} md={8}>
+          <Card>
+            <Statistic title={t('total.tokens')} value={renderNumber(sum.tokens)} />
+          </Card>
+        </Col>
+        <Col xs={24} md={8}>
+          <Card>
+            <Statistic title={t('total.count')} value={renderNumber(sum.count)} />
+          </Card>
+        </Col>
+      </Row>
+      {rows.length === 0 ? (
+        <Card>
+          <Empty description={t('empty')} />
+        </Card>
+      ) : (
+        <Row gutter={[16, 16]}>
+          <Col xs={24} xl={16}>
+            <Card
+              title={t('chart.quota')}
+              extra={
+                <Segmented<'bar' | 'line'>
+                  value={chartKind}
+                  onChange={setChartKind}
+                  options={[
+                    { value: 'bar', label: t('chart.bar') },
+                    { value: 'line', label: t('chart.line') },
+                  ]}
+                />
+              }
+            >
+              <div style={{ width: '100%', height: 320 }}>
+                <ResponsiveContainer>{quotaChart}</ResponsiveContainer>
+              </div>
+            </Card>
+          </Col>
+          <Col xs={24} xl={8}>
+            <Card title={t('chart.share')}>
+              <div style={{ width: '100%', height: 320 }}>
+                <ResponsiveContainer>
+                  <PieChart>
+                    <Pie data={share} dataKey="value" nameKey="name" outerRadius={100} label isAnimationActive={false}>
+                      {share.map((s, i) => (
+                        <Cell key={s.name} fill={COLORS[i % COLORS.length]} />
+                      ))}
+                    </Pie>
+                    <Tooltip />
+                    <Legend />
+                  </PieChart>
+                </ResponsiveContainer>
+              </div>
+            </Card>
+          </Col>
+          <Col xs={24}>
+            <Card title={t('chart.count')}>
+              <div style={{ width: '100%', height: 280 }}>
+                <ResponsiveContainer>
+                  <LineChart data={countSeries.points}>
+                    <CartesianGrid strokeDasharray="3 3" />
+                    <XAxis dataKey="label" />
+                    <YAxis allowDecimals={false} />
+                    <Tooltip />
+                    <Legend />
+                    {countSeries.models.map((m, i) => (
+                      <Line key={m} dataKey={m} stroke={COLORS[i % COLORS.length]} isAnimationActive={false} />
+                    ))}
+                  </LineChart>
+                </ResponsiveContainer>
+              </div>
+            </Card>
+          </Col>
+        </Row>
+      )}
+    </Space>
+  );
 }

@@ -1,0 +1,25 @@
+// Strings of the dashboard (namespace `detail`).
+import { registerBundle } from '../../i18n/index.js';
+import { splitPairs } from '../../components/i18nPairs.js';
+
+registerBundle(
+  'detail',
+  splitPairs({
+    title: ['数据看板', 'Dashboard'],
+    disabled: ['数据看板未启用', 'The data dashboard is not enabled'],
+    username: ['用户名称', 'Username'],
+    query: ['查询', 'Query'],
+    'g.hour': ['小时', 'Hour'],
+    'g.day': ['天', 'Day'],
+    'g.week': ['周', 'Week'],
+    'total.quota': ['消耗额度', 'Quota used'],
+    'total.tokens': ['消耗 Tokens', 'Tokens used'],
+    'total.count': ['请求次数', 'Requests'],
+    'chart.quota': ['模型消耗分布', 'Quota by model'],
+    'chart.count': ['模型调用次数趋势', 'Requests by model'],
+    'chart.share': ['模型调用次数占比', 'Model share of requests'],
+    'chart.bar': ['柱状图', 'Bars'],
+    'chart.line': ['折线图', 'Lines'],
+    empty: ['暂无数据', 'No data'],
+  }),
+);
