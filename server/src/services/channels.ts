@@ -17,24 +17,6 @@ const XUNFEI = 18;
 
 export type PublicChannel = Omit<Channel, 'key'>;
 
-export interface TagRow {
-  id: string;
-  is_tag: true;
-  tag: string;
-  name: string;
-  type: number;
-  status: number;
-  group: string;
-  models: string;
-  priority: number | null;
-  weight: number | null;
-  used_quota: number;
-  balance: number;
-  response_time: number;
-  created_time: number;
-  children: PublicChannel[];
-}
-
 type Executor = Kysely<Database> | Transaction<Database>;
 
 const PUBLIC_COLUMNS = [
@@ -199,63 +181,37 @@ function ordered<T extends { orderBy: (...a: any[]) => T }>(q: T, idSort: boolea
   return idSort ? q.orderBy('id', 'desc') : q.orderBy('priority', 'desc').orderBy('id', 'desc');
 }
 
-/** Groups channels by tag: one row per tag (at its first member's position), untagged channels as themselves. */
-export function groupByTag(channels: PublicChannel[]): Array<PublicChannel | TagRow> {
-  const rows: Array<PublicChannel | TagRow> = [];
-  const tags = new Map<string, TagRow>();
+/**
+ * Tag mode: one row per tag (placed where its first member sorts) holding all its members, untagged channels as
+ * rows of their own. Paging counts these rows; the answer stays a flat channel array with each tag's members
+ * next to each other (new-api's shape), so the console can fold them under a tag parent.
+ */
+export function groupByTag(channels: PublicChannel[]): PublicChannel[][] {
+  const rows: PublicChannel[][] = [];
+  const tags = new Map<string, PublicChannel[]>();
   for (const ch of channels) {
     if (!ch.tag) {
-      rows.push(ch);
+      rows.push([ch]);
       continue;
     }
-    let row = tags.get(ch.tag);
-    if (!row) {
-      row = {
-        id: ch.tag,
-        is_tag: true,
-        tag: ch.tag,
-        name: ch.tag,
-        type: ch.type,
-        status: CHANNEL_STATUS_MANUALLY_DISABLED,
-        group: '',
-        models: '',
-        priority: ch.priority,
-        weight: ch.weight,
-        used_quota: 0,
-        balance: 0,
-        response_time: 0,
-        created_time: ch.created_time,
-        children: [],
-      };
-      tags.set(ch.tag, row);
-      rows.push(row);
+    let members = tags.get(ch.tag);
+    if (!members) {
+      members = [];
+      tags.set(ch.tag, members);
+      rows.push(members);
     }
-    row.children.push(ch);
-  }
-  for (const row of tags.values()) {
-    const kids = row.children;
-    row.status = kids.some((c) => c.status === CHANNEL_STATUS_ENABLED) ? CHANNEL_STATUS_ENABLED : CHANNEL_STATUS_MANUALLY_DISABLED;
-    row.group = splitCommaList(kids.map((c) => c.group).join(',')).join(',');
-    row.models = splitCommaList(kids.map((c) => c.models).join(',')).join(',');
-    // A tag shows a priority / weight only when all members agree (the tag editor then pre-fills it).
-    row.priority = kids.every((c) => c.priority === kids[0].priority) ? kids[0].priority : null;
-    row.weight = kids.every((c) => c.weight === kids[0].weight) ? kids[0].weight : null;
-    row.used_quota = kids.reduce((s, c) => s + Number(c.used_quota || 0), 0);
-    row.balance = kids.reduce((s, c) => s + Number(c.balance || 0), 0);
-    const tested = kids.filter((c) => c.response_time > 0);
-    row.response_time = tested.length ? Math.round(tested.reduce((s, c) => s + c.response_time, 0) / tested.length) : 0;
-    row.created_time = Math.min(...kids.map((c) => c.created_time));
-    if (kids.some((c) => c.type !== row.type)) row.type = kids[0].type;
+    members.push(ch);
   }
   return rows;
 }
 
-export async function listChannels(db: Executor, q: ListQuery): Promise<{ items: Array<PublicChannel | TagRow>; total: number }> {
+/** `total` counts rows: channels, or in tag mode tags plus untagged channels. */
+export async function listChannels(db: Executor, q: ListQuery): Promise<{ items: PublicChannel[]; total: number }> {
   const offset = q.page * q.pageSize;
   if (q.tagMode) {
     const all = await ordered(publicSelect(db), q.idSort).execute();
     const rows = groupByTag(all);
-    return { items: rows.slice(offset, offset + q.pageSize), total: rows.length };
+    return { items: rows.slice(offset, offset + q.pageSize).flat(), total: rows.length };
   }
   const items = await ordered(publicSelect(db), q.idSort).limit(q.pageSize).offset(offset).execute();
   const { n } = await db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -276,7 +232,7 @@ export interface SearchQuery {
 }
 
 /** GET /api/channel/search: keyword matches id, name, base URL (substring) or the exact key; no paging (facts §3.4). */
-export async function searchChannels(db: Executor, q: SearchQuery): Promise<Array<PublicChannel | TagRow>> {
+export async function searchChannels(db: Executor, q: SearchQuery): Promise<PublicChannel[]> {
   let query = publicSelect(db);
   const kw = q.keyword.trim();
   if (kw) {
@@ -298,7 +254,7 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Arra
   let rows = await ordered(query, q.idSort).execute();
   // LIKE narrows the candidates; the group filter must match a whole list element ("vip" is not "svip").
   if (group) rows = rows.filter((c) => splitCommaList(c.group).includes(group));
-  return q.tagMode ? groupByTag(rows) : rows;
+  return q.tagMode ? groupByTag(rows).flat() : rows;
 }
 
 export async function getChannel(db: Executor, id: number): Promise<PublicChannel | undefined> {
