@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addCustomModels,
+  baseUrlEndsWithV1,
+  buildTagEditPayload,
+  checkChannelForm,
+  defaultChannelForm,
+  groupByTag,
+  keyLineCount,
+  parseInlinePriority,
+  parseInlineWeight,
+  parseStatusInfo,
+  responseTimeColor,
+  type Channel,
+  type ChannelFormValues,
+} from './logic.js';
+
+const form = (over: Partial<ChannelFormValues>): ChannelFormValues => ({ ...defaultChannelForm(), ...over });
+
+describe('checkChannelForm', () => {
+  it('requires name and key on create, models always', () => {
+    expect(checkChannelForm(form({ key: 'k', models: ['m'] }))).toEqual({ ok: false, error: 'err.nameKey' });
+    expect(checkChannelForm(form({ name: 'n', models: ['m'] }))).toEqual({ ok: false, error: 'err.nameKey' });
+    expect(checkChannelForm(form({ name: 'n', key: 'k' }))).toEqual({ ok: false, error: 'err.models' });
+    // on edit an empty key keeps the stored one
+    const edit = checkChannelForm(form({ name: 'n', models: ['m'] }), 7);
+    expect(edit.ok && edit.payload).toMatchObject({ id: 7, name: 'n' });
+    expect(edit.ok && 'key' in edit.payload).toBe(false);
+  });
+
+  it('rejects invalid JSON model mapping', () => {
+    const r = checkChannelForm(form({ name: 'n', key: 'k', models: ['m'], model_mapping: '{"a":' }));
+    expect(r).toEqual({ ok: false, error: 'err.mapping' });
+    expect(checkChannelForm(form({ name: 'n', key: 'k', models: ['m'], model_mapping: '[1]' }))).toEqual({
+      ok: false,
+      error: 'err.mapping',
+    });
+  });
+
+  it('builds the wire payload: comma lists, integers, stripped slash, spark default version', () => {
+    const r = checkChannelForm(
+      form({
+        type: 18,
+        name: ' spark ',
+        key: 'a|b|c\n\n d|e|f \n',
+        models: ['m1', 'm2'],
+        groups: ['default', 'vip'],
+        base_url: 'https://example.com///',
+        priority: '5',
+        weight: '3',
+        auto_ban: false,
+        model_mapping: '{"a":"b"}',
+      }),
+    );
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.payload).toMatchObject({
+      type: 18,
+      name: 'spark',
+      key: 'a|b|c\nd|e|f',
+      models: 'm1,m2',
+      group: 'default,vip',
+      base_url: 'https://example.com',
+      other: 'v2.1',
+      priority: 5,
+      weight: 3,
+      auto_ban: 0,
+      model_mapping: '{"a":"b"}',
+    });
+    expect(r.confirmV1).toBe(false);
+  });
+
+  it('flags a /v1 base URL for confirmation and needs a base URL for custom and Azure types', () => {
+    const r = checkChannelForm(form({ name: 'n', key: 'k', models: ['m'], base_url: 'https://up.example/v1/' }));
+    expect(r.ok && r.confirmV1).toBe(true);
+    expect(r.ok && r.payload.base_url).toBe('https://up.example/v1');
+    expect(baseUrlEndsWithV1('https://x/v1beta')).toBe(false);
+    expect(checkChannelForm(form({ type: 8, name: 'n', key: 'k', models: ['m'] }))).toEqual({ ok: false, error: 'err.baseUrl' });
+    expect(checkChannelForm(form({ type: 3, name: 'n', key: 'k', models: ['m'] }))).toEqual({ ok: false, error: 'err.baseUrl' });
+  });
+
+  it('keeps the organization only for OpenAI and the Vertex key as one JSON document', () => {
+    const a = checkChannelForm(form({ type: 25, name: 'n', key: 'k', models: ['m'], openai_organization: 'org-1' }));
+    expect(a.ok && a.payload.openai_organization).toBe('');
+    const json = '{\n  "type": "service_account"\n}';
+    const v = checkChannelForm(form({ type: 41, name: 'n', key: json, models: ['m'], other: 'us-central1' }));
+    expect(v.ok && v.payload.key).toBe(json);
+    expect(keyLineCount(json, 41)).toBe(1);
+    expect(keyLineCount('a\nb\n\nc', 1)).toBe(3);
+  });
+});
+
+describe('models and inline edits', () => {
+  it('adds custom models and reports duplicates', () => {
+    expect(addCustomModels(['a'], 'b, c\na')).toEqual({ models: ['a', 'b', 'c'], duplicated: true, added: 2 });
+    expect(addCustomModels(['a'], 'a')).toEqual({ models: ['a'], duplicated: true, added: 0 });
+  });
+  it('validates inline priority and weight', () => {
+    expect(parseInlinePriority('10')).toBe(10);
+    expect(parseInlinePriority('-999')).toBe(-999);
+    expect(parseInlinePriority('-1000')).toBeNull();
+    expect(parseInlinePriority('1.5')).toBeNull();
+    expect(parseInlinePriority('abc')).toBeNull();
+    expect(parseInlineWeight('0')).toBe(0);
+    expect(parseInlineWeight('-1')).toBeNull();
+    expect(parseInlineWeight('2.5')).toBeNull();
+  });
+});
+
+describe('buildTagEditPayload', () => {
+  const base = { new_tag: 'team', priority: null, weight: null, model_mapping: '', models: [], groups: [] };
+  it('refuses an unchanged form', () => {
+    expect(buildTagEditPayload('team', base)).toEqual({ ok: false, error: 'err.noChange' });
+  });
+  it('sends only changed fields, validates JSON, and allows dissolving', () => {
+    expect(buildTagEditPayload('team', { ...base, model_mapping: 'nope' })).toEqual({ ok: false, error: 'err.mapping' });
+    expect(buildTagEditPayload('team', { ...base, new_tag: '' })).toEqual({ ok: true, payload: { tag: 'team', new_tag: '' } });
+    expect(buildTagEditPayload('team', { ...base, priority: 3, weight: 0, models: ['a', 'b'], groups: ['vip'] })).toEqual({
+      ok: true,
+      payload: { tag: 'team', priority: 3, weight: 0, models: 'a,b', groups: 'vip' },
+    });
+    expect(buildTagEditPayload('team', { ...base, weight: -2 })).toEqual({ ok: false, error: 'err.weight' });
+  });
+});
+
+describe('display rules', () => {
+  it('grades response time', () => {
+    expect(responseTimeColor(0).label).toBe('untested');
+    expect(responseTimeColor(1000).color).toBe('green');
+    expect(responseTimeColor(2500).color).toBe('lime');
+    expect(responseTimeColor(5000).color).toBe('gold');
+    expect(responseTimeColor(5001).color).toBe('red');
+  });
+  it('reads the auto-disable reason', () => {
+    expect(parseStatusInfo('{"status_reason":"401 invalid key","status_time":1700000000}')).toEqual({
+      reason: '401 invalid key',
+      time: 1700000000,
+    });
+    expect(parseStatusInfo('garbage')).toEqual({});
+  });
+  it('groups tagged channels under one row in tag mode', () => {
+    const ch = (id: number, tag: string | null) => ({ id, tag }) as Channel;
+    const rows = groupByTag([ch(1, 'a'), ch(2, null), ch(3, 'a'), ch(4, 'b')]);
+    expect(rows.map((r) => r.rowKey)).toEqual(['t:a', 'c2', 't:b']);
+    expect((rows[0] as { children: Channel[] }).children.map((c) => c.id)).toEqual([1, 3]);
+  });
+});
