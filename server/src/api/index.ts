@@ -12,6 +12,7 @@ import { registerLogRoutes } from './log.js';
 import { registerDataRoutes } from './data.js';
 import { registerModelsRoutes } from './models.js';
 import { registerChannelTestRoutes } from './channel-test.js';
+import { registerPricingRoutes } from './pricing.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
@@ -27,6 +28,7 @@ const AREAS: Area[] = [
   registerDataRoutes,
   registerModelsRoutes,
   registerChannelTestRoutes,
+  registerPricingRoutes,
 ];
 
 export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
