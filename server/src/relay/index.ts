@@ -1,5 +1,86 @@
 // The relay (/v1/*, /pg/*, /dashboard/*): token auth, channel selection, provider conversion, billing.
-import type { FastifyInstance } from 'fastify';
+//
+// INTERNAL API FOR OTHER RELAY MODES (images, audio, rerank, moderations, responses, …)
+// A "mode" is a RelayMode object (modes.ts): upstream path, Azure task, canStream, validate(body), promptTokens(body,
+// model), responseText(json) / chunkText(json) for local completion counting, inputOnly for input-billed modes.
+// Everything else — TokenAuth, IP / group / model-limit checks, ModelRequestRateLimit, channel choice with retries
+// that skip failed channels, model_mapping, status_code_mapping, param_override, pass-through, reservation and
+// exactly-once settlement, consume log, dashboard buckets, auto-disable — is done by the engine for every mode.
+//
+//   import { registerJsonRelayRoutes } from '../relay/index.js';
+//   await registerJsonRelayRoutes(app, ctx, [{ method: 'POST', url: '/v1/moderations', mode: moderationsMode }]);
+//
+// registerJsonRelayRoutes creates an encapsulated Fastify scope whose body parser keeps the raw request as a Buffer
+// (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
+// For a different billing formula (per image, per second…), give the mode a `quota` hook in modes.ts and use it in
+// engine.ts next to textQuota — the reservation/settlement API is services/billing.ts (reserve → settle | refund).
+// For a non-OpenAI upstream protocol, add an Adaptor under providers/<name>/ (providers/types.ts) and map its
+// channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
+import zlib from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
+import { initRelayServices, relayServices } from '../services/cache/index.js';
+import { relayJson, type JsonRelayOptions } from './engine.js';
+import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
+import { registerRelayExtras } from './extras.js';
 
-export async function registerRelayRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+export interface JsonRelayRoute {
+  method?: HTTPMethods;
+  url: string;
+  mode: RelayMode;
+  playground?: boolean;
+  /** path parameter that names the model when the body has none (e.g. 'model' for /v1/engines/:model/embeddings) */
+  modelParam?: string;
+}
+
+const MAX_DECOMPRESSED = 64 * 1024 * 1024;
+
+function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void {
+  const enc = req.headers['content-encoding'];
+  if (!enc || enc === 'identity') return done(null, body);
+  const cb = (err: Error | null, out: Buffer) => {
+    if (err) {
+      const e = new Error(`invalid ${enc} request body`) as Error & { statusCode: number };
+      e.statusCode = 400;
+      return done(e);
+    }
+    done(null, out);
+  };
+  const opts = { maxOutputLength: MAX_DECOMPRESSED };
+  if (enc === 'gzip' || enc === 'x-gzip') zlib.gunzip(body, opts, cb);
+  else if (enc === 'br') zlib.brotliDecompress(body, opts, cb);
+  else if (enc === 'deflate') zlib.inflate(body, opts, cb);
+  else done(null, body);
+}
+
+/** Registers JSON relay routes in a scope that keeps raw bodies (see the header comment). */
+export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, routes: JsonRelayRoute[]): Promise<void> {
+  const svc = await initRelayServices(ctx);
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => decode(req, body as Buffer, done));
+    for (const r of routes) {
+      const base: JsonRelayOptions = { mode: r.mode, playground: r.playground };
+      scope.route({
+        method: r.method ?? 'POST',
+        url: r.url,
+        handler: (req: FastifyRequest, reply: FastifyReply) => {
+          const opts = r.modelParam ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] } : base;
+          return relayJson(svc, ctx, req, reply, opts);
+        },
+      });
+    }
+  });
+}
+
+export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await initRelayServices(ctx);
+  await registerJsonRelayRoutes(app, ctx, [
+    { url: '/v1/chat/completions', mode: chatMode },
+    { url: '/v1/completions', mode: completionsMode },
+    { url: '/v1/embeddings', mode: embeddingsMode },
+    { url: '/v1/engines/:model/embeddings', mode: embeddingsMode, modelParam: 'model' },
+    { url: '/pg/chat/completions', mode: chatMode, playground: true },
+  ]);
+  await registerRelayExtras(app, ctx, relayServices(ctx));
+}

@@ -1,0 +1,96 @@
+// TokenAuth (facts §4.2) and the group / model-limit / IP checks of Distribute (facts §4.3), all from caches.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AppContext } from '../context.js';
+import { ipAllowed } from '../services/cache/ip-allow.js';
+import type { RelayServices } from '../services/cache/index.js';
+import type { TokenRecord } from '../services/cache/token-cache.js';
+import type { UserRecord } from '../services/cache/user-cache.js';
+import { RelayError } from './errors.js';
+
+export const ROLE_ADMIN = 10;
+
+export interface RelayCaller {
+  user: UserRecord;
+  /** null for the playground (session auth, user quota only) */
+  token: TokenRecord | null;
+  /** `sk-<key>-<channelId>` (admins only) */
+  channelId: number | null;
+}
+
+const mask = (key: string) => `sk-${key.slice(0, 3)}***${key.slice(-3)}`;
+
+export function extractKey(headers: IncomingHttpHeaders, path: string): string {
+  let key = headers.authorization ?? '';
+  if (key.length > 7 && (key.charCodeAt(0) === 66 || key.charCodeAt(0) === 98) && key.slice(0, 7).toLowerCase() === 'bearer ') key = key.slice(7);
+  key = key.trim();
+  if (path.includes('/v1/messages')) {
+    const x = headers['x-api-key'];
+    if (typeof x === 'string' && x) key = x.trim();
+  }
+  if (!key || key === 'midjourney-proxy') {
+    const mj = headers['mj-api-secret'];
+    key = typeof mj === 'string' ? mj.trim() : '';
+  }
+  return key;
+}
+
+/** Resolves the token and its user; throws RelayError with new-api's statuses and messages. */
+export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: IncomingHttpHeaders, path: string): Promise<RelayCaller> {
+  let key = extractKey(headers, path);
+  if (key.startsWith('sk-')) key = key.slice(3);
+  let channelPart: string | undefined;
+  const dash = key.indexOf('-');
+  if (dash >= 0) {
+    const parts = key.split('-');
+    key = parts[0];
+    channelPart = parts[1];
+  }
+  if (!key) throw new RelayError(401, '未提供令牌');
+  const token = await svc.tokens.get(key);
+  if (!token) throw new RelayError(401, '无效的令牌');
+  if (token.status === 4) throw new RelayError(401, `该令牌额度已用尽 TokenStatusExhausted[${mask(key)}]`);
+  if (token.status === 3) throw new RelayError(401, '该令牌已过期');
+  if (token.status !== 1) throw new RelayError(401, '该令牌状态不可用');
+  if (token.expiredTime !== -1 && token.expiredTime < Date.now() / 1000) {
+    if (!ctx.redis) void svc.tokens.markStatus(token, 3).catch(() => undefined);
+    throw new RelayError(401, '该令牌已过期');
+  }
+  if (!token.unlimited && token.remainQuota <= 0) {
+    if (!ctx.redis) void svc.tokens.markStatus(token, 4).catch(() => undefined);
+    throw new RelayError(401, `${mask(key)} 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`);
+  }
+  const user = await svc.users.get(token.userId);
+  if (!user) throw new RelayError(500, 'record not found');
+  if (user.status !== 1) throw new RelayError(403, '用户已被封禁');
+  let channelId: number | null = null;
+  if (channelPart !== undefined && channelPart !== '') {
+    if (user.role < ROLE_ADMIN) throw new RelayError(403, '普通用户不支持指定渠道');
+    const id = Number(channelPart);
+    if (!Number.isInteger(id)) throw new RelayError(400, '无效的渠道 Id');
+    channelId = id;
+  }
+  return { user, token, channelId };
+}
+
+/** Usable groups of a user: UserUsableGroups plus the user's own group (facts §5.5). */
+export function usableGroups(ctx: AppContext, userGroup: string): Record<string, string> {
+  const groups = { ...ctx.options.json<Record<string, string>>('UserUsableGroups', {}) };
+  if (userGroup && !(userGroup in groups)) groups[userGroup] = '用户分组';
+  return groups;
+}
+
+/** Distribute steps 1, 3 and 4: IP allow list, token group vs user group, model limits. Returns the billing group. */
+export function checkAccess(ctx: AppContext, caller: RelayCaller, clientIp: string, model: string): string {
+  const token = caller.token;
+  let group = caller.user.group;
+  if (!token) return group;
+  if (token.allowIps && !ipAllowed(token.allowIps, clientIp)) throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中');
+  if (token.group) {
+    if (!(token.group in usableGroups(ctx, group))) throw new RelayError(403, `令牌分组 ${token.group} 已被禁用`);
+    const ratios = ctx.options.json<Record<string, number>>('GroupRatio', {});
+    if (!(token.group in ratios)) throw new RelayError(403, `分组 ${token.group} 已被弃用`);
+    group = token.group;
+  }
+  if (token.modelLimitsEnabled && !token.modelLimits?.has(model)) throw new RelayError(403, `该令牌无权访问模型 ${model}`);
+  return group;
+}

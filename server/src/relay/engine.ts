@@ -1,0 +1,478 @@
+// The relay engine: one function, relayJson(), runs any JSON relay mode end to end:
+//   auth (token or playground session) → parse body once → rate limit → access checks → channel pick →
+//   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; undici pool;
+//   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
+// See index.ts for how other modes plug in.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Dispatcher } from 'undici';
+import type { AppContext } from '../context.js';
+import type { NewLog } from '../db/schema.js';
+import { authenticate, ROLE_COMMON } from '../api/auth.js';
+import type { RelayServices } from '../services/cache/index.js';
+import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { QuotaError, type Reservation } from '../services/billing.js';
+import { getPriceData, preConsumeQuota, PricingError, textQuota, type PriceData } from '../services/pricing/index.js';
+import { checkAccess, tokenAuth, usableGroups, type RelayCaller } from './auth.js';
+import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
+import { countCompletion, type RelayMode } from './modes.js';
+import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { modelRateLimit } from './rate-limit.js';
+import { pipeSse } from './stream.js';
+import { extractUsage } from './usage.js';
+
+export interface JsonRelayOptions {
+  mode: RelayMode;
+  /** POST /pg/chat/completions: console session auth, user quota only */
+  playground?: boolean;
+  /** model taken from the path (e.g. /v1/engines/:model/embeddings) when the body has none */
+  pathModel?: string;
+}
+
+type AttemptResult =
+  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string }
+  | { kind: 'gone' }
+  | { kind: 'failed'; error: RelayError; upstreamStatus: number };
+
+const SATURATED = '当前分组上游负载已饱和，请稍后再试';
+
+function num(v: unknown): number {
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** new-api's shouldRetry (facts §4.5), applied to the (mapped) status. */
+export function shouldRetry(err: RelayError, channelType: number): boolean {
+  if (err.local) return false;
+  const s = err.status;
+  if (s === 429 || s === 307) return true;
+  if (s >= 500 && s <= 599) return s !== 504 && s !== 524;
+  if (s === 400) return channelType === 14;
+  if (s === 408) return false;
+  if (s >= 200 && s < 300) return false;
+  return true;
+}
+
+async function readAll(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of body) parts.push(c as Buffer);
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+function collapseGizmo(model: string): string {
+  if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
+  if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
+  return model;
+}
+
+export async function relayJson(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
+  const start = Date.now();
+  const reqId = req.id as string;
+  const origin = req.headers.origin;
+  const mode = opts.mode;
+
+  let caller: RelayCaller;
+  if (opts.playground) {
+    const info = await authenticate(ctx, req, reply, ROLE_COMMON);
+    if (!info) return;
+    reply.hijack();
+    const user = await svc.users.get(info.id);
+    if (!user) return sendRelayError(reply.raw, new RelayError(500, 'record not found'), reqId, origin);
+    caller = { user, token: null, channelId: null };
+  } else {
+    reply.hijack();
+    try {
+      caller = await tokenAuth(ctx, svc, req.headers, req.url);
+    } catch (err) {
+      return sendRelayError(reply.raw, asRelayError(err), reqId, origin);
+    }
+  }
+  const res = reply.raw;
+
+  let reservation: Reservation | null = null;
+  let rateKey = 0;
+  try {
+    // ---- parse once
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let body: Record<string, any>;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch (e) {
+      throw new RelayError(400, `无效的请求, ${(e as Error).message}`, 'new_api_error', 'invalid_request');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
+    const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel ?? '');
+
+    // ---- ModelRequestRateLimit (facts §10)
+    if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
+      modelRateLimit(ctx).check(caller.user.id);
+      rateKey = caller.user.id;
+    }
+
+    // ---- Distribute
+    let group = checkAccess(ctx, caller, req.ip, model);
+    if (opts.playground && typeof body.group === 'string' && body.group && body.group !== group) {
+      if (!(body.group in usableGroups(ctx, group))) throw new RelayError(403, `无权访问 ${body.group} 分组`);
+      group = body.group;
+    }
+    let channel: CachedChannel | null;
+    if (caller.channelId !== null) {
+      channel = svc.channels.get(caller.channelId) ?? null;
+      if (!channel) throw new RelayError(400, '无效的渠道 Id');
+      if (channel.status !== 1) throw new RelayError(403, '该渠道已被禁用');
+    } else {
+      const invalid = !model ? mode.validate(body) : null;
+      if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+      channel = svc.channels.pick(group, model, 0);
+      if (!channel) throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`);
+    }
+
+    // ---- validate, price, reserve
+    const invalid = mode.validate(model && !body.model ? { ...body, model } : body);
+    if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+    let price: PriceData;
+    try {
+      price = getPriceData(ctx.options, model, group, {
+        acceptUnsetRatio: caller.user.setting.accept_unset_model_ratio_model === true,
+        userId: caller.user.id,
+      });
+    } catch (e) {
+      if (e instanceof PricingError) throw new RelayError(500, e.message, 'new_api_error', 'model_price_error');
+      throw e;
+    }
+    let promptTokens = -1;
+    const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
+    const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens));
+    const pre = preConsumeQuota(price, !price.usePrice && maxTokens > 0 ? prompt() : 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
+    try {
+      reservation = await svc.billing.reserve({
+        userId: caller.user.id,
+        tokenId: caller.token?.id ?? 0,
+        tokenKey: caller.token?.key ?? '',
+        tokenUnlimited: caller.token?.unlimited ?? true,
+        cachedUserQuota: caller.user.quota,
+        amount: pre,
+      });
+    } catch (e) {
+      if (e instanceof QuotaError) throw new RelayError(403, e.message, 'new_api_error', e.code);
+      throw e;
+    }
+
+    // ---- attempts
+    const isStream = mode.canStream && body.stream === true;
+    const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
+    const passThrough = ctx.options.bool('global.pass_through_request_enabled');
+    const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
+    const used: number[] = [];
+    const failed = new Set<number>();
+    let result: AttemptResult;
+    for (let i = 0; ; i++) {
+      used.push(channel.id);
+      result = await attempt(svc, ctx, req, res, {
+        channel,
+        mode,
+        body,
+        raw,
+        model,
+        isStream,
+        clientWantsUsage,
+        passThrough,
+        reqId,
+        origin,
+        start,
+        prompt,
+      });
+      if (result.kind !== 'failed') break;
+      const err = result.error;
+      const ch = channel;
+      if (svc.channelStatus.shouldDisable(ch, { status: result.upstreamStatus, message: err.message, type: err.type, code: err.code, local: err.local })) {
+        void svc.channelStatus.disable(ch.id, err.message).catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
+      }
+      if (i >= retryTimes || !shouldRetry(err, ch.type)) break;
+      failed.add(ch.id);
+      const next = svc.channels.pick(group, model, i + 1, failed);
+      if (!next) break;
+      channel = next;
+    }
+
+    if (result.kind === 'failed') {
+      let err = result.error;
+      if (err.status === 429) err = err.withMessage(SATURATED);
+      await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
+      sendRelayError(res, err, reqId, origin);
+      return;
+    }
+    if (result.kind === 'gone') {
+      await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
+      return;
+    }
+    if (rateKey) modelRateLimit(ctx).success(rateKey);
+
+    // ---- settle + log (the client already has its response)
+    const usage = result.usage;
+    const total = usage.prompt_tokens + usage.completion_tokens;
+    const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
+    const quota = total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
+    const done = svc.billing
+      .settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 })
+      .then(() => {
+        writeConsumeLog(svc, ctx, {
+          caller,
+          group,
+          model,
+          channel: channel!,
+          price,
+          usage,
+          quota,
+          start,
+          frt: result.kind === 'done' ? result.frt : -1000,
+          isStream: result.kind === 'done' && result.isStream,
+          upstreamModel: result.kind === 'done' ? result.upstreamModel : model,
+          used,
+        });
+      })
+      .catch((e) => ctx.log.error({ err: e, reqId }, 'settlement failed'));
+    svc.pending.add(done);
+    await done;
+    svc.pending.delete(done);
+  } catch (err) {
+    if (reservation) await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
+    const e = asRelayError(err);
+    if (!(err instanceof RelayError)) ctx.log.error({ err, reqId }, 'relay failed');
+    sendRelayError(res, e, reqId, origin);
+  }
+}
+
+function asRelayError(err: unknown): RelayError {
+  if (err instanceof RelayError) return err;
+  return new RelayError(500, (err as Error)?.message || 'internal error', 'new_api_error', 'internal_error');
+}
+
+interface AttemptInput {
+  channel: CachedChannel;
+  mode: RelayMode;
+  body: Record<string, any>;
+  raw: Buffer;
+  model: string;
+  isStream: boolean;
+  clientWantsUsage: boolean;
+  passThrough: boolean;
+  reqId: string;
+  origin: string | undefined;
+  start: number;
+  prompt: () => number;
+}
+
+async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {
+  const { channel, mode, body } = a;
+  const adaptor = adaptorFor(channel.type);
+  const mapped = channel.modelMapping?.[a.model];
+  const info: RelayInfo = {
+    ctx,
+    channel,
+    mode,
+    originModel: a.model,
+    upstreamModel: typeof mapped === 'string' && mapped ? mapped : a.model,
+    isStream: a.isStream,
+  };
+
+  // ---- request body: raw bytes unless something must change
+  let out: Buffer;
+  if (a.passThrough) out = a.raw;
+  else {
+    const copy: Record<string, any> = { ...body };
+    let changed = false;
+    if (copy.model !== info.upstreamModel) {
+      copy.model = info.upstreamModel;
+      changed = true;
+    }
+    if (a.isStream && adaptor.supportsStreamOptions(info)) {
+      if (ctx.config.forceStreamOption && !a.clientWantsUsage) {
+        copy.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}), include_usage: true };
+        changed = true;
+      }
+    } else if (copy.stream_options !== undefined) {
+      delete copy.stream_options;
+      changed = true;
+    }
+    if (adaptor.convertRequest(info, copy)) changed = true;
+    if (channel.paramOverride) {
+      Object.assign(copy, channel.paramOverride);
+      changed = true;
+    }
+    out = changed ? Buffer.from(JSON.stringify(copy)) : a.raw;
+  }
+
+  const target = adaptor.target(info);
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: req.headers.accept || (a.isStream ? 'text/event-stream' : 'application/json'),
+    ...adaptor.headers(info),
+  };
+
+  const abort = new AbortController();
+  let clientGone = false;
+  const onClose = () => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      abort.abort();
+    }
+  };
+  res.once('close', onClose);
+  const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
+  let up: Dispatcher.ResponseData;
+  try {
+    up = await svc.http.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers,
+      body: out,
+      signal: abort.signal,
+      headersTimeout: relayTimeoutMs,
+      bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
+    });
+  } catch (err) {
+    res.off('close', onClose);
+    if (clientGone) return { kind: 'gone' };
+    ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
+    return { kind: 'failed', upstreamStatus: 500, error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
+  }
+  const frt = Date.now() - a.start;
+
+  try {
+    if (up.statusCode !== 200) {
+      let buf: Buffer;
+      try {
+        buf = await readAll(up.body);
+      } catch {
+        buf = Buffer.alloc(0);
+      }
+      if (clientGone) return { kind: 'gone' };
+      const pe = adaptor.parseError(up.statusCode, buf);
+      const mappedStatus = channel.statusCodeMapping?.[String(up.statusCode)];
+      const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : up.statusCode;
+      return { kind: 'failed', upstreamStatus: up.statusCode, error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
+    }
+
+    const ctype = String(up.headers['content-type'] ?? '');
+    if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
+      const h = baseHeaders(a.reqId, a.origin);
+      h['Content-Type'] = 'text/event-stream';
+      h['Cache-Control'] = 'no-cache';
+      h['Connection'] = 'keep-alive';
+      h['X-Accel-Buffering'] = 'no';
+      const r = await pipeSse(up.body as never, {
+        res,
+        headers: h,
+        clientWantsUsage: a.clientWantsUsage,
+        mode,
+        responseModel: info.upstreamModel,
+        reqId: a.reqId,
+        fallbackUsage: (delivered) => ({ prompt_tokens: a.prompt(), completion_tokens: countCompletion(delivered(), a.model), cached_tokens: 0 }),
+        convert: adaptor.convertStreamEvent ? (d) => adaptor.convertStreamEvent!(info, d) : undefined,
+      });
+      if (!r.started) {
+        if (r.clientGone) return { kind: 'gone' };
+        if (r.error) {
+          return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false) };
+        }
+      }
+      let usage = r.usage;
+      if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+        usage = {
+          prompt_tokens: a.prompt(),
+          completion_tokens: mode.inputOnly ? 0 : countCompletion(r.deliveredText(), a.model),
+          cached_tokens: 0,
+        };
+      }
+      const frtStream = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
+      return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel };
+    }
+
+    let buf = await readAll(up.body);
+    if (clientGone) return { kind: 'gone' };
+    let usage: UpstreamUsage | null;
+    if (adaptor.convertResponse) {
+      const c = adaptor.convertResponse(info, buf);
+      buf = c.body;
+      usage = c.usage;
+    } else usage = extractUsage(buf);
+    sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
+    if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+      let completion = 0;
+      if (!mode.inputOnly) {
+        try {
+          completion = countCompletion(mode.responseText(JSON.parse(buf.toString('utf8'))), a.model);
+        } catch {
+          completion = 0;
+        }
+      }
+      usage = { prompt_tokens: a.prompt(), completion_tokens: completion, cached_tokens: 0 };
+    }
+    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel };
+  } catch (err) {
+    if (clientGone) return { kind: 'gone' };
+    return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, (err as Error).message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+interface LogInput {
+  caller: RelayCaller;
+  group: string;
+  model: string;
+  channel: CachedChannel;
+  price: PriceData;
+  usage: UpstreamUsage;
+  quota: number;
+  start: number;
+  frt: number;
+  isStream: boolean;
+  upstreamModel: string;
+  used: number[];
+}
+
+function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void {
+  const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
+  svc.quotaData.record(l.caller.user.id, l.caller.user.username, collapseGizmo(l.model), l.quota, tokens);
+  if (!ctx.options.bool('LogConsumeEnabled')) return;
+  const p = l.price;
+  let content = p.usePrice
+    ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
+    : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`;
+  if (tokens === 0) content += '(可能是上游超时)';
+  const other: Record<string, unknown> = {
+    frt: l.frt,
+    model_ratio: p.modelRatio,
+    group_ratio: p.groupRatio,
+    completion_ratio: p.completionRatio,
+    cache_tokens: l.usage.cached_tokens,
+    cache_ratio: p.cacheRatio,
+    model_price: p.modelPrice,
+  };
+  if (l.upstreamModel !== l.model) {
+    other.is_model_mapped = true;
+    other.upstream_model_name = l.upstreamModel;
+  }
+  other.admin_info = { use_channel: l.used.map(String) };
+  const row: NewLog = {
+    user_id: l.caller.user.id,
+    created_at: Math.floor(Date.now() / 1000),
+    type: 2,
+    content,
+    username: l.caller.user.username,
+    token_name: l.caller.token?.name ?? '',
+    model_name: collapseGizmo(l.model),
+    quota: l.quota,
+    prompt_tokens: l.usage.prompt_tokens,
+    completion_tokens: l.usage.completion_tokens,
+    use_time: Math.floor((Date.now() - l.start) / 1000),
+    is_stream: l.isStream,
+    channel_id: l.channel.id,
+    token_id: l.caller.token?.id ?? 0,
+    group: l.group,
+    other: JSON.stringify(other),
+  };
+  svc.logs.add(row);
+}

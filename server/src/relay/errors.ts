@@ -1,0 +1,53 @@
+// Relay errors and the OpenAI error shape (facts §4.2, §4.5): {"error":{"message":"… (request id: X)","type",…}}.
+import type { ServerResponse } from 'node:http';
+
+export class RelayError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type = 'new_api_error',
+    readonly code: string | number | null = null,
+    /** raised before the upstream was reached: never retried, never disables a channel */
+    readonly local = true,
+    readonly param: string | null = null,
+  ) {
+    super(message);
+  }
+
+  withStatus(status: number): RelayError {
+    return new RelayError(status, this.message, this.type, this.code, this.local, this.param);
+  }
+
+  withMessage(message: string): RelayError {
+    return new RelayError(this.status, message, this.type, this.code, this.local, this.param);
+  }
+}
+
+/** Headers every relay response carries: request id and permissive CORS (facts §4.1). */
+export function baseHeaders(reqId: string, origin: string | undefined): Record<string, string> {
+  const h: Record<string, string> = { 'X-Oneapi-Request-Id': reqId, 'Access-Control-Allow-Origin': origin || '*' };
+  if (origin) h['Access-Control-Allow-Credentials'] = 'true';
+  return h;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string>, contentType = 'application/json'): void {
+  if (res.headersSent || res.destroyed) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  const buf = typeof body === 'string' ? Buffer.from(body) : body;
+  headers['Content-Type'] = contentType;
+  headers['Content-Length'] = String(buf.length);
+  res.writeHead(status, headers);
+  res.end(buf);
+}
+
+export function errorBody(err: RelayError, reqId: string): string {
+  return JSON.stringify({
+    error: { message: `${err.message} (request id: ${reqId})`, type: err.type, param: err.param ?? '', code: err.code },
+  });
+}
+
+export function sendRelayError(res: ServerResponse, err: RelayError, reqId: string, origin: string | undefined): void {
+  sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
+}

@@ -1,0 +1,180 @@
+// Relay-side endpoints that do not call an upstream: model lists (facts §4.10), OpenAI-style billing
+// (/dashboard/billing/*), token log lookup (/api/log/token, no auth), CORS preflight, 501 stubs (facts §4.1).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { RelayServices } from '../services/cache/index.js';
+import { CHANNEL_TYPES } from '../services/channel-types.js';
+import { tokenAuth, usableGroups, type RelayCaller } from './auth.js';
+import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
+
+const CREATED = 1626777600;
+
+function permission() {
+  return [
+    {
+      id: 'modelperm-LwHkVFn8AcMItP432fKKDIKJ',
+      object: 'model_permission',
+      created: CREATED,
+      allow_create_engine: true,
+      allow_sampling: true,
+      allow_logprobs: true,
+      allow_search_indices: false,
+      allow_view: true,
+      allow_fine_tuning: false,
+      organization: '*',
+      group: null,
+      is_blocking: false,
+    },
+  ];
+}
+
+let ownerIndex: Map<string, string> | null = null;
+function ownerOf(model: string): string | undefined {
+  if (!ownerIndex) {
+    ownerIndex = new Map();
+    for (const t of Object.values(CHANNEL_TYPES)) for (const m of t.models) if (!ownerIndex.has(m)) ownerIndex.set(m, t.name.toLowerCase());
+  }
+  return ownerIndex.get(model);
+}
+
+const modelObject = (id: string) => ({ id, object: 'model', created: CREATED, owned_by: ownerOf(id) ?? 'custom', permission: permission(), root: id, parent: null });
+
+function corsPreflight(req: FastifyRequest, reply: FastifyReply): void {
+  const origin = req.headers.origin;
+  reply
+    .status(204)
+    .header('Access-Control-Allow-Origin', origin || '*')
+    .header('Access-Control-Allow-Credentials', 'true')
+    .header('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE, OPTIONS')
+    .header('Access-Control-Allow-Headers', (req.headers['access-control-request-headers'] as string) || '*')
+    .header('Access-Control-Max-Age', '43200')
+    .send();
+}
+
+export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext, svc: RelayServices): Promise<void> {
+  for (const p of ['/v1/*', '/dashboard/*', '/pg/*', '/api/log/token']) app.options(p, corsPreflight);
+
+  /** TokenAuth for GET endpoints; sends the error itself and returns null on failure. */
+  const auth = async (req: FastifyRequest, reply: FastifyReply): Promise<RelayCaller | null> => {
+    reply.hijack();
+    try {
+      return await tokenAuth(ctx, svc, req.headers, req.url);
+    } catch (err) {
+      const e = err instanceof RelayError ? err : new RelayError(500, (err as Error).message);
+      sendRelayError(reply.raw, e, req.id, req.headers.origin);
+      return null;
+    }
+  };
+  const json = (req: FastifyRequest, reply: FastifyReply, status: number, body: unknown) =>
+    sendJson(reply.raw, status, JSON.stringify(body), baseHeaders(req.id, req.headers.origin));
+
+  app.get('/v1/models', async (req, reply) => {
+    const caller = await auth(req, reply);
+    if (!caller) return;
+    let ids: string[];
+    const token = caller.token!;
+    if (token.modelLimitsEnabled) ids = [...(token.modelLimits ?? [])];
+    else {
+      let group = caller.user.group;
+      if (token.group && token.group in usableGroups(ctx, group)) group = token.group;
+      ids = svc.channels.modelsOfGroup(group);
+    }
+    json(req, reply, 200, { success: true, data: ids.map(modelObject) });
+  });
+
+  app.get('/v1/models/:model', async (req, reply) => {
+    const caller = await auth(req, reply);
+    if (!caller) return;
+    const id = (req.params as { model: string }).model;
+    const known = ownerOf(id) !== undefined || svc.channels.all().some((c) => c.status === 1 && c.models.includes(id));
+    if (known) return json(req, reply, 200, modelObject(id));
+    json(req, reply, 200, {
+      error: { message: `The model '${id}' does not exist`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+    });
+  });
+
+  const amounts = async (caller: RelayCaller) => {
+    const display = ctx.options.bool('DisplayTokenStatEnabled');
+    let total: number;
+    let used: number;
+    const token = caller.token!;
+    if (display) {
+      const row = await ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', token.id).executeTakeFirst();
+      used = Number(row?.used_quota ?? 0);
+      total = Number(row?.remain_quota ?? 0) + used;
+    } else {
+      const row = await ctx.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', caller.user.id).executeTakeFirst();
+      used = Number(row?.used_quota ?? 0);
+      total = Number(row?.quota ?? 0) + used;
+    }
+    const currency = ctx.options.bool('DisplayInCurrencyEnabled');
+    const perUnit = ctx.options.num('QuotaPerUnit', 500000);
+    let amount = currency ? total / perUnit : total;
+    if (display && token.unlimited) amount = 100000000;
+    return { amount, usedAmount: currency ? used / perUnit : used, expires: token.expiredTime > 0 ? token.expiredTime : 0 };
+  };
+
+  for (const prefix of ['', '/v1']) {
+    app.get(`${prefix}/dashboard/billing/subscription`, async (req, reply) => {
+      const caller = await auth(req, reply);
+      if (!caller) return;
+      const a = await amounts(caller);
+      json(req, reply, 200, {
+        object: 'billing_subscription',
+        has_payment_method: true,
+        soft_limit_usd: a.amount,
+        hard_limit_usd: a.amount,
+        system_hard_limit_usd: a.amount,
+        access_until: a.expires,
+      });
+    });
+    app.get(`${prefix}/dashboard/billing/usage`, async (req, reply) => {
+      const caller = await auth(req, reply);
+      if (!caller) return;
+      const a = await amounts(caller);
+      json(req, reply, 200, { object: 'list', total_usage: a.usedAmount * 100 });
+    });
+  }
+
+  app.get('/api/log/token', async (req, reply) => {
+    const origin = req.headers.origin;
+    reply.header('Access-Control-Allow-Origin', origin || '*').header('Access-Control-Allow-Credentials', 'true');
+    const key = String((req.query as Record<string, string>).key ?? '').replace(/^sk-/, '');
+    if (!key) return reply.send({ success: false, message: '无效的令牌' });
+    const token = await ctx.db.selectFrom('tokens').select('id').where('key', '=', key).executeTakeFirst();
+    if (!token) return reply.send({ success: false, message: '无效的令牌' });
+    const rows = await ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', token.id).orderBy('id', 'desc').limit(1000).execute();
+    const data = rows.map((r) => {
+      let other = r.other;
+      try {
+        const o = JSON.parse(r.other || '{}');
+        delete o.admin_info;
+        other = JSON.stringify(o);
+      } catch {
+        /* keep as stored */
+      }
+      return { ...r, is_stream: !!r.is_stream, other };
+    });
+    return reply.send({ success: true, message: '', data });
+  });
+
+  const notImplemented = async (req: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack();
+    sendRelayError(reply.raw, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id, req.headers.origin);
+  };
+  for (const [method, url] of [
+    ['GET', '/v1/files'],
+    ['POST', '/v1/files'],
+    ['DELETE', '/v1/files/:id'],
+    ['GET', '/v1/files/:id'],
+    ['GET', '/v1/files/:id/content'],
+    ['POST', '/v1/fine-tunes'],
+    ['GET', '/v1/fine-tunes'],
+    ['GET', '/v1/fine-tunes/:id'],
+    ['POST', '/v1/fine-tunes/:id/cancel'],
+    ['GET', '/v1/fine-tunes/:id/events'],
+    ['DELETE', '/v1/models/:model'],
+  ] as const) {
+    app.route({ method, url, handler: notImplemented });
+  }
+}

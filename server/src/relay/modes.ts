@@ -1,0 +1,143 @@
+// Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
+// completion text lives). The engine (engine.ts) is the same for every mode.
+import { countChatPromptTokens, countInputTokens, countTextTokens, type ChatMessageLike } from '../services/tokenizer.js';
+
+export interface StreamDelta {
+  text: string;
+  toolCalls: number;
+}
+
+export interface RelayMode {
+  name: string;
+  /** OpenAI path sent upstream */
+  upstreamPath: string;
+  /** Azure deployment task (…/deployments/{model}/{task}) */
+  azureTask: string;
+  canStream: boolean;
+  /** billed per input only (embeddings): no completion tokens */
+  inputOnly?: boolean;
+  /** new-api's validation (facts §4.6 step 2); a message means 400 invalid_text_request */
+  validate(body: Record<string, any>): string | null;
+  /** local prompt count (facts §5.4) */
+  promptTokens(body: Record<string, any>, model: string): number;
+  /** completion text of a non-stream response (fallback counting when usage is missing) */
+  responseText(json: any): StreamDelta;
+  /** completion text of one stream chunk */
+  chunkText(json: any): StreamDelta;
+}
+
+const MAX_TOKENS_LIMIT = 2 ** 31 / 2;
+
+function maxTokensError(body: Record<string, any>): string | null {
+  const m = Number(body.max_tokens ?? 0);
+  if (m < 0 || m > MAX_TOKENS_LIMIT) return `max_tokens is invalid`;
+  return null;
+}
+
+function toolCallsText(calls: any): StreamDelta {
+  let text = '';
+  let n = 0;
+  if (Array.isArray(calls)) {
+    for (const c of calls) {
+      if (c?.id) n++;
+      const f = c?.function;
+      if (f) text += (f.name ?? '') + (f.arguments ?? '');
+    }
+  }
+  return { text, toolCalls: n };
+}
+
+export const chatMode: RelayMode = {
+  name: 'chat',
+  upstreamPath: '/v1/chat/completions',
+  azureTask: 'chat/completions',
+  canStream: true,
+  validate(body) {
+    if (!body.model) return 'model is required';
+    if (!Array.isArray(body.messages) || body.messages.length === 0) return 'field messages is required';
+    return maxTokensError(body);
+  },
+  promptTokens(body, model) {
+    return countChatPromptTokens(body.messages as ChatMessageLike[], model, Array.isArray(body.tools) ? body.tools : undefined);
+  },
+  responseText(json) {
+    let text = '';
+    let toolCalls = 0;
+    for (const c of json?.choices ?? []) {
+      const m = c?.message;
+      if (!m) continue;
+      if (typeof m.content === 'string') text += m.content;
+      if (typeof m.reasoning_content === 'string') text += m.reasoning_content;
+      const t = toolCallsText(m.tool_calls);
+      text += t.text;
+      toolCalls += t.toolCalls;
+    }
+    return { text, toolCalls };
+  },
+  chunkText(json) {
+    let text = '';
+    let toolCalls = 0;
+    for (const c of json?.choices ?? []) {
+      const d = c?.delta;
+      if (!d) continue;
+      if (typeof d.content === 'string') text += d.content;
+      if (typeof d.reasoning_content === 'string') text += d.reasoning_content;
+      if (d.tool_calls) {
+        const t = toolCallsText(d.tool_calls);
+        text += t.text;
+        toolCalls += t.toolCalls;
+      }
+    }
+    return { text, toolCalls };
+  },
+};
+
+export const completionsMode: RelayMode = {
+  name: 'completions',
+  upstreamPath: '/v1/completions',
+  azureTask: 'completions',
+  canStream: true,
+  validate(body) {
+    if (!body.model) return 'model is required';
+    if (body.prompt === undefined || body.prompt === '') return 'field prompt is required';
+    return maxTokensError(body);
+  },
+  promptTokens(body, model) {
+    return countInputTokens(body.prompt, model);
+  },
+  responseText(json) {
+    let text = '';
+    for (const c of json?.choices ?? []) if (typeof c?.text === 'string') text += c.text;
+    return { text, toolCalls: 0 };
+  },
+  chunkText(json) {
+    return completionsMode.responseText(json);
+  },
+};
+
+export const embeddingsMode: RelayMode = {
+  name: 'embeddings',
+  upstreamPath: '/v1/embeddings',
+  azureTask: 'embeddings',
+  canStream: false,
+  inputOnly: true,
+  validate(body) {
+    if (!body.model) return 'model is required';
+    if (body.input === undefined || body.input === '') return 'input is empty';
+    return null;
+  },
+  promptTokens(body, model) {
+    return countInputTokens(body.input, model);
+  },
+  responseText() {
+    return { text: '', toolCalls: 0 };
+  },
+  chunkText() {
+    return { text: '', toolCalls: 0 };
+  },
+};
+
+/** Completion tokens for text produced without upstream usage: tokenizer count + 7 per tool call (facts §4.7). */
+export function countCompletion(d: StreamDelta, model: string): number {
+  return countTextTokens(d.text, model) + d.toolCalls * 7;
+}

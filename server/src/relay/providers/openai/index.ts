@@ -1,0 +1,137 @@
+// OpenAI and OpenAI-compatible channel types (facts §7): 1 OpenAI, 4 Ollama, 8 custom, 20 OpenRouter, 25 Moonshot,
+// 31 Yi, 40 SiliconFlow, 42 Mistral, 43 DeepSeek, 45 VolcEngine Ark, 47 Xinference, 48 xAI, and any type without an
+// adaptor of its own. Requests go to `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through.
+import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
+
+/** Channel types that accept stream_options (facts §7, the OpenAI-compatible subset of SupportStreamOptions). */
+const STREAM_OPTIONS_TYPES = new Set([1, 3, 4, 45, 48]);
+
+const originCache = new Map<string, { origin: string; prefix: string }>();
+
+/** Splits a base URL once into origin and path prefix (cached: base URLs are few). */
+export function splitBase(base: string): { origin: string; prefix: string } {
+  let hit = originCache.get(base);
+  if (!hit) {
+    const u = new URL(base);
+    hit = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+    if (originCache.size > 10_000) originCache.clear();
+    originCache.set(base, hit);
+  }
+  return hit;
+}
+
+function upstreamPath(info: RelayInfo): string {
+  const { channel, mode, upstreamModel } = info;
+  let path = mode.upstreamPath;
+  switch (channel.type) {
+    case 43: // DeepSeek: FIM completions live under /beta
+      if (mode.name === 'completions') path = '/beta/completions';
+      break;
+    case 45: // VolcEngine Ark
+      if (mode.name === 'chat') path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
+      else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
+      break;
+    case 1:
+      // Cloudflare AI Gateway bases already end in the provider segment; the path goes without /v1
+      if (channel.baseUrl.includes('gateway.ai.cloudflare.com')) path = path.replace(/^\/v1/, '');
+      break;
+  }
+  return path;
+}
+
+export function parseOpenAIStyleError(status: number, body: Buffer): ProviderError {
+  const fallback: ProviderError = { message: '', type: 'upstream_error', code: 'bad_response_status_code', param: String(status) };
+  let j: any;
+  try {
+    j = JSON.parse(body.toString('utf8'));
+  } catch {
+    fallback.message = body.length ? body.toString('utf8').slice(0, 2000) : `bad response status code ${status}`;
+    return fallback;
+  }
+  const e = j?.error;
+  if (e && typeof e === 'object' && (e.type || e.message)) {
+    // an OpenAI-shaped error object replaces the whole error (facts §4.6 step 9)
+    return {
+      message: String(e.message ?? ''),
+      type: String(e.type || 'upstream_error'),
+      code: e.code ?? null,
+      param: e.param == null ? null : String(e.param),
+    };
+  }
+  const msg =
+    (typeof e === 'string' && e) ||
+    j?.message ||
+    j?.msg ||
+    j?.err ||
+    j?.error_msg ||
+    j?.header?.message ||
+    j?.response?.error?.message ||
+    '';
+  fallback.message = msg ? String(msg) : `bad response status code ${status}`;
+  return fallback;
+}
+
+/** o1/o3 request rules (facts §4.7). Returns whether the body changed. */
+function reasoningModelTweaks(body: Record<string, unknown>, info: RelayInfo): boolean {
+  let model = String(body.model ?? '');
+  if (!/^o[13]/.test(model)) return false;
+  let changed = false;
+  const m = /-(high|low|medium)$/.exec(model);
+  if (m) {
+    body.reasoning_effort = m[1];
+    model = model.slice(0, -m[0].length);
+    body.model = model;
+    info.upstreamModel = model;
+    changed = true;
+  }
+  if (body.max_tokens !== undefined) {
+    body.max_completion_tokens = body.max_tokens;
+    delete body.max_tokens;
+    changed = true;
+  }
+  if (body.temperature !== undefined) {
+    delete body.temperature;
+    changed = true;
+  }
+  if ((model === 'o1' || model === 'o1-2024-12-17' || model.startsWith('o3')) && Array.isArray(body.messages)) {
+    const first = body.messages[0] as { role?: string } | undefined;
+    if (first?.role === 'system') {
+      body.messages = [{ ...first, role: 'developer' }, ...body.messages.slice(1)];
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+export const openaiAdaptor: Adaptor = {
+  supportsStreamOptions(info) {
+    return STREAM_OPTIONS_TYPES.has(info.channel.type);
+  },
+
+  target(info): UpstreamTarget {
+    if (info.channel.type === 8) {
+      // custom channel: the base URL is the full URL, `{model}` substituted
+      const full = info.channel.baseUrl.replace(/\{model\}/g, info.upstreamModel);
+      const u = new URL(full);
+      return { origin: u.origin, path: u.pathname + u.search };
+    }
+    const { origin, prefix } = splitBase(info.channel.baseUrl);
+    return { origin, path: prefix + upstreamPath(info) };
+  },
+
+  headers(info) {
+    const h: Record<string, string> = { authorization: `Bearer ${info.channel.key}` };
+    if (info.channel.type === 1 && info.channel.organization) h['OpenAI-Organization'] = info.channel.organization;
+    if (info.channel.type === 20) {
+      h['HTTP-Referer'] = 'https://github.com/Calcium-Ion/new-api';
+      h['X-Title'] = 'New API';
+    }
+    return h;
+  },
+
+  convertRequest(info, body) {
+    return info.mode.name === 'chat' || info.mode.name === 'completions' ? reasoningModelTweaks(body, info) : false;
+  },
+
+  parseError: parseOpenAIStyleError,
+};

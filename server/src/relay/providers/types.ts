@@ -1,0 +1,56 @@
+// The provider adaptor contract. An adaptor turns the client's OpenAI-format request into the upstream's request
+// and, when the upstream speaks another protocol, the upstream's response back into OpenAI format.
+// OpenAI-compatible providers (openai/, azure/) implement only the request side: the engine passes their responses
+// through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
+import type { AppContext } from '../../context.js';
+import type { CachedChannel } from '../../services/cache/channel-cache.js';
+import type { RelayMode } from '../modes.js';
+
+export interface RelayInfo {
+  ctx: AppContext;
+  channel: CachedChannel;
+  mode: RelayMode;
+  /** model name the client asked for (billing, logs) */
+  originModel: string;
+  /** model sent upstream (after model_mapping) */
+  upstreamModel: string;
+  isStream: boolean;
+}
+
+export interface UpstreamTarget {
+  origin: string;
+  /** path + query */
+  path: string;
+}
+
+export interface UpstreamUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+}
+
+export interface ProviderError {
+  message: string;
+  type: string;
+  code: string | number | null;
+  param: string | null;
+}
+
+export interface Adaptor {
+  /** Whether `stream_options.include_usage` may be sent to this channel type (facts §4.6 step 7, §7). */
+  supportsStreamOptions(info: RelayInfo): boolean;
+  target(info: RelayInfo): UpstreamTarget;
+  /** Auth and provider headers (content-type/accept are added by the engine). */
+  headers(info: RelayInfo): Record<string, string>;
+  /**
+   * Adapts the parsed body in place. Returns true when it changed anything (the engine then re-serialises);
+   * false means the raw client bytes can be forwarded.
+   */
+  convertRequest(info: RelayInfo, body: Record<string, unknown>): boolean;
+  /** Non-OpenAI upstreams: convert a whole JSON response to OpenAI format. */
+  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null };
+  /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
+  convertStreamEvent?(info: RelayInfo, data: string): string[];
+  /** Extracts the error from a non-200 upstream body (facts §4.6 step 9). */
+  parseError(status: number, body: Buffer): ProviderError;
+}

@@ -1,0 +1,235 @@
+// SSE pass-through (facts §4.7) without new-api's one-chunk lag: every complete event is written as soon as it is
+// received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only the
+// (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf calls.
+// Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
+import type { ServerResponse } from 'node:http';
+import type { RelayMode, StreamDelta } from './modes.js';
+import type { UpstreamUsage } from './providers/types.js';
+import { hasUsageObject, normaliseUsage } from './usage.js';
+
+export interface StreamOptions {
+  res: ServerResponse;
+  headers: Record<string, string>;
+  /** the client asked for stream_options.include_usage */
+  clientWantsUsage: boolean;
+  mode: RelayMode;
+  /** builds the synthetic usage when the client wants it and the upstream sent none */
+  fallbackUsage: (delivered: () => StreamDelta) => UpstreamUsage;
+  responseModel: string;
+  reqId: string;
+  /** converts one data payload (non-OpenAI upstreams) */
+  convert?: (data: string) => string[];
+}
+
+export interface StreamResult {
+  usage: UpstreamUsage | null;
+  /** ms timestamp of the first upstream chunk, 0 if none */
+  firstChunkAt: number;
+  /** bytes were written to the client */
+  started: boolean;
+  clientGone: boolean;
+  /** upstream failed mid-stream (after `started`) or before anything was sent */
+  error: Error | null;
+  /** text delivered to the client, for local counting when usage is missing */
+  deliveredText(): StreamDelta;
+}
+
+const DONE = Buffer.from('[DONE]');
+const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
+
+function eventEnd(buf: Buffer, from: number): { end: number; next: number } | null {
+  const a = buf.indexOf('\n\n', from);
+  const b = buf.indexOf('\r\n\r\n', from);
+  if (a < 0 && b < 0) return null;
+  if (b >= 0 && (a < 0 || b < a)) return { end: b, next: b + 4 };
+  return { end: a, next: a + 2 };
+}
+
+function lastBoundary(buf: Buffer): number {
+  const a = buf.lastIndexOf('\n\n');
+  const b = buf.lastIndexOf('\r\n\r\n');
+  return Math.max(a >= 0 ? a + 2 : -1, b >= 0 ? b + 4 : -1);
+}
+
+/** The data payload of one SSE event (multiple data: lines joined by \n), or null. */
+function dataOf(event: string): string | null {
+  let out: string | null = null;
+  for (const line of event.split(/\r?\n/)) {
+    if (!line.startsWith('data:')) continue;
+    const v = line.slice(5).trimStart();
+    out = out === null ? v : out + '\n' + v;
+  }
+  return out;
+}
+
+export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, o: StreamOptions): Promise<StreamResult> {
+  const { res } = o;
+  const delivered: Buffer[] = [];
+  let usage: UpstreamUsage | null = null;
+  let started = false;
+  let clientGone = false;
+  let sawDone = false;
+  let firstChunkAt = 0;
+  let error: Error | null = null;
+
+  const onClose = () => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      body.destroy();
+    }
+  };
+  res.once('close', onClose);
+
+  const write = (buf: Buffer | string): Promise<void> | undefined => {
+    if (clientGone) return;
+    if (!started) {
+      started = true;
+      res.writeHead(200, o.headers);
+    }
+    if (res.write(buf)) return;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+    });
+  };
+
+  const deliveredText = (): StreamDelta => {
+    let text = '';
+    let toolCalls = 0;
+    const all = Buffer.concat(delivered).toString('utf8');
+    for (const ev of all.split(/\r?\n\r?\n/)) {
+      const data = dataOf(ev);
+      if (!data || data === '[DONE]') continue;
+      try {
+        const d = o.mode.chunkText(JSON.parse(data));
+        text += d.text;
+        toolCalls += d.toolCalls;
+      } catch {
+        /* not JSON: not billable text */
+      }
+    }
+    return { text, toolCalls };
+  };
+
+  const usageEvent = (): string => {
+    const u = usage ?? o.fallbackUsage(deliveredText);
+    const obj = {
+      id: `chatcmpl-${o.reqId}`,
+      object: o.mode.name === 'completions' ? 'text_completion' : 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: o.responseModel,
+      choices: [],
+      usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens },
+    };
+    return `data: ${JSON.stringify(obj)}\n\n`;
+  };
+
+  /** Event-by-event handling for regions that carry usage or [DONE] (or need conversion). */
+  const slowPath = (region: Buffer): Buffer[] => {
+    const out: Buffer[] = [];
+    let pos = 0;
+    while (pos < region.length && !sawDone) {
+      const e = eventEnd(region, pos);
+      const end = e ? e.end : region.length;
+      const next = e ? e.next : region.length;
+      const raw = region.subarray(pos, next);
+      const text = region.toString('utf8', pos, end);
+      pos = next;
+      const data = dataOf(text);
+      if (data === null) {
+        if (!o.convert) out.push(raw); // comments / keep-alives pass through
+        continue;
+      }
+      if (data === '[DONE]') {
+        sawDone = true;
+        if (o.clientWantsUsage && !usage) out.push(Buffer.from(usageEvent()));
+        out.push(DONE_EVENT);
+        break;
+      }
+      const payloads = o.convert ? o.convert(data) : [data];
+      for (const p of payloads) {
+        const pb = o.convert ? Buffer.from(`data: ${p}\n\n`) : raw;
+        if (hasUsageObject(Buffer.from(p))) {
+          let j: any;
+          try {
+            j = JSON.parse(p);
+          } catch {
+            j = null;
+          }
+          const u = normaliseUsage(j?.usage);
+          if (u) usage = u;
+          const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);
+          const hasContent = Array.isArray(j?.choices) && j.choices.length > 0;
+          // a usage-only chunk the client did not ask for is dropped (facts §4.7)
+          if (!o.clientWantsUsage && !finished && !hasContent) continue;
+        }
+        out.push(pb);
+        delivered.push(pb);
+      }
+    }
+    return out;
+  };
+
+  try {
+    let pending: Buffer | null = null;
+    for await (const chunk of body) {
+      if (!firstChunkAt) firstChunkAt = Date.now();
+      if (sawDone) continue;
+      const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
+      const cut = lastBoundary(buf);
+      if (cut <= 0) {
+        pending = buf;
+        continue;
+      }
+      pending = cut < buf.length ? buf.subarray(cut) : null;
+      const region = cut === buf.length ? buf : buf.subarray(0, cut);
+      let p: Promise<void> | undefined;
+      if (!o.convert && region.indexOf(DONE) < 0 && !hasUsageObject(region)) {
+        delivered.push(region);
+        p = write(region);
+      } else {
+        const parts = slowPath(region);
+        if (parts.length) p = write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+      }
+      if (p) await p;
+      if (clientGone) break;
+    }
+    if (pending && !sawDone && !clientGone) {
+      const parts = slowPath(Buffer.concat([pending, Buffer.from('\n\n')]));
+      if (parts.length) await write(Buffer.concat(parts));
+    }
+  } catch (err) {
+    if (!clientGone) error = err as Error;
+  }
+  res.off('close', onClose);
+
+  if (!clientGone && !error) {
+    if (!sawDone) {
+      const tail: string[] = [];
+      if (o.clientWantsUsage && !usage) tail.push(usageEvent());
+      tail.push('data: [DONE]\n\n');
+      await write(tail.join(''));
+    }
+    if (!clientGone) res.end();
+  } else if (error && started && !clientGone) {
+    // upstream broke mid-stream: tell the client in-band, then close the stream properly
+    const msg = error.message || 'upstream stream error';
+    await write(`data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+    await write(DONE_EVENT);
+    if (!clientGone) res.end();
+  }
+
+  return {
+    usage,
+    firstChunkAt,
+    started,
+    clientGone,
+    error,
+    deliveredText,
+  };
+}

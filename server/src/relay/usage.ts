@@ -1,0 +1,63 @@
+// Usage extraction without parsing whole responses: find the `"usage"` object and parse only that slice.
+import type { UpstreamUsage } from './providers/types.js';
+
+const USAGE = Buffer.from('"usage"');
+
+/** Index of the `{` opening a non-null usage object at/after `from`, or -1. */
+function usageObjectStart(buf: Buffer, at: number): number {
+  let j = at + USAGE.length;
+  while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09)) j++;
+  if (buf[j] !== 0x3a /* : */) return -1;
+  j++;
+  while (j < buf.length && (buf[j] === 0x20 || buf[j] === 0x09 || buf[j] === 0x0a || buf[j] === 0x0d)) j++;
+  return buf[j] === 0x7b /* { */ ? j : -1;
+}
+
+/** Whether the buffer holds a `"usage": {…}` (not `"usage": null`). */
+export function hasUsageObject(buf: Buffer): boolean {
+  let i = buf.indexOf(USAGE);
+  while (i >= 0) {
+    if (usageObjectStart(buf, i) >= 0) return true;
+    i = buf.indexOf(USAGE, i + USAGE.length);
+  }
+  return false;
+}
+
+function matchingBrace(buf: Buffer, start: number): number {
+  let depth = 0;
+  for (let k = start; k < buf.length; k++) {
+    const c = buf[k];
+    if (c === 0x22) {
+      for (k++; k < buf.length && buf[k] !== 0x22; k++) if (buf[k] === 0x5c) k++;
+    } else if (c === 0x7b) depth++;
+    else if (c === 0x7d && --depth === 0) return k;
+  }
+  return -1;
+}
+
+export function normaliseUsage(u: any): UpstreamUsage | null {
+  if (!u || typeof u !== 'object') return null;
+  const prompt = Number(u.prompt_tokens ?? u.input_tokens ?? 0) || 0;
+  const completion = Number(u.completion_tokens ?? u.output_tokens ?? 0) || 0;
+  const cached = Number(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0) || 0;
+  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached };
+}
+
+/** The last top-level-looking usage object of a JSON response (OpenAI puts it last). */
+export function extractUsage(buf: Buffer): UpstreamUsage | null {
+  let i = buf.lastIndexOf(USAGE);
+  while (i >= 0) {
+    const s = usageObjectStart(buf, i);
+    if (s >= 0) {
+      const e = matchingBrace(buf, s);
+      if (e < 0) return null;
+      try {
+        return normaliseUsage(JSON.parse(buf.toString('utf8', s, e + 1)));
+      } catch {
+        return null;
+      }
+    }
+    i = i > 0 ? buf.lastIndexOf(USAGE, i - 1) : -1;
+  }
+  return null;
+}

@@ -1,0 +1,77 @@
+// One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
+// upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
+import { Agent } from 'undici';
+import type { AppContext } from '../../context.js';
+import { Billing } from '../billing.js';
+import { ChannelStatus } from '../channel-status.js';
+import { LogWriter } from '../log-writer.js';
+import { QuotaData } from '../quota-data.js';
+import { ChannelCache } from './channel-cache.js';
+import { TokenCache } from './token-cache.js';
+import { UserCache } from './user-cache.js';
+
+export interface RelayServices {
+  tokens: TokenCache;
+  users: UserCache;
+  channels: ChannelCache;
+  billing: Billing;
+  logs: LogWriter;
+  quotaData: QuotaData;
+  channelStatus: ChannelStatus;
+  /** keep-alive connection pools, one per upstream origin */
+  http: Agent;
+  /** settlements still running (awaited on shutdown before the log flush) */
+  pending: Set<Promise<unknown>>;
+}
+
+const registry = new WeakMap<AppContext, RelayServices>();
+const starting = new WeakMap<AppContext, Promise<RelayServices>>();
+
+export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
+  const existing = starting.get(ctx);
+  if (existing) return existing;
+  const p = (async () => {
+    const tokens = new TokenCache(ctx);
+    const users = new UserCache(ctx);
+    const channels = new ChannelCache(ctx);
+    const logs = new LogWriter(ctx);
+    const quotaData = new QuotaData(ctx);
+    const http = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 });
+    const svc: RelayServices = {
+      tokens,
+      users,
+      channels,
+      billing: new Billing(ctx, tokens, users),
+      logs,
+      quotaData,
+      channelStatus: new ChannelStatus(ctx),
+      http,
+      pending: new Set(),
+    };
+    tokens.start();
+    users.start();
+    await channels.start();
+    logs.start();
+    quotaData.start();
+    // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
+    ctx.onClose(async () => {
+      await Promise.allSettled([...svc.pending]);
+      channels.stop();
+      tokens.stop();
+      users.stop();
+      await logs.stop();
+      await quotaData.stop();
+      await http.close().catch(() => undefined);
+    });
+    registry.set(ctx, svc);
+    return svc;
+  })();
+  starting.set(ctx, p);
+  return p;
+}
+
+export function relayServices(ctx: AppContext): RelayServices {
+  const svc = registry.get(ctx);
+  if (!svc) throw new Error('relay services are not initialised');
+  return svc;
+}

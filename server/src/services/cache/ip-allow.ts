@@ -1,0 +1,77 @@
+// Token IP allow lists (facts §4.3 step 1): one entry per line (commas also accepted), exact IPv4/IPv6 addresses or
+// CIDR ranges. Compiled once when a token is cached, so the per-request check is a few integer comparisons.
+import { isIP } from 'node:net';
+
+interface Range {
+  v6: boolean;
+  net: bigint;
+  mask: bigint;
+}
+
+export interface IpMatcher {
+  exact: Set<string>;
+  ranges: Range[];
+}
+
+function ipToBig(ip: string): { v6: boolean; n: bigint } | null {
+  if (ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4) ip = ip.slice(7);
+  const kind = isIP(ip);
+  if (kind === 4) {
+    const p = ip.split('.').map(Number);
+    return { v6: false, n: BigInt(((p[0] << 24) >>> 0) + (p[1] << 16) + (p[2] << 8) + p[3]) };
+  }
+  if (kind === 6) {
+    let [head, tail] = ip.split('::') as [string, string | undefined];
+    const h = head ? head.split(':') : [];
+    const t = tail !== undefined && tail ? tail.split(':') : [];
+    // an embedded IPv4 tail counts as two groups
+    const expand = (parts: string[]) =>
+      parts.flatMap((x) => {
+        if (x.includes('.')) {
+          const q = x.split('.').map(Number);
+          return [((q[0] << 8) | q[1]).toString(16), ((q[2] << 8) | q[3]).toString(16)];
+        }
+        return [x];
+      });
+    const hh = expand(h);
+    const tt = expand(t);
+    const groups = ip.includes('::') ? [...hh, ...Array(8 - hh.length - tt.length).fill('0'), ...tt] : hh;
+    let n = 0n;
+    for (const g of groups) n = (n << 16n) | BigInt(parseInt(g || '0', 16));
+    return { v6: true, n };
+  }
+  return null;
+}
+
+export function compileIpAllowList(raw: string | null | undefined): IpMatcher | null {
+  const items = (raw ?? '')
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!items.length) return null;
+  const m: IpMatcher = { exact: new Set(), ranges: [] };
+  for (const item of items) {
+    const slash = item.indexOf('/');
+    if (slash < 0) {
+      const b = ipToBig(item);
+      m.exact.add(b ? `${b.v6 ? 6 : 4}:${b.n}` : item);
+      continue;
+    }
+    const b = ipToBig(item.slice(0, slash));
+    const bits = Number(item.slice(slash + 1));
+    if (!b || !Number.isInteger(bits)) continue;
+    const width = b.v6 ? 128n : 32n;
+    const len = BigInt(Math.max(0, Math.min(Number(width), bits)));
+    const mask = len === 0n ? 0n : ((1n << len) - 1n) << (width - len);
+    m.ranges.push({ v6: b.v6, net: b.n & mask, mask });
+  }
+  return m;
+}
+
+export function ipAllowed(m: IpMatcher, ip: string): boolean {
+  const b = ipToBig(ip);
+  if (!b) return m.exact.has(ip);
+  if (m.exact.has(`${b.v6 ? 6 : 4}:${b.n}`)) return true;
+  for (const r of m.ranges) if (r.v6 === b.v6 && (b.n & r.mask) === r.net) return true;
+  return false;
+}

@@ -1,0 +1,148 @@
+// Users by id for the relay (facts §1.5): group, status, role, username, email, setting. Same layering as the token
+// cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing new-api's
+// zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's conditional UPDATE.
+import type { AppContext } from '../../context.js';
+
+export interface UserRecord {
+  id: number;
+  username: string;
+  group: string;
+  status: number;
+  role: number;
+  email: string;
+  quota: number;
+  setting: Record<string, unknown>;
+}
+
+interface Raw {
+  id: number | string;
+  username: string;
+  group: string;
+  status: number | string;
+  role: number | string;
+  email: string;
+  quota: number | string;
+  setting: string;
+}
+
+function parseSetting(s: string | null | undefined): Record<string, unknown> {
+  if (!s) return {};
+  try {
+    const v = JSON.parse(s);
+    return v && typeof v === 'object' ? v : {};
+  } catch {
+    return {};
+  }
+}
+
+function toRecord(r: Raw): UserRecord {
+  return {
+    id: Number(r.id),
+    username: r.username ?? '',
+    group: r.group || 'default',
+    status: Number(r.status),
+    role: Number(r.role),
+    email: r.email ?? '',
+    quota: Number(r.quota),
+    setting: parseSetting(r.setting),
+  };
+}
+
+interface Entry {
+  rec: UserRecord | null;
+  raw: Raw | null;
+  at: number;
+  refreshing?: boolean;
+}
+
+export class UserCache {
+  private readonly mem = new Map<number, Entry>();
+  private readonly ttlMs: number;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(private readonly ctx: AppContext) {
+    this.ttlMs = ctx.config.syncFrequencySec * 1000;
+  }
+
+  start(): void {
+    this.unsubscribe = this.ctx.changes.subscribe((ev) => {
+      if (ev.kind !== 'user') return;
+      this.mem.delete(ev.id);
+      if (this.ctx.redis) void this.ctx.redis.del(this.redisKey(ev.id)).catch(() => undefined);
+    });
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  private redisKey(id: number): string {
+    return `${this.ctx.redisPrefix}user:${id}`;
+  }
+
+  private async fromDb(id: number): Promise<Raw | null> {
+    const row = await this.ctx.db
+      .selectFrom('users')
+      .select(['id', 'username', 'group', 'status', 'role', 'email', 'quota', 'setting'])
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return (row as Raw | undefined) ?? null;
+  }
+
+  async get(id: number): Promise<UserRecord | null> {
+    if (this.ctx.redis) return this.getRedis(id);
+    const now = Date.now();
+    const e = this.mem.get(id);
+    if (e && e.rec) {
+      if (now - e.at >= this.ttlMs && !e.refreshing) {
+        e.refreshing = true;
+        this.fromDb(id)
+          .then((raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }))
+          .catch(() => (e.refreshing = false));
+      }
+      return e.rec;
+    }
+    const raw = await this.fromDb(id);
+    const rec = raw ? toRecord(raw) : null;
+    if (rec) this.mem.set(id, { raw, rec, at: now });
+    return rec;
+  }
+
+  private async getRedis(id: number): Promise<UserRecord | null> {
+    const redis = this.ctx.redis!;
+    const rk = this.redisKey(id);
+    const h = await redis.hgetall(rk);
+    if (h && h.id !== undefined) return toRecord(h as unknown as Raw);
+    const raw = await this.fromDb(id);
+    if (!raw) return null;
+    await redis
+      .multi()
+      .hset(rk, {
+        id: raw.id,
+        username: raw.username,
+        group: raw.group,
+        status: raw.status,
+        role: raw.role,
+        email: raw.email ?? '',
+        quota: raw.quota,
+        setting: raw.setting ?? '',
+      })
+      .expire(rk, this.ctx.config.syncFrequencySec)
+      .exec();
+    return toRecord(raw);
+  }
+
+  /** Keeps the cached quota close to the DB after billing (delta < 0 = spent). */
+  adjustQuota(id: number, delta: number): void {
+    if (!delta) return;
+    if (this.ctx.redis) {
+      void this.ctx.redis
+        .eval("if redis.call('exists', KEYS[1]) == 1 then redis.call('hincrby', KEYS[1], 'quota', ARGV[1]) end return 1", 1, this.redisKey(id), String(delta))
+        .catch(() => undefined);
+      return;
+    }
+    const e = this.mem.get(id);
+    if (e?.rec) e.rec.quota += delta;
+  }
+}

@@ -1,0 +1,58 @@
+// Batched inserts into the logs table (ctx.logDb), off the request path: rows queue in memory and are written every
+// ~1 s or every BATCH_ROWS rows, and once more on shutdown (ctx.onClose), so a request never waits on the log DB.
+import type { AppContext } from '../context.js';
+import type { NewLog } from '../db/schema.js';
+
+const FLUSH_MS = 1000;
+const BATCH_ROWS = 200;
+const MAX_QUEUE = 100_000;
+
+export class LogWriter {
+  private queue: NewLog[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | null = null;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
+    this.timer.unref();
+  }
+
+  add(row: NewLog): void {
+    if (this.queue.length >= MAX_QUEUE) {
+      this.ctx.log.error('log queue full, dropping a log row');
+      return;
+    }
+    this.queue.push(row);
+    if (this.queue.length >= BATCH_ROWS) void this.flush();
+  }
+
+  /** Writes everything queued so far; concurrent calls wait for the same write. */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (!this.queue.length) return;
+    const rows = this.queue;
+    this.queue = [];
+    this.flushing = (async () => {
+      for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+        const chunk = rows.slice(i, i + BATCH_ROWS);
+        try {
+          await this.ctx.logDb.insertInto('logs').values(chunk).execute();
+        } catch (err) {
+          this.ctx.log.error({ err, rows: chunk.length }, 'writing logs failed');
+        }
+      }
+    })();
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.flush();
+  }
+}
