@@ -179,7 +179,7 @@ export function getPriceData(
  * rounds or truncates the same way: 0.15 × 3 gives 0.44999999999999996 in binary, 0.45 in decimal.
  */
 function decimalClean(x: number): number {
-  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(12)) : x;
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(15)) : x;
 }
 
 /** Round half away from zero, as new-api's decimal maths does. */
