@@ -63,6 +63,8 @@ export function chatCompletion(model: string, content: string, usage: UsageSpec 
 
 export class MockUpstream {
   readonly requests: RecordedRequest[] = [];
+  /** responses whose connection closed before they finished (the relay aborted them) */
+  closedEarly = 0;
   behave: (req: RecordedRequest) => Behaviour = (req) => defaultBehaviour(req);
   private readonly sockets = new Set<import('node:net').Socket>();
 
@@ -87,6 +89,9 @@ export class MockUpstream {
         }
         const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, port: self!.port };
         self!.requests.push(rec);
+        res.on('close', () => {
+          if (!res.writableFinished) self!.closedEarly++;
+        });
         void respond(self!.behave(rec), rec, res);
       });
     });
@@ -103,6 +108,7 @@ export class MockUpstream {
 
   reset(): void {
     this.requests.length = 0;
+    this.closedEarly = 0;
     this.behave = (req) => defaultBehaviour(req);
   }
 
