@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { createTestDatabase, dbAvailable, requestedDbKinds } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { ROOT } from './fixtures.js';
@@ -75,6 +75,27 @@ for (const kind of requestedDbKinds()) {
       const root = new ConsoleClient(server.url);
       const winner = a.body.success ? 'root' : 'root2';
       expect((await root.login(winner, ROOT.password)).body.success).toBe(true);
+    });
+
+    it('lets only one of two nodes sharing a database finish setup', async () => {
+      const database = await createTestDatabase(kind);
+      const env = { CRITICAL_RATE_LIMIT_ENABLE: 'false' };
+      const n1 = await startTestServer({ kind, env, database });
+      const n2 = await startTestServer({ kind, env, database });
+      try {
+        const body = (username: string) => ({ username, password: ROOT.password, confirmPassword: ROOT.password, SelfUseModeEnabled: false, DemoSiteEnabled: false });
+        const [a, b] = await Promise.all([new ConsoleClient(n1.url).post('/api/setup', body('nodeone')), new ConsoleClient(n2.url).post('/api/setup', body('nodetwo'))]);
+        expect([a.body.success, b.body.success].sort()).toEqual([false, true]);
+        expect((a.body.success ? b : a).status).toBe(400);
+        const roots = await n1.ctx.db.selectFrom('users').select('username').where('role', '=', 100).execute();
+        expect(roots).toHaveLength(1);
+        expect(await n1.ctx.db.selectFrom('setups').select('id').execute()).toHaveLength(1);
+        expect((await new ConsoleClient(n2.url).get('/api/setup')).body.data.status).toBe(true);
+      } finally {
+        await n2.close();
+        await n1.close();
+        await database.drop();
+      }
     });
 
     it('GET /api/status carries every status field with the option values', async () => {
