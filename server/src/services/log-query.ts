@@ -27,7 +27,7 @@ export interface LogFilter {
 }
 
 /** A log row as the console sees it: new-api names channel_id `channel` and adds `channel_name`. */
-export type LogView = Omit<Log, 'channel_id'> & { channel: number; channel_name: string };
+export type LogView = Omit<Log, 'channel_id' | 'is_stream'> & { channel: number; channel_name: string; is_stream: boolean };
 
 type LogQuery = SelectQueryBuilder<Database, 'logs', any>;
 
@@ -60,7 +60,12 @@ async function toViews(ctx: AppContext, rows: Log[]): Promise<LogView[]> {
     ctx,
     rows.map((r) => Number(r.channel_id)),
   );
-  return rows.map(({ channel_id, ...rest }) => ({ ...rest, channel: Number(channel_id), channel_name: names.get(Number(channel_id)) ?? '' }));
+  return rows.map(({ channel_id, ...rest }) => ({
+    ...rest,
+    is_stream: !!rest.is_stream,
+    channel: Number(channel_id),
+    channel_name: names.get(Number(channel_id)) ?? '',
+  }));
 }
 
 /** What an end user may see of their own logs (facts §3.5): id % 1024, no channel name, no admin_info. */

@@ -18,7 +18,12 @@ export const TOKEN_STATUS_EXHAUSTED = 4;
 
 export const TOKEN_NAME_MAX = 30;
 
-export type PublicToken = Omit<Token, 'deleted_at'>;
+export type PublicToken = Omit<Token, 'deleted_at' | 'unlimited_quota' | 'model_limits_enabled'> & { unlimited_quota: boolean; model_limits_enabled: boolean };
+
+/** SQLite and MySQL hand booleans back as 0/1; the wire carries true/false as new-api does. */
+function view<T extends { unlimited_quota: boolean | number; model_limits_enabled: boolean | number }>(row: T) {
+  return { ...row, unlimited_quota: !!row.unlimited_quota, model_limits_enabled: !!row.model_limits_enabled };
+}
 
 type Body = Record<string, unknown>;
 
@@ -167,11 +172,12 @@ function own(db: Kysely<Database>, userId: number) {
 }
 
 export async function listTokens(db: Kysely<Database>, userId: number, page: number, size: number): Promise<PublicToken[]> {
-  return own(db, userId)
+  const rows = await own(db, userId)
     .orderBy('id', 'desc')
     .limit(size)
     .offset(page * size)
     .execute();
+  return rows.map(view);
 }
 
 const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => '!' + c);
@@ -183,11 +189,12 @@ export async function searchTokens(db: Kysely<Database>, userId: number, keyword
   if (kw) q = q.where(sql<boolean>`${sql.ref('name')} like ${`%${likeEscape(kw)}%`} escape '!'`);
   const key = token.trim().replace(/^sk-/, '');
   if (key) q = q.where(sql<boolean>`${sql.ref('key')} like ${`${likeEscape(key)}%`} escape '!'`);
-  return q.orderBy('id', 'desc').limit(1000).execute();
+  return (await q.orderBy('id', 'desc').limit(1000).execute()).map(view);
 }
 
 export async function getToken(db: Kysely<Database>, userId: number, id: number): Promise<PublicToken | undefined> {
-  return own(db, userId).where('id', '=', id).executeTakeFirst();
+  const row = await own(db, userId).where('id', '=', id).executeTakeFirst();
+  return row && view(row);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -217,7 +224,7 @@ export async function createToken(ctx: AppContext, user: { id: number; group: st
     group: fields.group ?? '',
   };
   await ctx.db.insertInto('tokens').values(values).execute();
-  const row = await own(ctx.db, user.id).where('key', '=', values.key).executeTakeFirstOrThrow();
+  const row = view(await own(ctx.db, user.id).where('key', '=', values.key).executeTakeFirstOrThrow());
   announce(ctx, row);
   return row;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
-import type { TestServer } from '../helpers/server.js';
-import type { ConsoleClient } from '../helpers/console-client.js';
+import { createTestDatabase, dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, startConsole } from '../channels/fixture.js';
 import type { NewLog } from '../../src/db/schema.js';
 
@@ -58,7 +58,7 @@ for (const kind of requestedDbKinds()) {
       const first = (await root.get(`/api/log/?p=1&page_size=10&token_name=ta`)).body.data.items as any[];
       expect(first.map((r) => r.id)).toEqual([ids.a4, ids.a1]);
       const a1 = first.find((r) => r.id === ids.a1);
-      expect(a1).toMatchObject({ channel: chId, channel_name: 'upstream-one', username: alice.username, model_name: 'gpt-4o', quota: 100, type: 2 });
+      expect(a1).toMatchObject({ is_stream: false, channel: chId, channel_name: 'upstream-one', username: alice.username, model_name: 'gpt-4o', quota: 100, type: 2 });
       expect(JSON.parse(a1.other).admin_info).toEqual({ use_channel: [chId] });
 
       const q = async (qs: string) => itemIds((await root.get(`/api/log/?p=1&page_size=50&${qs}`)).body);
@@ -163,3 +163,32 @@ for (const kind of requestedDbKinds()) {
     });
   });
 }
+
+// LOG_SQL_DSN: the logs table in another database; channel names still come from the main one.
+describe.skipIf(!(await dbAvailable('postgres')))('logs in a separate LOG_SQL_DSN database', () => {
+  it('reads logs from the log database and names channels from the main database', async () => {
+    const logDatabase = await createTestDatabase('postgres');
+    const server = await startTestServer({ kind: 'sqlite', env: { LOG_SQL_DSN: logDatabase.dsn, CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
+    try {
+      expect(server.ctx.logDbKind).toBe('postgres');
+      expect(server.ctx.dbKind).toBe('sqlite');
+      const root = new ConsoleClient(server.url);
+      await root.post('/api/setup', { username: 'root', password: 'rootpass123', confirmPassword: 'rootpass123', SelfUseModeEnabled: false, DemoSiteEnabled: false });
+      expect((await root.login('root', 'rootpass123')).body.success).toBe(true);
+      const ch = await root.post('/api/channel/', { name: 'main-db-channel', key: 'k', models: 'm' });
+      await server.ctx.logDb
+        .insertInto('logs')
+        .values({ user_id: root.userId!, username: 'root', type: 2, created_at: Math.floor(Date.now() / 1000), channel_id: ch.body.data.id, quota: 5, is_stream: true })
+        .execute();
+      const res = await root.get('/api/log/?p=1&page_size=10');
+      expect(res.body.data.total).toBe(1);
+      expect(res.body.data.items[0]).toMatchObject({ channel: ch.body.data.id, channel_name: 'main-db-channel', quota: 5, is_stream: true });
+      expect((await root.get('/api/log/stat')).body.data).toMatchObject({ quota: 5, rpm: 1 });
+      const mainLogs = await server.ctx.db.selectFrom('logs').select('id').execute();
+      expect(mainLogs).toEqual([]);
+    } finally {
+      await server.close();
+      await logDatabase.drop();
+    }
+  });
+});

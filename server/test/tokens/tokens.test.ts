@@ -73,6 +73,7 @@ for (const kind of requestedDbKinds()) {
         key: 'attacker-chosen-key',
       });
       expect(t.key).toMatch(/^[0-9A-Za-z]{48}$/);
+      expect(t).toMatchObject({ model_limits_enabled: true, unlimited_quota: false });
       const row = (await tokenRow(t.id))!;
       expect(row).toMatchObject({ user_id: alice.id, key: t.key, status: 1, remain_quota: 500000, expired_time: -1, model_limits: 'gpt-4o,gpt-4o-mini', allow_ips: '10.0.0.1\n192.168.0.0/24', group: 'svip' });
       expect(!!row.model_limits_enabled).toBe(true);
