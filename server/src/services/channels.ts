@@ -103,18 +103,33 @@ function jsonText(v: unknown, message: string, requireObject = true): string | n
   return text;
 }
 
+// MySQL's default collation compares names case-insensitively, so two spellings differing only in case would
+// collide on the abilities primary key there; refuse them everywhere so all databases behave alike.
+function checkCaseDuplicates(list: string[], what: string): void {
+  const seen = new Set<string>();
+  for (const v of list) {
+    const k = v.toLowerCase();
+    if (seen.has(k)) throw new ChannelInputError(`${what}重复（仅大小写不同）: ${v}`);
+    seen.add(k);
+  }
+}
+
 function checkModels(models: string): void {
   if (!models) throw new ChannelInputError('请至少选择一个模型！');
-  for (const m of models.split(',')) {
+  const list = models.split(',');
+  for (const m of list) {
     if (m.length > 255) throw new ChannelInputError(`模型名称过长: ${m}`);
   }
+  checkCaseDuplicates(list, '模型名称');
 }
 
 function checkGroups(group: string): void {
   if (!group) throw new ChannelInputError('请至少选择一个分组！');
-  for (const g of group.split(',')) {
+  const list = group.split(',');
+  for (const g of list) {
     if (g.length > 64) throw new ChannelInputError(`分组名称过长: ${g}`);
   }
+  checkCaseDuplicates(list, '分组名称');
 }
 
 type ChannelFields = Partial<Omit<Channel, 'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time'>>;
