@@ -19,7 +19,8 @@ export async function sendEmail(ctx: AppContext, subject: string, receiver: stri
     host: server,
     port,
     secure: port === 465 || o.bool('SMTPSSLEnabled'),
-    auth: { user: account, pass: o.get('SMTPToken') },
+    // A relay without a password (a local MTA) gets no AUTH at all.
+    auth: o.get('SMTPToken') ? { user: account, pass: o.get('SMTPToken') } : undefined,
     // new-api skips certificate verification for implicit TLS; keep self-hosted relays working the same way.
     tls: { rejectUnauthorized: false },
     connectionTimeout: 15_000,

@@ -145,7 +145,7 @@ for (const kind of requestedDbKinds()) {
 
       for (const authorization of [token, `Bearer ${token}`]) {
         const res = await fetch(server.url + '/api/user/self', { headers: { authorization, 'New-Api-User': String(u.id) } });
-        const body = await res.json();
+        const body = (await res.json()) as any;
         expect(res.status).toBe(200);
         expect(body.data).toMatchObject({ id: u.id, username: u.username, access_token: token });
         expect(body.data).not.toHaveProperty('password');
@@ -155,7 +155,7 @@ for (const kind of requestedDbKinds()) {
       const wrongUser = await fetch(server.url + '/api/user/self', { headers: { authorization: token, 'New-Api-User': '1' } });
       expect(wrongUser.status).toBe(401);
       const bad = await fetch(server.url + '/api/user/self', { headers: { authorization: 'Bearer nope', 'New-Api-User': String(u.id) } });
-      expect((await bad.json()).success).toBe(false);
+      expect(((await bad.json()) as any).success).toBe(false);
       const none = await fetch(server.url + '/api/user/self', { headers: { 'New-Api-User': String(u.id) } });
       expect(none.status).toBe(401);
 
@@ -163,7 +163,7 @@ for (const kind of requestedDbKinds()) {
       const second = (await u.client.get('/api/user/token')).body.data;
       expect(second).not.toBe(token);
       const old = await fetch(server.url + '/api/user/self', { headers: { authorization: token, 'New-Api-User': String(u.id) } });
-      expect((await old.json()).success).toBe(false);
+      expect(((await old.json()) as any).success).toBe(false);
     });
 
     it('updates and deletes the own account', async () => {

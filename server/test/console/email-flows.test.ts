@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { dbAvailable, redisAvailable, requestedDbKinds, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { registerAndLogin, setOption, setupAndLoginRoot, uname } from './fixtures.js';
@@ -96,3 +96,31 @@ for (const kind of requestedDbKinds()) {
     });
   });
 }
+
+describe.skipIf(!(await redisAvailable()))('verification codes shared through Redis', () => {
+  it('a code sent by one node is accepted by another node', async () => {
+    const smtp = await startFakeSmtp();
+    const n1 = await startTestServer({ kind: 'sqlite', env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL } });
+    const n2 = await startTestServer({ kind: 'sqlite', database: n1.database, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL } });
+    // both nodes of one deployment share the key prefix
+    (n2.ctx as { redisPrefix: string }).redisPrefix = n1.ctx.redisPrefix;
+    try {
+      const root = await setupAndLoginRoot(n1);
+      for (const [k, v] of [['SMTPServer', '127.0.0.1'], ['SMTPPort', String(smtp.port)], ['SMTPAccount', 'bot@gateway.test'], ['EmailVerificationEnabled', 'true']]) {
+        await setOption(root, k, v);
+      }
+      await n2.ctx.options.load();
+      const email = `${uname('r')}@example.com`;
+      const sent = await new ConsoleClient(n1.url).get(`/api/verification?email=${email}`);
+      expect(sent.body, JSON.stringify(sent.body)).toMatchObject({ success: true });
+      const code = /<strong>([0-9a-f]{6})<\/strong>/.exec(smtp.mails.at(-1)!.body)![1];
+      const username = uname('rv');
+      const reg = await new ConsoleClient(n2.url).post('/api/user/register', { username, password: 'password123', email, verification_code: code });
+      expect(reg.body).toEqual({ success: true, message: '' });
+    } finally {
+      await n2.close();
+      await n1.close();
+      await smtp.close();
+    }
+  });
+});

@@ -81,7 +81,7 @@ for (const kind of requestedDbKinds()) {
         body: '{not json',
       });
       expect(badBody.status).toBe(400);
-      expect((await badBody.json()).success).toBe(false);
+      expect(((await badBody.json()) as any).success).toBe(false);
       expect((await root.put('/api/option/', { value: 'x' })).status).toBe(400);
     });
 

@@ -117,6 +117,27 @@ for (const kind of requestedDbKinds()) {
       expect((await root.put('/api/user/', { display_name: 'no id' })).body).toEqual({ success: false, message: '无效的参数' });
     });
 
+    it('publishes a user change after every write to a user row', async () => {
+      const events: unknown[] = [];
+      const off = server.ctx.changes.subscribe((ev) => events.push(ev));
+      try {
+        const u = await registerAndLogin(server);
+        expect(events).toContainEqual({ kind: 'user', id: u.id });
+        events.length = 0;
+        await root.post('/api/user/manage', { id: u.id, action: 'disable' });
+        expect(events).toContainEqual({ kind: 'user', id: u.id });
+        events.length = 0;
+        await root.put('/api/user/', { id: u.id, quota: 42 });
+        expect(events).toContainEqual({ kind: 'user', id: u.id });
+        events.length = 0;
+        await root.delete(`/api/user/${u.id}`);
+        expect(events).toContainEqual({ kind: 'user', id: u.id });
+        expect(events).toContainEqual({ kind: 'token', userId: u.id });
+      } finally {
+        off();
+      }
+    });
+
     it('pages and searches users 1-based with {items,total,page,page_size}, never returning passwords', async () => {
       const prefix = `pg${Date.now() % 10000}`;
       const names: string[] = [];
