@@ -18,6 +18,8 @@ import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
+import { pipeRaw } from './passthrough.js';
+import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
 
 export interface JsonRelayOptions {
@@ -94,13 +96,16 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     // ---- parse once
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let body: Record<string, any>;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch (e) {
-      throw new RelayError(400, `无效的请求, ${(e as Error).message}`, 'new_api_error', 'invalid_request');
+    if (mode.multipart) body = multipartBody(raw, req.headers['content-type']);
+    else {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch (e) {
+        throw new RelayError(400, `无效的请求, ${(e as Error).message}`, 'new_api_error', 'invalid_request');
+      }
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
     }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
-    const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel ?? '');
+    const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel || mode.defaultModel || '');
 
     // ---- ModelRequestRateLimit (facts §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
@@ -141,8 +146,9 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     }
     let promptTokens = -1;
     const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
-    const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens));
-    const pre = preConsumeQuota(price, !price.usePrice && maxTokens > 0 ? prompt() : 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
+    const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
+    const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
+    const pre = fixed >= 0 ? fixed : preConsumeQuota(price, !price.usePrice && maxTokens > 0 ? prompt() : 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
     try {
       reservation = await svc.billing.reserve({
         userId: caller.user.id,
@@ -211,9 +217,9 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const usage = result.usage;
     const total = usage.prompt_tokens + usage.completion_tokens;
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
-    const quota = total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
+    const quota = fixed >= 0 ? fixed : total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
     const done = svc.billing
-      .settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 })
+      .settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 })
       .then(() => {
         writeConsumeLog(svc, ctx, {
           caller,
@@ -228,6 +234,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
           isStream: result.kind === 'done' && result.isStream,
           upstreamModel: result.kind === 'done' ? result.upstreamModel : model,
           used,
+          content: mode.logContent?.(body, price),
         });
       })
       .catch((e) => ctx.log.error({ err: e, reqId }, 'settlement failed'));
@@ -240,6 +247,13 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     if (!(err instanceof RelayError)) ctx.log.error({ err, reqId }, 'relay failed');
     sendRelayError(res, e, reqId, origin);
   }
+}
+
+/** Fields of a multipart request (model, prompt, size…); the raw bytes stay what is forwarded. */
+function multipartBody(raw: Buffer, contentType: string | undefined): Record<string, any> {
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw new RelayError(400, '无效的请求, Content-Type must be multipart/form-data', 'new_api_error', 'invalid_request');
+  return formFields(raw, boundary);
 }
 
 function asRelayError(err: unknown): RelayError {
@@ -278,14 +292,17 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   // ---- request body: raw bytes unless something must change
   let out: Buffer;
   if (a.passThrough) out = a.raw;
-  else {
+  else if (mode.multipart) {
+    // forwarded unchanged; only a mapped model is written into the form's model field
+    out = info.upstreamModel !== a.model ? replaceFormField(a.raw, boundaryOf(req.headers['content-type'])!, 'model', info.upstreamModel) : a.raw;
+  } else {
     const copy: Record<string, any> = { ...body };
     let changed = false;
     if (copy.model !== info.upstreamModel) {
       copy.model = info.upstreamModel;
       changed = true;
     }
-    if (a.isStream && adaptor.supportsStreamOptions(info)) {
+    if (a.isStream && !mode.eventStream && adaptor.supportsStreamOptions(info)) {
       if (ctx.config.forceStreamOption && !a.clientWantsUsage) {
         copy.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}), include_usage: true };
         changed = true;
@@ -304,7 +321,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
 
   const target = adaptor.target(info);
   const headers: Record<string, string> = {
-    'content-type': 'application/json',
+    'content-type': mode.multipart ? String(req.headers['content-type']) : 'application/json',
     accept: req.headers.accept || (a.isStream ? 'text/event-stream' : 'application/json'),
     ...adaptor.headers(info),
   };
@@ -355,6 +372,14 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     }
 
     const ctype = String(up.headers['content-type'] ?? '');
+    if (mode.rawResponse) {
+      const r = await pipeRaw(up.body as never, res, baseHeaders(a.reqId, a.origin), up.headers);
+      if (!r.started) {
+        if (r.clientGone) return { kind: 'gone' };
+        if (r.error) return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+      }
+      return { kind: 'done', usage: { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 }, frt, isStream: false, upstreamModel: info.upstreamModel };
+    }
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const h = baseHeaders(a.reqId, a.origin);
       h['Content-Type'] = 'text/event-stream';
@@ -396,7 +421,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       const c = adaptor.convertResponse(info, buf);
       buf = c.body;
       usage = c.usage;
-    } else usage = extractUsage(buf);
+    } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
@@ -431,6 +456,8 @@ interface LogInput {
   isStream: boolean;
   upstreamModel: string;
   used: number[];
+  /** mode-specific log content (images) replacing the ratio line */
+  content?: string;
 }
 
 function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void {
@@ -438,10 +465,12 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
   svc.quotaData.record(l.caller.user.id, l.caller.user.username, collapseGizmo(l.model), l.quota, tokens);
   if (!ctx.options.bool('LogConsumeEnabled')) return;
   const p = l.price;
-  let content = p.usePrice
-    ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
-    : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`;
-  if (tokens === 0) content += '(可能是上游超时)';
+  let content =
+    l.content ??
+    (p.usePrice
+      ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
+      : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`);
+  if (tokens === 0 && l.content === undefined) content += '(可能是上游超时)';
   const other: Record<string, unknown> = {
     frt: l.frt,
     model_ratio: p.modelRatio,

@@ -1,6 +1,8 @@
 // Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
 // completion text lives). The engine (engine.ts) is the same for every mode.
 import { countChatPromptTokens, countInputTokens, countTextTokens, type ChatMessageLike } from '../services/tokenizer.js';
+import type { PriceData } from '../services/pricing/index.js';
+import type { UpstreamUsage } from './providers/types.js';
 
 export interface StreamDelta {
   text: string;
@@ -24,6 +26,24 @@ export interface RelayMode {
   responseText(json: any): StreamDelta;
   /** completion text of one stream chunk */
   chunkText(json: any): StreamDelta;
+
+  // ---- optional hooks for the non-chat modes (relay/modes/*); the chat path never sets them
+  /** model used when the request names none (facts §4.3 step 2) */
+  defaultModel?: string;
+  /** multipart/form-data request: `body` holds its fields (formFields), the raw bytes are forwarded unchanged */
+  multipart?: boolean;
+  /** success body is not JSON (audio): piped to the client as received, with the upstream content-type */
+  rawResponse?: boolean;
+  /** charge known before the call (images): reserved up front and charged on success instead of the token formula */
+  fixedQuota?(price: PriceData, body: Record<string, any>, model: string, quotaPerUnit: number): number;
+  /** consume-log content replacing the ratio line */
+  logContent?(body: Record<string, any>, price: PriceData): string;
+  /** usage of a whole non-stream response (replaces extractUsage); null falls back to local counting */
+  responseUsage?(buf: Buffer, body: Record<string, any>, model: string): UpstreamUsage | null;
+  /** usage carried by one stream event; when set, no event is dropped for carrying usage */
+  streamUsage?(json: any): UpstreamUsage | null;
+  /** typed-event SSE protocol (Responses API): no stream_options upstream, no `data: [DONE]` added */
+  eventStream?: boolean;
 }
 
 const MAX_TOKENS_LIMIT = 2 ** 31 / 2;

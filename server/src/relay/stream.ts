@@ -161,8 +161,14 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
           } catch {
             j = null;
           }
-          const u = normaliseUsage(j?.usage);
+          const u = o.mode.streamUsage ? o.mode.streamUsage(j) : normaliseUsage(j?.usage);
           if (u) usage = u;
+          if (o.mode.streamUsage) {
+            // typed-event streams (Responses API): the usage rides on a content event that must reach the client
+            out.push(pb);
+            delivered.push(pb);
+            continue;
+          }
           const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);
           const hasContent = Array.isArray(j?.choices) && j.choices.length > 0;
           // a usage-only chunk the client did not ask for is dropped (facts §4.7)
@@ -209,18 +215,18 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
   res.off('close', onClose);
 
   if (!clientGone && !error) {
-    if (!sawDone) {
+    if (!sawDone && !o.mode.eventStream) {
       const tail: string[] = [];
       if (o.clientWantsUsage && !usage) tail.push(usageEvent());
       tail.push('data: [DONE]\n\n');
       await write(tail.join(''));
-    }
+    } else if (!started) await write('');
     if (!clientGone) res.end();
   } else if (error && started && !clientGone) {
     // upstream broke mid-stream: tell the client in-band, then close the stream properly
     const msg = error.message || 'upstream stream error';
     await write(`data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`);
-    await write(DONE_EVENT);
+    if (!o.mode.eventStream) await write(DONE_EVENT);
     if (!clientGone) res.end();
   }
 

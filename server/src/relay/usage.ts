@@ -39,7 +39,8 @@ export function normaliseUsage(u: any): UpstreamUsage | null {
   if (!u || typeof u !== 'object') return null;
   const prompt = Number(u.prompt_tokens ?? u.input_tokens ?? 0) || 0;
   const completion = Number(u.completion_tokens ?? u.output_tokens ?? 0) || 0;
-  const cached = Number(u.prompt_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0) || 0;
+  // input_tokens_details: the Responses API's name for prompt_tokens_details
+  const cached = Number(u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0) || 0;
   return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached };
 }
 

@@ -1,0 +1,122 @@
+// Billing invariants on every database: no overdraft under concurrency (atomic conditional reservation),
+// charged + remaining = start (DB and logs agree), refunds on failure, and the playground (user quota only).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
+import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow } from './fixtures.js';
+import { countChatPromptTokens } from '../../src/services/tokenizer.js';
+
+const MODEL = 'bill-model';
+const messages = [{ role: 'user', content: 'how much is this' }];
+const MAX_TOKENS = 100;
+
+for (const kind of requestedDbKinds()) {
+  describe.skipIf(!(await dbAvailable(kind)))(`relay billing on ${kind}`, () => {
+    let s: TestServer;
+    let up: MockUpstream;
+    let pre: number;
+
+    beforeAll(async () => {
+      s = await startTestServer({ kind });
+      up = await MockUpstream.start();
+      await setOptions(s, { ModelRatio: { [MODEL]: 1 }, CompletionRatio: { [MODEL]: 1 } });
+      await addChannel(s, { baseUrl: up.url, models: [MODEL] });
+      await channelsChanged(s);
+      // the final charge (10 + 50) is below the reservation (prompt + max_tokens)
+      up.behave = (req) =>
+        req.body?.stream
+          ? { kind: 'stream', spec: { pieces: ['a', 'b'], usage: 'always', usageValue: { prompt_tokens: 10, completion_tokens: 50 } } }
+          : { kind: 'json', delayMs: 80, body: chatCompletion(MODEL, 'x', { prompt_tokens: 10, completion_tokens: 50 }) };
+      pre = countChatPromptTokens(messages, MODEL) + MAX_TOKENS;
+    });
+    afterAll(async () => {
+      await s?.close();
+      await up?.close();
+    });
+
+    const fire = (key: string, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, () =>
+          fetch(`${s.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
+          }).then(async (r) => ({ status: r.status, body: await r.json() })),
+        ),
+      );
+
+    it('never overdraws a user balance under concurrent requests', async () => {
+      const start = pre * 4 + Math.floor(pre / 2);
+      const u = await addUser(s, { quota: start });
+      const t = await addToken(s, u.id);
+      const results = await fire(t.key, 24);
+      const ok = results.filter((r) => r.status === 200).length;
+      const refused = results.filter((r) => r.status === 403);
+      expect(ok + refused.length).toBe(24);
+      expect(ok).toBeGreaterThanOrEqual(4);
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) expect(r.body.error.code).toBe('insufficient_user_quota');
+      const logs = await logsOf(s, u.id); // waits for in-flight settlements, then flushes the log queue
+      const row = await userRow(s, u.id);
+      expect(row.quota).toBeGreaterThanOrEqual(0);
+      expect(logs).toHaveLength(ok);
+      const charged = logs.reduce((a, l) => a + l.quota, 0);
+      expect(charged).toBe(ok * 60);
+      expect(charged + row.quota).toBe(start);
+      expect(row.used_quota).toBe(charged);
+      expect(row.request_count).toBe(ok);
+    });
+
+    it('never overdraws a limited token under concurrent requests', async () => {
+      const u = await addUser(s, { quota: 10_000_000 });
+      const startRemain = pre * 3 + 1;
+      const t = await addToken(s, u.id, { unlimited: false, remain: startRemain });
+      const results = await fire(t.key, 16);
+      const ok = results.filter((r) => r.status === 200).length;
+      for (const r of results.filter((x) => x.status !== 200)) {
+        expect([401, 403]).toContain(r.status);
+      }
+      const logs = await logsOf(s, u.id);
+      const tr = await tokenRow(s, t.id);
+      expect(tr.remain_quota).toBeGreaterThanOrEqual(0);
+      expect(logs).toHaveLength(ok);
+      const charged = logs.reduce((a, l) => a + l.quota, 0);
+      expect(tr.remain_quota + charged).toBe(startRemain);
+      expect(tr.used_quota).toBe(charged);
+      expect((await userRow(s, u.id)).quota).toBe(10_000_000 - charged);
+    });
+
+    it('refunds the reservation when the upstream fails', async () => {
+      const u = await addUser(s, { quota: 1_000_000 });
+      const t = await addToken(s, u.id, { unlimited: false, remain: 100_000 });
+      const saved = up.behave;
+      up.behave = () => ({ kind: 'json', status: 500, body: { error: { message: 'down', type: 'server_error' } } });
+      const [r] = await fire(t.key, 1);
+      up.behave = saved;
+      expect(r.status).toBe(500);
+      expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000, used_quota: 0, request_count: 0 });
+      expect((await tokenRow(s, t.id)).remain_quota).toBe(100_000);
+      expect(await logsOf(s, u.id)).toHaveLength(0);
+    });
+
+    it('bills the playground on the user only', async () => {
+      const u = await addUser(s, { quota: 1_000_000 });
+      await s.ctx.db.updateTable('users').set({ access_token: `at-${u.id}-playground` }).where('id', '=', u.id).execute();
+      const res = await fetch(`${s.url}/pg/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `at-${u.id}-playground`, 'new-api-user': String(u.id), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: MODEL, messages, stream: true }),
+      });
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      expect(text).toContain('data: [DONE]');
+      const logs = await logsOf(s, u.id);
+      expect(logs).toHaveLength(1);
+      expect(logs[0].token_id).toBe(0);
+      expect((await userRow(s, u.id)).quota).toBe(1_000_000 - logs[0].quota);
+      const anon = await fetch(`${s.url}/pg/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      expect(anon.status).toBe(401);
+    });
+  });
+}
