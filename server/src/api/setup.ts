@@ -12,9 +12,19 @@ const setupDone = new WeakMap<AppContext, true>();
 
 export async function isSetupDone(ctx: AppContext): Promise<boolean> {
   if (setupDone.has(ctx)) return true;
-  const row = await ctx.db.selectFrom('setups').select('id').executeTakeFirst();
-  if (row) setupDone.set(ctx, true);
-  return !!row;
+  let done = !!(await ctx.db.selectFrom('setups').select('id').executeTakeFirst());
+  // A database from before the wizard existed (one-api, older new-api) has a root but no setups row: like new-api's
+  // CheckSetup, record it as initialised instead of sending the operator through the wizard again.
+  if (!done && (await rootUserExists(ctx.db))) {
+    await ctx.db
+      .insertInto('setups')
+      .values({ id: 1, version: ctx.config.version, initialized_at: nowSec() })
+      .execute()
+      .catch(() => undefined); // another node recorded it first
+    done = true;
+  }
+  if (done) setupDone.set(ctx, true);
+  return done;
 }
 
 function flag(v: unknown): boolean | null {

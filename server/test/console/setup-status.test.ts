@@ -98,6 +98,21 @@ for (const kind of requestedDbKinds()) {
       }
     });
 
+    it('treats a database that already has a root (older installs) as set up', async () => {
+      const database = await createTestDatabase(kind);
+      const node = await startTestServer({ kind, database });
+      try {
+        await node.ctx.db.insertInto('users').values({ username: 'oldroot', password: 'x', role: 100, setting: '' }).execute();
+        const res = await new ConsoleClient(node.url).get('/api/setup');
+        expect(res.body.data).toMatchObject({ status: true, root_init: true });
+        expect(await node.ctx.db.selectFrom('setups').select('id').execute()).toHaveLength(1);
+        expect((await new ConsoleClient(node.url).post('/api/setup', { username: 'x', password: 'password123', confirmPassword: 'password123' })).status).toBe(400);
+      } finally {
+        await node.close();
+        await database.drop();
+      }
+    });
+
     it('GET /api/status carries every status field with the option values', async () => {
       const res = await anon.get('/api/status');
       expect(res.status).toBe(200);
