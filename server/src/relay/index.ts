@@ -23,6 +23,7 @@ import { initRelayServices, relayServices } from '../services/cache/index.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
 import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
 import { registerRelayExtras } from './extras.js';
+import { registerExtraRelayModes } from './extra-modes.js';
 
 export interface JsonRelayRoute {
   method?: HTTPMethods;
@@ -82,5 +83,6 @@ export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext)
     { url: '/v1/engines/:model/embeddings', mode: embeddingsMode, modelParam: 'model' },
     { url: '/pg/chat/completions', mode: chatMode, playground: true },
   ]);
+  await registerExtraRelayModes(app, ctx);
   await registerRelayExtras(app, ctx, relayServices(ctx));
 }

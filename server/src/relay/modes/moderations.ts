@@ -1,0 +1,23 @@
+// POST /v1/moderations: input-billed like embeddings; model defaults to text-moderation-stable (facts §4.3 step 2).
+import { countInputTokens } from '../../services/tokenizer.js';
+import type { RelayMode } from '../modes.js';
+
+const NONE = { text: '', toolCalls: 0 };
+
+export const moderationsMode: RelayMode = {
+  name: 'moderations',
+  upstreamPath: '/v1/moderations',
+  azureTask: 'moderations',
+  canStream: false,
+  inputOnly: true,
+  defaultModel: 'text-moderation-stable',
+  validate(body) {
+    if (body.input === undefined || body.input === null || body.input === '') return 'field input is required';
+    return null;
+  },
+  promptTokens(body, model) {
+    return countInputTokens(body.input, model);
+  },
+  responseText: () => NONE,
+  chunkText: () => NONE,
+};
