@@ -1,4 +1,96 @@
+// Channel probes (facts §3.4, §4.9), admin only: GET /api/channel/test/:id?model=, GET /api/channel/test (test all,
+// asynchronous), GET /api/channel/update_balance[/:id], GET /api/channel/fetch_models/:id, POST /api/channel/fetch_models.
+// CHANNEL_TEST_FREQUENCY / CHANNEL_UPDATE_FREQUENCY (minutes) also run test-all / update-all on a timer.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { authGuards } from './auth.js';
+import { fail, ok } from '../lib/http.js';
+import { initRelayServices } from '../services/cache/index.js';
+import { fetchUpstreamModels, recordTest, testAllChannels, testChannel, updateBalance } from '../relay/channel-probe.js';
 
-export async function registerChannelTestRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const svc = await initRelayServices(ctx);
+  const auth = authGuards(ctx);
+  const channelOf = async (rawId: string) => {
+    const id = Number(rawId);
+    if (!Number.isInteger(id)) return null;
+    let ch = svc.channels.get(id);
+    if (!ch) {
+      await svc.channels.reload();
+      ch = svc.channels.get(id);
+    }
+    return ch ?? null;
+  };
+
+  app.get('/api/channel/test/:id', { preHandler: auth.admin }, async (req) => {
+    const ch = await channelOf((req.params as { id: string }).id);
+    if (!ch) return fail('渠道不存在');
+    const r = await testChannel(ctx, svc, ch, (req.query as { model?: string }).model);
+    await recordTest(ctx, ch.id, r.time);
+    return { success: r.ok, message: r.message, time: r.time };
+  });
+
+  app.get('/api/channel/test', { preHandler: auth.admin }, async () => {
+    const started = testAllChannels(ctx, svc);
+    void started.catch((err) => ctx.log.error({ err }, 'channel test-all failed'));
+    // a run already in progress answers false synchronously enough: check the flag after one tick
+    const accepted = await Promise.race([started, new Promise<boolean>((r) => setTimeout(() => r(true), 0))]);
+    return accepted ? ok() : fail('测试已在运行中');
+  });
+
+  app.get('/api/channel/update_balance/:id', { preHandler: auth.admin }, async (req) => {
+    const ch = await channelOf((req.params as { id: string }).id);
+    if (!ch) return fail('渠道不存在');
+    try {
+      const balance = await updateBalance(ctx, svc, ch);
+      return { success: true, message: '', balance };
+    } catch (e) {
+      return fail((e as Error).message);
+    }
+  });
+
+  app.get('/api/channel/update_balance', { preHandler: auth.admin }, async () => {
+    await updateAll();
+    return ok();
+  });
+
+  const updateAll = async () => {
+    for (const ch of svc.channels.all()) {
+      if (ch.status !== 1) continue;
+      await updateBalance(ctx, svc, ch).catch(() => undefined);
+    }
+  };
+
+  app.get('/api/channel/fetch_models/:id', { preHandler: auth.admin }, async (req) => {
+    const ch = await channelOf((req.params as { id: string }).id);
+    if (!ch) return fail('渠道不存在');
+    try {
+      return ok(await fetchUpstreamModels(svc, ch.type, ch.baseUrl, ch.key));
+    } catch (e) {
+      return fail(`获取模型列表失败: ${(e as Error).message}`);
+    }
+  });
+
+  app.post('/api/channel/fetch_models', { preHandler: auth.admin }, async (req) => {
+    const b = (req.body ?? {}) as { base_url?: string; type?: number; key?: string };
+    if (!b.key) return fail('key 不能为空');
+    try {
+      return ok(await fetchUpstreamModels(svc, Number(b.type ?? 1), b.base_url, b.key));
+    } catch (e) {
+      return fail(`获取模型列表失败: ${(e as Error).message}`);
+    }
+  });
+
+  if (ctx.config.nodeType === 'master') {
+    if (ctx.config.channelTestFrequencyMin > 0) {
+      const t = setInterval(() => void testAllChannels(ctx, svc).catch(() => undefined), ctx.config.channelTestFrequencyMin * 60_000);
+      t.unref();
+      ctx.onClose(() => clearInterval(t));
+    }
+    if (ctx.config.channelUpdateFrequencyMin > 0) {
+      const t = setInterval(() => void updateAll(), ctx.config.channelUpdateFrequencyMin * 60_000);
+      t.unref();
+      ctx.onClose(() => clearInterval(t));
+    }
+  }
+}

@@ -25,7 +25,7 @@ describe('relay token auth', () => {
     const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
     if (auth !== null) h.authorization = auth;
     const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: h, body: JSON.stringify(body) });
-    const j = await res.json();
+    const j = ((await res.json()) as any);
     return { status: res.status, message: String(j.error?.message ?? '').replace(/ \(request id: [^)]+\)$/, ''), body: j };
   };
 

@@ -42,7 +42,7 @@ for (const kind of requestedDbKinds()) {
             method: 'POST',
             headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
             body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
-          }).then(async (r) => ({ status: r.status, body: await r.json() })),
+          }).then(async (r) => ({ status: r.status, body: ((await r.json()) as any) })),
         ),
       );
 

@@ -185,7 +185,7 @@ for (const kind of requestedDbKinds()) {
         body: JSON.stringify({ model: 'nope-model', messages: [{ role: 'user', content: 'x' }] }),
       });
       expect(res.status).toBe(503);
-      const j = await res.json();
+      const j = ((await res.json()) as any);
       expect(j.error.message).toMatch(/^当前分组 default 下对于模型 nope-model 无可用渠道 \(request id: .+\)$/);
       expect(j.error.type).toBe('new_api_error');
     });

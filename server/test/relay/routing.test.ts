@@ -96,7 +96,7 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'json', status: 400, body: { error: { message: 'bad request here', type: 'invalid_request_error', code: 'x1' } } });
     const r400 = await chat('r-4');
     expect(r400.status).toBe(400);
-    const j400 = await r400.json();
+    const j400 = ((await r400.json()) as any);
     expect(j400.error.message).toMatch(/^bad request here \(request id: /);
     expect(j400.error.type).toBe('invalid_request_error');
     expect(up.requests).toHaveLength(1);
@@ -108,7 +108,7 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'json', status: 429, body: { error: { message: 'rate limited', type: 'requests' } } });
     const r429 = await chat('r-4');
     expect(r429.status).toBe(429);
-    expect((await r429.json()).error.message).toMatch(/^当前分组上游负载已饱和，请稍后再试 \(request id: /);
+    expect((((await r429.json()) as any)).error.message).toMatch(/^当前分组上游负载已饱和，请稍后再试 \(request id: /);
     expect(up.requests).toHaveLength(3);
     // nothing was charged for failed requests
     const row = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
@@ -122,7 +122,7 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'raw', status: 500, body: 'Internal Server Error' });
     const r = await chat('r-5');
     expect(r.status).toBe(502);
-    const j = await r.json();
+    const j = ((await r.json()) as any);
     expect(j.error.type).toBe('upstream_error');
     expect(j.error.code).toBe('bad_response_status_code');
   });
@@ -133,7 +133,7 @@ describe('relay routing and retries', () => {
     await channelsChanged(s);
     const r = await chat('r-6');
     expect(r.status).toBe(500);
-    const j = await r.json();
+    const j = ((await r.json()) as any);
     expect(j.error.message).toMatch(/^请求上游地址失败/);
     expect(j.error.code).toBe('do_request_failed');
   });

@@ -1,0 +1,221 @@
+// Channel test, test-all, balance and model-list probes (facts §4.9, §3.4). A test sends one small request through the
+// same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are exercised), logs
+// it as a consume log with token name 模型测试 and charges nothing.
+import type { AppContext } from '../context.js';
+import type { RelayServices } from '../services/cache/index.js';
+import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
+import { channelBaseUrl } from '../services/channel-types.js';
+import { getPriceData, textQuota } from '../services/pricing/index.js';
+import { chatMode, embeddingsMode, type RelayMode } from './modes.js';
+import { adaptorFor, type RelayInfo } from './providers/index.js';
+import { extractUsage } from './usage.js';
+
+export interface ProbeResult {
+  ok: boolean;
+  message: string;
+  /** seconds */
+  time: number;
+  /** the error warrants disabling (facts §4.9) */
+  disableWorthy: boolean;
+}
+
+const UNTESTABLE: Record<number, string> = { 2: 'midjourney', 5: 'midjourney plus', 36: 'suno' };
+
+function isEmbeddingModel(model: string, type: number): boolean {
+  return type === 44 || model.includes('embedding') || model.startsWith('m3e') || model.includes('bge-') || model.includes('embed');
+}
+
+export function testModelOf(ch: CachedChannel, requested?: string): string {
+  return requested?.trim() || ch.testModel || ch.models[0] || 'gpt-4o-mini';
+}
+
+export async function testChannel(ctx: AppContext, svc: RelayServices, ch: CachedChannel, requestedModel?: string): Promise<ProbeResult> {
+  if (UNTESTABLE[ch.type]) return { ok: false, message: `${UNTESTABLE[ch.type]} channel test is not supported`, time: 0, disableWorthy: false };
+  const model = testModelOf(ch, requestedModel);
+  const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
+  const mapped = ch.modelMapping?.[model];
+  const info: RelayInfo = { ctx, channel: ch, mode, originModel: model, upstreamModel: mapped || model, isStream: false };
+  const body: Record<string, unknown> = { model: info.upstreamModel };
+  if (mode === embeddingsMode) body.input = 'hello world';
+  else {
+    body.messages = [{ role: 'user', content: 'hi' }];
+    if (/^o[13]/.test(model)) body.max_completion_tokens = 10;
+    else if (model.startsWith('gemini')) body.max_tokens = 300;
+    else if (model.endsWith('thinking') && !model.startsWith('claude')) body.max_tokens = 50;
+    else body.max_tokens = 10;
+  }
+  const adaptor = adaptorFor(ch.type);
+  adaptor.convertRequest(info, body);
+  if (ch.paramOverride) Object.assign(body, ch.paramOverride);
+
+  // price lookup like a real request (fails for unpriced models unless self-use mode is on)
+  const root = await ctx.db.selectFrom('users').select(['id', 'username', 'group']).where('id', '=', 1).executeTakeFirst();
+  const group = root?.group || 'default';
+  let price;
+  try {
+    price = getPriceData(ctx.options, model, group, { userId: 1 });
+  } catch (e) {
+    return { ok: false, message: (e as Error).message, time: 0, disableWorthy: false };
+  }
+
+  const started = Date.now();
+  const target = adaptor.target(info);
+  try {
+    const up = await svc.http.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...adaptor.headers(info) },
+      body: JSON.stringify(body),
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
+    });
+    const chunks: Buffer[] = [];
+    for await (const c of up.body) chunks.push(c as Buffer);
+    const buf = Buffer.concat(chunks);
+    const time = (Date.now() - started) / 1000;
+    if (up.statusCode !== 200) {
+      const pe = adaptor.parseError(up.statusCode, buf);
+      const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, { status: up.statusCode, message: pe.message, type: pe.type, code: pe.code });
+      return { ok: false, message: pe.message || `status code ${up.statusCode}`, time, disableWorthy };
+    }
+    let usage = extractUsage(buf);
+    try {
+      JSON.parse(buf.toString('utf8'));
+    } catch {
+      return { ok: false, message: `invalid response: ${buf.toString('utf8').slice(0, 200)}`, time, disableWorthy: false };
+    }
+    usage ??= { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
+    const quota = textQuota(price, usage, ctx.options.num('QuotaPerUnit', 500000));
+    if (ctx.options.bool('LogConsumeEnabled') && root) {
+      svc.logs.add({
+        user_id: root.id,
+        created_at: Math.floor(Date.now() / 1000),
+        type: 2,
+        content: '模型测试',
+        username: root.username,
+        token_name: '模型测试',
+        model_name: model,
+        quota,
+        prompt_tokens: usage.prompt_tokens,
+        completion_tokens: usage.completion_tokens,
+        use_time: Math.floor(time),
+        is_stream: false,
+        channel_id: ch.id,
+        token_id: 0,
+        group,
+        other: JSON.stringify({ model_ratio: price.modelRatio, group_ratio: price.groupRatio, completion_ratio: price.completionRatio, model_price: price.modelPrice, frt: -1000 }),
+      });
+    }
+    return { ok: true, message: '', time, disableWorthy: false };
+  } catch (e) {
+    return { ok: false, message: (e as Error).message || '请求上游地址失败', time: (Date.now() - started) / 1000, disableWorthy: false };
+  }
+}
+
+export async function recordTest(ctx: AppContext, channelId: number, time: number): Promise<void> {
+  await ctx.db
+    .updateTable('channels')
+    .set({ test_time: Math.floor(Date.now() / 1000), response_time: Math.round(time * 1000) })
+    .where('id', '=', channelId)
+    .execute();
+}
+
+let running = new WeakMap<AppContext, boolean>();
+
+/** Test-all: one channel at a time, one run at a time; auto-disable / auto-enable as configured. */
+export async function testAllChannels(ctx: AppContext, svc: RelayServices): Promise<boolean> {
+  if (running.get(ctx)) return false;
+  running.set(ctx, true);
+  try {
+    await svc.channels.reload();
+    const threshold = ctx.options.num('ChannelDisableThreshold', 5);
+    const disableOn = ctx.options.bool('AutomaticDisableChannelEnabled');
+    const enableOn = ctx.options.bool('AutomaticEnableChannelEnabled');
+    for (const ch of svc.channels.all()) {
+      if (UNTESTABLE[ch.type]) continue;
+      const r = await testChannel(ctx, svc, ch);
+      let ban = r.disableWorthy;
+      let reason = r.message;
+      if (ch.status === CHANNEL_STATUS_ENABLED && threshold > 0 && r.time > threshold) {
+        ban = true;
+        reason = `响应时间 ${r.time.toFixed(2)}s 超过阈值 ${threshold.toFixed(2)}s`;
+      }
+      if (ch.status === CHANNEL_STATUS_ENABLED && ban && disableOn && ch.autoBan) await svc.channelStatus.disable(ch.id, reason);
+      else if (ch.status === CHANNEL_STATUS_AUTO_DISABLED && r.ok && enableOn) await svc.channelStatus.enable(ch.id);
+      await recordTest(ctx, ch.id, r.time);
+    }
+    ctx.changes.publish({ kind: 'channels' });
+  } finally {
+    running.set(ctx, false);
+  }
+  return true;
+}
+
+// ---- balances (facts §3.4 update_balance)
+
+async function getJson(svc: RelayServices, url: string, key: string): Promise<any> {
+  const u = new URL(url);
+  const r = await svc.http.request({
+    origin: u.origin,
+    path: u.pathname + u.search,
+    method: 'GET',
+    headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    headersTimeout: 30_000,
+    bodyTimeout: 30_000,
+  });
+  const chunks: Buffer[] = [];
+  for await (const c of r.body) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (r.statusCode !== 200) throw new Error(`status code: ${r.statusCode}`);
+  return JSON.parse(text);
+}
+
+const OPENAI_BILLING_TYPES = new Set([1, 6, 7, 9, 10, 12, 13]);
+
+/** Fetches the upstream balance (USD, or CNY for DeepSeek) and stores it; throws "尚未实现" for other types. */
+export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
+  const base = ch.baseUrl;
+  let balance: number;
+  if (OPENAI_BILLING_TYPES.has(ch.type)) {
+    const sub = await getJson(svc, `${base}/v1/dashboard/billing/subscription`, ch.key);
+    const now = new Date();
+    const startDate = new Date(now.getTime() - 100 * 86400_000).toISOString().slice(0, 10);
+    const endDate = new Date(now.getTime() + 86400_000).toISOString().slice(0, 10);
+    const usage = await getJson(svc, `${base}/v1/dashboard/billing/usage?start_date=${startDate}&end_date=${endDate}`, ch.key);
+    balance = Number(sub.hard_limit_usd ?? 0) - Number(usage.total_usage ?? 0) / 100;
+  } else if (ch.type === 40) {
+    const j = await getJson(svc, `${base}/v1/user/info`, ch.key);
+    balance = Number(j?.data?.totalBalance ?? 0);
+  } else if (ch.type === 43) {
+    const j = await getJson(svc, `${base}/user/balance`, ch.key);
+    balance = Number(j?.balance_infos?.[0]?.total_balance ?? 0);
+  } else if (ch.type === 20) {
+    const j = await getJson(svc, `${base}/api/v1/credits`, ch.key);
+    balance = Number(j?.data?.total_credits ?? 0) - Number(j?.data?.total_usage ?? 0);
+  } else {
+    throw new Error('尚未实现');
+  }
+  if (!Number.isFinite(balance)) throw new Error('invalid balance response');
+  await ctx.db
+    .updateTable('channels')
+    .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
+    .where('id', '=', ch.id)
+    .execute();
+  return balance;
+}
+
+/** Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). */
+export async function fetchUpstreamModels(svc: RelayServices, type: number, baseUrl: string | null | undefined, key: string): Promise<string[]> {
+  const base = channelBaseUrl(type, baseUrl);
+  if (!base) throw new Error('base_url is required');
+  const url = type === 24 ? `${base}/v1beta/openai/models` : `${base}/v1/models`;
+  const j = await getJson(svc, url, key.split('\n')[0].trim());
+  const list = Array.isArray(j?.data) ? j.data : [];
+  return list.map((m: { id?: string }) => String(m.id ?? '').replace(/^models\//, '')).filter(Boolean);
+}
+
+export function resetProbeState(): void {
+  running = new WeakMap();
+}

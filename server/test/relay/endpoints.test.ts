@@ -1,0 +1,175 @@
+// The other relay endpoints on the same machinery: completions, embeddings (+ engines path), model lists, billing
+// dashboard, /api/log/token, gzip bodies, Azure URLs, pass-through, param_override; and the channel probe API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
+import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, waitFor } from './fixtures.js';
+
+describe('relay endpoints', () => {
+  let s: TestServer;
+  let up: MockUpstream;
+  let key: string;
+  let userId: number;
+  let adminHeaders: Record<string, string>;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    up = await MockUpstream.start();
+    await setOptions(s, { ModelRatio: { 'e-chat': 1, 'e-embed': 0.5, 'gpt-3.5-turbo-instruct': 1, 'az.model-1': 1, 'pt-model': 1, 'po-model': 1 } });
+    await addChannel(s, { baseUrl: up.url, models: ['e-chat', 'e-embed', 'gpt-3.5-turbo-instruct'] });
+    await addChannel(s, { type: 3, baseUrl: up.url, models: ['az.model-1'], key: 'azure-key', other: '2024-06-01' });
+    await addChannel(s, { baseUrl: up.url, models: ['po-model'], paramOverride: { temperature: 0.1, extra: 'x' } });
+    await channelsChanged(s);
+    const u = await addUser(s, { quota: 10_000_000 });
+    userId = u.id;
+    key = (await addToken(s, u.id, { unlimited: false, remain: 5_000_000 })).key;
+    const admin = await addUser(s, { role: 100, username: 'rootish' });
+    await s.ctx.db.updateTable('users').set({ access_token: 'admin-access-token' }).where('id', '=', admin.id).execute();
+    adminHeaders = { authorization: 'admin-access-token', 'new-api-user': String(admin.id) };
+  });
+  afterAll(async () => {
+    await s?.close();
+    await up?.close();
+  });
+
+  it('relays completions and embeddings (also /v1/engines/:model/embeddings) and bills them', async () => {
+    up.reset();
+    const c = client(s, key);
+    const comp = await c.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say ok' });
+    expect(comp.choices[0].text).toBe('ok');
+    expect(up.requests[0].path).toBe('/v1/completions');
+    const emb = await c.embeddings.create({ model: 'e-embed', input: 'hello', encoding_format: 'float' });
+    expect(emb.data[0].embedding).toEqual([0.1, 0.2]);
+    const res = await fetch(`${s.url}/v1/engines/e-embed/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hello' }),
+    });
+    expect(res.status).toBe(200);
+    expect(up.requests[2].body.model).toBe('e-embed');
+    const logs = await logsOf(s, userId);
+    const embLogs = logs.filter((l) => l.model_name === 'e-embed');
+    expect(embLogs).toHaveLength(2);
+    // 4 prompt tokens × 0.5
+    expect(embLogs[0].quota).toBe(2);
+    expect(embLogs[0].completion_tokens).toBe(0);
+  });
+
+  it('accepts gzip request bodies', async () => {
+    up.reset();
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ model: 'e-chat', messages: [{ role: 'user', content: 'zip' }] })),
+    });
+    expect(res.status).toBe(200);
+    expect(up.requests[0].body.messages[0].content).toBe('zip');
+  });
+
+  it('builds Azure deployment URLs with api-key', async () => {
+    up.reset();
+    await client(s, key).chat.completions.create({ model: 'az.model-1', messages: [{ role: 'user', content: 'a' }] });
+    expect(up.requests[0].path).toBe('/openai/deployments/azmodel-1/chat/completions?api-version=2024-06-01');
+    expect(up.requests[0].headers['api-key']).toBe('azure-key');
+    expect(up.requests[0].headers.authorization).toBeUndefined();
+  });
+
+  it('applies param_override, and forwards raw bytes in pass-through mode', async () => {
+    up.reset();
+    await client(s, key).chat.completions.create({ model: 'po-model', messages: [{ role: 'user', content: 'a' }], temperature: 0.9 });
+    expect(up.requests[0].body.temperature).toBe(0.1);
+    expect(up.requests[0].body.extra).toBe('x');
+    await setOptions(s, { 'global.pass_through_request_enabled': 'true' });
+    const raw = '{"model":"po-model","messages":[{"role":"user","content":"a"}],"temperature":0.9,"stream":false}';
+    await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: raw });
+    await setOptions(s, { 'global.pass_through_request_enabled': 'false' });
+    expect(up.requests[1].raw).toBe(raw);
+  });
+
+  it('lists models for the token (group models, or the token limits)', async () => {
+    const list = await client(s, key).models.list();
+    const ids = list.data.map((m) => m.id).sort();
+    expect(ids).toEqual(['az.model-1', 'e-chat', 'e-embed', 'gpt-3.5-turbo-instruct', 'po-model'].sort());
+    const limited = await addToken(s, userId, { modelLimits: 'e-chat' });
+    const r = await fetch(`${s.url}/v1/models`, { headers: { authorization: `Bearer sk-${limited.key}` } });
+    const j = ((await r.json()) as any);
+    expect(j.success).toBe(true);
+    expect(j.data.map((m: { id: string }) => m.id)).toEqual(['e-chat']);
+    expect(j.data[0]).toMatchObject({ object: 'model', created: 1626777600 });
+    const one = await fetch(`${s.url}/v1/models/nonexistent-xyz`, { headers: { authorization: `Bearer sk-${key}` } });
+    expect(one.status).toBe(200);
+    expect((((await one.json()) as any)).error.code).toBe('model_not_found');
+  });
+
+  it('answers the OpenAI billing endpoints', async () => {
+    await logsOf(s, userId);
+    const sub = await fetch(`${s.url}/v1/dashboard/billing/subscription`, { headers: { authorization: `Bearer sk-${key}` } });
+    const j = ((await sub.json()) as any);
+    expect(j.object).toBe('billing_subscription');
+    // DisplayTokenStatEnabled: remain + used of the token, in USD
+    const tok = await s.ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('key', '=', key).executeTakeFirstOrThrow();
+    expect(j.hard_limit_usd).toBeCloseTo((tok.remain_quota + tok.used_quota) / 500000, 9);
+    const usage = (await (await fetch(`${s.url}/dashboard/billing/usage`, { headers: { authorization: `Bearer sk-${key}` } })).json()) as any;
+    expect(usage.object).toBe('list');
+    expect(usage.total_usage).toBeCloseTo((tok.used_quota / 500000) * 100, 9);
+  });
+
+  it('returns a token’s logs on /api/log/token without auth, with CORS', async () => {
+    const r = await fetch(`${s.url}/api/log/token?key=sk-${key}`, { headers: { origin: 'https://a.example' } });
+    expect(r.headers.get('access-control-allow-origin')).toBe('https://a.example');
+    const j = ((await r.json()) as any);
+    expect(j.success).toBe(true);
+    expect(j.data.length).toBeGreaterThan(0);
+    expect(JSON.parse(j.data[0].other).admin_info).toBeUndefined();
+  });
+
+  it('tests a channel (no charge, test log), fetches its models, and updates its balance', async () => {
+    up.reset();
+    const id = await addChannel(s, { baseUrl: up.url, models: ['e-chat'], name: 'probe-me' });
+    await channelsChanged(s);
+    const before = await s.ctx.db.selectFrom('users').select('quota').where('username', '=', 'rootish').executeTakeFirstOrThrow();
+    const r = (await (await fetch(`${s.url}/api/channel/test/${id}`, { headers: adminHeaders })).json()) as any;
+    expect(r.success).toBe(true);
+    expect(typeof r.time).toBe('number');
+    expect(up.requests[0].body).toMatchObject({ model: 'e-chat', max_tokens: 10 });
+    const row = await s.ctx.db.selectFrom('channels').select(['test_time', 'response_time']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row.test_time).toBeGreaterThan(0);
+    const after = await s.ctx.db.selectFrom('users').select('quota').where('username', '=', 'rootish').executeTakeFirstOrThrow();
+    expect(after.quota).toBe(before.quota);
+    const models = (await (await fetch(`${s.url}/api/channel/fetch_models/${id}`, { headers: adminHeaders })).json()) as any;
+    expect(models).toEqual({ success: true, message: '', data: ['up-a', 'up-b'] });
+    const posted = (await (
+      await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1, key: 'k' }) })
+    ).json()) as any;
+    expect(posted.data).toEqual(['up-a', 'up-b']);
+    up.behave = (req) =>
+      req.path.includes('subscription') ? { kind: 'json', body: { hard_limit_usd: 20 } } : { kind: 'json', body: { total_usage: 550 } };
+    const bal = (await (await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: adminHeaders })).json()) as any;
+    expect(bal).toEqual({ success: true, message: '', balance: 14.5 });
+    const azure = (await s.ctx.db.selectFrom('channels').select('id').where('type', '=', 3).executeTakeFirstOrThrow()).id;
+    const nb = (await (await fetch(`${s.url}/api/channel/update_balance/${azure}`, { headers: adminHeaders })).json()) as any;
+    expect(nb).toEqual({ success: false, message: '尚未实现' });
+    const anon = (await (await fetch(`${s.url}/api/channel/test/${id}`)).json()) as any;
+    expect(anon.success).toBe(false);
+  });
+
+  it('test-all disables a failing channel and re-enables it when it recovers', async () => {
+    up.reset();
+    await setOptions(s, { AutomaticDisableChannelEnabled: 'true', AutomaticEnableChannelEnabled: 'true' });
+    const id = await addChannel(s, { baseUrl: up.url, models: ['e-chat'], key: 'k-flaky', name: 'flaky' });
+    await channelsChanged(s);
+    up.behave = (req) =>
+      req.headers.authorization === 'Bearer k-flaky'
+        ? { kind: 'json', status: 401, body: { error: { message: 'invalid key', type: 'authentication_error' } } }
+        : { kind: 'json', body: { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } } };
+    const r = (await (await fetch(`${s.url}/api/channel/test`, { headers: adminHeaders })).json()) as any;
+    expect(r.success).toBe(true);
+    const status = async () => (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    await waitFor(async () => (await status()) === 3, 10_000);
+    up.reset();
+    await waitFor(async () => ((await (await fetch(`${s.url}/api/channel/test`, { headers: adminHeaders })).json()) as any).success === true, 10_000);
+    await waitFor(async () => (await status()) === 1, 10_000);
+    await setOptions(s, { AutomaticDisableChannelEnabled: 'false', AutomaticEnableChannelEnabled: 'false' });
+  });
+});
