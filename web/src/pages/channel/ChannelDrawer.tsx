@@ -2,6 +2,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { CHANNEL_TYPE_OPTIONS, PRESET_TYPE_MODELS, typeFormSpec } from './types.js';
 import {
@@ -168,7 +169,7 @@ export default function ChannelDrawer(props: {
       footer={
         <Space style={{ float: 'right' }}>
           <Button onClick={onClose}>{t('action.cancel')}</Button>
-          <Button type="primary" loading={saving} onClick={() => void submit()} data-testid="channel-submit">
+          <Button type="primary" loading={saving} onClick={() => quiet(submit())} data-testid="channel-submit">
             {t('action.submit')}
           </Button>
         </Space>
@@ -291,7 +292,7 @@ export default function ChannelDrawer(props: {
               <Button size="small" onClick={() => set('models', mergeModels(values.models, enabledModels))}>
                 {t('models.fillAll')}
               </Button>
-              <Button size="small" loading={fetching} onClick={() => void fetchUpstream()}>
+              <Button size="small" loading={fetching} onClick={() => quiet(fetchUpstream())}>
                 {t('models.fetch')}
               </Button>
               <Button size="small" danger onClick={() => set('models', [])}>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Form, Input, InputNumber, Modal, Select } from 'antd';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { buildTagEditPayload, type TagEditValues } from './logic.js';
 
@@ -59,7 +60,7 @@ export default function TagEditModal(props: { tag: string | null; groups: string
       open={tag !== null}
       title={t('tagEdit.title', { tag: tag ?? '' })}
       onCancel={onClose}
-      onOk={() => void submit()}
+      onOk={() => quiet(submit())}
       confirmLoading={saving}
       okText={t('action.submit')}
       cancelText={t('action.cancel')}

@@ -21,6 +21,7 @@ import {
   Typography,
 } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, timestamp2string } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
@@ -98,7 +99,7 @@ export default function ChannelPage() {
   }, [searching, keyword, searchGroup, searchModel, idSort, tagMode, page, pageSize, message]);
 
   useEffect(() => {
-    void load();
+    quiet(load());
   }, [load]);
 
   useEffect(() => {
@@ -327,7 +328,7 @@ export default function ChannelPage() {
       render: (_, r) =>
         isTagRow(r) ? null : (
           <Tooltip title={t('col.balanceTip')}>
-            <Tag color="blue" style={{ cursor: 'pointer' }} onClick={() => void updateBalance(r)}>
+            <Tag color="blue" style={{ cursor: 'pointer' }} onClick={() => quiet(updateBalance(r))}>
               ${Number(r.balance ?? 0).toFixed(2)}
             </Tag>
           </Tooltip>
@@ -345,8 +346,8 @@ export default function ChannelPage() {
             key={`p${r.id}-${r.priority ?? 0}`}
             defaultValue={r.priority ?? 0}
             aria-label={`priority-${r.id}`}
-            onBlur={(e) => void saveInline(r, 'priority', e.target.value)}
-            onPressEnter={(e) => void saveInline(r, 'priority', (e.target as HTMLInputElement).value)}
+            onBlur={(e) => quiet(saveInline(r, 'priority', e.target.value))}
+            onPressEnter={(e) => quiet(saveInline(r, 'priority', (e.target as HTMLInputElement).value))}
           />
         ),
     },
@@ -362,8 +363,8 @@ export default function ChannelPage() {
             key={`w${r.id}-${r.weight ?? 0}`}
             defaultValue={r.weight ?? 0}
             aria-label={`weight-${r.id}`}
-            onBlur={(e) => void saveInline(r, 'weight', e.target.value)}
-            onPressEnter={(e) => void saveInline(r, 'weight', (e.target as HTMLInputElement).value)}
+            onBlur={(e) => quiet(saveInline(r, 'weight', e.target.value))}
+            onPressEnter={(e) => quiet(saveInline(r, 'weight', (e.target as HTMLInputElement).value))}
           />
         ),
     },
@@ -380,10 +381,10 @@ export default function ChannelPage() {
         if (isTagRow(r)) {
           return (
             <Space size={4} wrap>
-              <Button size="small" onClick={() => void tagAction(r.tag, 'enabled')}>
+              <Button size="small" onClick={() => quiet(tagAction(r.tag, 'enabled'))}>
                 {t('tag.enableAll')}
               </Button>
-              <Button size="small" danger onClick={() => void tagAction(r.tag, 'disabled')}>
+              <Button size="small" danger onClick={() => quiet(tagAction(r.tag, 'disabled'))}>
                 {t('tag.disableAll')}
               </Button>
               <Button size="small" type="primary" onClick={() => setTagEdit(r.tag)}>
@@ -394,22 +395,22 @@ export default function ChannelPage() {
         }
         return (
           <Space size={4} wrap>
-            <Button size="small" loading={!!testing[r.id]} onClick={() => void testChannel(r)}>
+            <Button size="small" loading={!!testing[r.id]} onClick={() => quiet(testChannel(r))}>
               {t('action.test')}
             </Button>
             {r.status === 1 ? (
-              <Button size="small" danger onClick={() => void setStatus(r.id, 2)}>
+              <Button size="small" danger onClick={() => quiet(setStatus(r.id, 2))}>
                 {t('action.disable')}
               </Button>
             ) : (
-              <Button size="small" onClick={() => void setStatus(r.id, 1)}>
+              <Button size="small" onClick={() => quiet(setStatus(r.id, 1))}>
                 {t('action.enable')}
               </Button>
             )}
             <Button size="small" type="primary" onClick={() => navigate(`/channel/edit/${r.id}`)}>
               {t('action.edit')}
             </Button>
-            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => void deleteChannel(r.id)}>
+            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => quiet(deleteChannel(r.id))}>
               <Button size="small" danger type="text">
                 {t('action.delete')}
               </Button>
@@ -429,7 +430,7 @@ export default function ChannelPage() {
     const any = keyword.trim() !== '' || !!searchGroup || searchModel.trim() !== '';
     setSearching(any);
     setPage(0);
-    if (searching === any) void load();
+    if (searching === any) quiet(load());
   };
 
   return (
@@ -467,11 +468,11 @@ export default function ChannelPage() {
         <Button type="primary" onClick={() => navigate('/channel/add')} data-testid="channel-add">
           {t('action.add')}
         </Button>
-        <Button onClick={() => void load()}>{t('action.refresh')}</Button>
-        <Popconfirm title={t('confirm.deleteDisabled')} onConfirm={() => void deleteDisabled()}>
+        <Button onClick={() => quiet(load())}>{t('action.refresh')}</Button>
+        <Popconfirm title={t('confirm.deleteDisabled')} onConfirm={() => quiet(deleteDisabled())}>
           <Button danger>{t('action.deleteDisabled')}</Button>
         </Popconfirm>
-        <Popconfirm title={t('confirm.batchDelete', { count: selected.length })} onConfirm={() => void batchDelete()}>
+        <Popconfirm title={t('confirm.batchDelete', { count: selected.length })} onConfirm={() => quiet(batchDelete())}>
           <Button danger disabled={selected.length === 0}>
             {t('action.batchDelete')}
           </Button>
@@ -542,7 +543,7 @@ export default function ChannelPage() {
         onClose={() => navigate('/channel')}
         onSaved={() => {
           navigate('/channel');
-          void load();
+          quiet(load());
         }}
       />
       <TagEditModal
@@ -551,14 +552,14 @@ export default function ChannelPage() {
         onClose={() => setTagEdit(null)}
         onSaved={() => {
           setTagEdit(null);
-          void load();
+          quiet(load());
         }}
       />
       <Modal
         open={batchTagOpen}
         title={t('batchTag.title')}
         onCancel={() => setBatchTagOpen(false)}
-        onOk={() => void submitBatchTag()}
+        onOk={() => quiet(submitBatchTag())}
         okText={t('action.confirm')}
         cancelText={t('action.cancel')}
       >

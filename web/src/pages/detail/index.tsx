@@ -19,6 +19,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderNumber, renderQuota } from '../../lib/render.js';
 import { useStatus } from '../../context/status.js';
@@ -64,7 +65,7 @@ export default function DetailPage() {
   }, [start, end, admin, message]);
 
   useEffect(() => {
-    void load();
+    quiet(load());
   }, [load]);
 
   const sum = useMemo(() => totals(rows), [rows]);
@@ -121,7 +122,7 @@ export default function DetailPage() {
           {admin && (
             <Input placeholder={t('username')} value={username} onChange={(e) => setUsername(e.target.value)} allowClear style={{ width: 160 }} />
           )}
-          <Button type="primary" loading={loading} onClick={() => void load()}>
+          <Button type="primary" loading={loading} onClick={() => quiet(load())}>
             {t('query')}
           </Button>
         </Space>

@@ -20,6 +20,7 @@ import {
   Typography,
 } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderNumber, renderQuota, timestamp2string } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
@@ -115,7 +116,7 @@ export default function LogPage() {
   }, [applied, admin, base, page, pageSize, message]);
 
   useEffect(() => {
-    void load();
+    quiet(load());
   }, [load]);
 
   const set = <K extends keyof LogFilters>(k: K, v: LogFilters[K]) => setFilters((s) => ({ ...s, [k]: v }));
@@ -172,7 +173,7 @@ export default function LogPage() {
       key: 'username',
       title: t('col.user'),
       render: (_, r) => (
-        <Typography.Link onClick={() => void showUser(r.user_id)} data-testid={`log-user-${r.id}`}>
+        <Typography.Link onClick={() => quiet(showUser(r.user_id))} data-testid={`log-user-${r.id}`}>
           {r.username}
         </Typography.Link>
       ),
@@ -314,7 +315,7 @@ export default function LogPage() {
         <Space wrap style={{ marginBottom: 12 }}>
           <span>{t('clean.label')}</span>
           <DatePicker showTime format={FMT} value={cleanBefore} onChange={(d) => d && setCleanBefore(d)} allowClear={false} />
-          <Popconfirm title={t('clean.confirm', { time: cleanBefore.format(FMT) })} onConfirm={() => void cleanLogs()}>
+          <Popconfirm title={t('clean.confirm', { time: cleanBefore.format(FMT) })} onConfirm={() => quiet(cleanLogs())}>
             <Button danger>{t('clean.button')}</Button>
           </Popconfirm>
         </Space>

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { App as AntApp, AutoComplete, Button, Drawer, Form, Input, Select, Space, Spin, Switch, Typography } from 'antd';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';
 import {
@@ -106,7 +107,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       footer={
         <Space style={{ float: 'right' }}>
           <Button onClick={onClose}>{t('action.cancel')}</Button>
-          <Button type="primary" loading={saving} onClick={() => void submit()} data-testid="token-submit">
+          <Button type="primary" loading={saving} onClick={() => quiet(submit())} data-testid="token-submit">
             {t('action.submit')}
           </Button>
         </Space>

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Card, Input, Pagination, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { CopyOutlined } from '@ant-design/icons';
 import type { ColumnsType } from 'antd/es/table';
+import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
 import { copyText, getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
@@ -40,7 +41,7 @@ export default function TokenPage() {
   }, [searching, keyword, keySearch, page, pageSize, message]);
 
   useEffect(() => {
-    void load();
+    quiet(load());
   }, [load]);
 
   const copy = async (text: string) => {
@@ -102,7 +103,7 @@ export default function TokenPage() {
           <Switch
             size="small"
             checked={tok.status === 1}
-            onChange={(v) => void toggleStatus(tok, v)}
+            onChange={(v) => quiet(toggleStatus(tok, v))}
             aria-label={`token-status-${tok.id}`}
           />
         </Space>
@@ -134,7 +135,7 @@ export default function TokenPage() {
             {maskKey(tok.key)}
           </Typography.Text>
           <Tooltip title={t('action.copy')}>
-            <Button size="small" icon={<CopyOutlined />} onClick={() => void copy(fullKey(tok.key))} />
+            <Button size="small" icon={<CopyOutlined />} onClick={() => quiet(copy(fullKey(tok.key)))} />
           </Tooltip>
         </Space>
       ),
@@ -147,7 +148,7 @@ export default function TokenPage() {
           <Button size="small" onClick={() => setDrawer({ open: true, id: tok.id })}>
             {t('action.edit')}
           </Button>
-          <Popconfirm title={t('confirm.delete', { name: tok.name })} onConfirm={() => void remove(tok)}>
+          <Popconfirm title={t('confirm.delete', { name: tok.name })} onConfirm={() => quiet(remove(tok))}>
             <Button size="small" danger>
               {t('action.delete')}
             </Button>
@@ -161,7 +162,7 @@ export default function TokenPage() {
   const startSearch = () => {
     const any = keyword.trim() !== '' || keySearch.trim() !== '';
     setPage(0);
-    if (any === searching) void load();
+    if (any === searching) quiet(load());
     setSearching(any);
   };
 
@@ -225,7 +226,7 @@ export default function TokenPage() {
         onClose={() => setDrawer({ open: false })}
         onSaved={() => {
           setDrawer({ open: false });
-          void load();
+          quiet(load());
         }}
       />
     </Card>
