@@ -13,7 +13,16 @@ for (const kind of requestedDbKinds()) {
       server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
       root = await setupAndLoginRoot(server);
     });
-    afterAll(async () => server?.close());
+    afterAll(async () => {
+      if (!server) return;
+      // pg's Pool.end() resolves before its sockets are closed; after the 10 concurrent transfers the helper's
+      // DROP DATABASE ... WITH (FORCE) would kill those closing sockets and surface FATAL 57P01 as an unhandled
+      // error. Close, give the sockets a moment, then drop.
+      await server.app.close();
+      await server.ctx.close();
+      await new Promise((r) => setTimeout(r, 300));
+      await server.database.drop();
+    });
 
     const stored = async (key: string) =>
       (await server.ctx.db.selectFrom('options').select('value').where('key', '=', key).executeTakeFirst())?.value;
