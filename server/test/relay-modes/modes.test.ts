@@ -76,7 +76,7 @@ for (const kind of requestedDbKinds()) {
         },
         CompletionRatio: { 'mock-transcribe': 2, 'mock-resp': 3 },
         CacheRatio: { 'mock-resp': 0.5 },
-        ModelPrice: { 'dall-e-3': 0.04 },
+        ModelPrice: { 'dall-e-3': 0.04, 'az-dalle': 0.02 },
         GroupRatio: { default: 1, vip: 1.5, svip: 1 },
       });
       await addChannel(s, {
@@ -86,6 +86,7 @@ for (const kind of requestedDbKinds()) {
         models: ['text-moderation-stable', 'dall-e', 'dall-e-2', 'dall-e-3', 'tts-1', 'whisper-1', 'mock-transcribe', 'mock-rerank', 'mock-resp'],
       });
       await addChannel(s, { baseUrl: up.url, models: ['whisper-mapped'], modelMapping: { 'whisper-mapped': 'whisper-large-v3' } });
+      await addChannel(s, { type: 3, baseUrl: up.url, key: 'az-key', other: '2024-02-01', models: ['az-dalle'] });
       await channelsChanged(s);
     });
     afterAll(async () => {
@@ -192,6 +193,17 @@ for (const kind of requestedDbKinds()) {
       await expectUncharged(a);
     });
 
+    it('images on an Azure channel go to the deployment path with the api-key header', async () => {
+      up.reset();
+      const a = await account();
+      const { c } = recordingClient(s, a.t.key);
+      await c.images.generate({ model: 'az-dalle', prompt: 'a cat' });
+      expect(up.requests[0].path).toBe('/openai/deployments/az-dalle/images/generations?api-version=2024-02-01');
+      expect(up.requests[0].headers['api-key']).toBe('az-key');
+      // 0.02 × 500000
+      await expectCharged(a, 10_000);
+    });
+
     it('images/edits: multipart forwarded byte for byte, billed per image', async () => {
       up.reset();
       const a = await account();
@@ -226,6 +238,17 @@ for (const kind of requestedDbKinds()) {
       const bad = await fetch(`${s.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' }, body: '{"voice":"alloy"}' });
       expect(bad.status).toBe(400);
       expect(up.requests).toHaveLength(1);
+    });
+
+    it('audio/speech: an upstream error is relayed as an OpenAI error and refunds everything', async () => {
+      up.reset((_req, res) => sendJson(res, { error: { message: 'voice not found', type: 'invalid_request_error', param: 'voice', code: null } }, 400));
+      const a = await account();
+      const { c } = recordingClient(s, a.t.key);
+      await expect(c.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'hi' })).rejects.toMatchObject({
+        status: 400,
+        message: expect.stringContaining('voice not found'),
+      });
+      await expectUncharged(a);
     });
 
     it('audio/transcriptions: multipart unchanged, default whisper-1, billed on the text tokens', async () => {
