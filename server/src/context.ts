@@ -38,7 +38,8 @@ export interface ContextOptions {
 export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
   const log = opts.logger ?? pino({ level: config.logLevel });
   const closers: Array<() => Promise<void> | void> = [];
-  const main = openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs });
+  const onIdleError = (err: Error) => log.warn({ err }, 'database connection lost; it will be replaced');
+  const main = openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, onIdleError });
   closers.push(() => main.close());
   try {
     if (config.nodeType === 'master') {
@@ -47,7 +48,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     }
     let logDb = main;
     if (config.logSqlDsn) {
-      logDb = openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath });
+      logDb = openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, onIdleError });
       closers.push(() => logDb.close());
       if (config.nodeType === 'master') await migrateToLatest(logDb.db, logDb.kind);
     }

@@ -65,7 +65,16 @@ function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typ
   } as never;
 }
 
-export function openDatabase(opts: { dsn: string; sqlitePath: string; sqliteBusyTimeoutMs?: number; poolSize?: number }): Db {
+export interface OpenOptions {
+  dsn: string;
+  sqlitePath: string;
+  sqliteBusyTimeoutMs?: number;
+  poolSize?: number;
+  /** errors of idle pooled connections (server restart, admin kill); the pool replaces them on next use */
+  onIdleError?: (err: Error) => void;
+}
+
+export function openDatabase(opts: OpenOptions): Db {
   const kind = dbKindOf(opts.dsn);
   if (kind === 'sqlite') {
     if (opts.sqlitePath !== ':memory:') mkdirSync(dirname(opts.sqlitePath), { recursive: true });
@@ -78,6 +87,8 @@ export function openDatabase(opts: { dsn: string; sqlitePath: string; sqliteBusy
   }
   if (kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: opts.dsn, max: opts.poolSize ?? 20 });
+    // Without a listener, an idle client's error (PostgreSQL restarted, connection terminated) crashes the process.
+    pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind, close: () => db.destroy() };
   }

@@ -14,14 +14,7 @@ for (const kind of requestedDbKinds()) {
       root = await setupAndLoginRoot(server);
     });
     afterAll(async () => {
-      if (!server) return;
-      // pg's Pool.end() resolves before its sockets are closed; after the 10 concurrent transfers the helper's
-      // DROP DATABASE ... WITH (FORCE) would kill those closing sockets and surface FATAL 57P01 as an unhandled
-      // error. Close, give the sockets a moment, then drop.
-      await server.app.close();
-      await server.ctx.close();
-      await new Promise((r) => setTimeout(r, 300));
-      await server.database.drop();
+      await server?.close();
     });
 
     const stored = async (key: string) =>
