@@ -208,7 +208,7 @@ describe('relay through the console', () => {
     await page.getByTestId('token-page').waitFor();
     await page.getByText('令牌仅供个人使用').waitFor();
     await page.getByTestId('token-add').click();
-    const drawer = page.locator('.ant-drawer-content');
+    const drawer = page.getByTestId('token-form');
     await drawer.locator('input[name=name]').fill('e2e-token');
     await drawer.locator('input[name=expired_time]').fill('2030-02-30 10:00:00');
     await page.getByTestId('token-submit').click();
@@ -299,10 +299,21 @@ describe('relay through the console', () => {
 
     // Admin user popup from the username cell.
     await page.locator('[data-testid^=log-user-]').first().click();
-    const dialog = page.locator('.ant-modal-content');
+    const dialog = page.getByRole('dialog');
     await dialog.getByText('用户信息').waitFor();
     await dialog.getByText('root').first().waitFor();
     await shot(page, 'relay-07-user-info');
+  });
+
+  it('opens the dashboard with totals and granularity controls', async () => {
+    const { page } = b;
+    await page.keyboard.press('Escape');
+    await page.goto(`${BASE_URL}/detail`);
+    await page.getByTestId('detail-page').waitFor();
+    await page.getByText('消耗额度').first().waitFor();
+    await page.getByText('请求次数').first().waitFor();
+    await page.getByText('小时', { exact: true }).waitFor();
+    await shot(page, 'relay-08-dashboard');
     expect(b.pageErrors).toEqual([]);
   });
 });

@@ -250,11 +250,11 @@ export default function PlaygroundPage() {
               data-testid="playground-input"
             />
             {busy ? (
-              <Button danger icon={<StopOutlined />} onClick={stop} data-testid="playground-stop">
+              <Button key="stop" danger icon={<StopOutlined />} onClick={stop} data-testid="playground-stop">
                 {t('stop')}
               </Button>
             ) : (
-              <Button type="primary" icon={<SendOutlined />} onClick={() => void send()} data-testid="playground-send">
+              <Button key="send" type="primary" icon={<SendOutlined />} onClick={() => void send()} data-testid="playground-send">
                 {t('send')}
               </Button>
             )}
