@@ -114,7 +114,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       }
     >
       <Spin spinning={loading}>
-        <Form layout="vertical">
+        <Form layout="vertical" data-testid="token-form">
           <Form.Item label={t('form.name')} required={!isEdit}>
             <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" />
           </Form.Item>
