@@ -33,6 +33,7 @@ export const routes: RouteObject[] = [
           { path: 'log', lazy: page(() => import('./pages/log/index.js')) },
           { path: 'detail', lazy: page(() => import('./pages/detail/index.js')) },
           { path: 'playground', lazy: page(() => import('./pages/playground/index.js')) },
+          { path: 'setting', lazy: page(() => import('./pages/setting/index.js')) },
         ],
       },
       { path: '*', lazy: page(() => import('./pages/not-found/index.js')) },

@@ -12,6 +12,7 @@ import {
   ProfileOutlined,
   SettingOutlined,
   TeamOutlined,
+  ToolOutlined,
 } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
@@ -26,7 +27,7 @@ export interface SiderBarProps {
 type Item = Required<MenuProps>['items'][number];
 
 export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { status } = useStatus();
   const { user } = useUser();
   const navigate = useNavigate();
@@ -47,6 +48,8 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
         group('admin', t('side.admin'), [
           { key: '/channel', icon: <ApiOutlined />, label: t('side.channel') },
           { key: '/user', icon: <TeamOutlined />, label: t('side.user') },
+          // Settings use the root-only option API; admins below root get the page's no-permission notice.
+          { key: '/setting', icon: <ToolOutlined />, label: t('side.setting', { defaultValue: i18n.language?.startsWith('en') ? 'Settings' : '系统设置' }) },
         ]),
       );
     }

@@ -1,0 +1,28 @@
+// Other tab: system info, announcement, and branding / content (system name, logo, home page, about, footer).
+import { Card, Descriptions } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useStatus } from '../../context/status.js';
+import { timestamp2string } from '../../lib/render.js';
+import type { Options } from './logic.js';
+import { BRANDING_FIELDS, NOTICE_FIELDS } from './fields.js';
+import OptionSection from './OptionSection.js';
+import { NS } from './i18n.js';
+
+export default function OtherTab({ options }: { options: Options }) {
+  const { t } = useTranslation(NS);
+  const { status } = useStatus();
+  return (
+    <>
+      <Card title={t('sec.info')} style={{ marginBottom: 16 }} data-testid="section-info">
+        <Descriptions column={1} size="small">
+          <Descriptions.Item label={t('info.version')}>{status.version || '-'}</Descriptions.Item>
+          <Descriptions.Item label={t('info.startTime')}>
+            {status.start_time ? timestamp2string(status.start_time) : '-'}
+          </Descriptions.Item>
+        </Descriptions>
+      </Card>
+      <OptionSection id="notice" title={t('sec.notice')} fields={NOTICE_FIELDS} options={options} />
+      <OptionSection id="branding" title={t('sec.branding')} fields={BRANDING_FIELDS} options={options} />
+    </>
+  );
+}

@@ -1,0 +1,19 @@
+// Rate-limit tab: per-user model request limits (facts §10).
+import { useTranslation } from 'react-i18next';
+import type { Options } from './logic.js';
+import { RATE_LIMIT_FIELDS } from './fields.js';
+import OptionSection from './OptionSection.js';
+import { NS } from './i18n.js';
+
+export default function RateLimitTab({ options }: { options: Options }) {
+  const { t } = useTranslation(NS);
+  return (
+    <OptionSection
+      id="ratelimit"
+      title={t('sec.rateLimit')}
+      description={t('rateLimitDesc')}
+      fields={RATE_LIMIT_FIELDS}
+      options={options}
+    />
+  );
+}

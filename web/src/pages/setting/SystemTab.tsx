@@ -1,0 +1,61 @@
+// System tab: server address, proxy worker, payment, login toggles, email whitelist, SMTP, OIDC, GitHub,
+// Linux DO, WeChat, Telegram, Turnstile. Secrets start empty (the API never returns them) and save only when filled.
+import { useTranslation } from 'react-i18next';
+import type { Options } from './logic.js';
+import {
+  GITHUB_FIELDS,
+  LINUXDO_FIELDS,
+  PAYMENT_FIELDS,
+  SERVER_FIELDS,
+  SMTP_FIELDS,
+  TELEGRAM_FIELDS,
+  TURNSTILE_FIELDS,
+  WECHAT_FIELDS,
+  WORKER_FIELDS,
+} from './fields.js';
+import OptionSection from './OptionSection.js';
+import LoginToggles from './system/LoginToggles.js';
+import EmailWhitelist from './system/EmailWhitelist.js';
+import OidcSection from './system/OidcSection.js';
+import { NS } from './i18n.js';
+
+export default function SystemTab({ options }: { options: Options }) {
+  const { t } = useTranslation(NS);
+  const origin = options.ServerAddress || window.location.origin;
+  return (
+    <>
+      <OptionSection id="server" title={t('sec.server')} fields={SERVER_FIELDS} options={options} />
+      <OptionSection id="worker" title={t('sec.worker')} description={t('worker.desc')} fields={WORKER_FIELDS} options={options} />
+      <OptionSection
+        id="payment"
+        title={t('sec.payment')}
+        description={t('payment.desc', { callback: `${origin}/api/user/epay/notify` })}
+        fields={PAYMENT_FIELDS}
+        options={options}
+        // The payment callbacks are built from the server address (new-api checks it before saving).
+        beforeSave={() => ((options.ServerAddress ?? '').trim() === '' ? t('payment.needServer') : null)}
+      />
+      <LoginToggles options={options} />
+      <EmailWhitelist options={options} />
+      <OptionSection id="smtp" title={t('sec.smtp')} description={t('smtp.desc')} fields={SMTP_FIELDS} options={options} />
+      <OidcSection options={options} />
+      <OptionSection
+        id="github"
+        title={t('sec.github')}
+        description={t('oauth.desc', { homepage: origin, callback: `${origin}/oauth/github` })}
+        fields={GITHUB_FIELDS}
+        options={options}
+      />
+      <OptionSection
+        id="linuxdo"
+        title={t('sec.linuxdo')}
+        description={t('oauth.desc', { homepage: origin, callback: `${origin}/oauth/linuxdo` })}
+        fields={LINUXDO_FIELDS}
+        options={options}
+      />
+      <OptionSection id="wechat" title={t('sec.wechat')} description={t('wechat.desc')} fields={WECHAT_FIELDS} options={options} />
+      <OptionSection id="telegram" title={t('sec.telegram')} fields={TELEGRAM_FIELDS} options={options} />
+      <OptionSection id="turnstile" title={t('sec.turnstile')} description={t('turnstile.desc')} fields={TURNSTILE_FIELDS} options={options} />
+    </>
+  );
+}

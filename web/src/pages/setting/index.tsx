@@ -1,0 +1,66 @@
+// System settings (/setting, spec §2 Settings page): root only, since the option API is root-only.
+// Tabs by the `tab` query parameter: operation (default), ratelimit, models, system, other.
+import { lazy, Suspense } from 'react';
+import { Alert, Result, Spin, Tabs } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
+import { isRoot, useUser } from '../../context/user.js';
+import PageHeader from '../../components/PageHeader.js';
+import { useOptions } from './useOptions.js';
+import { NS } from './i18n.js';
+
+const OperationTab = lazy(() => import('./OperationTab.js'));
+const RateLimitTab = lazy(() => import('./RateLimitTab.js'));
+const ModelsTab = lazy(() => import('./ModelsTab.js'));
+const SystemTab = lazy(() => import('./SystemTab.js'));
+const OtherTab = lazy(() => import('./OtherTab.js'));
+
+export const SETTING_TABS = ['operation', 'ratelimit', 'models', 'system', 'other'] as const;
+export type SettingTab = (typeof SETTING_TABS)[number];
+
+export function tabOf(param: string | null): SettingTab {
+  return (SETTING_TABS as readonly string[]).includes(param ?? '') ? (param as SettingTab) : 'operation';
+}
+
+function Settings() {
+  const { t } = useTranslation(NS);
+  const [params, setParams] = useSearchParams();
+  const tab = tabOf(params.get('tab'));
+  const options = useOptions();
+
+  if (options.isLoading) return <Spin />;
+  if (options.error || !options.data) {
+    return <Alert type="error" showIcon message={options.error?.message || t('loadFailed')} />;
+  }
+  const o = options.data;
+  const body = {
+    operation: <OperationTab options={o} />,
+    ratelimit: <RateLimitTab options={o} />,
+    models: <ModelsTab options={o} />,
+    system: <SystemTab options={o} />,
+    other: <OtherTab options={o} />,
+  }[tab];
+
+  return (
+    <Tabs
+      activeKey={tab}
+      onChange={(k) => setParams(k === 'operation' ? {} : { tab: k })}
+      items={SETTING_TABS.map((k) => ({
+        key: k,
+        label: t(`tab.${k}`),
+        children: k === tab ? <Suspense fallback={<Spin />}>{body}</Suspense> : null,
+      }))}
+    />
+  );
+}
+
+export default function SettingPage() {
+  const { t } = useTranslation(NS);
+  const { user } = useUser();
+  return (
+    <div data-testid="setting-page">
+      <PageHeader title={t('title')} />
+      {isRoot(user) ? <Settings /> : <Result status="403" title={t('noPermission')} subTitle={t('noPermissionDesc')} />}
+    </div>
+  );
+}

@@ -1,0 +1,48 @@
+// Deletes usage logs older than a chosen time (DELETE /api/log/?target_timestamp=, default one month ago).
+import { useState } from 'react';
+import { App, Button, DatePicker, Flex, Form, Popconfirm } from 'antd';
+import dayjs, { type Dayjs } from 'dayjs';
+import { useTranslation } from 'react-i18next';
+import { api } from '../../../lib/api.js';
+import { NS } from '../i18n.js';
+
+export function defaultCleanupTime(now = dayjs()): Dayjs {
+  return now.subtract(1, 'month');
+}
+
+export default function LogCleanup() {
+  const { t } = useTranslation(NS);
+  const { message } = App.useApp();
+  const [time, setTime] = useState<Dayjs | null>(() => defaultCleanupTime());
+  const [busy, setBusy] = useState(false);
+
+  const clean = async () => {
+    if (!time) {
+      void message.error(t('log.pickTime'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const res = await api.del<number>(`/api/log/?target_timestamp=${Math.floor(time.valueOf() / 1000)}`);
+      if (res.success) void message.success(t('log.cleaned', { n: res.data ?? 0 }));
+      else void message.error(res.message || t('saveFailed'));
+    } catch {
+      /* the api client reported it */
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Form.Item label={t('log.cleanup')} extra={t('log.cleanupHint')}>
+      <Flex gap={8} wrap>
+        <DatePicker showTime value={time} onChange={setTime} data-testid="log-cleanup-time" />
+        <Popconfirm title={t('log.cleanupConfirm')} onConfirm={() => void clean()}>
+          <Button danger loading={busy}>
+            {t('log.cleanupButton')}
+          </Button>
+        </Popconfirm>
+      </Flex>
+    </Form.Item>
+  );
+}
