@@ -13,6 +13,8 @@ import { registerDataRoutes } from './data.js';
 import { registerModelsRoutes } from './models.js';
 import { registerChannelTestRoutes } from './channel-test.js';
 import { registerPricingRoutes } from './pricing.js';
+import { registerRedemptionRoutes } from './redemption.js';
+import { registerTopupRoutes } from './topup.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
@@ -29,6 +31,8 @@ const AREAS: Area[] = [
   registerModelsRoutes,
   registerChannelTestRoutes,
   registerPricingRoutes,
+  registerRedemptionRoutes,
+  registerTopupRoutes,
 ];
 
 export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

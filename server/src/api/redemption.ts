@@ -1,0 +1,100 @@
+// /api/redemption (admin): list, search, read, create, edit, soft delete (facts §3.4, §3.5, §9.2).
+import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { AppContext } from '../context.js';
+import { authGuards, caller } from './auth.js';
+import { fail, ok } from '../lib/http.js';
+import { UserFacingError } from '../services/users.js';
+import {
+  createRedemptions,
+  deleteRedemption,
+  getRedemption,
+  listRedemptions,
+  redemptionPageParams,
+  updateRedemption,
+} from '../services/redemptions.js';
+
+type Query = Record<string, string | undefined>;
+type Body = Record<string, unknown>;
+
+const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
+
+function guarded(fn: (req: FastifyRequest) => Promise<unknown>): RouteHandlerMethod {
+  return async (req) => {
+    try {
+      return await fn(req);
+    } catch (err) {
+      if (err instanceof UserFacingError) return fail(err.message);
+      throw err;
+    }
+  };
+}
+
+function idParam(req: FastifyRequest): number | null {
+  const raw = (req.params as { id: string }).id;
+  return /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : null;
+}
+
+export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const auth = authGuards(ctx);
+  // new-api answers both `/x` and `/x/`; Fastify treats them as different routes.
+  const both = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandlerMethod) => {
+    app.route({ method, url: path, preHandler: auth.admin, handler });
+    app.route({ method, url: path.endsWith('/') ? path.slice(0, -1) : path + '/', preHandler: auth.admin, handler });
+  };
+
+  both(
+    'GET',
+    '/api/redemption/',
+    guarded(async (req) => {
+      const { page, pageSize } = redemptionPageParams(req.query as Query);
+      return ok(await listRedemptions(ctx.db, { page, pageSize }));
+    }),
+  );
+
+  both(
+    'GET',
+    '/api/redemption/search',
+    guarded(async (req) => {
+      const q = req.query as Query;
+      const { page, pageSize } = redemptionPageParams(q);
+      return ok(await listRedemptions(ctx.db, { keyword: q.keyword ?? '', page, pageSize }));
+    }),
+  );
+
+  both(
+    'GET',
+    '/api/redemption/:id',
+    guarded(async (req) => {
+      const id = idParam(req);
+      if (id === null) return fail('无效的兑换码 ID');
+      const row = await getRedemption(ctx.db, id);
+      return row ? ok(row) : fail('兑换码不存在');
+    }),
+  );
+
+  both(
+    'POST',
+    '/api/redemption/',
+    guarded(async (req) => ok(await createRedemptions(ctx, caller(req).id, bodyOf(req)))),
+  );
+
+  both(
+    'PUT',
+    '/api/redemption/',
+    guarded(async (req) => {
+      // new-api treats any non-empty status_only as set.
+      const statusOnly = !!(req.query as Query).status_only;
+      return ok(await updateRedemption(ctx, bodyOf(req), statusOnly));
+    }),
+  );
+
+  both(
+    'DELETE',
+    '/api/redemption/:id',
+    guarded(async (req) => {
+      const id = idParam(req);
+      if (id === null) return fail('无效的兑换码 ID');
+      return (await deleteRedemption(ctx, id)) ? ok() : fail('兑换码不存在');
+    }),
+  );
+}

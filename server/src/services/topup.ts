@@ -1,0 +1,166 @@
+// Online top-up through EPay (facts §9.1): price quote, order creation and the payment notify.
+// The notify credits the user exactly once: the order's pending → success flip is a conditional UPDATE in the same
+// transaction as the credit, so repeated or concurrent notifies for one trade_no add the quota a single time.
+import type { AppContext } from '../context.js';
+import { randomAlnum } from '../lib/random.js';
+import { nowSec } from '../lib/time.js';
+import { EPAY_TRADE_SUCCESS, epayPurchase, epayVerify, type EpayConfig } from './epay.js';
+import { LOG_TYPE_TOPUP, logQuota, recordUserLog } from './user-logs.js';
+
+export const TOPUP_PENDING = 'pending';
+export const TOPUP_SUCCESS = 'success';
+export const ONLINE_TOPUP_DISABLED = '管理员未开启在线充值！';
+
+/** Payment endpoints answer `{message:"success"|"error", data, url?}` instead of the usual envelope (facts §3.1). */
+export type PayAnswer = { message: 'success'; data: unknown; url?: string } | { message: 'error'; data: string };
+
+const error = (data: string): PayAnswer => ({ message: 'error', data });
+
+export function epayConfig(ctx: AppContext): EpayConfig | null {
+  const address = ctx.options.get('PayAddress');
+  const pid = ctx.options.get('EpayId');
+  const key = ctx.options.get('EpayKey');
+  return address && pid && key ? { address, pid, key } : null;
+}
+
+function quotaPerUnit(ctx: AppContext): number {
+  return ctx.options.num('QuotaPerUnit', 500000) || 500000;
+}
+
+/** MinTopUp in the unit `amount` is sent in: dollars with currency display, quota points without. */
+export function minTopUp(ctx: AppContext): number {
+  const min = ctx.options.num('MinTopUp', 1);
+  return ctx.options.bool('DisplayInCurrencyEnabled') ? min : Math.trunc(min * quotaPerUnit(ctx));
+}
+
+/** TopupGroupRatio of the group; a missing or 0 ratio counts as 1 (facts §9.1). */
+export function topupGroupRatio(ctx: AppContext, group: string): number {
+  const ratios = ctx.options.json<Record<string, unknown>>('TopupGroupRatio', {});
+  const r = Number(ratios?.[group]);
+  return Number.isFinite(r) && r > 0 ? r : 1;
+}
+
+function parseAmount(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
+  return null;
+}
+
+interface Quote {
+  /** whole dollars (USD units) that will be credited, the unit of top_ups.amount */
+  units: number;
+  /** money to pay, rounded to cents */
+  money: number;
+}
+
+/**
+ * Validates an amount and prices it. new-api stored `amount / QuotaPerUnit` with integer division when currency
+ * display is off, so a user paying for 1.5 units got 1; here such amounts are refused instead of under-credited.
+ */
+function quote(ctx: AppContext, rawAmount: unknown, group: string): Quote | string {
+  const amount = parseAmount(rawAmount);
+  if (amount === null) return '参数错误';
+  const min = minTopUp(ctx);
+  if (amount < min) return `充值数量不能小于 ${min}`;
+  let units = amount;
+  if (!ctx.options.bool('DisplayInCurrencyEnabled')) {
+    const perUnit = quotaPerUnit(ctx);
+    if (amount % perUnit !== 0) return `充值数量必须是 ${perUnit} 的整数倍`;
+    units = amount / perUnit;
+  }
+  if (units <= 0) return '充值金额过低';
+  const money = Math.round(units * ctx.options.num('Price', 7.3) * topupGroupRatio(ctx, group) * 100) / 100;
+  if (money < 0.01) return '充值金额过低';
+  return { units, money };
+}
+
+/** POST /api/user/amount: the price of an amount for the caller's group. */
+export function requestAmount(ctx: AppContext, body: Record<string, unknown>, group: string): PayAnswer {
+  const q = quote(ctx, body.amount, group);
+  if (typeof q === 'string') return error(q);
+  return { message: 'success', data: q.money.toFixed(2) };
+}
+
+function paymentType(method: unknown): string {
+  if (method === 'zfb' || method === 'alipay') return 'alipay';
+  return 'wxpay';
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+/** POST /api/user/pay: records a pending order and answers the signed gateway form. */
+export async function requestPay(ctx: AppContext, user: { id: number; group: string }, body: Record<string, unknown>): Promise<PayAnswer> {
+  const cfg = epayConfig(ctx);
+  if (!cfg) return error(ONLINE_TOPUP_DISABLED);
+  const q = quote(ctx, body.amount, user.group);
+  if (typeof q === 'string') return error(q);
+  const serverAddress = trimSlash(ctx.options.get('ServerAddress'));
+  const callback = trimSlash(ctx.options.get('CustomCallbackAddress')) || serverAddress;
+  const tradeNo = `USR${user.id}NO${randomAlnum(6)}${nowSec()}`;
+  const { url, params } = epayPurchase(cfg, {
+    type: paymentType(body.payment_method),
+    tradeNo,
+    name: `TUC${parseAmount(body.amount)}`,
+    money: q.money.toFixed(2),
+    notifyUrl: `${callback}/api/user/epay/notify`,
+    returnUrl: `${serverAddress}/log`,
+  });
+  try {
+    await ctx.db
+      .insertInto('top_ups')
+      .values({ user_id: user.id, amount: q.units, money: q.money, trade_no: tradeNo, create_time: nowSec(), status: TOPUP_PENDING })
+      .execute();
+  } catch (err) {
+    ctx.log.error({ err, tradeNo }, 'creating a top-up order failed');
+    return error('创建订单失败');
+  }
+  return { message: 'success', data: params, url };
+}
+
+/**
+ * GET/POST /api/user/epay/notify. Answers the plain text `success` or `fail`. Unlike new-api, `success` is sent only
+ * after the order was credited (or found already credited), so a database failure makes the gateway retry, and the
+ * paid money must match the order.
+ */
+export async function handleEpayNotify(ctx: AppContext, params: Record<string, string>): Promise<'success' | 'fail'> {
+  const cfg = epayConfig(ctx);
+  if (!cfg || !epayVerify(params, cfg.key)) return 'fail';
+  if (params.trade_status !== EPAY_TRADE_SUCCESS) return 'success';
+  const tradeNo = params.out_trade_no ?? '';
+  const order = tradeNo ? await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst() : undefined;
+  if (!order) {
+    ctx.log.warn({ tradeNo }, 'epay notify for an unknown order');
+    return 'fail';
+  }
+  const paid = Number(params.money);
+  if (!Number.isFinite(paid) || Math.abs(paid - Number(order.money)) > 0.005) {
+    ctx.log.error({ tradeNo, paid: params.money, expected: order.money }, 'epay notify money does not match the order');
+    return 'fail';
+  }
+  const quota = Math.round(Number(order.amount) * quotaPerUnit(ctx));
+  const credited = await ctx.db.transaction().execute(async (trx) => {
+    const flip = await trx
+      .updateTable('top_ups')
+      .set({ status: TOPUP_SUCCESS })
+      .where('trade_no', '=', tradeNo)
+      .where('status', '=', TOPUP_PENDING)
+      .executeTakeFirst();
+    if (Number(flip.numUpdatedRows) !== 1) return false;
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ quota: eb('quota', '+', quota) }))
+      .where('id', '=', order.user_id)
+      .execute();
+    return true;
+  });
+  if (credited) {
+    ctx.changes.publish({ kind: 'user', id: order.user_id });
+    await recordUserLog(
+      ctx,
+      order.user_id,
+      LOG_TYPE_TOPUP,
+      `使用在线充值成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}`,
+    );
+  }
+  return 'success';
+}
