@@ -1,5 +1,6 @@
 // Providers around the router: i18n-aware antd ConfigProvider (light/dark algorithm, zh_CN/en_US locale),
-// TanStack Query, status, user and theme contexts.
+// TanStack Query, status, user and theme contexts. FeedbackBridge hands antd's context-aware message/notification/
+// modal to lib/feedback.ts, so toasts follow the theme and locale.
 import { useMemo, type ReactNode } from 'react';
 import { App as AntApp, ConfigProvider, theme } from 'antd';
 import zhCN from 'antd/locale/zh_CN';
@@ -9,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { StatusProvider } from './context/status.js';
 import { UserProvider } from './context/user.js';
 import { ThemeProvider, useTheme } from './context/theme.js';
+import { FeedbackBridge } from './lib/feedback.js';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
@@ -24,7 +26,10 @@ function ThemedConfig({ children }: { children: ReactNode }) {
   );
   return (
     <ConfigProvider theme={themeConfig} locale={locale}>
-      <AntApp>{children}</AntApp>
+      <AntApp>
+        <FeedbackBridge />
+        {children}
+      </AntApp>
     </ConfigProvider>
   );
 }

@@ -1,6 +1,7 @@
 // Top bar (spec §2 Layout): site links, mode badge, theme switch, language menu, guest login/register or the
 // avatar menu with logout. No props.
-import { Avatar, Button, Dropdown, Flex, Layout, Menu, Tag, Tooltip, message, theme, type MenuProps } from 'antd';
+import { Avatar, Button, Dropdown, Flex, Layout, Menu, Tag, Tooltip, theme, type MenuProps } from 'antd';
+import { message } from '../lib/feedback.js';
 import { GlobalOutlined, LogoutOutlined, MoonOutlined, SettingOutlined, SunOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation, useNavigate } from 'react-router';

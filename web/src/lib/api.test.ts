@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const toast = vi.hoisted(() => ({ error: vi.fn(), info: vi.fn(), success: vi.fn(), warning: vi.fn() }));
-vi.mock('antd', () => ({ message: toast }));
+// api.ts toasts through lib/feedback.ts (context-aware antd instances); observe the calls there.
+vi.mock('./feedback.js', () => ({ message: toast }));
 
 import { api, apiFetch, navigation } from './api.js';
 import i18n from '../i18n/index.js';

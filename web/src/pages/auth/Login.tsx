@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Alert, Button, Form, Input, Typography, message } from 'antd';
+import { Alert, Button, Form, Input, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';

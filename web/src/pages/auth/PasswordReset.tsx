@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Button, Form, Input, Typography, message } from 'antd';
+import { Button, Form, Input, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { MailOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';

@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { Alert, Button, Input, Space, Typography, message } from 'antd';
+import { Alert, Button, Input, Space, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';

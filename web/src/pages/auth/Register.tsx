@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { Button, Form, Input, Space, Typography, message } from 'antd';
+import { Button, Form, Input, Space, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';

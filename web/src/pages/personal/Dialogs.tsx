@@ -1,6 +1,7 @@
 // Dialogs of the personal page: email binding, password change, account deletion, referral transfer.
 import { useState } from 'react';
-import { Alert, Button, Input, InputNumber, Modal, Space, Typography, message } from 'antd';
+import { Alert, Button, Input, InputNumber, Modal, Space, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { quotaPerUnit, renderQuota } from '../../lib/render.js';

@@ -1,6 +1,7 @@
 // Notification and price tabs of the personal page (PUT /api/user/setting).
 import { useEffect, useState } from 'react';
-import { AutoComplete, Button, Form, Input, Radio, Switch, Tabs, Typography, message } from 'antd';
+import { AutoComplete, Button, Form, Input, Radio, Switch, Tabs, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';

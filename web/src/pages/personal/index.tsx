@@ -1,7 +1,8 @@
 // Personal settings (/personal): balance, invitations, bindings, security actions, notification/price settings,
 // available models (spec §2 Personal settings, §5 Personal).
 import { useState } from 'react';
-import { Avatar, Button, Card, Col, Descriptions, Flex, Input, Row, Space, Spin, Statistic, Tag, Typography, message } from 'antd';
+import { Avatar, Button, Card, Col, Descriptions, Flex, Input, Row, Space, Spin, Statistic, Tag, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';

@@ -1,6 +1,7 @@
 // First-run setup wizard (spec §2 Setup, §5 Setup).
 import { useEffect, useState } from 'react';
-import { Alert, Button, Card, Divider, Flex, Form, Input, Modal, Radio, Spin, Typography, message } from 'antd';
+import { Alert, Button, Card, Divider, Flex, Form, Input, Modal, Radio, Spin, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { QuestionCircleOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
