@@ -21,11 +21,14 @@ export const routes: RouteObject[] = [
       { path: 'reset', lazy: page(() => import('./pages/auth/PasswordReset.js')) },
       { path: 'user/reset', lazy: page(() => import('./pages/auth/PasswordResetConfirm.js')) },
       { path: 'about', lazy: page(() => import('./pages/about/index.js')) },
+      { path: 'pricing', lazy: page(() => import('./pages/pricing/index.js')) },
       {
         element: <RequireAuth />,
         children: [
           { path: 'personal', lazy: page(() => import('./pages/personal/index.js')) },
           { path: 'user', lazy: page(() => import('./pages/user/index.js')) },
+          { path: 'user/edit/:id', lazy: page(() => import('./pages/user/index.js')) },
+          { path: 'user/edit', lazy: page(() => import('./pages/user/index.js')) },
           { path: 'channel', lazy: page(() => import('./pages/channel/index.js')) },
           { path: 'channel/edit/:id', lazy: page(() => import('./pages/channel/index.js')) },
           { path: 'channel/add', lazy: page(() => import('./pages/channel/index.js')) },

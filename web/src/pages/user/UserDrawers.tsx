@@ -1,6 +1,9 @@
-// Add-user and edit-user side drawers of the users admin page.
+// Add-user and edit-user side drawers of the users admin page. The edit drawer also edits the caller's own
+// profile (userId 'self', route /user/edit): then it reads and writes /api/user/self, where group and quota are
+// not editable (new-api UpdateSelf only takes username, display name and password).
 import { useEffect, useState } from 'react';
-import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, InputNumber, Select, Spin, Typography, message } from 'antd';
+import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, InputNumber, Select, Spin, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';
@@ -77,13 +80,16 @@ interface EditValues {
   quota: number;
 }
 
+/** A user id, 'self' for the caller's own profile, or null when closed. */
+export type EditTarget = number | 'self' | null;
+
 export function EditUserDrawer({
   userId,
   groups,
   onClose,
   onDone,
 }: {
-  userId: number | null;
+  userId: EditTarget;
   groups: string[];
   onClose(): void;
   onDone(): void;
@@ -93,12 +99,14 @@ export function EditUserDrawer({
   const [user, setUser] = useState<AdminUser | null>(null);
   const [saving, setSaving] = useState(false);
   const quota = Form.useWatch('quota', form);
+  const self = userId === 'self';
+  const userUrl = self ? '/api/user/self' : `/api/user/${userId}`;
 
   useEffect(() => {
     setUser(null);
     if (userId === null) return;
     let alive = true;
-    void api.get<AdminUser>(`/api/user/${userId}`).then((res) => {
+    void api.get<AdminUser>(userUrl).then((res) => {
       if (!alive) return;
       if (!res.success) {
         void message.error(res.message);
@@ -117,22 +125,24 @@ export function EditUserDrawer({
     return () => {
       alive = false;
     };
-  }, [userId, form, onClose]);
+  }, [userId, userUrl, form, onClose]);
 
   const submit = async () => {
     if (!user) return;
     const v = form.getFieldsValue();
     setSaving(true);
     try {
-      const body: Record<string, unknown> = {
-        id: user.id,
-        username: v.username?.trim(),
-        display_name: v.display_name?.trim(),
-        group: v.group,
-        quota: Math.trunc(Number(v.quota) || 0),
-      };
+      const body: Record<string, unknown> = self
+        ? { username: v.username?.trim(), display_name: v.display_name?.trim() }
+        : {
+            id: user.id,
+            username: v.username?.trim(),
+            display_name: v.display_name?.trim(),
+            group: v.group,
+            quota: Math.trunc(Number(v.quota) || 0),
+          };
       if (v.password) body.password = v.password;
-      const res = await api.put('/api/user/', body);
+      const res = await api.put(self ? '/api/user/self' : '/api/user/', body);
       if (res.success) {
         void message.success(t('updated'));
         onDone();
@@ -151,6 +161,7 @@ export function EditUserDrawer({
       onClose={onClose}
       title={t('editTitle')}
       size={460}
+      data-testid="edit-user-drawer"
       footer={
         <Flex justify="end" gap={8}>
           <Button onClick={onClose}>{t('cancel')}</Button>
@@ -174,10 +185,10 @@ export function EditUserDrawer({
             <Input.Password placeholder={t('editPasswordPh')} autoComplete="new-password" />
           </Form.Item>
           <Form.Item name="group" label={t('group')}>
-            <Select options={groupOptions} showSearch />
+            <Select options={groupOptions} showSearch disabled={self} />
           </Form.Item>
           <Form.Item name="quota" label={t('quota')} extra={renderQuota(Number(quota) || 0)}>
-            <InputNumber style={{ width: '100%' }} placeholder={t('quotaPh')} step={500000} />
+            <InputNumber style={{ width: '100%' }} placeholder={t('quotaPh')} step={500000} disabled={self} />
           </Form.Item>
           <Divider />
           <Typography.Text strong>{t('bindings')}</Typography.Text>

@@ -1,16 +1,20 @@
 // Users admin page (/user): searchable table, add/edit drawers, manage actions per role (spec §2, §4, §6).
-import { useCallback, useState } from 'react';
-import { Button, Card, Flex, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography, message } from 'antd';
+// /user/edit/:id opens the edit drawer for that user over the list, /user/edit the caller's own profile; closing
+// it returns to /user.
+import { useCallback, useEffect, useState } from 'react';
+import { Button, Card, Flex, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { message } from '../../lib/feedback.js';
 import type { ColumnsType } from 'antd/es/table';
 import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderNumber, renderQuota } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize } from '../../lib/storage.js';
-import { useUser } from '../../context/user.js';
+import { isAdmin, useUser } from '../../context/user.js';
 import PageHeader from '../../components/PageHeader.js';
-import { AddUserDrawer, EditUserDrawer } from './UserDrawers.js';
+import { AddUserDrawer, EditUserDrawer, type EditTarget } from './UserDrawers.js';
 import { allowedActions, isDeleted, type AdminUser, type ManageAction, type Paged } from './types.js';
 import { NS } from './i18n.js';
 
@@ -24,12 +28,18 @@ export default function Users() {
   const [page, setPage] = useState(1);
   const [pageSize, setSize] = useState(() => getPageSize(10));
   const [adding, setAdding] = useState(false);
-  const [editing, setEditing] = useState<number | null>(null);
+  const routeTarget = useEditRoute();
+  const [editing, setEditing] = useState<EditTarget>(routeTarget);
+  const navigate = useNavigate();
+  useEffect(() => setEditing(routeTarget), [routeTarget]);
+  // Only admins can list users; a user opening their own profile at /user/edit gets the drawer alone.
+  const canList = isAdmin(me) || routeTarget !== 'self';
 
   const searching = !!(filter.keyword || filter.group);
   const list = useQuery({
     queryKey: ['users', filter, page, pageSize],
     placeholderData: keepPreviousData,
+    enabled: canList,
     queryFn: async () => {
       const res = searching
         ? await api.get<Paged<AdminUser>>('/api/user/search', { ...filter, p: page, page_size: pageSize })
@@ -43,13 +53,17 @@ export default function Users() {
   });
   const groups = useQuery({
     queryKey: ['groups'],
+    enabled: canList,
     queryFn: async () => {
       const res = await api.get<string[]>('/api/group/');
       return res.success && Array.isArray(res.data) ? res.data : [];
     },
   });
   const refresh = useCallback(() => void qc.invalidateQueries({ queryKey: ['users'] }), [qc]);
-  const closeEdit = useCallback(() => setEditing(null), []);
+  const closeEdit = useCallback(() => {
+    setEditing(null);
+    if (routeTarget !== null) navigate('/user', { replace: true });
+  }, [routeTarget, navigate]);
 
   const manage = async (id: number, action: ManageAction) => {
     const res = await api.post<{ role: number; status: number }>('/api/user/manage', { id, action });
@@ -239,4 +253,15 @@ export default function Users() {
       <EditUserDrawer userId={editing} groups={groups.data ?? []} onClose={closeEdit} onDone={refresh} />
     </Card>
   );
+}
+
+/** The drawer target named by the route: /user/edit/:id → that id, /user/edit → 'self', else none. */
+function useEditRoute(): EditTarget {
+  const { id } = useParams();
+  const { pathname } = useLocation();
+  if (id !== undefined) {
+    const n = Number(id);
+    return Number.isInteger(n) && n > 0 ? n : null;
+  }
+  return /^\/user\/edit\/?$/.test(pathname) ? 'self' : null;
 }
