@@ -285,6 +285,7 @@ export const pairs: Pairs = {
   'batch.err.noValue': ['请输入填充值', 'Please enter a value'],
   'batch.err.needBoth': ['请输入模型倍率和补全倍率', 'Please enter both the model ratio and the completion ratio'],
   'batch.err.notNumber': ['请输入有效的数字', 'Please enter a valid number'],
+  'batch.err.priceZero': ['固定价格不能为 0', 'The fixed price cannot be 0'],
 
   'log.pickTime': ['请选择日志清理时间', 'Please choose a time'],
   'log.cleaned': ['{{n}} 条日志已清理！', '{{n}} logs deleted!'],

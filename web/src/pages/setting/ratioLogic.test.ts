@@ -144,6 +144,9 @@ describe('saving the editor', () => {
       { name: 'a', error: 'priceZero' },
       { name: 'c', error: 'notNumber' },
     ]);
+    // A zero price already stored (the default mj_inpaint) is not the editor's doing.
+    expect(rowProblems(bad, [{ name: 'a', price: '0', ratio: '', completionRatio: '' }])).toEqual([{ name: 'c', error: 'notNumber' }]);
+    expect(applyBatch(rows, ['gpt-4o'], 'price', '0').error).toBe('priceZero');
   });
   it('writes only the maps that changed', () => {
     const edited = editRow(rows[2]!, 'ratio', '0.1').row;

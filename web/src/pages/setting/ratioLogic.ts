@@ -157,7 +157,7 @@ export function applyDialog(rows: ModelRow[], d: DialogInput): { rows: ModelRow[
 
 export type BatchField = 'price' | 'ratio' | 'completionRatio' | 'both';
 
-export type BatchError = 'noSelection' | 'noValue' | 'needBoth' | 'notNumber';
+export type BatchError = 'noSelection' | 'noValue' | 'needBoth' | 'notNumber' | 'priceZero';
 
 export function applyBatch(
   rows: ModelRow[],
@@ -173,6 +173,7 @@ export function applyBatch(
   } else {
     if (value.trim() === '') return { rows, error: 'noValue' };
     if (!isNumber(value)) return { rows, error: 'notNumber' };
+    if (field === 'price' && Number(value) === 0) return { rows, error: 'priceZero' };
   }
   const v = value.trim();
   const chosen = new Set(selected);
@@ -195,9 +196,13 @@ export function applyBatch(
 
 // ---- save ----
 
-/** Rows whose values cannot be saved: a non-number, or a fixed price of 0. */
-export function rowProblems(rows: ModelRow[]): Array<{ name: string; error: 'notNumber' | 'priceZero' }> {
+/**
+ * Rows whose values cannot be saved: a non-number, or a fixed price of 0 that was typed here. The default table
+ * itself prices a few Midjourney actions at 0 (mj_inpaint, mj_custom_zoom), so untouched prices are not refused.
+ */
+export function rowProblems(rows: ModelRow[], initial: ModelRow[] = []): Array<{ name: string; error: 'notNumber' | 'priceZero' }> {
   const out: Array<{ name: string; error: 'notNumber' | 'priceZero' }> = [];
+  const before = new Map(initial.map((r) => [r.name, r.price]));
   for (const r of rows) {
     for (const v of [r.price, r.ratio, r.completionRatio]) {
       if (v !== '' && !isNumber(v)) {
@@ -205,7 +210,7 @@ export function rowProblems(rows: ModelRow[]): Array<{ name: string; error: 'not
         break;
       }
     }
-    if (r.price !== '' && isNumber(r.price) && Number(r.price) === 0) out.push({ name: r.name, error: 'priceZero' });
+    if (r.price !== '' && isNumber(r.price) && Number(r.price) === 0 && before.get(r.name) !== r.price) out.push({ name: r.name, error: 'priceZero' });
   }
   return out;
 }

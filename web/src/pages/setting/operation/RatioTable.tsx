@@ -60,7 +60,7 @@ export default function RatioTable({ id, initialRows, allowAdd, onSave, saving }
   };
 
   const save = async () => {
-    const problem = rowProblems(rows)[0];
+    const problem = rowProblems(rows, initialRows)[0];
     if (problem) {
       void message.error(`${problem.name}: ${t(`ratio.err.${problem.error}`)}`);
       return;
