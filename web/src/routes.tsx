@@ -36,6 +36,8 @@ export const routes: RouteObject[] = [
           { path: 'log', lazy: page(() => import('./pages/log/index.js')) },
           { path: 'detail', lazy: page(() => import('./pages/detail/index.js')) },
           { path: 'playground', lazy: page(() => import('./pages/playground/index.js')) },
+          { path: 'redemption', lazy: page(() => import('./pages/redemption/index.js')) },
+          { path: 'topup', lazy: page(() => import('./pages/topup/index.js')) },
           { path: 'setting', lazy: page(() => import('./pages/setting/index.js')) },
         ],
       },

@@ -7,12 +7,14 @@ import { Layout, Menu, type MenuProps } from 'antd';
 import {
   ApiOutlined,
   BarChartOutlined,
+  GiftOutlined,
   KeyOutlined,
   MessageOutlined,
   ProfileOutlined,
   SettingOutlined,
   TeamOutlined,
   ToolOutlined,
+  WalletOutlined,
 } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
@@ -47,6 +49,7 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
       groups.push(
         group('admin', t('side.admin'), [
           { key: '/channel', icon: <ApiOutlined />, label: t('side.channel') },
+          { key: '/redemption', icon: <GiftOutlined />, label: t('side.redemption') },
           { key: '/user', icon: <TeamOutlined />, label: t('side.user') },
           // Settings use the root-only option API; admins below root get the page's no-permission notice.
           { key: '/setting', icon: <ToolOutlined />, label: t('side.setting', { defaultValue: i18n.language?.startsWith('en') ? 'Settings' : '系统设置' }) },
@@ -55,6 +58,7 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
     }
     groups.push(
       group('personal', t('side.personal'), [
+        { key: '/topup', icon: <WalletOutlined />, label: t('side.topup') },
         { key: '/personal', icon: <SettingOutlined />, label: t('side.personalSettings') },
       ]),
     );

@@ -1,0 +1,202 @@
+// Wallet page (/topup; spec §2 Wallet, §5 Wallet; facts §9.1, §9.2): balance, redeem a code, online top-up via EPay.
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Alert, App as AntApp, Button, Card, Divider, Input, InputNumber, Space, Statistic, Typography } from 'antd';
+import { quiet } from '../../components/quiet.js';
+import { useStatus } from '../../context/status.js';
+import { api } from '../../lib/api.js';
+import { displayInCurrency, renderQuota } from '../../lib/render.js';
+import './i18n.js';
+import { buildPayForm, checkAmount, effectiveMinTopup, isSafari, normalizeAmount, paySucceeded, type PayAnswer, type PaymentMethod } from './logic.js';
+
+export default function TopUpPage() {
+  const { t } = useTranslation('topup');
+  const { message, modal } = AntApp.useApp();
+  const { status } = useStatus();
+  const minTopup = effectiveMinTopup(status);
+  const [quota, setQuota] = useState<number | null>(null);
+  const [code, setCode] = useState('');
+  const [redeeming, setRedeeming] = useState(false);
+  const [amount, setAmount] = useState<number>(() => normalizeAmount(minTopup));
+  const [price, setPrice] = useState<string | null>(null);
+  const [paying, setPaying] = useState(false);
+
+  const loadBalance = useCallback(async () => {
+    try {
+      const res = await api.get<{ quota: number }>('/api/user/self');
+      if (res.success && res.data) setQuota(res.data.quota);
+      else message.error(res.message);
+    } catch {
+      /* toasted */
+    }
+  }, [message]);
+
+  useEffect(() => {
+    quiet(loadBalance());
+  }, [loadBalance]);
+
+  // The minimum arrives with /api/status; start the input there once known.
+  useEffect(() => {
+    setAmount((a) => (a < minTopup ? minTopup : a));
+  }, [minTopup]);
+
+  /** Asks the server for the price of `value` (shown under the input and in the confirmation). */
+  const quote = useCallback(
+    async (value: number): Promise<string | null> => {
+      if (!status.enable_online_topup) return null;
+      try {
+        const res = (await api.post<string>('/api/user/amount', { amount: value, top_up_code: '' })) as unknown as PayAnswer<string>;
+        if (paySucceeded(res)) {
+          setPrice(res.data);
+          return res.data;
+        }
+        setPrice(null);
+        message.error(String(res.data));
+      } catch {
+        setPrice(null);
+      }
+      return null;
+    },
+    [status.enable_online_topup, message],
+  );
+
+  useEffect(() => {
+    if (!status.enable_online_topup || amount < minTopup) {
+      setPrice(null);
+      return;
+    }
+    const timer = setTimeout(() => quiet(quote(amount)), 300);
+    return () => clearTimeout(timer);
+  }, [amount, minTopup, status.enable_online_topup, quote]);
+
+  const redeem = async () => {
+    const key = code.trim();
+    if (!key) {
+      message.info(t('err.code'));
+      return;
+    }
+    setRedeeming(true);
+    try {
+      const res = await api.post<number>('/api/user/topup', { key });
+      if (res.success) {
+        message.success(t('redeem.success'));
+        modal.success({ title: t('redeem.success'), content: t('redeem.credited', { quota: renderQuota(res.data) }), centered: true });
+        setCode('');
+        await loadBalance();
+      } else message.error(res.message);
+    } catch {
+      message.error(t('err.request'));
+    } finally {
+      setRedeeming(false);
+    }
+  };
+
+  const openTopUpLink = () => {
+    if (!status.top_up_link) {
+      message.error(t('err.link'));
+      return;
+    }
+    window.open(status.top_up_link, '_blank');
+  };
+
+  const pay = async (method: PaymentMethod, value: number) => {
+    setPaying(true);
+    try {
+      const res = (await api.post('/api/user/pay', { amount: value, top_up_code: '', payment_method: method })) as unknown as PayAnswer<Record<string, unknown>>;
+      if (!paySucceeded(res) || !res.url) {
+        message.error(String(res.data ?? res.message));
+        return;
+      }
+      message.info(t('msg.redirecting'));
+      const form = buildPayForm(document, res.url, res.data, !isSafari(navigator.userAgent));
+      document.body.appendChild(form);
+      form.submit();
+      form.remove();
+    } catch {
+      /* toasted */
+    } finally {
+      setPaying(false);
+    }
+  };
+
+  const startPay = async (method: PaymentMethod) => {
+    if (!status.enable_online_topup) {
+      message.error(t('err.online'));
+      return;
+    }
+    const check = checkAmount(amount, minTopup);
+    if (!check.ok) {
+      message.error(t('err.min', { min: check.min }));
+      return;
+    }
+    const money = await quote(check.amount);
+    if (money === null) return;
+    modal.confirm({
+      title: t('confirm.title'),
+      content: (
+        <>
+          <Typography.Paragraph>{t('confirm.amount', { amount: check.amount })}</Typography.Paragraph>
+          <Typography.Paragraph>{t('confirm.price', { price: money })}</Typography.Paragraph>
+        </>
+      ),
+      okText: t('confirm.ok'),
+      cancelText: t('confirm.cancel'),
+      centered: true,
+      onOk: () => pay(method, check.amount),
+    });
+  };
+
+  const inCurrency = displayInCurrency();
+  return (
+    <Card title={t('title')} data-testid="topup-page" style={{ maxWidth: 640 }}>
+      <Statistic title={t('balance')} value={quota === null ? '-' : renderQuota(quota)} data-testid="wallet-balance" />
+      <Divider />
+      <Typography.Title level={5}>{t('redeem.title')}</Typography.Title>
+      <Space.Compact style={{ width: '100%' }}>
+        <Input
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          onPressEnter={() => quiet(redeem())}
+          placeholder={t('redeem.placeholder')}
+          allowClear
+          name="redemption-code"
+          data-testid="redeem-code"
+        />
+        <Button type="primary" loading={redeeming} onClick={() => quiet(redeem())} data-testid="redeem-submit">
+          {redeeming ? t('redeem.submitting') : t('redeem.submit')}
+        </Button>
+      </Space.Compact>
+      <Button type="link" onClick={openTopUpLink} style={{ paddingLeft: 0 }}>
+        {t('redeem.getCode')}
+      </Button>
+      <Divider />
+      <Typography.Title level={5}>{t('online.title')}</Typography.Title>
+      {!status.enable_online_topup && <Alert type="info" showIcon title={t('online.disabledNote')} style={{ marginBottom: 12 }} />}
+      <Space orientation="vertical" style={{ width: '100%' }}>
+        <Space wrap align="center">
+          <span>{t('online.amount')}</span>
+          <InputNumber
+            value={amount}
+            min={1}
+            precision={0}
+            onChange={(v) => setAmount(normalizeAmount(v))}
+            style={{ width: 200 }}
+            data-testid="topup-amount"
+          />
+          <Typography.Text type="secondary">
+            {inCurrency ? t('online.amountHintCurrency', { min: minTopup }) : t('online.amountHintQuota', { min: minTopup })}
+          </Typography.Text>
+        </Space>
+        {price !== null && <Typography.Text data-testid="topup-price">{t('online.price', { price })}</Typography.Text>}
+        <Space>
+          <Button type="primary" loading={paying} onClick={() => quiet(startPay('zfb'))} data-testid="pay-alipay">
+            {t('online.alipay')}
+          </Button>
+          <Button type="primary" loading={paying} onClick={() => quiet(startPay('wx'))} style={{ background: '#07c160' }} data-testid="pay-wechat">
+            {t('online.wechat')}
+          </Button>
+        </Space>
+      </Space>
+    </Card>
+  );
+}
