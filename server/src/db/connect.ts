@@ -51,15 +51,24 @@ function sqliteValue(v: unknown): unknown {
 }
 
 function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typeof SqliteDialect>[0]['database'] {
+  // Prepared statements are reused per SQL text (the relay runs the same few statements on every request; preparing
+  // each time was a measurable share of its CPU). Safe: Kysely serialises use of the single connection.
+  const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => database.close(),
     prepare(sql: string) {
-      const stmt = database.prepare(sql);
+      let stmt = statements.get(sql);
+      if (!stmt) {
+        stmt = database.prepare(sql);
+        if (statements.size >= 1000) statements.clear();
+        statements.set(sql, stmt);
+      }
+      const st = stmt;
       return {
-        reader: stmt.reader,
-        all: (params: readonly unknown[]) => stmt.all(...params.map(sqliteValue)),
-        run: (params: readonly unknown[]) => stmt.run(...params.map(sqliteValue)),
-        iterate: (params: readonly unknown[]) => stmt.iterate(...params.map(sqliteValue)),
+        reader: st.reader,
+        all: (params: readonly unknown[]) => st.all(...params.map(sqliteValue)),
+        run: (params: readonly unknown[]) => st.run(...params.map(sqliteValue)),
+        iterate: (params: readonly unknown[]) => st.iterate(...params.map(sqliteValue)),
       } as never;
     },
   } as never;

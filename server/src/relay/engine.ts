@@ -3,6 +3,7 @@
 //   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; undici pool;
 //   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
 // See index.ts for how other modes plug in.
+import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
@@ -218,29 +219,26 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const total = usage.prompt_tokens + usage.completion_tokens;
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
     const quota = fixed >= 0 ? fixed : total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
-    const done = svc.billing
-      .settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 })
-      .then(() => {
-        writeConsumeLog(svc, ctx, {
-          caller,
-          group,
-          model,
-          channel: channel!,
-          price,
-          usage,
-          quota,
-          start,
-          frt: result.kind === 'done' ? result.frt : -1000,
-          isStream: result.kind === 'done' && result.isStream,
-          upstreamModel: result.kind === 'done' ? result.upstreamModel : model,
-          used,
-          content: mode.logContent?.(body, price),
-        });
-      })
-      .catch((e) => ctx.log.error({ err: e, reqId }, 'settlement failed'));
-    svc.pending.add(done);
-    await done;
-    svc.pending.delete(done);
+    svc.billing.settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
+    try {
+      writeConsumeLog(svc, ctx, {
+        caller,
+        group,
+        model,
+        channel: channel!,
+        price,
+        usage,
+        quota,
+        start,
+        frt: result.kind === 'done' ? result.frt : -1000,
+        isStream: result.kind === 'done' && result.isStream,
+        upstreamModel: result.kind === 'done' ? result.upstreamModel : model,
+        used,
+        content: mode.logContent?.(body, price),
+      });
+    } catch (e) {
+      ctx.log.error({ err: e, reqId }, 'consume log failed');
+    }
   } catch (err) {
     if (reservation) await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
     const e = asRelayError(err);
@@ -326,12 +324,13 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     ...adaptor.headers(info),
   };
 
-  const abort = new AbortController();
+  // undici accepts an EventEmitter as abort signal: cheaper than an AbortController on every request
+  const abort = new EventEmitter();
   let clientGone = false;
   const onClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
-      abort.abort();
+      abort.emit('abort');
     }
   };
   res.once('close', onClose);
@@ -344,7 +343,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       method: 'POST',
       headers,
       body: out,
-      signal: abort.signal,
+      signal: abort,
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
     });

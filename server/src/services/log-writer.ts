@@ -1,7 +1,47 @@
 // Batched inserts into the logs table (ctx.logDb), off the request path: rows queue in memory and are written every
 // ~1 s or every BATCH_ROWS rows, and once more on shutdown (ctx.onClose), so a request never waits on the log DB.
+import { CompiledQuery } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { NewLog } from '../db/schema.js';
+
+// Hand-built multi-row INSERT: Kysely's builder spends noticeable CPU compiling 200-row value lists.
+const COLUMNS = [
+  ['user_id', 0],
+  ['created_at', 0],
+  ['type', 0],
+  ['content', ''],
+  ['username', ''],
+  ['token_name', ''],
+  ['model_name', ''],
+  ['quota', 0],
+  ['prompt_tokens', 0],
+  ['completion_tokens', 0],
+  ['use_time', 0],
+  ['is_stream', false],
+  ['channel_id', 0],
+  ['token_id', 0],
+  ['group', ''],
+  ['other', ''],
+] as const;
+
+function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
+  const q = kind === 'mysql' ? '`' : '"';
+  const cols = COLUMNS.map(([c]) => `${q}${c}${q}`).join(', ');
+  const params: unknown[] = [];
+  const tuples: string[] = [];
+  let n = 0;
+  for (const row of rows) {
+    const ph: string[] = [];
+    for (const [c, def] of COLUMNS) {
+      let v = (row as Record<string, unknown>)[c] ?? def;
+      if (c === 'is_stream' && kind !== 'postgres') v = v ? 1 : 0;
+      params.push(v);
+      ph.push(kind === 'postgres' ? `$${++n}` : '?');
+    }
+    tuples.push(`(${ph.join(', ')})`);
+  }
+  return CompiledQuery.raw(`INSERT INTO ${q}logs${q} (${cols}) VALUES ${tuples.join(', ')}`, params);
+}
 
 const FLUSH_MS = 1000;
 const BATCH_ROWS = 200;
@@ -38,7 +78,7 @@ export class LogWriter {
       for (let i = 0; i < rows.length; i += BATCH_ROWS) {
         const chunk = rows.slice(i, i + BATCH_ROWS);
         try {
-          await this.ctx.logDb.insertInto('logs').values(chunk).execute();
+          await this.ctx.logDb.executeQuery(insertQuery(this.ctx.logDbKind, chunk));
         } catch (err) {
           this.ctx.log.error({ err, rows: chunk.length }, 'writing logs failed');
         }

@@ -110,9 +110,11 @@ export function client(s: TestServer, key: string): OpenAI {
   return new OpenAI({ apiKey: key.startsWith('sk-') ? key : `sk-${key}`, baseURL: `${s.url}/v1`, maxRetries: 0, timeout: 20_000 });
 }
 
+/** Writes queued settlements and log rows (both are batched off the request path). */
 export async function flushLogs(s: TestServer): Promise<void> {
   const svc = relayServices(s.ctx);
   await Promise.allSettled([...svc.pending]);
+  await svc.billing.flush();
   await svc.logs.flush();
 }
 

@@ -56,6 +56,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
     ctx.onClose(async () => {
       await Promise.allSettled([...svc.pending]);
+      await svc.billing.stop().catch((err) => ctx.log.error({ err }, 'final settlement flush failed'));
       channels.stop();
       tokens.stop();
       users.stop();
