@@ -129,7 +129,8 @@ describe('console', () => {
 
     await page.getByTestId('language-menu').hover();
     await page.getByRole('menuitem', { name: '中文' }).click();
-    await page.getByText('管理用户').waitFor();
+    // exact: the sidebar group text ('兑换码管理用户管理') contains the words too.
+    await page.getByText('管理用户', { exact: true }).waitFor();
     await page.getByTestId('theme-switch').click();
     expect(await page.evaluate(() => localStorage.getItem('theme-mode'))).toBe('light');
   });
