@@ -254,6 +254,14 @@ function multipartBody(raw: Buffer, contentType: string | undefined): Record<str
   return formFields(raw, boundary);
 }
 
+const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
+
+/** Inserts `"stream_options":{"include_usage":true},` right after the opening brace of a non-empty JSON object. */
+function spliceIncludeUsage(raw: Buffer): Buffer {
+  const i = raw.indexOf(0x7b);
+  return Buffer.concat([raw.subarray(0, i + 1), INCLUDE_USAGE, raw.subarray(i + 1)]);
+}
+
 function asRelayError(err: unknown): RelayError {
   if (err instanceof RelayError) return err;
   return new RelayError(500, (err as Error)?.message || 'internal error', 'new_api_error', 'internal_error');
@@ -296,14 +304,19 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   } else {
     const copy: Record<string, any> = { ...body };
     let changed = false;
+    // the common streaming case only adds stream_options: splice it into the raw bytes instead of re-serialising
+    let spliceUsage = false;
     if (copy.model !== info.upstreamModel) {
       copy.model = info.upstreamModel;
       changed = true;
     }
     if (a.isStream && !mode.eventStream && adaptor.supportsStreamOptions(info)) {
       if (ctx.config.forceStreamOption && !a.clientWantsUsage) {
-        copy.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}), include_usage: true };
-        changed = true;
+        if (body.stream_options === undefined) spliceUsage = true;
+        else {
+          copy.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}), include_usage: true };
+          changed = true;
+        }
       }
     } else if (copy.stream_options !== undefined) {
       delete copy.stream_options;
@@ -314,7 +327,10 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       Object.assign(copy, channel.paramOverride);
       changed = true;
     }
-    out = changed ? Buffer.from(JSON.stringify(copy)) : a.raw;
+    if (changed) {
+      if (spliceUsage) copy.stream_options = { include_usage: true };
+      out = Buffer.from(JSON.stringify(copy));
+    } else out = spliceUsage ? spliceIncludeUsage(a.raw) : a.raw;
   }
 
   const target = adaptor.target(info);

@@ -110,9 +110,10 @@ describe('relay routing and retries', () => {
     expect(r429.status).toBe(429);
     expect((((await r429.json()) as any)).error.message).toMatch(/^当前分组上游负载已饱和，请稍后再试 \(request id: /);
     expect(up.requests).toHaveLength(3);
-    // nothing was charged for failed requests
+    // nothing was charged for failed requests (logsOf first: it waits for the batched settlements)
+    const charged = (await logsOf(s, userId)).reduce((a, l) => a + l.quota, 0);
     const row = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
-    expect(row.quota).toBe(100_000_000 - (await logsOf(s, userId)).reduce((a, l) => a + l.quota, 0));
+    expect(row.quota).toBe(100_000_000 - charged);
   });
 
   it('applies status_code_mapping and reports non-JSON upstream errors', async () => {
