@@ -45,6 +45,8 @@ function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
 
 const FLUSH_MS = 1000;
 const BATCH_ROWS = 200;
+/** rows per INSERT: each statement blocks the event loop (SQLite is synchronous), so keep them short and yield between */
+const CHUNK_ROWS = 50;
 const MAX_QUEUE = 100_000;
 
 export class LogWriter {
@@ -75,8 +77,9 @@ export class LogWriter {
     const rows = this.queue;
     this.queue = [];
     this.flushing = (async () => {
-      for (let i = 0; i < rows.length; i += BATCH_ROWS) {
-        const chunk = rows.slice(i, i + BATCH_ROWS);
+      for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
+        if (i) await new Promise((r) => setImmediate(r));
+        const chunk = rows.slice(i, i + CHUNK_ROWS);
         try {
           await this.ctx.logDb.executeQuery(insertQuery(this.ctx.logDbKind, chunk));
         } catch (err) {
