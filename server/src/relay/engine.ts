@@ -19,6 +19,7 @@ import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
+import { dispatcherFor, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
@@ -353,7 +354,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
   let up: Dispatcher.ResponseData;
   try {
-    up = await svc.http.request({
+    up = await dispatcherFor(channel, svc.http).request({
       origin: target.origin,
       path: target.path,
       method: 'POST',
@@ -409,7 +410,11 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
         responseModel: info.upstreamModel,
         reqId: a.reqId,
         fallbackUsage: (delivered) => ({ prompt_tokens: a.prompt(), completion_tokens: countCompletion(delivered(), a.model), cached_tokens: 0 }),
-        convert: adaptor.convertStreamEvent ? (d) => adaptor.convertStreamEvent!(info, d) : undefined,
+        convert: adaptor.convertStreamEvent
+          ? (d) => adaptor.convertStreamEvent!(info, d)
+          : mode.name === 'chat' && thinkingToContent(channel)
+            ? thinkingStreamConverter()
+            : undefined,
       });
       if (!r.started) {
         if (r.clientGone) return { kind: 'gone' };
@@ -437,6 +442,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       buf = c.body;
       usage = c.usage;
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
+    if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
     sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;

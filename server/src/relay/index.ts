@@ -23,6 +23,7 @@ import { initRelayServices, relayServices } from '../services/cache/index.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
 import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
 import { registerRelayExtras } from './extras.js';
+import { closeProxies } from './channel-setting.js';
 import { registerExtraRelayModes } from './extra-modes.js';
 
 export interface JsonRelayRoute {
@@ -76,6 +77,7 @@ export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppCont
 
 export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await initRelayServices(ctx);
+  ctx.onClose(closeProxies);
   await registerJsonRelayRoutes(app, ctx, [
     { url: '/v1/chat/completions', mode: chatMode },
     { url: '/v1/completions', mode: completionsMode },

@@ -60,6 +60,7 @@ export interface ChannelSpec {
   other?: string;
   autoBan?: number;
   organization?: string;
+  setting?: Record<string, unknown>;
 }
 
 export async function addChannel(s: TestServer, c: ChannelSpec): Promise<number> {
@@ -83,6 +84,7 @@ export async function addChannel(s: TestServer, c: ChannelSpec): Promise<number>
       other: c.other ?? '',
       auto_ban: c.autoBan ?? 1,
       openai_organization: c.organization ?? null,
+      setting: c.setting ? JSON.stringify(c.setting) : null,
       created_time: Math.floor(Date.now() / 1000),
     })
     .execute();

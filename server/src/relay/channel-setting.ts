@@ -1,0 +1,85 @@
+// Per-channel `setting` JSON (facts §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream calls) and
+// `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>). Parsed once by the
+// channel cache; the hot path only checks two fields.
+import { ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
+import type { CachedChannel } from '../services/cache/channel-cache.js';
+
+const proxies = new Map<string, Dispatcher>();
+
+/** The dispatcher for a channel: its proxy when `setting.proxy` is set, else the shared keep-alive pool. */
+export function dispatcherFor(channel: CachedChannel, fallback: Dispatcher): Dispatcher {
+  const p = channel.setting?.proxy;
+  if (typeof p !== 'string' || !p.trim()) return fallback;
+  const url = p.trim();
+  let d = proxies.get(url);
+  if (!d) {
+    d = /^socks5h?:\/\//i.test(url) ? new Socks5ProxyAgent(url) : new ProxyAgent(url);
+    proxies.set(url, d);
+  }
+  return d;
+}
+
+export async function closeProxies(): Promise<void> {
+  const all = [...proxies.values()];
+  proxies.clear();
+  await Promise.allSettled(all.map((d) => d.close()));
+}
+
+export const thinkingToContent = (channel: CachedChannel): boolean => channel.setting?.thinking_to_content === true;
+
+/** Stream transform: reasoning deltas become `<think>\n…` content, closed by `\n</think>\n` before the first answer. */
+export function thinkingStreamConverter(): (data: string) => string[] {
+  let state: 'none' | 'thinking' | 'done' = 'none';
+  return (data) => {
+    if (!data.includes('reasoning_content')) {
+      if (state !== 'thinking' || !data.includes('"content"')) return [data];
+    }
+    let j: any;
+    try {
+      j = JSON.parse(data);
+    } catch {
+      return [data];
+    }
+    let changed = false;
+    for (const c of j?.choices ?? []) {
+      const d = c?.delta;
+      if (!d) continue;
+      const r = typeof d.reasoning_content === 'string' ? d.reasoning_content : '';
+      const content = typeof d.content === 'string' ? d.content : '';
+      if (r) {
+        d.content = (state === 'none' ? '<think>\n' : '') + r;
+        state = 'thinking';
+        delete d.reasoning_content;
+        changed = true;
+      } else if (content && state === 'thinking') {
+        d.content = '\n</think>\n' + content;
+        state = 'done';
+        changed = true;
+      } else if ('reasoning_content' in d) {
+        delete d.reasoning_content;
+        changed = true;
+      }
+    }
+    return [changed ? JSON.stringify(j) : data];
+  };
+}
+
+/** Non-stream transform of a chat completion body. */
+export function thinkingToContentBody(buf: Buffer): Buffer {
+  let j: any;
+  try {
+    j = JSON.parse(buf.toString('utf8'));
+  } catch {
+    return buf;
+  }
+  let changed = false;
+  for (const c of j?.choices ?? []) {
+    const m = c?.message;
+    if (m && typeof m.reasoning_content === 'string' && m.reasoning_content) {
+      m.content = `<think>\n${m.reasoning_content}\n</think>\n${typeof m.content === 'string' ? m.content : ''}`;
+      delete m.reasoning_content;
+      changed = true;
+    }
+  }
+  return changed ? Buffer.from(JSON.stringify(j)) : buf;
+}

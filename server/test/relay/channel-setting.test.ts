@@ -1,0 +1,80 @@
+// Channel `setting`: thinking_to_content (stream and JSON) and an upstream proxy.
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
+import { addChannel, addToken, addUser, channelsChanged, client, setOptions } from './fixtures.js';
+
+const chunk = (delta: Record<string, unknown>) =>
+  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'think', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+
+describe('channel setting', () => {
+  let s: TestServer;
+  let up: MockUpstream;
+  let proxy: http.Server;
+  let tunnels = 0;
+  let key: string;
+
+  beforeAll(async () => {
+    s = await startTestServer();
+    up = await MockUpstream.start();
+    proxy = http.createServer();
+    proxy.on('connect', (req, socket, head) => {
+      tunnels++;
+      const [host, port] = String(req.url).split(':');
+      const upstream = net.connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+    await setOptions(s, { ModelRatio: { think: 1, proxied: 1 } });
+    await addChannel(s, { baseUrl: up.url, models: ['think'], setting: { thinking_to_content: true } });
+    await addChannel(s, { baseUrl: up.url, models: ['proxied'], setting: { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } });
+    await channelsChanged(s);
+    const u = await addUser(s);
+    key = (await addToken(s, u.id)).key;
+  });
+  afterAll(async () => {
+    await s?.close();
+    await up?.close();
+    proxy?.closeAllConnections?.();
+    await new Promise<void>((r) => proxy.close(() => r()));
+  });
+
+  it('turns reasoning_content into <think> content in streams', async () => {
+    up.behave = () => ({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body: chunk({ role: 'assistant', reasoning_content: 'let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Answer' }) + 'data: [DONE]\n\n',
+    });
+    const stream = await client(s, key).chat.completions.create({ model: 'think', messages: [{ role: 'user', content: 'q' }], stream: true });
+    let text = '';
+    for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('<think>\nlet me think\n</think>\nAnswer');
+  });
+
+  it('turns reasoning_content into <think> content in JSON answers', async () => {
+    up.behave = () => ({
+      kind: 'json',
+      body: { id: 'x', object: 'chat.completion', model: 'think', choices: [{ index: 0, message: { role: 'assistant', content: 'A', reasoning_content: 'R' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } },
+    });
+    const r = await client(s, key).chat.completions.create({ model: 'think', messages: [{ role: 'user', content: 'q' }] });
+    expect(r.choices[0].message.content).toBe('<think>\nR\n</think>\nA');
+  });
+
+  it('sends upstream calls through the channel proxy', async () => {
+    up.reset();
+    const r = await client(s, key).chat.completions.create({ model: 'proxied', messages: [{ role: 'user', content: 'q' }] });
+    expect(r.choices[0].message.content).toBe('Hello world!');
+    expect(tunnels).toBeGreaterThan(0);
+    expect(up.requests).toHaveLength(1);
+  });
+});
