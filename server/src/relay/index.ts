@@ -24,6 +24,7 @@ import { relayJson, type JsonRelayOptions } from './engine.js';
 import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
 import { registerRelayExtras } from './extras.js';
 import { closeProxies } from './channel-setting.js';
+import { installRelayFastPath } from './fast-path.js';
 import { registerExtraRelayModes } from './extra-modes.js';
 
 export interface JsonRelayRoute {
@@ -86,5 +87,10 @@ export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext)
     { url: '/pg/chat/completions', mode: chatMode, playground: true },
   ]);
   await registerExtraRelayModes(app, ctx);
+  installRelayFastPath(app, ctx, relayServices(ctx), {
+    '/v1/chat/completions': chatMode,
+    '/v1/completions': completionsMode,
+    '/v1/embeddings': embeddingsMode,
+  });
   await registerRelayExtras(app, ctx, relayServices(ctx));
 }

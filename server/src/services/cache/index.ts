@@ -9,6 +9,7 @@ import { QuotaData } from '../quota-data.js';
 import { ChannelCache } from './channel-cache.js';
 import { TokenCache } from './token-cache.js';
 import { UserCache } from './user-cache.js';
+import { startSqliteCheckpointer } from './sqlite-checkpointer.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -64,6 +65,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       await quotaData.stop();
       await http.close().catch(() => undefined);
     });
+    await startSqliteCheckpointer(ctx);
     registry.set(ctx, svc);
     return svc;
   })();
