@@ -483,8 +483,9 @@ interface LogInput {
 
 function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void {
   const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
-  svc.quotaData.record(l.caller.user.id, l.caller.user.username, collapseGizmo(l.model), l.quota, tokens);
+  // as in new-api, the dashboard buckets are fed from the consume log: nothing when consume logs are off
   if (!ctx.options.bool('LogConsumeEnabled')) return;
+  svc.quotaData.record(l.caller.user.id, l.caller.user.username, collapseGizmo(l.model), l.quota, tokens);
   const p = l.price;
   let content =
     l.content ??

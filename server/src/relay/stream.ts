@@ -129,53 +129,95 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     return `data: ${JSON.stringify(obj)}\n\n`;
   };
 
-  /** Event-by-event handling for regions that carry usage or [DONE] (or need conversion). */
+  /** One event that carries [DONE] or a usage object: returns what to forward for it. */
+  const special = (raw: Buffer, text: string, out: Buffer[]): void => {
+    const data = dataOf(text);
+    if (data === null) {
+      out.push(raw);
+      return;
+    }
+    if (data === '[DONE]') {
+      sawDone = true;
+      if (o.clientWantsUsage && !usage) out.push(Buffer.from(usageEvent()));
+      out.push(DONE_EVENT);
+      return;
+    }
+    let j: any = null;
+    try {
+      j = JSON.parse(data);
+    } catch {
+      j = null;
+    }
+    const u = o.mode.streamUsage ? o.mode.streamUsage(j) : normaliseUsage(j?.usage);
+    if (u) usage = u;
+    if (u && !o.mode.streamUsage) {
+      const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);
+      const hasContent = Array.isArray(j?.choices) && j.choices.length > 0;
+      // a usage-only chunk the client did not ask for is dropped (facts §4.7)
+      if (!o.clientWantsUsage && !finished && !hasContent) return;
+    }
+    // typed-event streams (Responses API) keep their usage event: it also carries content
+    out.push(raw);
+    delivered.push(raw);
+  };
+
+  /**
+   * Regions that carry usage or [DONE]: ordinary events are still forwarded as contiguous zero-copy slices; only the
+   * special events are decoded.
+   */
   const slowPath = (region: Buffer): Buffer[] => {
+    if (o.convert) return convertPath(region);
+    const out: Buffer[] = [];
+    let pos = 0;
+    let runStart = 0;
+    const flushRun = (to: number) => {
+      if (to > runStart) {
+        const b = region.subarray(runStart, to);
+        out.push(b);
+        delivered.push(b);
+      }
+    };
+    while (pos < region.length && !sawDone) {
+      const e = eventEnd(region, pos);
+      const end = e ? e.end : region.length;
+      const next = e ? e.next : region.length;
+      const ev = region.subarray(pos, end);
+      if (ev.indexOf(DONE) < 0 && !hasUsageObject(ev)) {
+        pos = next;
+        continue;
+      }
+      flushRun(pos);
+      special(region.subarray(pos, next), region.toString('utf8', pos, end), out);
+      pos = next;
+      runStart = pos;
+    }
+    if (!sawDone) flushRun(pos);
+    return out;
+  };
+
+  /** Non-OpenAI upstreams (adaptor converter) and channel transforms: every event is decoded and re-encoded. */
+  const convertPath = (region: Buffer): Buffer[] => {
     const out: Buffer[] = [];
     let pos = 0;
     while (pos < region.length && !sawDone) {
       const e = eventEnd(region, pos);
       const end = e ? e.end : region.length;
       const next = e ? e.next : region.length;
-      const raw = region.subarray(pos, next);
       const text = region.toString('utf8', pos, end);
       pos = next;
       const data = dataOf(text);
-      if (data === null) {
-        if (!o.convert) out.push(raw); // comments / keep-alives pass through
-        continue;
-      }
+      if (data === null) continue;
       if (data === '[DONE]') {
-        sawDone = true;
-        if (o.clientWantsUsage && !usage) out.push(Buffer.from(usageEvent()));
-        out.push(DONE_EVENT);
+        special(DONE_EVENT, 'data: [DONE]', out);
         break;
       }
-      const payloads = o.convert ? o.convert(data) : [data];
-      for (const p of payloads) {
-        const pb = o.convert ? Buffer.from(`data: ${p}\n\n`) : raw;
-        if (hasUsageObject(Buffer.from(p))) {
-          let j: any;
-          try {
-            j = JSON.parse(p);
-          } catch {
-            j = null;
-          }
-          const u = o.mode.streamUsage ? o.mode.streamUsage(j) : normaliseUsage(j?.usage);
-          if (u) usage = u;
-          if (o.mode.streamUsage) {
-            // typed-event streams (Responses API): the usage rides on a content event that must reach the client
-            out.push(pb);
-            delivered.push(pb);
-            continue;
-          }
-          const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);
-          const hasContent = Array.isArray(j?.choices) && j.choices.length > 0;
-          // a usage-only chunk the client did not ask for is dropped (facts §4.7)
-          if (!o.clientWantsUsage && !finished && !hasContent) continue;
+      for (const p of o.convert!(data)) {
+        const pb = Buffer.from(`data: ${p}\n\n`);
+        if (hasUsageObject(pb) || p === '[DONE]') special(pb, `data: ${p}`, out);
+        else {
+          out.push(pb);
+          delivered.push(pb);
         }
-        out.push(pb);
-        delivered.push(pb);
       }
     }
     return out;
