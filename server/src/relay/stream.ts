@@ -223,31 +223,60 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     return out;
   };
 
-  try {
-    let pending: Buffer | null = null;
-    for await (const chunk of body) {
-      if (!firstChunkAt) firstChunkAt = Date.now();
-      if (sawDone) continue;
-      const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
-      const cut = lastBoundary(buf);
-      if (cut <= 0) {
-        pending = buf;
-        continue;
-      }
-      pending = cut < buf.length ? buf.subarray(cut) : null;
-      const region = cut === buf.length ? buf : buf.subarray(0, cut);
-      let p: Promise<void> | undefined;
-      if (!o.convert && region.indexOf(DONE) < 0 && !hasUsageObject(region)) {
-        delivered.push(region);
-        p = write(region);
-      } else {
-        const parts = slowPath(region);
-        if (parts.length) p = write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-      }
-      if (p) await p;
-      if (clientGone) break;
+  // 'data' events rather than async iteration: no promise per chunk; pause() while the client drains
+  let pending: Buffer | null = null;
+  const onChunk = (chunk: Buffer): Promise<void> | undefined => {
+    if (!firstChunkAt) firstChunkAt = Date.now();
+    if (sawDone) return;
+    const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
+    const cut = lastBoundary(buf);
+    if (cut <= 0) {
+      pending = buf;
+      return;
     }
-    if (pending && !sawDone && !clientGone) {
+    pending = cut < buf.length ? buf.subarray(cut) : null;
+    const region = cut === buf.length ? buf : buf.subarray(0, cut);
+    if (!o.convert && region.indexOf(DONE) < 0 && !hasUsageObject(region)) {
+      delivered.push(region);
+      return write(region);
+    }
+    const parts = slowPath(region);
+    if (parts.length) return write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+  };
+  const src = body as unknown as NodeJS.ReadableStream & { destroy(err?: Error): unknown };
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    const finish = (err?: Error) => {
+      if (finished) return;
+      finished = true;
+      if (err && !clientGone) error = err;
+      resolve();
+    };
+    src.on('data', (chunk: Buffer) => {
+      if (finished) return;
+      let p: Promise<void> | undefined;
+      try {
+        p = onChunk(chunk);
+      } catch (err) {
+        finish(err as Error);
+        src.destroy();
+        return;
+      }
+      if (clientGone) return finish();
+      if (p) {
+        src.pause();
+        void p.then(() => {
+          if (clientGone) finish();
+          else if (!finished) src.resume();
+        });
+      }
+    });
+    src.once('end', () => finish());
+    src.once('error', (err: Error) => finish(err));
+    src.once('close', () => finish());
+  });
+  try {
+    if (pending && !sawDone && !clientGone && !error) {
       const parts = slowPath(Buffer.concat([pending, Buffer.from('\n\n')]));
       if (parts.length) await write(Buffer.concat(parts));
     }
