@@ -61,6 +61,12 @@ async function readAll(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
   return Buffer.from(await body.arrayBuffer());
 }
 
+function reasoningEffortOf(body: Record<string, any>, model: string): string | undefined {
+  if (typeof body.reasoning_effort === 'string' && body.reasoning_effort) return body.reasoning_effort;
+  const m = /^o\d.*-(high|low|medium)$/.exec(model);
+  return m ? m[1] : undefined;
+}
+
 function collapseGizmo(model: string): string {
   if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
   if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
@@ -233,6 +239,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
         frt: result.kind === 'done' ? result.frt : -1000,
         isStream: result.kind === 'done' && result.isStream,
         upstreamModel: result.kind === 'done' ? result.upstreamModel : model,
+        reasoningEffort: reasoningEffortOf(body, model),
         used,
         content: mode.logContent?.(body, price),
       });
@@ -475,6 +482,7 @@ interface LogInput {
   frt: number;
   isStream: boolean;
   upstreamModel: string;
+  reasoningEffort?: string;
   used: number[];
   /** mode-specific log content (images) replacing the ratio line */
   content?: string;
@@ -501,7 +509,10 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
     cache_ratio: p.cacheRatio,
     model_price: p.modelPrice,
   };
-  if (l.upstreamModel !== l.model) {
+  if (l.reasoningEffort) other.reasoning_effort = l.reasoningEffort;
+  // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
+  const mapped = l.channel.modelMapping?.[l.model];
+  if (typeof mapped === 'string' && mapped && mapped !== l.model) {
     other.is_model_mapped = true;
     other.upstream_model_name = l.upstreamModel;
   }

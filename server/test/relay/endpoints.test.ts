@@ -56,6 +56,34 @@ describe('relay endpoints', () => {
     expect(embLogs[0].completion_tokens).toBe(0);
   });
 
+  it('applies the o-series rules (effort suffix, max_completion_tokens, developer role) and logs reasoning_effort', async () => {
+    up.reset();
+    await setOptions(s, { ModelRatio: { 'e-chat': 1, 'e-embed': 0.5, 'gpt-3.5-turbo-instruct': 1, 'az.model-1': 1, 'pt-model': 1, 'po-model': 1, 'o3-mini': 1, 'o3-mini-high': 1 } });
+    const id = await addChannel(s, { baseUrl: up.url, models: ['o3-mini-high'] });
+    await channelsChanged(s);
+    await client(s, key).chat.completions.create({
+      model: 'o3-mini-high',
+      max_tokens: 50,
+      temperature: 0.3,
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+    const b = up.requests[0].body;
+    expect(b.model).toBe('o3-mini');
+    expect(b.reasoning_effort).toBe('high');
+    expect(b.max_completion_tokens).toBe(50);
+    expect(b.max_tokens).toBeUndefined();
+    expect(b.temperature).toBeUndefined();
+    expect(b.messages[0].role).toBe('developer');
+    const l = (await logsOf(s, userId)).at(-1)!;
+    expect(l.model_name).toBe('o3-mini-high');
+    expect(l.otherJson.reasoning_effort).toBe('high');
+    expect(l.otherJson.is_model_mapped).toBeUndefined();
+    expect(l.channel_id).toBe(id);
+  });
+
   it('accepts gzip request bodies', async () => {
     up.reset();
     const res = await fetch(`${s.url}/v1/chat/completions`, {
@@ -90,7 +118,7 @@ describe('relay endpoints', () => {
   it('lists models for the token (group models, or the token limits)', async () => {
     const list = await client(s, key).models.list();
     const ids = list.data.map((m) => m.id).sort();
-    expect(ids).toEqual(['az.model-1', 'e-chat', 'e-embed', 'gpt-3.5-turbo-instruct', 'po-model'].sort());
+    expect(ids).toEqual(['az.model-1', 'e-chat', 'e-embed', 'gpt-3.5-turbo-instruct', 'o3-mini-high', 'po-model'].sort());
     const limited = await addToken(s, userId, { modelLimits: 'e-chat' });
     const r = await fetch(`${s.url}/v1/models`, { headers: { authorization: `Bearer sk-${limited.key}` } });
     const j = ((await r.json()) as any);
