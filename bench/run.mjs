@@ -62,7 +62,7 @@ function startMock() {
 async function seed(sqlitePath, mockUrl) {
   const { openDatabase } = await import(join(root, 'server/dist/db/connect.js'));
   const { migrateToLatest } = await import(join(root, 'server/dist/db/migrate.js'));
-  const { db, kind, close } = openDatabase({ dsn: '', sqlitePath });
+  const { db, kind, close } = await openDatabase({ dsn: '', sqlitePath });
   await migrateToLatest(db, kind);
   const now = Math.floor(Date.now() / 1000);
   await db.insertInto('setups').values({ version: 'bench', initialized_at: now }).execute();

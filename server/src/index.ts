@@ -2,7 +2,6 @@
 import { ConfigError, loadConfig, loadDotEnv, redactDsn } from './config.js';
 import { createContext } from './context.js';
 import { buildApp } from './app.js';
-import { warmTokenizers } from './services/tokenizer.js';
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -24,8 +23,6 @@ async function main(): Promise<void> {
     ctx.log.warn('SESSION_SECRET is not set: sessions will not survive a restart or work across several nodes');
   }
   const app = await buildApp(ctx);
-  // Load the token encoders now so the first relay request without upstream usage does not pay for it.
-  setImmediate(warmTokenizers);
   const address = await app.listen({ port: config.port, host: '0.0.0.0' });
   ctx.log.info({ address, db: ctx.dbKind, redis: !!ctx.redis }, `listening on ${address}`);
 

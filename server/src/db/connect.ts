@@ -4,8 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { createPool } from 'mysql2';
+import type { Pool as PgPool } from 'pg';
 import { dbKindOf, type DbKind } from '../config.js';
 import type { Database } from './schema.js';
 
@@ -15,9 +14,14 @@ export interface Db {
   close(): Promise<void>;
 }
 
-// BIGINT (int8) and NUMERIC come back from pg as strings; quotas fit well inside 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
-pg.types.setTypeParser(1700, (v) => Number(v));
+// The PostgreSQL and MySQL drivers are imported only when the DSN selects them: each costs 15-20 MB of memory.
+async function pgPool(connectionString: string, max: number): Promise<PgPool> {
+  const pg = (await import('pg')).default;
+  // BIGINT (int8) and NUMERIC come back from pg as strings; quotas fit well inside 2^53.
+  pg.types.setTypeParser(20, (v) => Number(v));
+  pg.types.setTypeParser(1700, (v) => Number(v));
+  return new pg.Pool({ connectionString, max });
+}
 
 /** Parses a Go-style MySQL DSN (`user:pass@tcp(host:port)/db?params`) or a mysql:// URL. */
 export function parseMysqlDsn(dsn: string): {
@@ -83,7 +87,7 @@ export interface OpenOptions {
   onIdleError?: (err: Error) => void;
 }
 
-export function openDatabase(opts: OpenOptions): Db {
+export async function openDatabase(opts: OpenOptions): Promise<Db> {
   const kind = dbKindOf(opts.dsn);
   if (kind === 'sqlite') {
     if (opts.sqlitePath !== ':memory:') mkdirSync(dirname(opts.sqlitePath), { recursive: true });
@@ -95,13 +99,14 @@ export function openDatabase(opts: OpenOptions): Db {
     return { db, kind, close: () => db.destroy() };
   }
   if (kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: opts.dsn, max: opts.poolSize ?? 20 });
+    const pool = await pgPool(opts.dsn, opts.poolSize ?? 20);
     // Without a listener, an idle client's error (PostgreSQL restarted, connection terminated) crashes the process.
     pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind, close: () => db.destroy() };
   }
   const cfg = parseMysqlDsn(opts.dsn);
+  const { createPool } = await import('mysql2');
   const pool = createPool({
     ...cfg,
     connectionLimit: opts.poolSize ?? 20,

@@ -1,6 +1,5 @@
 // Outgoing email over the SMTP options (facts §9.5): implicit TLS on port 465 or when SMTPSSLEnabled, otherwise
 // STARTTLS when the server offers it. Several recipients are separated by ';'.
-import nodemailer from 'nodemailer';
 import type { AppContext } from '../context.js';
 
 export class MailNotConfiguredError extends Error {
@@ -15,6 +14,8 @@ export async function sendEmail(ctx: AppContext, subject: string, receiver: stri
   const account = o.get('SMTPAccount');
   if (!server || !account) throw new MailNotConfiguredError();
   const port = o.num('SMTPPort', 587) || 587;
+  // Loaded on first use: most instances never send mail.
+  const nodemailer = (await import('nodemailer')).default;
   const transport = nodemailer.createTransport({
     host: server,
     port,

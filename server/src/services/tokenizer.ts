@@ -3,9 +3,10 @@
 //
 // Encoders: o200k_base for gpt-4o*, chatgpt-4o*, o-series, gpt-4.1*, gpt-4.5*, gpt-5*; cl100k_base for every other
 // model (Claude, Gemini and Chinese models included, as new-api does). Each BPE table is loaded on first use
-// (o200k takes ~0.2 s), synchronously through the CommonJS build, and kept for the life of the process; call
-// warmTokenizers() at startup to pay that cost before the first request. Special-token text such as
-// "<|endoftext|>" in user input is counted as ordinary text, never rejected.
+// (o200k takes ~0.2 s and ~70 MB of memory), synchronously through the CommonJS build, and kept for the life of the
+// process. They are deliberately not loaded at start: the relay needs them only for reservations of requests that
+// set max_tokens and when an upstream reports no usage, so a gateway whose upstreams report usage never pays for
+// them. Special-token text such as "<|endoftext|>" in user input is counted as ordinary text, never rejected.
 import { createRequire } from 'node:module';
 import { imageSizeFromDataUrl } from './pricing/image-size.js';
 
@@ -30,12 +31,6 @@ export function encodingForModel(model: string): 'o200k_base' | 'cl100k_base' {
 function encoderFor(model: string): Encoder {
   if (usesO200k(model)) return (o200k ??= requireCjs('gpt-tokenizer/cjs/encoding/o200k_base') as Encoder);
   return (cl100k ??= requireCjs('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoder);
-}
-
-/** Loads both BPE tables now (startup), so the first relay request does not pay for it. */
-export function warmTokenizers(): void {
-  encoderFor('gpt-4o');
-  encoderFor('gpt-3.5-turbo');
 }
 
 export function countTextTokens(text: string, model: string): number {

@@ -9,7 +9,7 @@ for (const kind of requestedDbKinds()) {
   describe.skipIf(!(await dbAvailable(kind)))(`migrations on ${kind}`, () => {
     it('creates every new-api table, is re-runnable, and stores 64-bit quotas', async () => {
       const tdb = await createTestDatabase(kind);
-      const { db, close } = openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+      const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
       try {
         const first = await migrateToLatest(db, kind);
         expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit']);
@@ -39,7 +39,7 @@ for (const kind of requestedDbKinds()) {
 
     it('adds missing columns to a table created by an older schema', async () => {
       const tdb = await createTestDatabase(kind);
-      const { db, close } = openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+      const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
       try {
         const idType = kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'serial PRIMARY KEY' : 'int AUTO_INCREMENT PRIMARY KEY';
         const q = kind === 'mysql' ? '`' : '"';

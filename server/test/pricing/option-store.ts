@@ -12,7 +12,7 @@ export interface TestOptions {
 
 export async function sqliteOptions(): Promise<TestOptions> {
   const tdb = await createTestDatabase('sqlite');
-  const { db, kind, close } = openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+  const { db, kind, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
   await migrateToLatest(db, kind);
   const options = new OptionStore(db, kind);
   await options.load();

@@ -27,7 +27,7 @@ describe('relay background work', () => {
       await s.close();
       await up.close();
     }
-    const { db, close } = openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
+    const { db, close } = await openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
     try {
       const logs = await db.selectFrom('logs').selectAll().where('user_id', '=', userId).execute();
       expect(logs).toHaveLength(3);
