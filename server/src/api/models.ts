@@ -6,7 +6,7 @@ import { authGuards, caller } from './auth.js';
 import { ok } from '../lib/http.js';
 import { CHANNEL_TYPES } from '../services/channel-types.js';
 import { enabledModels } from '../services/abilities.js';
-import { userUsableGroups } from '../services/tokens.js';
+import { usableGroups } from '../services/groups.js';
 
 /** new-api's fixed `created` for model objects. */
 const MODEL_CREATED = 1626777600;
@@ -42,6 +42,6 @@ export async function registerModelsRoutes(app: FastifyInstance, ctx: AppContext
   both('/api/channel/models_enabled', auth.admin, async () => ok(await enabledModels(ctx.db)));
   both('/api/user/models', auth.user, async (req) => {
     const me = caller(req);
-    return ok(await enabledModels(ctx.db, Object.keys(userUsableGroups(ctx, me.group))));
+    return ok(await enabledModels(ctx.db, Object.keys(usableGroups(ctx, me.group))));
   });
 }

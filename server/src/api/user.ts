@@ -20,10 +20,10 @@ import {
   transferAffQuota,
   updateSelf,
   updateUserSetting,
-  usableGroups,
   userExistsOrDeleted,
   validateUserFields,
 } from '../services/users.js';
+import { usableGroupsWithRatio } from '../services/groups.js';
 import { adminCreateUser, adminGetUser, adminUpdateUser, hardDeleteUser, manageUser, pageParams, searchUsers } from '../services/user-admin.js';
 import {
   PURPOSE_EMAIL_VERIFICATION,
@@ -206,7 +206,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // ---- groups ----
 
-  const groupsHandler: RouteHandlerMethod = async (req) => ok(usableGroups(ctx, req.auth?.group ?? ''));
+  const groupsHandler: RouteHandlerMethod = async (req) => ok(usableGroupsWithRatio(ctx, req.auth?.group ?? ''));
   app.get('/api/user/groups', { preHandler: auth.try }, groupsHandler);
   app.get('/api/user/self/groups', { preHandler: auth.user }, groupsHandler);
 

@@ -6,6 +6,7 @@ import type { RelayServices } from '../services/cache/index.js';
 import type { TokenRecord } from '../services/cache/token-cache.js';
 import type { UserRecord } from '../services/cache/user-cache.js';
 import { RelayError } from './errors.js';
+import { isUsableGroup } from '../services/groups.js';
 
 export const ROLE_ADMIN = 10;
 
@@ -72,12 +73,6 @@ export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: In
   return { user, token, channelId };
 }
 
-/** Usable groups of a user: UserUsableGroups plus the user's own group (facts §5.5). */
-export function usableGroups(ctx: AppContext, userGroup: string): Record<string, string> {
-  const groups = { ...ctx.options.json<Record<string, string>>('UserUsableGroups', {}) };
-  if (userGroup && !(userGroup in groups)) groups[userGroup] = '用户分组';
-  return groups;
-}
 
 /** Distribute steps 1, 3 and 4: IP allow list, token group vs user group, model limits. Returns the billing group. */
 export function checkAccess(ctx: AppContext, caller: RelayCaller, clientIp: string, model: string): string {
@@ -86,7 +81,7 @@ export function checkAccess(ctx: AppContext, caller: RelayCaller, clientIp: stri
   if (!token) return group;
   if (token.allowIps && !ipAllowed(token.allowIps, clientIp)) throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中');
   if (token.group) {
-    if (!(token.group in usableGroups(ctx, group))) throw new RelayError(403, `令牌分组 ${token.group} 已被禁用`);
+    if (!isUsableGroup(ctx, group, token.group)) throw new RelayError(403, `令牌分组 ${token.group} 已被禁用`);
     const ratios = ctx.options.json<Record<string, number>>('GroupRatio', {});
     if (!(token.group in ratios)) throw new RelayError(403, `分组 ${token.group} 已被弃用`);
     group = token.group;

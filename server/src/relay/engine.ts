@@ -13,7 +13,7 @@ import type { RelayServices } from '../services/cache/index.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing.js';
 import { getPriceData, preConsumeQuota, PricingError, textQuota, type PriceData } from '../services/pricing/index.js';
-import { checkAccess, tokenAuth, usableGroups, type RelayCaller } from './auth.js';
+import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
 import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
@@ -23,6 +23,7 @@ import { dispatcherFor, thinkingStreamConverter, thinkingToContent, thinkingToCo
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
+import { isUsableGroup } from '../services/groups.js';
 
 export interface JsonRelayOptions {
   mode: RelayMode;
@@ -123,7 +124,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     // ---- Distribute
     let group = checkAccess(ctx, caller, req.ip, model);
     if (opts.playground && typeof body.group === 'string' && body.group && body.group !== group) {
-      if (!(body.group in usableGroups(ctx, group))) throw new RelayError(403, `无权访问 ${body.group} 分组`);
+      if (!isUsableGroup(ctx, group, body.group)) throw new RelayError(403, `无权访问 ${body.group} 分组`);
       group = body.group;
     }
     let channel: CachedChannel | null;

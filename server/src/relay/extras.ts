@@ -4,8 +4,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
 import { CHANNEL_TYPES } from '../services/channel-types.js';
-import { tokenAuth, usableGroups, type RelayCaller } from './auth.js';
+import { tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
+import { isUsableGroup } from '../services/groups.js';
 
 const CREATED = 1626777600;
 
@@ -76,7 +77,7 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     if (token.modelLimitsEnabled) ids = [...(token.modelLimits ?? [])];
     else {
       let group = caller.user.group;
-      if (token.group && token.group in usableGroups(ctx, group)) group = token.group;
+      if (token.group && isUsableGroup(ctx, group, token.group)) group = token.group;
       ids = svc.channels.modelsOfGroup(group);
     }
     json(req, reply, 200, { success: true, data: ids.map(modelObject) });

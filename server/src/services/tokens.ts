@@ -1,13 +1,14 @@
 // API tokens as their owner manages them (facts §2.2, §3.4; spec §4 token states, §5 Token form).
 // Every query is scoped to the caller's user id; after each write a `token` change is announced so the relay's
 // token cache drops its copy.
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { sql, type Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database, Token } from '../db/schema.js';
 import { generateTokenKey } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
 import { splitCommaList } from './abilities.js';
+import { isUsableGroup } from './groups.js';
 
 export class TokenInputError extends Error {}
 
@@ -27,12 +28,6 @@ function view<T extends { unlimited_quota: boolean | number; model_limits_enable
 
 type Body = Record<string, unknown>;
 
-/** UserUsableGroups plus the user's own group (facts §5.5): group name → description. */
-export function userUsableGroups(ctx: AppContext, userGroup: string): Record<string, string> {
-  const groups = { ...ctx.options.json<Record<string, string>>('UserUsableGroups', {}) };
-  if (userGroup && !(userGroup in groups)) groups[userGroup] = '用户分组';
-  return groups;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // allow_ips: one IP or CIDR range per line
@@ -63,29 +58,6 @@ export function normalizeAllowIps(value: unknown): string {
   return [...new Set(entries)].join('\n');
 }
 
-/**
- * Whether a client IP passes a token's allow_ips (empty list = everyone). new-api compares exact strings;
- * this also understands CIDR ranges and IPv4-mapped IPv6 client addresses.
- */
-export function ipAllowed(allowIps: string, clientIp: string): boolean {
-  const entries = allowIps
-    .split('\n')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (!entries.length) return true;
-  let ip = clientIp.trim();
-  if (ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4) ip = ip.slice(7);
-  const version = isIP(ip);
-  if (!version) return false;
-  const list = new BlockList();
-  for (const e of entries) {
-    const p = parseIpEntry(e);
-    if (!p) continue;
-    if (p.kind === 'ip') list.addAddress(p.address, p.family);
-    else list.addSubnet(p.address, p.prefix, p.family);
-  }
-  return list.check(ip, version === 4 ? 'ipv4' : 'ipv6');
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // field parsing
@@ -138,7 +110,7 @@ function tokenFields(ctx: AppContext, userGroup: string, body: Body): TokenField
   if (body.allow_ips !== undefined) out.allow_ips = body.allow_ips === null ? '' : normalizeAllowIps(body.allow_ips);
   if (body.group !== undefined) {
     const group = body.group === null ? '' : String(body.group).trim();
-    if (group && !(group in userUsableGroups(ctx, userGroup))) throw new TokenInputError('无权使用指定的分组');
+    if (group && !isUsableGroup(ctx, userGroup, group)) throw new TokenInputError('无权使用指定的分组');
     out.group = group;
   }
   return out;

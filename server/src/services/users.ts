@@ -346,17 +346,6 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
   ctx.changes.publish({ kind: 'user', id });
 }
 
-/** Groups a user may pick (facts §5.5): UserUsableGroups plus their own group, limited to groups with a ratio. */
-export function usableGroups(ctx: AppContext, userGroup: string): Record<string, { ratio: number; desc: string }> {
-  const ratios = ctx.options.json<Record<string, number>>('GroupRatio', {});
-  const usable: Record<string, string> = { ...ctx.options.json<Record<string, string>>('UserUsableGroups', {}) };
-  if (userGroup && !(userGroup in usable)) usable[userGroup] = '用户分组';
-  const out: Record<string, { ratio: number; desc: string }> = {};
-  for (const [name, ratio] of Object.entries(ratios)) {
-    if (name in usable) out[name] = { ratio, desc: usable[name] };
-  }
-  return out;
-}
 
 /** Resets a forgotten password to a random 12-char one (returned to the caller, as new-api does). */
 export async function resetPasswordByEmail(ctx: AppContext, email: string): Promise<string> {

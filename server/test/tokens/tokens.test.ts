@@ -3,7 +3,14 @@ import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
 import type { TestServer } from '../helpers/server.js';
 import type { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, recordChanges, startConsole } from '../channels/fixture.js';
-import { ipAllowed, normalizeAllowIps } from '../../src/services/tokens.js';
+import { normalizeAllowIps } from '../../src/services/tokens.js';
+import { compileIpAllowList, ipAllowed as matches } from '../../src/services/cache/ip-allow.js';
+
+/** The relay's check: an empty list lets everyone through. */
+const ipAllowed = (list: string, ip: string) => {
+  const m = compileIpAllowList(list);
+  return !m || matches(m, ip);
+};
 
 describe('allow_ips helpers', () => {
   it('accepts IPs and CIDR ranges, rejects anything else', () => {

@@ -5,6 +5,7 @@
 // (new-api caches the finished list, prices included, for the minute).
 import type { AppContext } from '../../context.js';
 import { getCompletionRatio, getGroupRatio, getModelPrice, getModelRatio } from './index.js';
+import { usableGroups } from '../groups.js';
 
 export interface PricingRow {
   model_name: string;
@@ -26,13 +27,6 @@ export interface PricingPayload {
 
 const ABILITY_TTL_MS = 60_000;
 
-/** A user's usable groups: the UserUsableGroups option plus their own group, described as "用户分组". */
-export function usableGroups(ctx: AppContext, userGroup: string): Record<string, string> {
-  const opt = ctx.options.json<Record<string, string> | null>('UserUsableGroups', {});
-  const groups: Record<string, string> = { ...(opt && typeof opt === 'object' && !Array.isArray(opt) ? opt : {}) };
-  if (userGroup && !(userGroup in groups)) groups[userGroup] = '用户分组';
-  return groups;
-}
 
 export class PricingCatalog {
   private models: Array<{ model: string; groups: string[] }> | null = null;
