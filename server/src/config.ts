@@ -1,7 +1,8 @@
 // Process configuration from the environment, with new-api's variable names and defaults
 // (facts §1.3) so existing deployments keep their .env files.
-import { existsSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 export type DbKind = 'sqlite' | 'postgres' | 'mysql';
 
@@ -148,4 +149,22 @@ export function loadConfig(env: Env = process.env): Config {
 
 export function redactDsn(dsn: string): string {
   return dsn.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@').replace(/^([^:@/]+:)[^@]*@tcp/, '$1***@tcp');
+}
+
+/**
+ * Without SESSION_SECRET, an embedded-SQLite install keeps a generated secret in `session_secret` next to the
+ * database file, so a restart does not log everyone out. Other databases (usually several nodes) keep new-api's
+ * per-process secret and the warning: they must share an explicit SESSION_SECRET.
+ */
+export function withPersistedSessionSecret(config: Config): Config {
+  if (!config.sessionSecretGenerated || dbKindOf(config.sqlDsn) !== 'sqlite' || config.sqlitePath === ':memory:') return config;
+  const file = join(dirname(config.sqlitePath), 'session_secret');
+  let secret = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
+  if (!secret) {
+    secret = randomBytes(32).toString('hex');
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, secret + '\n', { mode: 0o600 });
+  }
+  const cryptoFollows = config.cryptoSecret === config.sessionSecret;
+  return { ...config, sessionSecret: secret, cryptoSecret: cryptoFollows ? secret : config.cryptoSecret, sessionSecretGenerated: false };
 }

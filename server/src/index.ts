@@ -1,5 +1,5 @@
 // Process entry: configuration, database, HTTP server, graceful shutdown (SIGTERM/SIGINT flush pending work).
-import { ConfigError, loadConfig, loadDotEnv, redactDsn } from './config.js';
+import { ConfigError, loadConfig, loadDotEnv, redactDsn, withPersistedSessionSecret } from './config.js';
 import { createContext } from './context.js';
 import { buildApp } from './app.js';
 
@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   loadDotEnv();
   let config;
   try {
-    config = loadConfig();
+    config = withPersistedSessionSecret(loadConfig());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`configuration error: ${err.message}`);

@@ -1,0 +1,61 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, dbKindOf, loadConfig, withPersistedSessionSecret } from '../../src/config.js';
+import { parseMysqlDsn } from '../../src/db/connect.js';
+
+describe('configuration from the environment', () => {
+  it("uses new-api's defaults", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.sqlitePath).toBe('./data/one-api.db');
+    expect(c.syncFrequencySec).toBe(60);
+    expect(c.streamingTimeoutSec).toBe(60);
+    expect(c.nodeType).toBe('master');
+    expect(c.sessionSecretGenerated).toBe(true);
+  });
+
+  it('selects the database from SQL_DSN like new-api', () => {
+    expect(dbKindOf('')).toBe('sqlite');
+    expect(dbKindOf('local')).toBe('sqlite');
+    expect(dbKindOf('postgres://u:p@h/db')).toBe('postgres');
+    expect(dbKindOf('postgresql://u:p@h/db')).toBe('postgres');
+    expect(dbKindOf('root:pw@tcp(127.0.0.1:3306)/oneapi?parseTime=true')).toBe('mysql');
+    expect(parseMysqlDsn('root:pw@tcp(10.0.0.5:3307)/oneapi?parseTime=true')).toEqual({
+      user: 'root', password: 'pw', host: '10.0.0.5', port: 3307, database: 'oneapi',
+    });
+    expect(parseMysqlDsn('mysql://a:b%40c@db.local/x')).toMatchObject({ user: 'a', password: 'b@c', host: 'db.local', port: 3306, database: 'x' });
+  });
+
+  it('honours the SQLITE_PATH busy-timeout suffix', () => {
+    const c = loadConfig({ SQLITE_PATH: '/tmp/x.db?_busy_timeout=5000' });
+    expect(c.sqlitePath).toBe('/tmp/x.db');
+    expect(c.sqliteBusyTimeoutMs).toBe(5000);
+  });
+
+  it('refuses bad values with a clear message', () => {
+    expect(() => loadConfig({ SESSION_SECRET: 'random_string' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT must be an integer/);
+    expect(() => loadConfig({ NODE_TYPE: 'leader' })).toThrow(/NODE_TYPE/);
+    expect(() => loadConfig({ SQL_DSN: 'nonsense' })).toThrow(/SQL_DSN/);
+    expect(() => loadConfig({ REDIS_CONN_STRING: 'localhost:6379' })).toThrow(/REDIS_CONN_STRING/);
+    expect(() => loadConfig({ FORCE_STREAM_OPTION: 'maybe' })).toThrow(/true or false/);
+  });
+
+  it('keeps a generated session secret next to an embedded SQLite database across restarts', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-cfg-'));
+    const env = { SQLITE_PATH: join(dir, 'one-api.db') };
+    const first = withPersistedSessionSecret(loadConfig(env));
+    const second = withPersistedSessionSecret(loadConfig(env));
+    expect(first.sessionSecret).toMatch(/^[0-9a-f]{64}$/);
+    expect(second.sessionSecret).toBe(first.sessionSecret);
+    expect(first.cryptoSecret).toBe(first.sessionSecret);
+    expect(first.sessionSecretGenerated).toBe(false);
+    expect(readFileSync(join(dir, 'session_secret'), 'utf8').trim()).toBe(first.sessionSecret);
+    expect(statSync(join(dir, 'session_secret')).mode & 0o077).toBe(0);
+    // an explicit secret, or a server database, is left alone
+    expect(withPersistedSessionSecret(loadConfig({ ...env, SESSION_SECRET: 'explicit' })).sessionSecret).toBe('explicit');
+    expect(withPersistedSessionSecret(loadConfig({ SQL_DSN: 'postgres://h/db' })).sessionSecretGenerated).toBe(true);
+  });
+});
