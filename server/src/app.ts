@@ -10,6 +10,7 @@ import { newRequestId } from './lib/request-id.js';
 import { fail, openAIError } from './lib/http.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
+import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 
 const API_PREFIXES = ['/api', '/v1', '/assets'];
@@ -72,17 +73,25 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     });
   }
 
-  app.setNotFoundHandler((req, reply) => {
+  // GlobalWebRateLimit (mark GW) counts console page loads; the hashed, long-cached assets are not counted.
+  const webRateLimit = rateLimitHook(ctx, 'GW', ctx.config.globalWebRateLimit);
+  const frontend = ctx.config.nodeType === 'slave' ? ctx.config.frontendBaseUrl.replace(/\/+$/, '') : '';
+
+  app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split('?')[0];
     if (API_PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) {
       reply.status(404).send({
         error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: '', code: '' },
       });
-      return;
+      return reply;
     }
+    // FRONTEND_BASE_URL on a slave node: the console is served elsewhere (facts §1.3).
+    if (frontend) return reply.redirect(frontend + req.url, 301);
+    await webRateLimit.call(app, req, reply);
+    if (reply.sent) return reply;
     if (!hasWeb) {
       reply.status(404).type('text/plain').send('console not built: run `npm run build`');
-      return;
+      return reply;
     }
     reply.header('Cache-Control', 'no-cache');
     return reply.sendFile('index.html');

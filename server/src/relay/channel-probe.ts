@@ -133,8 +133,13 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices): Prom
     const threshold = ctx.options.num('ChannelDisableThreshold', 5);
     const disableOn = ctx.options.bool('AutomaticDisableChannelEnabled');
     const enableOn = ctx.options.bool('AutomaticEnableChannelEnabled');
+    const pauseMs = ctx.config.pollingIntervalSec * 1000;
+    let first = true;
     for (const ch of svc.channels.all()) {
       if (UNTESTABLE[ch.type]) continue;
+      // POLLING_INTERVAL: spread test-all over time so upstream rate limits are not hit by the tests themselves.
+      if (!first && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      first = false;
       const r = await testChannel(ctx, svc, ch);
       let ban = r.disableWorthy;
       let reason = r.message;
