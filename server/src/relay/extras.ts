@@ -163,6 +163,7 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     reply.hijack();
     sendRelayError(reply.raw, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id, req.headers.origin);
   };
+  const unimplemented: Array<{ method: 'GET' | 'POST' | 'DELETE'; url: string }> = [];
   for (const [method, url] of [
     ['GET', '/v1/files'],
     ['POST', '/v1/files'],
@@ -176,6 +177,17 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     ['GET', '/v1/fine-tunes/:id/events'],
     ['DELETE', '/v1/models/:model'],
   ] as const) {
-    app.route({ method, url, handler: notImplemented });
+    unimplemented.push({ method, url });
   }
+  // Own scope: whatever the body (multipart uploads to /v1/files included), it is drained unread and the answer is
+  // the 501, not a 415 from a missing content-type parser.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_req, payload, done) => {
+      payload.resume();
+      payload.on('end', () => done(null));
+      payload.on('error', done);
+    });
+    for (const r of unimplemented) scope.route({ ...r, handler: notImplemented });
+  });
 }

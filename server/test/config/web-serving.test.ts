@@ -52,7 +52,7 @@ describe('serving the console', () => {
       expect(res.status).toBe(301);
       expect(res.headers.get('location')).toBe('https://console.example.com/channel?x=1');
       const api = await fetch(`${slave.url}/api/status`);
-      expect((await api.json()).success).toBe(true);
+      expect(((await api.json()) as { success: boolean }).success).toBe(true);
       expect((await fetch(`${slave.url}/api/nope`)).status).toBe(404);
     } finally {
       await slave.close();
