@@ -251,10 +251,10 @@ export async function updateSelf(
   if (input.username) patch.username = input.username.trim();
   if (input.display_name) patch.display_name = input.display_name;
   if (input.password) {
-    if (input.original_password !== undefined) {
-      const current = await getUser(ctx, id);
-      if (!current || !(await verifyPassword(input.original_password, current.password))) throw new UserFacingError('原密码错误');
-    }
+    // The current password is always required, so a stolen session or access token cannot take the account over.
+    if (!input.original_password) throw new UserFacingError('请输入原密码');
+    const current = await getUser(ctx, id);
+    if (!current || !(await verifyPassword(input.original_password, current.password))) throw new UserFacingError('原密码错误');
     patch.password = await hashPassword(input.password);
   }
   if (!Object.keys(patch).length) return;

@@ -174,7 +174,8 @@ for (const kind of requestedDbKinds()) {
       expect((await u.client.put('/api/user/self', { display_name: 'x'.repeat(21) })).body.success).toBe(false);
       expect((await u.client.put('/api/user/self', { password: 'short' })).body.success).toBe(false);
       expect((await u.client.put('/api/user/self', { username: 'root' })).body).toEqual({ success: false, message: '用户名已存在，或已注销' });
-      const upd = await u.client.put('/api/user/self', { display_name: '新名字', password: 'newpassword1' });
+      expect((await u.client.put('/api/user/self', { password: 'newpassword1' })).body).toEqual({ success: false, message: '请输入原密码' });
+      const upd = await u.client.put('/api/user/self', { display_name: '新名字', password: 'newpassword1', original_password: u.password });
       expect(upd.body).toEqual({ success: true, message: '' });
       expect((await u.client.put('/api/user/self', { password: 'another-pass1', original_password: 'wrong' })).body).toEqual({
         success: false,

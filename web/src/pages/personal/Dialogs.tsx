@@ -61,17 +61,20 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
 
 export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
   const { t } = useTranslation(NS);
+  const [original, setOriginal] = useState('');
   const [pw, setPw] = useState('');
   const [pw2, setPw2] = useState('');
   const [loading, setLoading] = useState(false);
   const submit = async () => {
+    if (!original) return void message.error(t('originalPasswordRequired'));
     if (pw.length < 8) return void message.error(t('passwordShort'));
     if (pw !== pw2) return void message.error(t('passwordMismatch'));
     setLoading(true);
     try {
-      const res = await api.put('/api/user/self', { password: pw });
+      const res = await api.put('/api/user/self', { password: pw, original_password: original });
       if (res.success) {
         void message.success(t('passwordChanged'));
+        setOriginal('');
         setPw('');
         setPw2('');
         onDone();
@@ -84,6 +87,7 @@ export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
   return (
     <Modal open={open} title={t('changePassword')} onCancel={onClose} onOk={submit} confirmLoading={loading}>
       <Space direction="vertical" style={{ width: '100%' }}>
+        <Input.Password placeholder={t('originalPasswordPh')} value={original} onChange={(e) => setOriginal(e.target.value)} maxLength={20} />
         <Input.Password placeholder={t('newPasswordPh')} value={pw} onChange={(e) => setPw(e.target.value)} maxLength={20} />
         <Input.Password placeholder={t('newPassword2Ph')} value={pw2} onChange={(e) => setPw2(e.target.value)} maxLength={20} />
       </Space>

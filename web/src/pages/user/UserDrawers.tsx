@@ -76,6 +76,7 @@ interface EditValues {
   username: string;
   display_name: string;
   password?: string;
+  original_password?: string;
   group: string;
   quota: number;
 }
@@ -142,6 +143,8 @@ export function EditUserDrawer({
             quota: Math.trunc(Number(v.quota) || 0),
           };
       if (v.password) body.password = v.password;
+      // The server requires the current password for a self-service password change.
+      if (self && v.password) body.original_password = v.original_password ?? '';
       const res = await api.put(self ? '/api/user/self' : '/api/user/', body);
       if (res.success) {
         void message.success(t('updated'));
@@ -184,6 +187,11 @@ export function EditUserDrawer({
           <Form.Item name="password" label={t('password')}>
             <Input.Password placeholder={t('editPasswordPh')} autoComplete="new-password" />
           </Form.Item>
+          {self && (
+            <Form.Item name="original_password" label={t('originalPassword')}>
+              <Input.Password placeholder={t('originalPasswordPh')} autoComplete="current-password" />
+            </Form.Item>
+          )}
           <Form.Item name="group" label={t('group')}>
             <Select options={groupOptions} showSearch disabled={self} />
           </Form.Item>
