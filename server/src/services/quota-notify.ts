@@ -1,0 +1,97 @@
+// Low-balance notice (facts §5.9): after a charge leaves a user below their warning threshold (user setting
+// quota_warning_threshold, else the QuotaRemindThreshold option), send "额度即将用尽" by email (SMTP options;
+// notification_email or the account email) or by webhook (POST JSON signed with X-Webhook-Signature = hex
+// HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
+// clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
+import { createHmac } from 'node:crypto';
+import { request } from 'undici';
+import type { AppContext } from '../context.js';
+import { sendEmail } from './mail.js';
+
+export const QUOTA_NOTICE_WINDOW_SEC = 2 * 3600;
+
+export interface NotifyUser {
+  id: number;
+  email: string;
+  setting: Record<string, unknown>;
+}
+
+export interface QuotaNotice {
+  type: 'quota_exceed';
+  title: string;
+  content: string;
+  values: string[];
+  timestamp: number;
+}
+
+export class QuotaNotifier {
+  private readonly sentAt = new Map<number, number>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  private threshold(user: NotifyUser): number {
+    const own = Number(user.setting.quota_warning_threshold);
+    return Number.isFinite(own) && own > 0 ? own : this.ctx.options.num('QuotaRemindThreshold', 1000);
+  }
+
+  /** Whether a notice may go out now; takes the slot when it may. */
+  private async takeSlot(userId: number): Promise<boolean> {
+    const { redis, redisPrefix } = this.ctx;
+    if (redis) {
+      const ok = await redis.set(`${redisPrefix}notify_limit:${userId}:quota_exceed`, '1', 'EX', QUOTA_NOTICE_WINDOW_SEC, 'NX');
+      return ok === 'OK';
+    }
+    const now = Date.now();
+    const last = this.sentAt.get(userId);
+    if (last !== undefined && now - last < QUOTA_NOTICE_WINDOW_SEC * 1000) return false;
+    this.sentAt.set(userId, now);
+    return true;
+  }
+
+  notice(remaining: number): QuotaNotice {
+    const o = this.ctx.options;
+    const shown = o.bool('DisplayInCurrencyEnabled') ? `＄${(remaining / o.num('QuotaPerUnit', 500000)).toFixed(2)}` : String(remaining);
+    const link = `${o.get('ServerAddress').replace(/\/+$/, '')}/topup`;
+    return {
+      type: 'quota_exceed',
+      title: '您的额度即将用尽',
+      content: '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>',
+      values: [shown, link],
+      timestamp: Math.floor(Date.now() / 1000),
+    };
+  }
+
+  /**
+   * Call after a charge with the balance it left. Returns once the notice was sent or skipped; callers on the
+   * request path should not await it.
+   */
+  async check(user: NotifyUser, remaining: number): Promise<'sent' | 'above' | 'limited' | 'failed'> {
+    if (remaining >= this.threshold(user)) return 'above';
+    try {
+      if (!(await this.takeSlot(user.id))) return 'limited';
+      const notice = this.notice(remaining);
+      if (user.setting.notify_type === 'webhook' && typeof user.setting.webhook_url === 'string' && user.setting.webhook_url) {
+        await this.sendWebhook(user.setting.webhook_url, String(user.setting.webhook_secret ?? ''), notice);
+      } else {
+        const to = (typeof user.setting.notification_email === 'string' && user.setting.notification_email) || user.email;
+        if (!to) return 'failed';
+        let html = notice.content;
+        for (const v of notice.values) html = html.replace('{{value}}', v);
+        await sendEmail(this.ctx, notice.title, to, html);
+      }
+      return 'sent';
+    } catch (err) {
+      this.ctx.log.warn({ err, userId: user.id }, 'low-quota notice failed');
+      return 'failed';
+    }
+  }
+
+  private async sendWebhook(url: string, secret: string, notice: QuotaNotice): Promise<void> {
+    const body = JSON.stringify(notice);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
+    const res = await request(url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    await res.body.dump();
+    if (res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
+  }
+}

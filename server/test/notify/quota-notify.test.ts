@@ -1,0 +1,95 @@
+// Low-balance notices (facts §5.9, spec §9): threshold, webhook signature, email, and one notice per 2 hours.
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QuotaNotifier } from '../../src/services/quota-notify.js';
+import { startFakeSmtp } from '../console/fake-smtp.js';
+import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+interface Hit {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+async function webhookReceiver() {
+  const hits: Hit[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hits.push({ headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits, close: () => new Promise((r) => server.close(r)) };
+}
+
+describe('low-quota notices', () => {
+  let s: TestServer;
+  let hook: Awaited<ReturnType<typeof webhookReceiver>>;
+  beforeAll(async () => {
+    s = await startTestServer();
+    hook = await webhookReceiver();
+    await s.ctx.options.set('ServerAddress', 'https://gw.example.com/');
+  });
+  afterAll(async () => {
+    await s?.close();
+    await hook?.close();
+  });
+
+  it('posts a signed webhook once when the balance falls below the user threshold, then waits 2 hours', async () => {
+    const notifier = new QuotaNotifier(s.ctx);
+    const user = { id: 7, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, webhook_secret: 's3cret', quota_warning_threshold: 500000 } };
+    expect(await notifier.check(user, 500000)).toBe('above');
+    expect(hook.hits).toHaveLength(0);
+    expect(await notifier.check(user, 250000)).toBe('sent');
+    expect(hook.hits).toHaveLength(1);
+    const { headers, body } = hook.hits[0];
+    expect(headers['x-webhook-signature']).toBe(createHmac('sha256', 's3cret').update(body).digest('hex'));
+    const notice = JSON.parse(body);
+    expect(notice).toMatchObject({ type: 'quota_exceed', title: '您的额度即将用尽', values: ['＄0.50', 'https://gw.example.com/topup'] });
+    expect(typeof notice.timestamp).toBe('number');
+    expect(await notifier.check(user, 100000)).toBe('limited');
+    expect(hook.hits).toHaveLength(1);
+  });
+
+  it('uses the QuotaRemindThreshold option when the user sets none, and emails the notification address', async () => {
+    const smtp = await startFakeSmtp();
+    try {
+      await s.ctx.options.set('SMTPServer', '127.0.0.1');
+      await s.ctx.options.set('SMTPPort', String(smtp.port));
+      await s.ctx.options.set('SMTPAccount', 'bot@gateway.test');
+      await s.ctx.options.set('QuotaRemindThreshold', '1000');
+      const notifier = new QuotaNotifier(s.ctx);
+      const user = { id: 8, email: 'account@example.com', setting: { notification_email: 'alerts@example.com' } };
+      expect(await notifier.check(user, 1000)).toBe('above');
+      expect(await notifier.check(user, 999)).toBe('sent');
+      expect(smtp.mails).toHaveLength(1);
+      expect(smtp.mails[0].to).toEqual(['alerts@example.com']);
+      expect(smtp.mails[0].subject).toBe('您的额度即将用尽');
+      expect(smtp.mails[0].body).toContain('https://gw.example.com/topup');
+    } finally {
+      await smtp.close();
+    }
+  });
+
+  it('shares the 2-hour limit between nodes through Redis', async () => {
+    if (!(await redisAvailable())) return;
+    const a = await startTestServer({ env: { REDIS_CONN_STRING: REDIS_URL } });
+    try {
+      const b = new QuotaNotifier(a.ctx);
+      const c = new QuotaNotifier(a.ctx); // a second notifier stands for a second node on the same Redis
+      const user = { id: 9, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, quota_warning_threshold: 10 } };
+      const before = hook.hits.length;
+      expect(await b.check(user, 1)).toBe('sent');
+      expect(await c.check(user, 1)).toBe('limited');
+      expect(hook.hits.length).toBe(before + 1);
+      expect(hook.hits.at(-1)!.headers['x-webhook-signature']).toBeUndefined();
+    } finally {
+      await a.close();
+    }
+  });
+});
