@@ -12,6 +12,20 @@ export interface Db {
   db: Kysely<Database>;
   kind: DbKind;
   close(): Promise<void>;
+  /** SQLite only: the better-sqlite3 connection behind `db` (see sqliteHandle) */
+  sqlite?: BetterSqlite3.Database;
+}
+
+const sqliteHandles = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
+
+/**
+ * The better-sqlite3 connection behind a Kysely instance opened by openDatabase (undefined for PostgreSQL/MySQL), for
+ * synchronous prepared statements on the relay hot path. It is the same single connection Kysely uses: a caller must
+ * not run statements while `inTransaction` is true (a Kysely transaction is open and awaiting), and must not await
+ * inside its own transaction.
+ */
+export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | undefined {
+  return sqliteHandles.get(db);
 }
 
 // The PostgreSQL and MySQL drivers are imported only when the DSN selects them: each costs 15-20 MB of memory.
@@ -96,7 +110,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = OFF');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: wrapSqlite(database) }) });
-    return { db, kind, close: () => db.destroy() };
+    sqliteHandles.set(db, database);
+    return { db, kind, close: () => db.destroy(), sqlite: database };
   }
   if (kind === 'postgres') {
     const pool = await pgPool(opts.dsn, opts.poolSize ?? 20);

@@ -18,7 +18,9 @@
 // reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Reserving
 // always costs one indexed UPDATE, which the request pays before the upstream call either way.
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
+import { sqliteHandle } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
 import type { TokenCache } from './cache/token-cache.js';
 import type { UserCache } from './cache/user-cache.js';
@@ -83,6 +85,51 @@ function statements(kind: string) {
   };
 }
 
+type StmtName = keyof ReturnType<typeof statements>;
+
+/**
+ * SQLite: the same statements prepared once on the raw better-sqlite3 connection and run synchronously. A reservation
+ * is then one short transaction (token + user UPDATE, one commit) without Kysely's promise chain, connection mutex
+ * and query compilation per statement. Used only while no Kysely transaction is open on that connection (they share
+ * it); otherwise the Kysely path below runs, queued behind that transaction.
+ */
+class SqliteStatements {
+  readonly run: Record<StmtName, BetterSqlite3.Statement>;
+  /** token (if limited) then user, atomically: 0 reserved, 1 token short, 2 user short (nothing changed) */
+  readonly reserve: (pre: number, tokenId: number, userId: number, limitedToken: boolean) => 0 | 1 | 2;
+  readonly settle: (work: Array<{ stmt: StmtName; params: unknown[] }>) => void;
+
+  constructor(readonly handle: BetterSqlite3.Database) {
+    const sql = statements('sqlite');
+    this.run = {} as Record<StmtName, BetterSqlite3.Statement>;
+    for (const name of Object.keys(sql) as StmtName[]) this.run[name] = handle.prepare(sql[name]([]).sql);
+    const { reserveToken, reserveUser } = this.run;
+    const short = new Error('user short');
+    const tx = handle.transaction((pre: number, tokenId: number, userId: number, limitedToken: boolean): 0 | 1 => {
+      if (limitedToken && reserveToken.run(pre, tokenId, pre).changes !== 1) return 1;
+      // throwing rolls the token reservation back
+      if (reserveUser.run(pre, userId, pre).changes !== 1) throw short;
+      return 0;
+    });
+    this.reserve = (pre, tokenId, userId, limitedToken) => {
+      try {
+        return tx(pre, tokenId, userId, limitedToken);
+      } catch (err) {
+        if (err === short) return 2;
+        throw err;
+      }
+    };
+    this.settle = handle.transaction((work: Array<{ stmt: StmtName; params: unknown[] }>) => {
+      for (const w of work) this.run[w.stmt].run(...w.params);
+    });
+  }
+
+  /** false while a Kysely transaction holds the shared connection, or after it was closed */
+  get usable(): boolean {
+    return this.handle.open && !this.handle.inTransaction;
+  }
+}
+
 const SETTLE_FLUSH_MS = 50;
 const SETTLE_CHUNK = 64;
 
@@ -102,6 +149,7 @@ const affected = (r: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigin
 export class Billing {
   private readonly db: Kysely<Database>;
   private readonly sql: ReturnType<typeof statements>;
+  private readonly fast: SqliteStatements | null;
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
@@ -116,6 +164,8 @@ export class Billing {
   ) {
     this.db = ctx.db;
     this.sql = statements(ctx.dbKind);
+    const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
+    this.fast = handle ? new SqliteStatements(handle) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
   }
 
@@ -138,21 +188,23 @@ export class Billing {
     this.tokens_ = new Map();
     this.channels_ = new Map();
     // one entry per row to update, each able to put its delta back if its transaction fails
-    const work: Array<{ q: CompiledQuery; requeue: () => void }> = [];
+    const work: Array<{ stmt: StmtName; params: unknown[]; requeue: () => void }> = [];
     for (const [id, d] of users)
-      if (d.quota || d.used || d.count) work.push({ q: this.sql.settleUser([d.quota, d.used, d.count, id]), requeue: () => this.addUser(id, d.quota, d.used, d.count) });
-    for (const [id, d] of tokens) work.push({ q: this.sql.settleToken([d.remain, d.used, d.at, id]), requeue: () => this.addToken(id, d.remain, d.used, d.at) });
+      if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id], requeue: () => this.addUser(id, d.quota, d.used, d.count) });
+    for (const [id, d] of tokens) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id], requeue: () => this.addToken(id, d.remain, d.used, d.at) });
     for (const [id, used] of channels)
-      if (used) work.push({ q: this.sql.settleChannel([used, id]), requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
+      if (used) work.push({ stmt: 'settleChannel', params: [used, id], requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
     this.flushing = (async () => {
       // short transactions with a yield in between: SQLite blocks the event loop while a statement runs
       for (let i = 0; i < work.length; i += SETTLE_CHUNK) {
         const chunk = work.slice(i, i + SETTLE_CHUNK);
         if (i) await new Promise((r) => setImmediate(r));
         try {
-          await this.db.transaction().execute(async (trx) => {
-            for (const w of chunk) await trx.executeQuery(w.q);
-          });
+          if (this.fast?.usable) this.fast.settle(chunk);
+          else
+            await this.db.transaction().execute(async (trx) => {
+              for (const w of chunk) await trx.executeQuery(this.sql[w.stmt](w.params));
+            });
         } catch (err) {
           // keep the deltas (this chunk and the rest) for the next flush
           for (const w of work.slice(i)) w.requeue();
@@ -210,7 +262,7 @@ export class Billing {
       if (inp.cachedUserQuota <= 0) throw new QuotaError('user quota is not enough', 'insufficient_user_quota');
       return { userId: inp.userId, tokenId: inp.tokenId, tokenKey: inp.tokenKey, user: 0, token: 0, tokenUnlimited: inp.tokenUnlimited, state: 'open' };
     }
-    const res = await this.reserveWith(this.exec, inp, pre);
+    const res = this.fast?.usable ? this.reserveSqlite(this.fast, inp, pre) : await this.reserveWith(this.exec, inp, pre);
     this.users.adjustQuota(inp.userId, -res.user);
     if (res.token) this.tokens.adjustRemain(inp.tokenKey, -res.token, 0);
     return res;
@@ -218,28 +270,45 @@ export class Billing {
 
   private readonly exec = (q: CompiledQuery) => this.db.executeQuery(q);
 
+  private reserveSqlite(fast: SqliteStatements, inp: ReserveInput, pre: number): Reservation {
+    const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;
+    const r = fast.reserve(pre, inp.tokenId, inp.userId, limitedToken);
+    if (r === 1) throw this.tokenShort(Number((fast.run.tokenRemain.get(inp.tokenId) as { remain_quota?: number } | undefined)?.remain_quota ?? 0), pre);
+    if (r === 2) throw this.userShort(Number((fast.run.userQuota.get(inp.userId) as { quota?: number } | undefined)?.quota ?? 0), pre);
+    return {
+      userId: inp.userId,
+      tokenId: inp.tokenId,
+      tokenKey: inp.tokenKey,
+      user: pre,
+      token: limitedToken ? pre : 0,
+      tokenUnlimited: inp.tokenUnlimited,
+      state: 'open',
+    };
+  }
+
+  private tokenShort(remain: number, pre: number): QuotaError {
+    return new QuotaError(`token quota is not enough, token remain quota: ${this.formatQuota(remain)}, need quota: ${this.formatQuota(pre)}`, 'pre_consume_token_quota_failed');
+  }
+
+  private userShort(quota: number, pre: number): QuotaError {
+    if (quota <= 0) return new QuotaError('user quota is not enough', 'insufficient_user_quota');
+    return new QuotaError(`chat pre-consumed quota failed, user quota: ${this.formatQuota(quota)}, need quota: ${this.formatQuota(pre)}`, 'insufficient_user_quota');
+  }
+
   private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number): Promise<Reservation> {
     const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;
     if (limitedToken) {
       const r = await exec(this.sql.reserveToken([pre, inp.tokenId, pre]));
       if (affected(r) !== 1) {
         const row = (await exec(this.sql.tokenRemain([inp.tokenId]))).rows[0] as { remain_quota?: number } | undefined;
-        throw new QuotaError(
-          `token quota is not enough, token remain quota: ${this.formatQuota(Number(row?.remain_quota ?? 0))}, need quota: ${this.formatQuota(pre)}`,
-          'pre_consume_token_quota_failed',
-        );
+        throw this.tokenShort(Number(row?.remain_quota ?? 0), pre);
       }
     }
     const r = await exec(this.sql.reserveUser([pre, inp.userId, pre]));
     if (affected(r) !== 1) {
       if (limitedToken) await exec(this.sql.refundToken([pre, inp.tokenId]));
       const row = (await exec(this.sql.userQuota([inp.userId]))).rows[0] as { quota?: number } | undefined;
-      const quota = Number(row?.quota ?? 0);
-      if (quota <= 0) throw new QuotaError('user quota is not enough', 'insufficient_user_quota');
-      throw new QuotaError(
-        `chat pre-consumed quota failed, user quota: ${this.formatQuota(quota)}, need quota: ${this.formatQuota(pre)}`,
-        'insufficient_user_quota',
-      );
+      throw this.userShort(Number(row?.quota ?? 0), pre);
     }
     return {
       userId: inp.userId,
@@ -256,8 +325,13 @@ export class Billing {
   async refund(res: Reservation): Promise<void> {
     if (res.state !== 'open') return;
     res.state = 'closed';
-    if (res.user) await this.db.executeQuery(this.sql.refundUser([res.user, res.userId]));
-    if (res.token) await this.db.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
+    if (this.fast?.usable) {
+      if (res.user) this.fast.run.refundUser.run(res.user, res.userId);
+      if (res.token) this.fast.run.refundToken.run(res.token, res.tokenId);
+    } else {
+      if (res.user) await this.db.executeQuery(this.sql.refundUser([res.user, res.userId]));
+      if (res.token) await this.db.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
+    }
     this.users.adjustQuota(res.userId, res.user);
     if (res.token) this.tokens.adjustRemain(res.tokenKey, res.token, 0);
   }

@@ -1,7 +1,9 @@
 // Batched inserts into the logs table (ctx.logDb), off the request path: rows queue in memory and are written every
 // ~1 s or every BATCH_ROWS rows, and once more on shutdown (ctx.onClose), so a request never waits on the log DB.
 import { CompiledQuery } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
+import { sqliteHandle } from '../db/connect.js';
 import type { NewLog } from '../db/schema.js';
 
 // Hand-built multi-row INSERT: Kysely's builder spends noticeable CPU compiling 200-row value lists.
@@ -43,6 +45,34 @@ function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
   return CompiledQuery.raw(`INSERT INTO ${q}logs${q} (${cols}) VALUES ${tuples.join(', ')}`, params);
 }
 
+/** SQLite: one prepared multi-row INSERT per chunk size, run synchronously with flat parameters (no Kysely). */
+class SqliteInsert {
+  private readonly stmts = new Map<number, BetterSqlite3.Statement>();
+  constructor(private readonly handle: BetterSqlite3.Database) {}
+
+  get usable(): boolean {
+    return this.handle.open && !this.handle.inTransaction;
+  }
+
+  run(rows: NewLog[]): void {
+    let st = this.stmts.get(rows.length);
+    if (!st) {
+      st = this.handle.prepare(insertQuery('sqlite', rows).sql);
+      this.stmts.set(rows.length, st);
+    }
+    const params: unknown[] = new Array(rows.length * COLUMNS.length);
+    let n = 0;
+    for (const row of rows) {
+      const r = row as Record<string, unknown>;
+      for (const [c, def] of COLUMNS) {
+        const v = r[c] ?? def;
+        params[n++] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
+      }
+    }
+    st.run(params);
+  }
+}
+
 const FLUSH_MS = 1000;
 const BATCH_ROWS = 200;
 /** rows per INSERT: each statement blocks the event loop (SQLite is synchronous), so keep them short and yield between */
@@ -54,7 +84,12 @@ export class LogWriter {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly ctx: AppContext) {}
+  private readonly fast: SqliteInsert | null;
+
+  constructor(private readonly ctx: AppContext) {
+    const handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
+    this.fast = handle ? new SqliteInsert(handle) : null;
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
@@ -81,7 +116,8 @@ export class LogWriter {
         if (i) await new Promise((r) => setImmediate(r));
         const chunk = rows.slice(i, i + CHUNK_ROWS);
         try {
-          await this.ctx.logDb.executeQuery(insertQuery(this.ctx.logDbKind, chunk));
+          if (this.fast?.usable) this.fast.run(chunk);
+          else await this.ctx.logDb.executeQuery(insertQuery(this.ctx.logDbKind, chunk));
         } catch (err) {
           this.ctx.log.error({ err, rows: chunk.length }, 'writing logs failed');
         }
