@@ -51,6 +51,22 @@ function lastBoundary(buf: Buffer): number {
   return Math.max(a >= 0 ? a + 2 : -1, b >= 0 ? b + 4 : -1);
 }
 
+const USAGE_KEY = Buffer.from('"usage"');
+
+/** First offset at/after `from` of `[DONE]` or `"usage"`, or -1. */
+function nextCandidate(buf: Buffer, from: number): number {
+  const a = buf.indexOf(DONE, from);
+  const b = buf.indexOf(USAGE_KEY, from);
+  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+}
+
+/** Start of the event containing offset `at` (just after the previous blank line), or 0. */
+function boundaryBefore(buf: Buffer, at: number): number {
+  const a = buf.lastIndexOf('\n\n', at);
+  const b = buf.lastIndexOf('\r\n\r\n', at);
+  return Math.max(a >= 0 ? a + 2 : 0, b >= 0 ? b + 4 : 0);
+}
+
 /** The data payload of one SSE event (multiple data: lines joined by \n), or null. */
 function dataOf(event: string): string | null {
   let out: string | null = null;
@@ -71,6 +87,8 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
   let sawDone = false;
   let firstChunkAt = 0;
   let error: Error | null = null;
+  /** the response was ended together with its last bytes (one socket write instead of two) */
+  let ended = false;
 
   const onClose = () => {
     if (!res.writableFinished) {
@@ -96,6 +114,17 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
       res.once('drain', done);
       res.once('close', done);
     });
+  };
+
+  /** The region holding [DONE]: written with the end of the response in one go; nothing follows [DONE]. */
+  const endWith = (buf: Buffer): void => {
+    if (clientGone) return;
+    if (!started) {
+      started = true;
+      res.writeHead(200, o.headers);
+    }
+    ended = true;
+    res.end(buf);
   };
 
   const deliveredText = (): StreamDelta => {
@@ -178,16 +207,23 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
       }
     };
     while (pos < region.length && !sawDone) {
-      const e = eventEnd(region, pos);
+      // jump straight to the event holding the next "usage" / [DONE]: the events before it are forwarded as they are
+      const hit = nextCandidate(region, pos);
+      if (hit < 0) {
+        pos = region.length;
+        break;
+      }
+      const start = Math.max(pos, boundaryBefore(region, hit));
+      const e = eventEnd(region, start);
       const end = e ? e.end : region.length;
       const next = e ? e.next : region.length;
-      const ev = region.subarray(pos, end);
+      const ev = region.subarray(start, end);
       if (ev.indexOf(DONE) < 0 && !hasUsageObject(ev)) {
         pos = next;
         continue;
       }
-      flushRun(pos);
-      special(region.subarray(pos, next), region.toString('utf8', pos, end), out);
+      flushRun(start);
+      special(region.subarray(start, next), region.toString('utf8', start, end), out);
       pos = next;
       runStart = pos;
     }
@@ -241,7 +277,12 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
       return write(region);
     }
     const parts = slowPath(region);
-    if (parts.length) return write(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    const out = parts.length === 1 ? parts[0] : Buffer.concat(parts);
+    if (sawDone && !o.mode.eventStream) {
+      endWith(out);
+      return;
+    }
+    if (parts.length) return write(out);
   };
   const src = body as unknown as NodeJS.ReadableStream & { destroy(err?: Error): unknown };
   await new Promise<void>((resolve) => {
@@ -285,7 +326,9 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
   }
   res.off('close', onClose);
 
-  if (!clientGone && !error) {
+  if (ended) {
+    // already complete on the client side; an upstream error after [DONE] changes nothing there
+  } else if (!clientGone && !error) {
     if (!sawDone && !o.mode.eventStream) {
       const tail: string[] = [];
       if (o.clientWantsUsage && !usage) tail.push(usageEvent());
