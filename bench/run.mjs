@@ -93,7 +93,8 @@ async function seed(sqlitePath, mockUrl) {
 }
 
 async function startGateway(sqlitePath, port) {
-  const child = spawn(process.execPath, [join(root, 'server/dist/index.js')], {
+  // the same V8 flags as `npm start` (scripts/start.mjs explains them)
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', join(root, 'server/dist/index.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
     env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: '', REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
