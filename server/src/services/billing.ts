@@ -87,6 +87,13 @@ function statements(kind: string) {
 
 type StmtName = keyof ReturnType<typeof statements>;
 
+/**
+ * A group commit runs at the end of the event-loop turn or as soon as this many reservations wait: in a burst (many
+ * requests read in one turn) the first upstream calls then go out after a few reservations instead of after the whole
+ * burst was read. Measured with a 50 ms upstream at 128 connections: waiting for the turn's end cost ~8 % RPS.
+ */
+const RESERVE_BATCH = 8;
+
 interface PendingReservation {
   pre: number;
   tokenId: number;
@@ -139,11 +146,14 @@ class SqliteStatements {
   /** token (if limited) then user: 0 reserved, 1 token short, 2 user short (nothing changed) */
   reserve(pre: number, tokenId: number, userId: number, limitedToken: boolean): Promise<0 | 1 | 2> {
     return new Promise((resolve, reject) => {
-      if (this.queue.push({ pre, tokenId, userId, limitedToken, resolve, reject }) === 1) setImmediate(this.commit);
+      const n = this.queue.push({ pre, tokenId, userId, limitedToken, resolve, reject });
+      if (n === 1) setImmediate(this.commit);
+      else if (n >= RESERVE_BATCH) this.commit();
     });
   }
 
   private readonly commit = (): void => {
+    if (!this.queue.length) return;
     const batch = this.queue;
     this.queue = [];
     if (!this.handle.open) {
