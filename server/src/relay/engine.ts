@@ -62,6 +62,77 @@ async function readAll(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
   return Buffer.from(await body.arrayBuffer());
 }
 
+interface WholeResponse {
+  statusCode: number;
+  /** content-type response header ('' when absent) */
+  contentType: string;
+  body: Buffer;
+  /** Date.now() when the response headers arrived (first-response time) */
+  headersAt: number;
+  /** the body failed after the headers arrived */
+  error: Error | null;
+}
+
+/**
+ * One upstream request whose response is read whole, through undici's dispatch handler interface: the same request
+ * and timeouts as Dispatcher.request(), without the Readable body stream and the AsyncResource it creates per
+ * request. Rejects when no response headers arrived (connect error, headers timeout, abort); a body that fails later
+ * resolves with `error` set, as a failing readAll() did. `abort` emitting 'abort' (client gone) aborts the request.
+ */
+function requestWhole(d: Dispatcher, opts: Dispatcher.DispatchOptions, abort: EventEmitter): Promise<WholeResponse> {
+  return new Promise((resolve, reject) => {
+    let abortFn: ((err?: Error) => void) | null = null;
+    let aborted = false;
+    let settled = false;
+    let statusCode = 0;
+    let contentType = '';
+    let headersAt = 0;
+    const chunks: Buffer[] = [];
+    const onAbort = () => {
+      aborted = true;
+      abortFn?.(new Error('Request aborted'));
+    };
+    abort.once('abort', onAbort);
+    const done = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
+      abort.off('abort', onAbort);
+      if (err && !headersAt) return reject(err);
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      resolve({ statusCode, contentType, body, headersAt, error: err });
+    };
+    d.dispatch(opts, {
+      onConnect(fn) {
+        abortFn = fn;
+        if (aborted) fn(new Error('Request aborted'));
+      },
+      onHeaders(status, rawHeaders) {
+        if (status < 200) return true; // informational: the final response follows
+        statusCode = status;
+        headersAt = Date.now();
+        for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+          const name = rawHeaders[i];
+          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
+            const v = rawHeaders[i + 1].toString('latin1');
+            contentType = contentType ? `${contentType},${v}` : v;
+          }
+        }
+        return true;
+      },
+      onData(chunk) {
+        chunks.push(chunk);
+        return true;
+      },
+      onComplete() {
+        done(null);
+      },
+      onError(err) {
+        done(err);
+      },
+    });
+  });
+}
+
 function reasoningEffortOf(body: Record<string, any>, model: string): string | undefined {
   if (typeof body.reasoning_effort === 'string' && body.reasoning_effort) return body.reasoning_effort;
   const m = /^o\d.*-(high|low|medium)$/.exec(model);
@@ -359,44 +430,53 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   };
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
-  let up: Dispatcher.ResponseData;
+  // a response read whole (JSON modes without streaming): a plain dispatch handler, no Readable body per request
+  const whole = !a.isStream && !mode.rawResponse;
+  let up: Dispatcher.ResponseData | null = null;
+  let w: WholeResponse | null = null;
   try {
-    up = await dispatcherFor(channel, svc.http).request({
+    const d = dispatcherFor(channel, svc.http);
+    const opts: Dispatcher.DispatchOptions = {
       origin: target.origin,
       path: target.path,
       method: 'POST',
       headers,
       body: out,
-      signal: abort,
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
-    });
+    };
+    if (whole) w = await requestWhole(d, opts, abort);
+    else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
   } catch (err) {
     res.off('close', onClose);
     if (clientGone) return { kind: 'gone' };
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
     return { kind: 'failed', upstreamStatus: 500, error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
   }
-  const frt = Date.now() - a.start;
+  const frt = (w ? w.headersAt : Date.now()) - a.start;
 
   try {
-    if (up.statusCode !== 200) {
+    const statusCode = w ? w.statusCode : up!.statusCode;
+    if (statusCode !== 200) {
       let buf: Buffer;
-      try {
-        buf = await readAll(up.body);
-      } catch {
-        buf = Buffer.alloc(0);
+      if (w) buf = w.error ? Buffer.alloc(0) : w.body;
+      else {
+        try {
+          buf = await readAll(up!.body);
+        } catch {
+          buf = Buffer.alloc(0);
+        }
       }
       if (clientGone) return { kind: 'gone' };
-      const pe = adaptor.parseError(up.statusCode, buf);
-      const mappedStatus = channel.statusCodeMapping?.[String(up.statusCode)];
-      const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : up.statusCode;
-      return { kind: 'failed', upstreamStatus: up.statusCode, error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
+      const pe = adaptor.parseError(statusCode, buf);
+      const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
+      const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
+      return { kind: 'failed', upstreamStatus: statusCode, error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
     }
 
-    const ctype = String(up.headers['content-type'] ?? '');
+    const ctype = String((w ? w.contentType : up!.headers['content-type']) ?? '');
     if (mode.rawResponse) {
-      const r = await pipeRaw(up.body as never, res, baseHeaders(a.reqId, a.origin), up.headers);
+      const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);
       if (!r.started) {
         if (r.clientGone) return { kind: 'gone' };
         if (r.error) return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
@@ -409,7 +489,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       h['Cache-Control'] = 'no-cache';
       h['Connection'] = 'keep-alive';
       h['X-Accel-Buffering'] = 'no';
-      const r = await pipeSse(up.body as never, {
+      const r = await pipeSse(up!.body as never, {
         res,
         headers: h,
         clientWantsUsage: a.clientWantsUsage,
@@ -441,7 +521,11 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel };
     }
 
-    let buf = await readAll(up.body);
+    let buf: Buffer;
+    if (w) {
+      if (w.error) throw w.error;
+      buf = w.body;
+    } else buf = await readAll(up!.body);
     if (clientGone) return { kind: 'gone' };
     let usage: UpstreamUsage | null;
     if (adaptor.convertResponse) {
