@@ -168,6 +168,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     }
   }
   const res = reply.raw;
+  // new-api's low-quota check compares the balance before the request minus its charge with the threshold.
+  const quotaBefore = caller.user.quota;
 
   let reservation: Reservation | null = null;
   let rateKey = 0;
@@ -298,6 +300,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
     const quota = fixed >= 0 ? fixed : total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
     svc.billing.settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
+    if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
     try {
       writeConsumeLog(svc, ctx, {
         caller,

@@ -61,6 +61,11 @@ export class QuotaNotifier {
     };
   }
 
+  /** Cheap synchronous pre-check for the request path: only balances under the threshold need check(). */
+  below(user: NotifyUser, remaining: number): boolean {
+    return remaining < this.threshold(user);
+  }
+
   /**
    * Call after a charge with the balance it left. Returns once the notice was sent or skipped; callers on the
    * request path should not await it.

@@ -7,6 +7,8 @@ import { QuotaNotifier } from '../../src/services/quota-notify.js';
 import { startFakeSmtp } from '../console/fake-smtp.js';
 import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
+import { addChannel, addToken, addUser, channelsChanged, client, flushLogs, waitFor } from '../relay/fixtures.js';
 
 interface Hit {
   headers: http.IncomingHttpHeaders;
@@ -90,6 +92,29 @@ describe('low-quota notices', () => {
       expect(hook.hits.at(-1)!.headers['x-webhook-signature']).toBeUndefined();
     } finally {
       await a.close();
+    }
+  });
+
+  it('is sent by the relay after a charge leaves the user below the threshold', async () => {
+    const up = await MockUpstream.start();
+    try {
+      // gpt-4o-mini: ratio 0.075, completion ratio 4; the mock reports 11 prompt + 7 completion tokens → quota 3
+      await addChannel(s, { baseUrl: up.url, models: ['gpt-4o-mini'] });
+      await channelsChanged(s);
+      const setting = JSON.stringify({ notify_type: 'webhook', webhook_url: hook.url, quota_warning_threshold: 1000 });
+      const rich = await addUser(s, { quota: 5000, setting });
+      const poor = await addUser(s, { quota: 1002, setting });
+      const before = hook.hits.length;
+      await client(s, (await addToken(s, rich.id)).key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      await client(s, (await addToken(s, poor.id)).key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      await waitFor(() => hook.hits.length > before);
+      await flushLogs(s);
+      expect(hook.hits.length).toBe(before + 1);
+      expect(JSON.parse(hook.hits.at(-1)!.body).values[0]).toBe('＄0.00'); // 1002 - 3 = 999 quota units
+      const row = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', poor.id).executeTakeFirstOrThrow();
+      expect(row.quota).toBe(999);
+    } finally {
+      await up.close();
     }
   });
 });

@@ -6,6 +6,7 @@ import { Billing } from '../billing.js';
 import { ChannelStatus } from '../channel-status.js';
 import { LogWriter } from '../log-writer.js';
 import { QuotaData } from '../quota-data.js';
+import { QuotaNotifier } from '../quota-notify.js';
 import { ChannelCache } from './channel-cache.js';
 import { TokenCache } from './token-cache.js';
 import { UserCache } from './user-cache.js';
@@ -18,6 +19,8 @@ export interface RelayServices {
   billing: Billing;
   logs: LogWriter;
   quotaData: QuotaData;
+  /** low-balance notices after a charge (facts §5.9) */
+  notifier: QuotaNotifier;
   channelStatus: ChannelStatus;
   /** keep-alive connection pools, one per upstream origin */
   http: Agent;
@@ -45,6 +48,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       billing: new Billing(ctx, tokens, users),
       logs,
       quotaData,
+      notifier: new QuotaNotifier(ctx),
       channelStatus: new ChannelStatus(ctx),
       http,
       pending: new Set(),
