@@ -5,8 +5,8 @@
 //   onSaved(keys?)          – saved; on create, the new keys (shown by the page)
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { App as AntApp, AutoComplete, Button, Drawer, Form, Input, InputNumber, Space, Spin } from 'antd';
-import { quiet } from '../../components/quiet.js';
+import { App as AntApp, AutoComplete, Form, Input, InputNumber } from 'antd';
+import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';
 import {
@@ -80,22 +80,18 @@ export default function RedemptionDrawer(props: { open: boolean; editId?: number
 
   const quotaNumber = Number(values.quota);
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      size={480}
-      destroyOnHidden
+      width={480}
       title={isEdit ? t('drawer.edit') : t('drawer.add')}
-      footer={
-        <Space style={{ float: 'right' }}>
-          <Button onClick={onClose}>{t('action.cancel')}</Button>
-          <Button type="primary" loading={saving} onClick={() => quiet(submit())} data-testid="redemption-submit">
-            {t('action.submit')}
-          </Button>
-        </Space>
-      }
+      loading={loading}
+      saving={saving}
+      onSubmit={submit}
+      cancelText={t('action.cancel')}
+      submitText={t('action.submit')}
+      testId="redemption"
     >
-      <Spin spinning={loading}>
         <Form layout="vertical" data-testid="redemption-form">
           <Form.Item label={t('form.name')}>
             <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" maxLength={20} />
@@ -127,7 +123,6 @@ export default function RedemptionDrawer(props: { open: boolean; editId?: number
             </Form.Item>
           )}
         </Form>
-      </Spin>
-    </Drawer>
+    </FormDrawer>
   );
 }

@@ -1,8 +1,8 @@
 // Token create/edit drawer (spec §5 Token form, §9 presets, expiry shortcuts and batch counts).
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { App as AntApp, AutoComplete, Button, Drawer, Form, Input, Select, Space, Spin, Switch, Typography } from 'antd';
-import { quiet } from '../../components/quiet.js';
+import { App as AntApp, AutoComplete, Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
+import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';
 import {
@@ -98,22 +98,18 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
 
   const quotaNumber = Number(values.remain_quota);
   return (
-    <Drawer
+    <FormDrawer
       open={open}
       onClose={onClose}
-      size={560}
-      destroyOnHidden
+      width={560}
       title={isEdit ? t('drawer.edit') : t('drawer.add')}
-      footer={
-        <Space style={{ float: 'right' }}>
-          <Button onClick={onClose}>{t('action.cancel')}</Button>
-          <Button type="primary" loading={saving} onClick={() => quiet(submit())} data-testid="token-submit">
-            {t('action.submit')}
-          </Button>
-        </Space>
-      }
+      loading={loading}
+      saving={saving}
+      onSubmit={submit}
+      cancelText={t('action.cancel')}
+      submitText={t('action.submit')}
+      testId="token"
     >
-      <Spin spinning={loading}>
         <Form layout="vertical" data-testid="token-form">
           <Form.Item label={t('form.name')} required={!isEdit}>
             <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" />
@@ -224,7 +220,6 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
             />
           </Form.Item>
         </Form>
-      </Spin>
-    </Drawer>
+    </FormDrawer>
   );
 }
