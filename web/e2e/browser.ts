@@ -69,3 +69,39 @@ export async function loginAs(page: Page, username: string, password: string): P
 export function loginAsRoot(page: Page): Promise<void> {
   return loginAs(page, ROOT_USERNAME, ROOT_PASSWORD);
 }
+
+/** Waits for a toast; on timeout the error names the toasts that did show, which is what one needs to debug. */
+export async function toast(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
+  try {
+    await page.locator('.ant-message').getByText(text).first().waitFor({ timeout });
+  } catch (e) {
+    const shown = await page.locator('.ant-message-notice').allTextContents();
+    throw new Error(`toast ${String(text)} not shown; visible toasts: ${JSON.stringify(shown)} (${(e as Error).message})`);
+  }
+}
+
+/** Console API call from inside the logged-in page (session cookie + New-Api-User header). */
+export async function consoleGet<T>(page: Page, path: string): Promise<T> {
+  return page.evaluate(async (p) => {
+    const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
+    const res = await fetch(p, { headers: { 'New-Api-User': String(user.id ?? -1) } });
+    return (await res.json()) as unknown;
+  }, path) as Promise<T>;
+}
+
+/** console.e2e.ts normally runs the setup wizard first; a spec run on its own initialises the same root here. */
+export async function ensureRootSetup(): Promise<void> {
+  const setup = (await (await fetch(`${BASE_URL}/api/setup`)).json()) as { data?: { status?: boolean } };
+  if (setup.data?.status) return;
+  await fetch(`${BASE_URL}/api/setup`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      username: ROOT_USERNAME,
+      password: ROOT_PASSWORD,
+      confirmPassword: ROOT_PASSWORD,
+      SelfUseModeEnabled: false,
+      DemoSiteEnabled: false,
+    }),
+  });
+}

@@ -5,7 +5,7 @@
 // and restores GroupRatio, so the relay spec starts from the same state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { BASE_URL, launchBrowser, loginAsRoot, ROOT_PASSWORD, ROOT_USERNAME, shot, type Browser } from './browser.js';
+import { BASE_URL, launchBrowser, loginAsRoot, shot, type Browser, ensureRootSetup } from './browser.js';
 
 const CHANNEL_NAME = 'e2e-pricing';
 // Default prices (server/src/services/pricing/defaults.ts): gpt-3.5-turbo ratio 0.25, completion ratio 3;
@@ -65,21 +65,7 @@ async function toastBackground(page: Page, text: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  // When this spec runs alone, initialise the same root as console.e2e.ts.
-  const setup = (await (await fetch(`${BASE_URL}/api/setup`)).json()) as { data?: { status?: boolean } };
-  if (!setup.data?.status) {
-    await fetch(`${BASE_URL}/api/setup`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        username: ROOT_USERNAME,
-        password: ROOT_PASSWORD,
-        confirmPassword: ROOT_PASSWORD,
-        SelfUseModeEnabled: false,
-        DemoSiteEnabled: false,
-      }),
-    });
-  }
+  await ensureRootSetup();
   b = await launchBrowser();
   await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: BASE_URL });
   const { page } = b;

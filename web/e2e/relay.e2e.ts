@@ -4,8 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { BASE_URL, launchBrowser, loginAsRoot, ROOT_PASSWORD, ROOT_USERNAME, shot, type Browser } from './browser.js';
+import { BASE_URL, launchBrowser, loginAsRoot, shot, type Browser, toast, consoleGet, ensureRootSetup } from './browser.js';
 
 // Mock usage and the expected bill: gpt-4o-mini model ratio 0.075, completion ratio 4, group ratio 1 (default)
 // → quota = round((prompt + completion × 4) × 0.075).
@@ -91,24 +90,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   );
 }
 
-/** Waits for a toast; on timeout the error names the toasts that did show, which is what one needs to debug. */
-async function toast(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
-  try {
-    await page.locator('.ant-message').getByText(text).first().waitFor({ timeout });
-  } catch (e) {
-    const shown = await page.locator('.ant-message-notice').allTextContents();
-    throw new Error(`toast ${String(text)} not shown; visible toasts: ${JSON.stringify(shown)} (${(e as Error).message})`);
-  }
-}
 
-/** Console API call from inside the logged-in page (session cookie + New-Api-User header). */
-async function consoleGet<T>(page: Page, path: string): Promise<T> {
-  return page.evaluate(async (p) => {
-    const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
-    const res = await fetch(p, { headers: { 'New-Api-User': String(user.id ?? -1) } });
-    return (await res.json()) as unknown;
-  }, path) as Promise<T>;
-}
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -119,21 +101,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  // console.e2e.ts normally ran the setup wizard already; when this spec runs alone, initialise the same root.
-  const setup = (await (await fetch(`${BASE_URL}/api/setup`)).json()) as { data?: { status?: boolean } };
-  if (!setup.data?.status) {
-    await fetch(`${BASE_URL}/api/setup`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({
-        username: ROOT_USERNAME,
-        password: ROOT_PASSWORD,
-        confirmPassword: ROOT_PASSWORD,
-        SelfUseModeEnabled: false,
-        DemoSiteEnabled: false,
-      }),
-    });
-  }
+  await ensureRootSetup();
   b = await launchBrowser();
   await loginAsRoot(b.page);
 });

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { BASE_URL, launchBrowser, loginAsRoot, ROOT_PASSWORD, ROOT_USERNAME, shot, type Browser } from './browser.js';
+import { BASE_URL, launchBrowser, loginAsRoot, shot, type Browser, toast, consoleGet, ensureRootSetup } from './browser.js';
 
 let b: Browser;
 // A stand-in EPay gateway: records the form the wallet page posts to /submit.php.
@@ -14,24 +14,7 @@ let gatewayUrl = '';
 const submitted: Record<string, string>[] = [];
 const EPAY_KEY = 'e2e-merchant-key';
 
-/** Waits for a toast; on timeout the error names the toasts that did show. */
-async function toast(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
-  try {
-    await page.locator('.ant-message').getByText(text).first().waitFor({ timeout });
-  } catch (e) {
-    const shown = await page.locator('.ant-message-notice').allTextContents();
-    throw new Error(`toast ${String(text)} not shown; visible toasts: ${JSON.stringify(shown)} (${(e as Error).message})`);
-  }
-}
 
-/** Console API call from inside the logged-in page (session cookie + New-Api-User header). */
-async function consoleGet<T>(page: Page, path: string): Promise<T> {
-  return page.evaluate(async (p) => {
-    const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
-    const res = await fetch(p, { headers: { 'New-Api-User': String(user.id ?? -1) } });
-    return (await res.json()) as unknown;
-  }, path) as Promise<T>;
-}
 
 /** Console API write from inside the logged-in page. */
 async function consolePut(page: Page, path: string, body: unknown): Promise<{ success: boolean; message: string }> {
@@ -58,15 +41,7 @@ function epaySign(params: Record<string, string>, key: string): string {
 const selfQuota = async (page: Page) => (await consoleGet<{ data: { quota: number } }>(page, '/api/user/self')).data.quota;
 
 beforeAll(async () => {
-  // console.e2e.ts normally ran the setup wizard already; when this spec runs alone, initialise the same root.
-  const setup = (await (await fetch(`${BASE_URL}/api/setup`)).json()) as { data?: { status?: boolean } };
-  if (!setup.data?.status) {
-    await fetch(`${BASE_URL}/api/setup`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ username: ROOT_USERNAME, password: ROOT_PASSWORD, confirmPassword: ROOT_PASSWORD, SelfUseModeEnabled: false, DemoSiteEnabled: false }),
-    });
-  }
+  await ensureRootSetup();
   gateway = createServer((req, res) => {
     let data = '';
     req.setEncoding('utf8');
