@@ -268,6 +268,25 @@ export default function ChannelPage() {
     return <Tag color={color}>{label === 'untested' ? t('rt.untested') : t('rt.seconds', { s: (ms / 1000).toFixed(2) })}</Tag>;
   };
 
+  // Priority and weight are edited in place the same way: saved on blur or Enter, validated by saveInline.
+  const inlineNumberColumn = (field: 'priority' | 'weight'): ColumnsType<Row>[number] & { key: string } => ({
+    key: field,
+    title: t(`col.${field}`),
+    width: 110,
+    render: (_, r) =>
+      isTagRow(r) ? null : (
+        <InputNumber
+          size="small"
+          style={{ width: 80 }}
+          key={`${field[0]}${r.id}-${r[field] ?? 0}`}
+          defaultValue={r[field] ?? 0}
+          aria-label={`${field}-${r.id}`}
+          onBlur={(e) => quiet(saveInline(r, field, e.target.value))}
+          onPressEnter={(e) => quiet(saveInline(r, field, (e.target as HTMLInputElement).value))}
+        />
+      ),
+  });
+
   const allColumns: (ColumnsType<Row>[number] & { key: string })[] = [
     {
       key: 'id',
@@ -334,40 +353,8 @@ export default function ChannelPage() {
           </Tooltip>
         ),
     },
-    {
-      key: 'priority',
-      title: t('col.priority'),
-      width: 110,
-      render: (_, r) =>
-        isTagRow(r) ? null : (
-          <InputNumber
-            size="small"
-            style={{ width: 80 }}
-            key={`p${r.id}-${r.priority ?? 0}`}
-            defaultValue={r.priority ?? 0}
-            aria-label={`priority-${r.id}`}
-            onBlur={(e) => quiet(saveInline(r, 'priority', e.target.value))}
-            onPressEnter={(e) => quiet(saveInline(r, 'priority', (e.target as HTMLInputElement).value))}
-          />
-        ),
-    },
-    {
-      key: 'weight',
-      title: t('col.weight'),
-      width: 110,
-      render: (_, r) =>
-        isTagRow(r) ? null : (
-          <InputNumber
-            size="small"
-            style={{ width: 80 }}
-            key={`w${r.id}-${r.weight ?? 0}`}
-            defaultValue={r.weight ?? 0}
-            aria-label={`weight-${r.id}`}
-            onBlur={(e) => quiet(saveInline(r, 'weight', e.target.value))}
-            onPressEnter={(e) => quiet(saveInline(r, 'weight', (e.target as HTMLInputElement).value))}
-          />
-        ),
-    },
+    inlineNumberColumn('priority'),
+    inlineNumberColumn('weight'),
     {
       key: 'tag',
       title: t('col.tag'),
