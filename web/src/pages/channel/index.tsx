@@ -10,7 +10,6 @@ import {
   Input,
   InputNumber,
   Modal,
-  Pagination,
   Popconfirm,
   Select,
   Space,
@@ -22,9 +21,10 @@ import {
 } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
+import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, timestamp2string } from '../../lib/render.js';
-import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
+import { getPageSize } from '../../lib/storage.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
 import './i18n.js';
 import { CHANNEL_TYPE_BY_CODE } from './types.js';
@@ -411,7 +411,6 @@ export default function ChannelPage() {
 
   // Channel lists carry no total (facts §3.5): a full page means there may be another one.
   const hasMore = !searching && channels.length >= pageSize;
-  const pseudoTotal = page * pageSize + channels.length + (hasMore ? 1 : 0);
 
   const startSearch = () => {
     const any = keyword.trim() !== '' || !!searchGroup || searchModel.trim() !== '';
@@ -507,21 +506,7 @@ export default function ChannelPage() {
         }}
       />
       {!searching && (
-        <Pagination
-          style={{ marginTop: 12, textAlign: 'right' }}
-          current={page + 1}
-          pageSize={pageSize}
-          total={pseudoTotal}
-          showSizeChanger
-          pageSizeOptions={PAGE_SIZE_OPTIONS}
-          onChange={(p, size) => {
-            if (size !== pageSize) {
-              setPageSize(size);
-              storePageSize(size);
-              setPage(0);
-            } else setPage(p - 1);
-          }}
-        />
+        <ZeroBasedPager page={page} pageSize={pageSize} shown={channels.length} hasMore={hasMore} onPage={setPage} onPageSize={setPageSize} />
       )}
       <ChannelDrawer
         open={editorOpen}

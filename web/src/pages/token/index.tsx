@@ -1,13 +1,14 @@
 // API tokens page (spec §2 Tokens page, §4 token states, §5 Token form, §9 presets).
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Alert, App as AntApp, Button, Card, Input, Pagination, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import { Alert, App as AntApp, Button, Card, Input, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
 import { CopyOutlined } from '@ant-design/icons';
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
+import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
-import { copyText, getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
+import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
 import { fullKey, maskKey, type Token } from './logic.js';
 import TokenDrawer from './TokenDrawer.js';
@@ -204,21 +205,7 @@ export default function TokenPage() {
         rowSelection={{ selectedRowKeys: selected.map((s) => s.id), onChange: (_k, rows) => setSelected(rows) }}
       />
       {!searching && (
-        <Pagination
-          style={{ marginTop: 12, textAlign: 'right' }}
-          current={page + 1}
-          pageSize={pageSize}
-          total={page * pageSize + tokens.length + (hasMore ? 1 : 0)}
-          showSizeChanger
-          pageSizeOptions={PAGE_SIZE_OPTIONS}
-          onChange={(p, size) => {
-            if (size !== pageSize) {
-              setPageSize(size);
-              storePageSize(size);
-              setPage(0);
-            } else setPage(p - 1);
-          }}
-        />
+        <ZeroBasedPager page={page} pageSize={pageSize} shown={tokens.length} hasMore={hasMore} onPage={setPage} onPageSize={setPageSize} />
       )}
       <TokenDrawer
         open={drawer.open}
