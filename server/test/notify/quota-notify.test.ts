@@ -29,6 +29,8 @@ async function webhookReceiver() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits, close: () => new Promise((r) => server.close(r)) };
 }
 
+const hasRedis = await redisAvailable();
+
 describe('low-quota notices', () => {
   let s: TestServer;
   let hook: Awaited<ReturnType<typeof webhookReceiver>>;
@@ -78,8 +80,7 @@ describe('low-quota notices', () => {
     }
   });
 
-  it('shares the 2-hour limit between nodes through Redis', async () => {
-    if (!(await redisAvailable())) return;
+  it.skipIf(!hasRedis)('shares the 2-hour limit between nodes through Redis', async () => {
     const a = await startTestServer({ env: { REDIS_CONN_STRING: REDIS_URL } });
     try {
       const b = new QuotaNotifier(a.ctx);
