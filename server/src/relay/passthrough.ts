@@ -1,6 +1,7 @@
 // Non-JSON success bodies (audio/speech): piped to the client chunk by chunk as they arrive, with the upstream's
 // content-type (and length when known), honouring backpressure. Nothing is buffered or inspected.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { drained } from './stream.js';
 
 export interface RawPipeResult {
   started: boolean;
@@ -38,17 +39,7 @@ export async function pipeRaw(
         started = true;
         res.writeHead(200, headers);
       }
-      if (!res.write(chunk)) {
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            res.off('drain', done);
-            res.off('close', done);
-            resolve();
-          };
-          res.once('drain', done);
-          res.once('close', done);
-        });
-      }
+      if (!res.write(chunk)) await drained(res);
     }
   } catch (err) {
     if (!clientGone) error = err as Error;

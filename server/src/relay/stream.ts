@@ -105,15 +105,7 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
       res.writeHead(200, o.headers);
     }
     if (res.write(buf)) return;
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.once('drain', done);
-      res.once('close', done);
-    });
+    return drained(res);
   };
 
   /** The region holding [DONE]: written with the end of the response in one go; nothing follows [DONE]. */
@@ -352,4 +344,17 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     error,
     deliveredText,
   };
+}
+
+/** Resolves when a response that refused a write can take more (or the client went away): backpressure. */
+export function drained(res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }

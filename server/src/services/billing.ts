@@ -57,6 +57,19 @@ export interface Reservation {
   state: 'open' | 'closed';
 }
 
+/** A reservation taken: `pre` on the user, and on the token when it is limited. */
+function openReservation(inp: ReserveInput, pre: number, limitedToken: boolean): Reservation {
+  return {
+    userId: inp.userId,
+    tokenId: inp.tokenId,
+    tokenKey: inp.tokenKey,
+    user: pre,
+    token: limitedToken ? pre : 0,
+    tokenUnlimited: inp.tokenUnlimited,
+    state: 'open',
+  };
+}
+
 export interface SettleInput {
   quota: number;
   channelId: number;
@@ -329,15 +342,7 @@ export class Billing {
     const r = await fast.reserve(pre, inp.tokenId, inp.userId, limitedToken);
     if (r === 1) throw this.tokenShort(Number((fast.run.tokenRemain.get(inp.tokenId) as { remain_quota?: number } | undefined)?.remain_quota ?? 0), pre);
     if (r === 2) throw this.userShort(Number((fast.run.userQuota.get(inp.userId) as { quota?: number } | undefined)?.quota ?? 0), pre);
-    return {
-      userId: inp.userId,
-      tokenId: inp.tokenId,
-      tokenKey: inp.tokenKey,
-      user: pre,
-      token: limitedToken ? pre : 0,
-      tokenUnlimited: inp.tokenUnlimited,
-      state: 'open',
-    };
+    return openReservation(inp, pre, limitedToken);
   }
 
   private tokenShort(remain: number, pre: number): QuotaError {
@@ -364,15 +369,7 @@ export class Billing {
       const row = (await exec(this.sql.userQuota([inp.userId]))).rows[0] as { quota?: number } | undefined;
       throw this.userShort(Number(row?.quota ?? 0), pre);
     }
-    return {
-      userId: inp.userId,
-      tokenId: inp.tokenId,
-      tokenKey: inp.tokenKey,
-      user: pre,
-      token: limitedToken ? pre : 0,
-      tokenUnlimited: inp.tokenUnlimited,
-      state: 'open',
-    };
+    return openReservation(inp, pre, limitedToken);
   }
 
   /** Returns the whole reservation (request failed before anything was delivered). Idempotent. */
