@@ -8,7 +8,7 @@
 // Reports ratios gateway/direct and the added latency, prints a Markdown summary and writes it to bench/results/.
 //
 // Env: BENCH_DURATION (s per cell, default 8), BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (500), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
+// ("json stream"), BENCH_PROBE_N (500), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -25,6 +26,8 @@ const CONNS = (env.BENCH_CONNS ?? '32 128').split(/\s+/).filter(Boolean).map(Num
 const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Number);
 const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
 const PROBE_N = Number(env.BENCH_PROBE_N ?? 500);
+// sequential requests before each probe's measured ones: the added latency is the warmed-up (JIT-compiled) server's
+const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 2000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MODEL = 'gpt-4o-mini';
@@ -93,8 +96,8 @@ async function seed(sqlitePath, mockUrl) {
 }
 
 async function startGateway(sqlitePath, port) {
-  // the same V8 flags as `npm start` (scripts/start.mjs explains them)
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', join(root, 'server/dist/index.js')], {
+  // the same V8 flags as `npm start` (scripts/server-flags.mjs explains them)
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
     env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: '', REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -162,7 +165,7 @@ async function probe(url, stream, authFor) {
       req.on('error', (e) => resolve({ ok: false, text: e.message }));
       req.end(payload);
     });
-  for (let i = 0; i < 100; i++) await once(i);
+  for (let i = 0; i < PROBE_WARMUP; i++) await once(i);
   const ttfb = [];
   const total = [];
   let bad = 0;
@@ -246,7 +249,7 @@ async function main() {
   out();
 
   await setMockDelay(mockPort, 0);
-  out('## Unloaded probe (1 connection, 0 ms upstream)');
+  out(`## Unloaded probe (1 connection, 0 ms upstream; ${PROBE_N} sequential requests after ${PROBE_WARMUP} warm-up ones)`);
   out();
   out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | bad |');
   out('|---|---|---|---|---|---|---|---|---|');

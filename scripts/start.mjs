@@ -4,6 +4,7 @@ import { execSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_NODE_FLAGS } from './server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -33,11 +34,6 @@ if (stale('server', 'dist/index.js')) {
   console.log('building the server…');
   execSync('npm run build -w server', { cwd: root, stdio: 'inherit' });
 }
-// V8 flags of the server process, the same in bench/run.mjs. --max-semi-space-size=8 (MB, default 16 on 64-bit): the
-// relay allocates fast and its objects die young; with 16 MB semi-spaces the young generation grew to ~48 MB and the
-// heap to 90-125 MB under load (RSS 170-245 MB at 128 connections); with 8 MB the heap stayed at 53-62 MB and RSS at
-// 149-165 MB, with the same throughput (measured with the perf harness, c=128 json + stream).
-const SERVER_NODE_FLAGS = ['--max-semi-space-size=8'];
 const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], { cwd: root, stdio: 'inherit', env: process.env });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));

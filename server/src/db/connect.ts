@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Pool as PgPool } from 'pg';
 import { dbKindOf, type DbKind } from '../config.js';
 import type { Database } from './schema.js';
+import { writeLockOf } from './sqlite-write-lock.js';
 
 export interface Db {
   db: Kysely<Database>;
@@ -68,6 +69,37 @@ function sqliteValue(v: unknown): unknown {
   return v;
 }
 
+const BEGIN = /^\s*begin\b/i;
+/** INSERT/UPDATE/DELETE … RETURNING: run through all() (better-sqlite3 calls them readers) */
+const RETURNING_WRITE = /^\s*(insert|update|delete|replace)\b/i;
+const END = /^\s*(commit|end|rollback)\s*(transaction)?\s*;?\s*$/i;
+
+/**
+ * Kysely's writes on the main connection take the file's write lock (db/sqlite-write-lock.ts), so they never meet the
+ * writer worker inside SQLite: a transaction holds it from BEGIN to COMMIT/ROLLBACK, a lone statement while it runs.
+ */
+function runWriting(database: BetterSqlite3.Database, sql: string, st: BetterSqlite3.Statement, params: unknown[]): BetterSqlite3.RunResult {
+  const lock = writeLockOf(database);
+  if (BEGIN.test(sql)) {
+    lock.acquire();
+    try {
+      return st.run(...params);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+  if (END.test(sql)) {
+    try {
+      return st.run(...params);
+    } finally {
+      if (!database.inTransaction) lock.release();
+    }
+  }
+  if (database.inTransaction) return st.run(...params);
+  return lock.hold(() => st.run(...params));
+}
+
 function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typeof SqliteDialect>[0]['database'] {
   // Prepared statements are reused per SQL text (the relay runs the same few statements on every request; preparing
   // each time was a measurable share of its CPU). Safe: Kysely serialises use of the single connection.
@@ -84,8 +116,9 @@ function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typ
       const st = stmt;
       return {
         reader: st.reader,
-        all: (params: readonly unknown[]) => st.all(...params.map(sqliteValue)),
-        run: (params: readonly unknown[]) => st.run(...params.map(sqliteValue)),
+        all: (params: readonly unknown[]) =>
+          RETURNING_WRITE.test(sql) && !database.inTransaction ? writeLockOf(database).hold(() => st.all(...params.map(sqliteValue))) : st.all(...params.map(sqliteValue)),
+        run: (params: readonly unknown[]) => runWriting(database, sql, st, params.map(sqliteValue)),
         iterate: (params: readonly unknown[]) => st.iterate(...params.map(sqliteValue)),
       } as never;
     },

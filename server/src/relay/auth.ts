@@ -35,8 +35,11 @@ export function extractKey(headers: IncomingHttpHeaders, path: string): string {
   return key;
 }
 
-/** Resolves the token and its user; throws RelayError with new-api's statuses and messages. */
-export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: IncomingHttpHeaders, path: string): Promise<RelayCaller> {
+/**
+ * Resolves the token and its user; throws RelayError with new-api's statuses and messages. Synchronous when both are
+ * in memory (the steady state without Redis), a promise when one must be fetched.
+ */
+export function tokenAuth(ctx: AppContext, svc: RelayServices, headers: IncomingHttpHeaders, path: string): RelayCaller | Promise<RelayCaller> {
   let key = extractKey(headers, path);
   if (key.startsWith('sk-')) key = key.slice(3);
   let channelPart: string | undefined;
@@ -47,7 +50,18 @@ export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: In
     channelPart = parts[1];
   }
   if (!key) throw new RelayError(401, '未提供令牌');
+  const token = svc.tokens.cached(key);
+  const user = token ? svc.users.cached(token.userId) : undefined;
+  if (token === undefined || (token && !user)) return fetchAndCheck(ctx, svc, key, channelPart);
+  return checkCaller(ctx, svc, key, channelPart, token, user ?? null);
+}
+
+async function fetchAndCheck(ctx: AppContext, svc: RelayServices, key: string, channelPart: string | undefined): Promise<RelayCaller> {
   const token = await svc.tokens.get(key);
+  return checkCaller(ctx, svc, key, channelPart, token, token ? await svc.users.get(token.userId) : null);
+}
+
+function checkCaller(ctx: AppContext, svc: RelayServices, key: string, channelPart: string | undefined, token: TokenRecord | null, user: UserRecord | null): RelayCaller {
   if (!token) throw new RelayError(401, '无效的令牌');
   if (token.status === 4) throw new RelayError(401, `该令牌额度已用尽 TokenStatusExhausted[${mask(key)}]`);
   if (token.status === 3) throw new RelayError(401, '该令牌已过期');
@@ -60,7 +74,6 @@ export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: In
     if (!ctx.redis) void svc.tokens.markStatus(token, 4).catch(() => undefined);
     throw new RelayError(401, `${mask(key)} 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`);
   }
-  const user = await svc.users.get(token.userId);
   if (!user) throw new RelayError(500, 'record not found');
   if (user.status !== 1) throw new RelayError(403, '用户已被封禁');
   let channelId: number | null = null;
@@ -72,7 +85,6 @@ export async function tokenAuth(ctx: AppContext, svc: RelayServices, headers: In
   }
   return { user, token, channelId };
 }
-
 
 /** Distribute steps 1, 3 and 4: IP allow list, token group vs user group, model limits. Returns the billing group. */
 export function checkAccess(ctx: AppContext, caller: RelayCaller, clientIp: string, model: string): string {

@@ -19,6 +19,7 @@ import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
+import { UpstreamCall } from './upstream-call.js';
 import { dispatcherFor, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
@@ -62,77 +63,6 @@ async function readAll(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
   return Buffer.from(await body.arrayBuffer());
 }
 
-interface WholeResponse {
-  statusCode: number;
-  /** content-type response header ('' when absent) */
-  contentType: string;
-  body: Buffer;
-  /** Date.now() when the response headers arrived (first-response time) */
-  headersAt: number;
-  /** the body failed after the headers arrived */
-  error: Error | null;
-}
-
-/**
- * One upstream request whose response is read whole, through undici's dispatch handler interface: the same request
- * and timeouts as Dispatcher.request(), without the Readable body stream and the AsyncResource it creates per
- * request. Rejects when no response headers arrived (connect error, headers timeout, abort); a body that fails later
- * resolves with `error` set, as a failing readAll() did. `abort` emitting 'abort' (client gone) aborts the request.
- */
-function requestWhole(d: Dispatcher, opts: Dispatcher.DispatchOptions, abort: EventEmitter): Promise<WholeResponse> {
-  return new Promise((resolve, reject) => {
-    let abortFn: ((err?: Error) => void) | null = null;
-    let aborted = false;
-    let settled = false;
-    let statusCode = 0;
-    let contentType = '';
-    let headersAt = 0;
-    const chunks: Buffer[] = [];
-    const onAbort = () => {
-      aborted = true;
-      abortFn?.(new Error('Request aborted'));
-    };
-    abort.once('abort', onAbort);
-    const done = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      abort.off('abort', onAbort);
-      if (err && !headersAt) return reject(err);
-      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      resolve({ statusCode, contentType, body, headersAt, error: err });
-    };
-    d.dispatch(opts, {
-      onConnect(fn) {
-        abortFn = fn;
-        if (aborted) fn(new Error('Request aborted'));
-      },
-      onHeaders(status, rawHeaders) {
-        if (status < 200) return true; // informational: the final response follows
-        statusCode = status;
-        headersAt = Date.now();
-        for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-          const name = rawHeaders[i];
-          if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
-            const v = rawHeaders[i + 1].toString('latin1');
-            contentType = contentType ? `${contentType},${v}` : v;
-          }
-        }
-        return true;
-      },
-      onData(chunk) {
-        chunks.push(chunk);
-        return true;
-      },
-      onComplete() {
-        done(null);
-      },
-      onError(err) {
-        done(err);
-      },
-    });
-  });
-}
-
 function reasoningEffortOf(body: Record<string, any>, model: string): string | undefined {
   if (typeof body.reasoning_effort === 'string' && body.reasoning_effort) return body.reasoning_effort;
   const m = /^o\d.*-(high|low|medium)$/.exec(model);
@@ -162,7 +92,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
   } else {
     reply.hijack();
     try {
-      caller = await tokenAuth(ctx, svc, req.headers, req.url);
+      const c = tokenAuth(ctx, svc, req.headers, req.url);
+      caller = c instanceof Promise ? await c : c;
     } catch (err) {
       return sendRelayError(reply.raw, asRelayError(err), reqId, origin);
     }
@@ -190,7 +121,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
 
     // ---- ModelRequestRateLimit (facts §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
-      modelRateLimit(ctx).check(caller.user.id);
+      const limited = modelRateLimit(ctx).check(caller.user.id);
+      if (limited) await limited;
       rateKey = caller.user.id;
     }
 
@@ -422,21 +354,22 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     ...adaptor.headers(info),
   };
 
-  // undici accepts an EventEmitter as abort signal: cheaper than an AbortController on every request
-  const abort = new EventEmitter();
   let clientGone = false;
+  // raw responses (audio) are piped as a Readable through Dispatcher.request(); everything else goes through a plain
+  // dispatch handler (upstream-call.ts). A client that goes away aborts either.
+  const call = mode.rawResponse ? null : new UpstreamCall(a.isStream);
+  // undici accepts an EventEmitter as abort signal: cheaper than an AbortController
+  const abort = call ? null : new EventEmitter();
   const onClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
-      abort.emit('abort');
+      if (call) call.destroy();
+      else abort!.emit('abort');
     }
   };
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
-  // a response read whole (JSON modes without streaming): a plain dispatch handler, no Readable body per request
-  const whole = !a.isStream && !mode.rawResponse;
   let up: Dispatcher.ResponseData | null = null;
-  let w: WholeResponse | null = null;
   try {
     const d = dispatcherFor(channel, svc.http);
     const opts: Dispatcher.DispatchOptions = {
@@ -448,7 +381,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
     };
-    if (whole) w = await requestWhole(d, opts, abort);
+    if (call) await call.send(d, opts);
     else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
   } catch (err) {
     res.off('close', onClose);
@@ -456,13 +389,13 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
     return { kind: 'failed', upstreamStatus: 500, error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
   }
-  const frt = (w ? w.headersAt : Date.now()) - a.start;
+  const frt = (call ? call.headersAt : Date.now()) - a.start;
 
   try {
-    const statusCode = w ? w.statusCode : up!.statusCode;
+    const statusCode = call ? call.statusCode : up!.statusCode;
     if (statusCode !== 200) {
       let buf: Buffer;
-      if (w) buf = w.error ? Buffer.alloc(0) : w.body;
+      if (call) buf = await call.rest();
       else {
         try {
           buf = await readAll(up!.body);
@@ -477,7 +410,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'failed', upstreamStatus: statusCode, error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
     }
 
-    const ctype = String((w ? w.contentType : up!.headers['content-type']) ?? '');
+    const ctype = String((call ? call.contentType : up!.headers['content-type']) ?? '');
     if (mode.rawResponse) {
       const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);
       if (!r.started) {
@@ -492,7 +425,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       h['Cache-Control'] = 'no-cache';
       h['Connection'] = 'keep-alive';
       h['X-Accel-Buffering'] = 'no';
-      const r = await pipeSse(up!.body as never, {
+      const r = await pipeSse(call!, {
         res,
         headers: h,
         clientWantsUsage: a.clientWantsUsage,
@@ -524,17 +457,15 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel };
     }
 
-    let buf: Buffer;
-    if (w) {
-      if (w.error) throw w.error;
-      buf = w.body;
-    } else buf = await readAll(up!.body);
+    if (a.isStream) await call!.finished(); // asked to stream, answered with JSON
+    if (call!.error) throw call!.error;
+    let buf = call!.body();
     if (clientGone) return { kind: 'gone' };
     let usage: UpstreamUsage | null;
-    if (adaptor.convertResponse) {
-      const c = adaptor.convertResponse(info, buf);
-      buf = c.body;
-      usage = c.usage;
+    const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
+    if (converted) {
+      buf = converted.body;
+      usage = converted.usage;
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
     sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);

@@ -37,17 +37,20 @@ export interface StreamResult {
 const DONE = Buffer.from('[DONE]');
 const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
 
-function eventEnd(buf: Buffer, from: number): { end: number; next: number } | null {
+// Events end with a blank line: "\n\n" or "\r\n\r\n". `cr` says whether the buffer holds any "\r" at all (one memchr):
+// most upstreams send bare "\n", and a failed search for "\r\n\r\n" scans the whole rest of the buffer each time.
+
+function eventEnd(buf: Buffer, from: number, cr: boolean): { end: number; next: number } | null {
   const a = buf.indexOf('\n\n', from);
-  const b = buf.indexOf('\r\n\r\n', from);
+  const b = cr ? buf.indexOf('\r\n\r\n', from) : -1;
   if (a < 0 && b < 0) return null;
   if (b >= 0 && (a < 0 || b < a)) return { end: b, next: b + 4 };
   return { end: a, next: a + 2 };
 }
 
-function lastBoundary(buf: Buffer): number {
+function lastBoundary(buf: Buffer, cr: boolean): number {
   const a = buf.lastIndexOf('\n\n');
-  const b = buf.lastIndexOf('\r\n\r\n');
+  const b = cr ? buf.lastIndexOf('\r\n\r\n') : -1;
   return Math.max(a >= 0 ? a + 2 : -1, b >= 0 ? b + 4 : -1);
 }
 
@@ -61,9 +64,9 @@ function nextCandidate(buf: Buffer, from: number): number {
 }
 
 /** Start of the event containing offset `at` (just after the previous blank line), or 0. */
-function boundaryBefore(buf: Buffer, at: number): number {
+function boundaryBefore(buf: Buffer, at: number, cr: boolean): number {
   const a = buf.lastIndexOf('\n\n', at);
-  const b = buf.lastIndexOf('\r\n\r\n', at);
+  const b = cr ? buf.lastIndexOf('\r\n\r\n', at) : -1;
   return Math.max(a >= 0 ? a + 2 : 0, b >= 0 ? b + 4 : 0);
 }
 
@@ -78,7 +81,18 @@ function dataOf(event: string): string | null {
   return out;
 }
 
-export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown }, o: StreamOptions): Promise<StreamResult> {
+/** The upstream body as pipeSse reads it (relay/upstream-call.ts). */
+export interface UpstreamStream {
+  /** delivers the chunks, then the end (null, or the error that cut the body) */
+  consume(onChunk: (chunk: Buffer) => void, onEnd: (err: Error | null) => void): void;
+  /** stop / go on reading the upstream socket (backpressure) */
+  pause(): void;
+  resume(): void;
+  /** abort the upstream request */
+  destroy(): void;
+}
+
+export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<StreamResult> {
   const { res } = o;
   const delivered: Buffer[] = [];
   let usage: UpstreamUsage | null = null;
@@ -112,7 +126,9 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
   const endWith = (buf: Buffer): void => {
     if (clientGone) return;
     if (!started) {
+      // the whole stream arrived at once: a sized response, without chunked framing
       started = true;
+      o.headers['Content-Length'] = String(buf.length);
       res.writeHead(200, o.headers);
     }
     ended = true;
@@ -188,6 +204,7 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
    */
   const slowPath = (region: Buffer): Buffer[] => {
     if (o.convert) return convertPath(region);
+    const cr = region.indexOf(13) >= 0;
     const out: Buffer[] = [];
     let pos = 0;
     let runStart = 0;
@@ -205,8 +222,8 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
         pos = region.length;
         break;
       }
-      const start = Math.max(pos, boundaryBefore(region, hit));
-      const e = eventEnd(region, start);
+      const start = Math.max(pos, boundaryBefore(region, hit, cr));
+      const e = eventEnd(region, start, cr);
       const end = e ? e.end : region.length;
       const next = e ? e.next : region.length;
       const ev = region.subarray(start, end);
@@ -228,7 +245,7 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     const out: Buffer[] = [];
     let pos = 0;
     while (pos < region.length && !sawDone) {
-      const e = eventEnd(region, pos);
+      const e = eventEnd(region, pos, region.indexOf(13) >= 0);
       const end = e ? e.end : region.length;
       const next = e ? e.next : region.length;
       const text = region.toString('utf8', pos, end);
@@ -251,13 +268,13 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     return out;
   };
 
-  // 'data' events rather than async iteration: no promise per chunk; pause() while the client drains
+  // chunks are pushed by the dispatch handler: no promise per chunk; pause() while the client drains
   let pending: Buffer | null = null;
   const onChunk = (chunk: Buffer): Promise<void> | undefined => {
     if (!firstChunkAt) firstChunkAt = Date.now();
     if (sawDone) return;
     const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
-    const cut = lastBoundary(buf);
+    const cut = lastBoundary(buf, buf.indexOf(13) >= 0);
     if (cut <= 0) {
       pending = buf;
       return;
@@ -276,37 +293,36 @@ export async function pipeSse(body: AsyncIterable<Buffer> & { destroy(err?: Erro
     }
     if (parts.length) return write(out);
   };
-  const src = body as unknown as NodeJS.ReadableStream & { destroy(err?: Error): unknown };
   await new Promise<void>((resolve) => {
     let finished = false;
-    const finish = (err?: Error) => {
+    const finish = (err?: Error | null) => {
       if (finished) return;
       finished = true;
       if (err && !clientGone) error = err;
       resolve();
     };
-    src.on('data', (chunk: Buffer) => {
-      if (finished) return;
-      let p: Promise<void> | undefined;
-      try {
-        p = onChunk(chunk);
-      } catch (err) {
-        finish(err as Error);
-        src.destroy();
-        return;
-      }
-      if (clientGone) return finish();
-      if (p) {
-        src.pause();
-        void p.then(() => {
-          if (clientGone) finish();
-          else if (!finished) src.resume();
-        });
-      }
-    });
-    src.once('end', () => finish());
-    src.once('error', (err: Error) => finish(err));
-    src.once('close', () => finish());
+    body.consume(
+      (chunk: Buffer) => {
+        if (finished) return;
+        let p: Promise<void> | undefined;
+        try {
+          p = onChunk(chunk);
+        } catch (err) {
+          finish(err as Error);
+          body.destroy();
+          return;
+        }
+        if (clientGone) return finish();
+        if (p) {
+          body.pause();
+          void p.then(() => {
+            if (clientGone) finish();
+            else if (!finished) body.resume();
+          });
+        }
+      },
+      (err) => finish(err),
+    );
   });
   try {
     if (pending && !sawDone && !clientGone && !error) {

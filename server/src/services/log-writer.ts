@@ -1,10 +1,15 @@
-// Batched inserts into the logs table (ctx.logDb), off the request path: rows queue in memory and are written every
-// ~1 s or every BATCH_ROWS rows, and once more on shutdown (ctx.onClose), so a request never waits on the log DB.
+// Batched inserts into the logs table (ctx.logDb), off the request path, so a request never waits on the log DB:
+//   - a SQLite file: rows go to the file's writer worker (services/sqlite-worker.ts) every WORKER_POST_MS or
+//     WORKER_ROWS rows, as flat value lists;
+//   - PostgreSQL / MySQL (and an in-memory SQLite): rows queue in memory and are inserted every ~1 s or BATCH_ROWS rows.
+// Both are flushed once more on shutdown (ctx.onClose).
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
 import { sqliteHandle } from '../db/connect.js';
 import type { NewLog } from '../db/schema.js';
+import { writeLockOf } from '../db/sqlite-write-lock.js';
+import { sqliteWorker, type SqliteWorker } from './sqlite-worker.js';
 
 // Hand-built multi-row INSERT: Kysely's builder spends noticeable CPU compiling 200-row value lists.
 const COLUMNS = [
@@ -45,7 +50,16 @@ function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
   return CompiledQuery.raw(`INSERT INTO ${q}logs${q} (${cols}) VALUES ${tuples.join(', ')}`, params);
 }
 
-/** SQLite: one prepared multi-row INSERT per chunk size, run synchronously with flat parameters (no Kysely). */
+/** One row's values in COLUMNS order, as SQLite binds them (booleans as 0/1). */
+function pushSqliteValues(out: unknown[], row: NewLog): void {
+  const r = row as Record<string, unknown>;
+  for (const [c, def] of COLUMNS) {
+    const v = r[c] ?? def;
+    out.push(typeof v === 'boolean' ? (v ? 1 : 0) : v);
+  }
+}
+
+/** SQLite without a worker (in-memory database): one prepared multi-row INSERT per chunk size, run synchronously. */
 class SqliteInsert {
   private readonly stmts = new Map<number, BetterSqlite3.Statement>();
   constructor(private readonly handle: BetterSqlite3.Database) {}
@@ -60,16 +74,9 @@ class SqliteInsert {
       st = this.handle.prepare(insertQuery('sqlite', rows).sql);
       this.stmts.set(rows.length, st);
     }
-    const params: unknown[] = new Array(rows.length * COLUMNS.length);
-    let n = 0;
-    for (const row of rows) {
-      const r = row as Record<string, unknown>;
-      for (const [c, def] of COLUMNS) {
-        const v = r[c] ?? def;
-        params[n++] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
-      }
-    }
-    st.run(params);
+    const params: unknown[] = [];
+    for (const row of rows) pushSqliteValues(params, row);
+    writeLockOf(this.handle).hold(() => st.run(params));
   }
 }
 
@@ -78,6 +85,13 @@ const BATCH_ROWS = 200;
 /** rows per INSERT: each statement blocks the event loop (SQLite is synchronous), so keep them short and yield between */
 const CHUNK_ROWS = 50;
 const MAX_QUEUE = 100_000;
+/**
+ * SQLite with a worker: rows are handed over after WORKER_POST_MS, or at once when WORKER_ROWS are waiting. Short:
+ * rows kept longer on the main thread survive young-generation GCs and get copied (the worker batches them itself).
+ */
+const WORKER_POST_MS = 10;
+const WORKER_ROWS = 128;
+const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
 
 export class LogWriter {
   private queue: NewLog[] = [];
@@ -85,18 +99,30 @@ export class LogWriter {
   private flushing: Promise<void> | null = null;
 
   private readonly fast: SqliteInsert | null;
+  private readonly handle: BetterSqlite3.Database | undefined;
+  /** SQLite file: the rows go to its writer worker (services/sqlite-worker.ts), flattened as they arrive */
+  private worker: SqliteWorker | null = null;
+  private pending: unknown[] = [];
+  private postTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly ctx: AppContext) {
-    const handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
-    this.fast = handle ? new SqliteInsert(handle) : null;
+    this.handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
+    this.fast = this.handle ? new SqliteInsert(this.handle) : null;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    if (this.handle) this.worker = await sqliteWorker(this.ctx, this.handle);
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
   }
 
   add(row: NewLog): void {
+    if (this.worker?.usable) {
+      pushSqliteValues(this.pending, row);
+      if (this.pending.length >= WORKER_ROWS * COLUMNS.length) this.post();
+      else if (!this.postTimer) this.postTimer = setTimeout(this.post, WORKER_POST_MS);
+      return;
+    }
     if (this.queue.length >= MAX_QUEUE) {
       this.ctx.log.error('log queue full, dropping a log row');
       return;
@@ -105,8 +131,27 @@ export class LogWriter {
     if (this.queue.length >= BATCH_ROWS) void this.flush();
   }
 
+  private readonly post = (): void => {
+    if (this.postTimer) clearTimeout(this.postTimer);
+    this.postTimer = undefined;
+    if (!this.pending.length) return;
+    const values = this.pending;
+    this.pending = [];
+    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values);
+    // the worker died since these rows were taken: they go the main-thread way
+    for (let i = 0; i < values.length; i += COLUMNS.length) {
+      const row: Record<string, unknown> = {};
+      COLUMNS.forEach(([c], j) => (row[c] = values[i + j]));
+      this.queue.push(row as unknown as NewLog);
+    }
+  };
+
   /** Writes everything queued so far; concurrent calls wait for the same write. */
   async flush(): Promise<void> {
+    if (this.worker) {
+      this.post();
+      await this.worker.flush();
+    }
     while (this.flushing) await this.flushing;
     if (!this.queue.length) return;
     const rows = this.queue;

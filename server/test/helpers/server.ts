@@ -20,6 +20,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** reuse an existing database (e.g. to restart over the same data) */
   database?: TestDatabase;
+  /** Redis key prefix; give two servers the same one (and the same database) to make them nodes of one deployment */
+  redisPrefix?: string;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -34,7 +36,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     WEB_DIST_DIR: '/nonexistent-web-dist',
     ...opts.env,
   });
-  const ctx = await createContext(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), redisPrefix: uniqueName('gwt') + ':' });
+  const ctx = await createContext(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), redisPrefix: opts.redisPrefix ?? uniqueName('gwt') + ':' });
   const app = await buildApp(ctx);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   let closed = false;

@@ -113,6 +113,15 @@ export function client(s: TestServer, key: string): OpenAI {
 }
 
 /** Writes queued settlements and log rows (both are batched off the request path). */
+/** A raw POST to a relay path with a token (`sk-` added), for tests that look at statuses and bodies as sent. */
+export function relayPost(s: TestServer, path: string, key: string, body: unknown): Promise<Response> {
+  return fetch(`${s.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 export async function flushLogs(s: TestServer): Promise<void> {
   const svc = relayServices(s.ctx);
   await Promise.allSettled([...svc.pending]);

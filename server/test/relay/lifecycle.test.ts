@@ -6,7 +6,7 @@ import { createTestDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { relayServices } from '../../src/services/cache/index.js';
-import { addChannel, addToken, addUser, channelsChanged, client, setOptions } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, client, setOptions, relayPost } from './fixtures.js';
 
 describe('relay background work', () => {
   it('flushes settlements, logs and quota_data on shutdown', async () => {
@@ -74,21 +74,13 @@ describe('relay background work', () => {
       const u = await addUser(s);
       const t = await addToken(s, u.id);
       const call = () =>
-        fetch(`${s.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'rl-model', messages: [{ role: 'user', content: 'x' }] }),
-        });
+        relayPost(s, '/v1/chat/completions', t.key, { model: 'rl-model', messages: [{ role: 'user', content: 'x' }] });
       const statuses = [];
       for (let i = 0; i < 4; i++) statuses.push((await call()).status);
       expect(statuses).toEqual([200, 200, 200, 429]);
       const other = await addUser(s);
       const t2 = await addToken(s, other.id);
-      const r = await fetch(`${s.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer sk-${t2.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'rl-model', messages: [{ role: 'user', content: 'x' }] }),
-      });
+      const r = await relayPost(s, '/v1/chat/completions', t2.key, { model: 'rl-model', messages: [{ role: 'user', content: 'x' }] });
       expect(r.status).toBe(200);
     } finally {
       await s.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, tokenRow, userRow } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, tokenRow, userRow, relayPost } from './fixtures.js';
 
 describe.skipIf(!(await redisAvailable()))('relay caches on Redis', () => {
   let s: TestServer;
@@ -51,11 +51,7 @@ describe.skipIf(!(await redisAvailable()))('relay caches on Redis', () => {
     const u = await addUser(s);
     const t = await addToken(s, u.id);
     const call = () =>
-      fetch(`${s.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'rd-model', messages: [{ role: 'user', content: 'x' }] }),
-      });
+      relayPost(s, '/v1/chat/completions', t.key, { model: 'rd-model', messages: [{ role: 'user', content: 'x' }] });
     expect((await call()).status).toBe(200);
     await s.ctx.db.updateTable('tokens').set({ status: 2 }).where('id', '=', t.id).execute();
     s.ctx.changes.publish({ kind: 'token', id: t.id });

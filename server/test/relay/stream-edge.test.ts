@@ -113,4 +113,36 @@ describe('relay streaming edge cases', () => {
     // ' first' is sent at ~400 ms and ' second' at ~800 ms: the first must arrive before the second is produced
     expect(first![1]).toBeLessThan(700);
   });
+
+  it('handles events separated by CRLF blank lines: content forwarded, usage chunk billed and dropped, [DONE] once', async () => {
+    up.reset();
+    const ev = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
+    const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const raw =
+      ev(chunk({ role: 'assistant', content: 'Hel' })) +
+      ev(chunk({ content: 'lo' })) +
+      ev(chunk({}, 'stop')) +
+      ev({ id: 'c1', object: 'chat.completion.chunk', model: MODEL, choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }) +
+      'data: [DONE]\r\n\r\n';
+    up.behave = () => ({ kind: 'raw', status: 200, body: raw, contentType: 'text/event-stream' });
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id);
+    const text = await new Promise<string>((resolve) => {
+      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
+        let out = '';
+        res.on('data', (c) => (out += c.toString()));
+        res.on('end', () => resolve(out));
+      });
+      req.end(body);
+    });
+    expect(text).toContain('"content":"Hel"');
+    expect(text).toContain('"content":"lo"');
+    expect(text).not.toContain('"usage"'); // the client did not ask for it
+    expect(text.match(/\[DONE\]/g)).toHaveLength(1);
+    await waitFor(async () => (await logsOf(s, u.id)).length === 1);
+    const [l] = await logsOf(s, u.id);
+    expect([l.prompt_tokens, l.completion_tokens]).toEqual([7, 3]);
+    // ModelRatio 1, CompletionRatio 1: (7 + 3) × 1 = 10
+    expect(l.quota).toBe(10);
+  });
 });

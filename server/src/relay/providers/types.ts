@@ -47,8 +47,11 @@ export interface Adaptor {
    * false means the raw client bytes can be forwarded.
    */
   convertRequest(info: RelayInfo, body: Record<string, unknown>): boolean;
-  /** Non-OpenAI upstreams: convert a whole JSON response to OpenAI format. */
-  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null };
+  /**
+   * Non-OpenAI upstreams: convert a whole JSON response to OpenAI format (null: this response is OpenAI format already
+   * and goes through as it is). Throwing makes it a 502 bad response.
+   */
+  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
   /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
   convertStreamEvent?(info: RelayInfo, data: string): string[];
   /** Extracts the error from a non-200 upstream body (facts §4.6 step 9). */

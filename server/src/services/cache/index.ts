@@ -10,7 +10,7 @@ import { QuotaNotifier } from '../quota-notify.js';
 import { ChannelCache } from './channel-cache.js';
 import { TokenCache } from './token-cache.js';
 import { UserCache } from './user-cache.js';
-import { startSqliteCheckpointer } from './sqlite-checkpointer.js';
+import { startSqliteWorker } from '../sqlite-worker.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -56,7 +56,9 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     tokens.start();
     users.start();
     await channels.start();
-    logs.start();
+    // before the shutdown hook below: the SQLite workers must stop after the final flushes (onClose runs in reverse)
+    await startSqliteWorker(ctx);
+    await logs.start();
     quotaData.start();
     // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
     ctx.onClose(async () => {
@@ -69,7 +71,6 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       await quotaData.stop();
       await http.close().catch(() => undefined);
     });
-    await startSqliteCheckpointer(ctx);
     registry.set(ctx, svc);
     return svc;
   })();

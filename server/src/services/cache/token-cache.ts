@@ -108,25 +108,31 @@ export class TokenCache {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * The token from memory when memory can answer (a stale entry is refreshed in the background), else undefined: then
+   * get() asks Redis or the database. Synchronous, for the relay's hot path.
+   */
+  cached(key: string): TokenRecord | null | undefined {
+    if (this.ctx.redis) return undefined;
+    const e = this.mem.get(key);
+    if (!e) return undefined;
+    if (Date.now() - e.at < (e.rec ? this.ttlMs : NEGATIVE_TTL_MS)) return e.rec;
+    if (!e.rec) return undefined;
+    // stale: answer from memory, refresh in the background (no DB wait on the hot path)
+    if (!e.refreshing) {
+      e.refreshing = true;
+      this.fromDb(key)
+        .then((rec) => this.put(key, rec))
+        .catch(() => (e.refreshing = false));
+    }
+    return e.rec;
+  }
+
   /** The token with this key (without `sk-`), or null. */
   async get(key: string): Promise<TokenRecord | null> {
+    const c = this.cached(key);
+    if (c !== undefined) return c;
     if (this.ctx.redis) return this.getRedis(key);
-    const now = Date.now();
-    const e = this.mem.get(key);
-    if (e) {
-      const ttl = e.rec ? this.ttlMs : NEGATIVE_TTL_MS;
-      if (now - e.at < ttl) return e.rec;
-      if (e.rec) {
-        // stale: answer from memory, refresh in the background (no DB wait on the hot path)
-        if (!e.refreshing) {
-          e.refreshing = true;
-          this.fromDb(key)
-            .then((rec) => this.put(key, rec))
-            .catch(() => (e.refreshing = false));
-        }
-        return e.rec;
-      }
-    }
     const rec = await this.fromDb(key);
     this.put(key, rec);
     return rec;

@@ -90,19 +90,25 @@ export class UserCache {
     return (row as Raw | undefined) ?? null;
   }
 
+  /** The user from memory (a stale entry is refreshed in the background), else undefined: then get(). Synchronous. */
+  cached(id: number): UserRecord | undefined {
+    if (this.ctx.redis) return undefined;
+    const e = this.mem.get(id);
+    if (!e || !e.rec) return undefined;
+    if (Date.now() - e.at >= this.ttlMs && !e.refreshing) {
+      e.refreshing = true;
+      this.fromDb(id)
+        .then((raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }))
+        .catch(() => (e.refreshing = false));
+    }
+    return e.rec;
+  }
+
   async get(id: number): Promise<UserRecord | null> {
+    const c = this.cached(id);
+    if (c) return c;
     if (this.ctx.redis) return this.getRedis(id);
     const now = Date.now();
-    const e = this.mem.get(id);
-    if (e && e.rec) {
-      if (now - e.at >= this.ttlMs && !e.refreshing) {
-        e.refreshing = true;
-        this.fromDb(id)
-          .then((raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }))
-          .catch(() => (e.refreshing = false));
-      }
-      return e.rec;
-    }
     const raw = await this.fromDb(id);
     const rec = raw ? toRecord(raw) : null;
     if (rec) this.mem.set(id, { raw, rec, at: now });

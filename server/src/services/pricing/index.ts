@@ -179,6 +179,8 @@ export function getPriceData(
  * rounds or truncates the same way: 0.15 × 3 gives 0.44999999999999996 in binary, 0.45 in decimal.
  */
 function decimalClean(x: number): number {
+  // integers below 1e15 are exact: toPrecision(15) would give them back unchanged (and costs a string round trip)
+  if (Number.isInteger(x) && x < 1e15 && x > -1e15) return x;
   return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(15)) : x;
 }
 

@@ -1,0 +1,60 @@
+// Ollama (type 4, facts §7): chat and completions go to its OpenAI-compatible /v1 endpoints (the OpenAI adaptor);
+// embeddings go to the native POST /api/embed, as new-api does, converted both ways:
+//   request  {model, input, dimensions}                      → {model, input, dimensions, truncate: true}
+//   response {model, embeddings: [[…]], prompt_eval_count}   → OpenAI list of embeddings with usage
+// `encoding_format: "base64"` (what the official SDKs ask for by default) is honoured: each vector is returned as the
+// base64 of its little-endian float32 bytes, as OpenAI does.
+import { openaiAdaptor, splitBase } from '../openai/index.js';
+import type { Adaptor, RelayInfo, UpstreamUsage } from '../types.js';
+
+const isEmbeddings = (info: RelayInfo) => info.mode.name === 'embeddings';
+
+function base64Float32(v: number[]): string {
+  const f = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) f[i] = Number(v[i]);
+  return Buffer.from(f.buffer).toString('base64');
+}
+
+/** What the client asked for that the response conversion needs (set by convertRequest, per request). */
+const wantsBase64 = new WeakMap<RelayInfo, boolean>();
+
+export const ollamaAdaptor: Adaptor = {
+  supportsStreamOptions: (info) => openaiAdaptor.supportsStreamOptions(info),
+
+  target(info) {
+    if (!isEmbeddings(info)) return openaiAdaptor.target(info);
+    const { origin, prefix } = splitBase(info.channel.baseUrl);
+    return { origin, path: `${prefix}/api/embed` };
+  },
+
+  headers: (info) => openaiAdaptor.headers(info),
+
+  convertRequest(info, body) {
+    if (!isEmbeddings(info)) return openaiAdaptor.convertRequest(info, body);
+    wantsBase64.set(info, body.encoding_format === 'base64');
+    const native: Record<string, unknown> = { model: info.upstreamModel, input: body.input, truncate: true };
+    if (body.dimensions !== undefined) native.dimensions = body.dimensions;
+    for (const k of Object.keys(body)) delete body[k];
+    Object.assign(body, native);
+    return true;
+  },
+
+  convertResponse(info, buf) {
+    if (!isEmbeddings(info)) return null;
+    let j: { model?: string; embeddings?: unknown; prompt_eval_count?: number };
+    try {
+      j = JSON.parse(buf.toString('utf8'));
+    } catch {
+      throw new Error('invalid Ollama embedding response');
+    }
+    if (!Array.isArray(j.embeddings)) throw new Error('invalid Ollama embedding response: no embeddings');
+    const base64 = wantsBase64.get(info) === true;
+    const data = (j.embeddings as number[][]).map((e, index) => ({ object: 'embedding', index, embedding: base64 ? base64Float32(e) : e }));
+    const prompt = Number(j.prompt_eval_count) > 0 ? Number(j.prompt_eval_count) : 0;
+    const usage: UpstreamUsage | null = prompt ? { prompt_tokens: prompt, completion_tokens: 0, cached_tokens: 0 } : null;
+    const out = { object: 'list', data, model: j.model ?? info.upstreamModel, usage: { prompt_tokens: prompt, total_tokens: prompt } };
+    return { body: Buffer.from(JSON.stringify(out)), usage };
+  },
+
+  parseError: (status, body) => openaiAdaptor.parseError(status, body),
+};

@@ -1,0 +1,244 @@
+// One worker thread per SQLite file, with its own connection, for the writes nobody waits for:
+//   - log rows (services/log-writer.ts): inserting into `logs` costs ~25 µs a row (ten indexes, kept for new-api's
+//     queries); on the main thread that was a third of the relay's CPU at 0-ms upstreams and a 1+ ms stall per chunk;
+//   - WAL checkpoints (PASSIVE every 200 ms, outside the write lock; the WAL is made to start over once it holds
+//     2,000 frames): with synchronous=NORMAL a checkpoint fsyncs, and SQLite's automatic checkpoint runs inside
+//     whichever commit crosses the threshold — on the relay's event loop, or in this worker while it holds the write
+//     lock, it stalled requests for milliseconds. This connection has none; the main one keeps one as a safety net.
+// The worker and the main thread take turns through the file's write lock (db/sqlite-write-lock.ts): the worker
+// writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { AppContext } from '../context.js';
+import { sqliteHandle } from '../db/connect.js';
+import { writeLockOf } from '../db/sqlite-write-lock.js';
+
+/** rows per worker transaction when the main thread is not waiting: bigger ones write fewer WAL frames per row */
+const TXN_ROWS = 128;
+const CHECKPOINT_MS = 200;
+/** WAL frames after which the worker makes the WAL start over (see checkpoint() in the worker) */
+const RESTART_FRAMES = 2000;
+/** longest a row waits in the worker for its transaction */
+const BATCH_MS = 100;
+
+// Plain CommonJS, evaluated in the worker (no build step of its own, so it also runs under the test runner).
+// Lock protocol: see db/sqlite-write-lock.ts — [0] owner (0 free, 1 main, 2 worker), [1] main thread waiting.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const lock = new Int32Array(workerData.lock);
+const db = new Database(workerData.path, { timeout: 30000 });
+db.pragma('synchronous = NORMAL');
+// no automatic checkpoint inside this connection's commits: they run while the write lock is held (the main thread
+// would wait for the checkpoint's copying and fsync); the timer below checkpoints outside the lock
+db.pragma('wal_autocheckpoint = 0');
+const begin = db.prepare('BEGIN IMMEDIATE');
+const commit = db.prepare('COMMIT');
+const rollback = db.prepare('ROLLBACK');
+const inserts = new Map();
+const queue = [];
+let queued = 0;
+let soon = false;
+let later = null;
+
+function acquire() {
+  for (;;) {
+    // give a waiting main thread its turn first (bounded: the flag is a request, not a lock)
+    if (Atomics.load(lock, 1) !== 0) Atomics.wait(lock, 1, 1, 2);
+    if (Atomics.compareExchange(lock, 0, 0, 2) === 0) return;
+    Atomics.wait(lock, 0, 1, 5);
+  }
+}
+function release() { Atomics.store(lock, 0, 0); Atomics.notify(lock, 0); }
+
+function insertFor(sql) {
+  let st = inserts.get(sql);
+  if (!st) { st = db.prepare(sql); inserts.set(sql, st); }
+  return st;
+}
+
+// queue items: { sql, cols, p (flat values), at (next row) }
+function drain() {
+  soon = false;
+  if (later) { clearTimeout(later); later = null; }
+  queued = 0;
+  while (queue.length) {
+    acquire();
+    let n = 0;
+    let item = queue[0];
+    try {
+      begin.run();
+      while (item) {
+        const st = insertFor(item.sql);
+        const cols = item.cols;
+        while (item.at < item.p.length) {
+          st.run(item.p.slice(item.at, item.at + cols));
+          item.at += cols;
+          n++;
+          if (n >= ${TXN_ROWS} || Atomics.load(lock, 1) !== 0) break;
+        }
+        if (item.at >= item.p.length) { queue.shift(); item = queue[0]; }
+        if (n >= ${TXN_ROWS} || Atomics.load(lock, 1) !== 0) break;
+      }
+      commit.run();
+    } catch (err) {
+      try { if (db.inTransaction) rollback.run(); } catch {}
+      // the rows of this transaction are dropped (as a failed batch insert always was); say so
+      if (queue[0] === item && item) { const left = (item.p.length - item.at) / item.cols; queue.shift(); n += left; }
+      parentPort.postMessage({ t: 'error', message: String(err && err.message || err), rows: n });
+    } finally {
+      release();
+    }
+  }
+}
+
+// PASSIVE copies the committed pages into the database file without the lock; but with two connections committing
+// all the time the WAL is rarely found fully copied at the start of a write, so it never rewinds and grows. Once it
+// holds RESTART_FRAMES, a RESTART checkpoint under the write lock (little left to copy by then; a short busy wait, so a
+// long reader elsewhere only postpones it) makes the next writer start the WAL over.
+function checkpoint() {
+  let r;
+  try { r = db.pragma('wal_checkpoint(PASSIVE)')[0]; } catch { return; }
+  if (!r || r.log < ${RESTART_FRAMES} || r.checkpointed < r.log) return;
+  acquire();
+  try {
+    db.pragma('busy_timeout = 5');
+    db.pragma('wal_checkpoint(RESTART)');
+  } catch {} finally {
+    db.pragma('busy_timeout = 30000');
+    release();
+  }
+}
+const timer = setInterval(checkpoint, workerData.checkpointMs);
+
+parentPort.on('message', (m) => {
+  if (m.t === 'rows') {
+    queue.push({ sql: m.sql, cols: m.cols, p: m.p, at: 0 });
+    queued += m.p.length / m.cols;
+    // a transaction of a few rows costs several times more per row (every touched index page is written at commit):
+    // wait for a full transaction's worth of rows, or BATCH_MS
+    if (queued >= ${TXN_ROWS}) { if (!soon) { soon = true; setImmediate(drain); } }
+    else if (!later) later = setTimeout(drain, ${BATCH_MS});
+  } else if (m.t === 'flush') {
+    drain();
+    parentPort.postMessage({ t: 'flushed', id: m.id });
+  } else if (m.t === 'stop') {
+    clearInterval(timer);
+    drain();
+    checkpoint();
+    db.close();
+    parentPort.postMessage({ t: 'stopped' });
+    parentPort.close();
+  }
+});
+`;
+
+export class SqliteWorker {
+  private readonly worker: Worker;
+  private alive = true;
+  private nextId = 1;
+  private readonly waiting = new Map<number, () => void>();
+
+  constructor(
+    private readonly ctx: AppContext,
+    handle: BetterSqlite3.Database,
+  ) {
+    const lock = writeLockOf(handle);
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path: handle.name, lock: lock.buffer, checkpointMs: CHECKPOINT_MS },
+    });
+    this.worker.unref();
+    this.worker.on('message', (m: { t: string; id?: number; message?: string; rows?: number }) => {
+      if (m.t === 'flushed') this.settle(m.id!);
+      else if (m.t === 'error') ctx.log.error({ err: m.message, rows: m.rows }, 'sqlite worker: writing rows failed');
+    });
+    this.worker.on('error', (err) => ctx.log.error({ err }, 'sqlite worker failed'));
+    this.worker.on('exit', () => {
+      this.alive = false;
+      lock.workerGone();
+      for (const id of [...this.waiting.keys()]) this.settle(id);
+    });
+  }
+
+  /** false once the worker has exited (callers then write on the main thread) */
+  get usable(): boolean {
+    return this.alive;
+  }
+
+  /** Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. */
+  insert(insertSql: string, cols: number, values: unknown[]): void {
+    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values });
+  }
+
+  /** Resolves when everything queued before the call is committed (at once if the worker is gone). */
+  flush(): Promise<void> {
+    if (!this.alive) return Promise.resolve();
+    const id = this.nextId++;
+    return new Promise<void>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ t: 'flush', id });
+    });
+  }
+
+  private settle(id: number): void {
+    const resolve = this.waiting.get(id);
+    this.waiting.delete(id);
+    resolve?.();
+  }
+
+  /** Writes what is queued, checkpoints, closes the worker's connection. */
+  async stop(): Promise<void> {
+    if (!this.alive) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        this.ctx.log.warn('sqlite worker did not stop in time');
+        void this.worker.terminate().finally(resolve);
+      }, 10_000);
+      this.worker.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.worker.postMessage({ t: 'stop' });
+    });
+  }
+}
+
+const workers = new WeakMap<BetterSqlite3.Database, Promise<SqliteWorker | null>>();
+
+/**
+ * The worker of a SQLite connection's file, started on first use and stopped by ctx.onClose (after whatever was
+ * registered later, e.g. the log writer's final flush). null for an in-memory database or when no worker can start.
+ */
+export function sqliteWorker(ctx: AppContext, handle: BetterSqlite3.Database): Promise<SqliteWorker | null> {
+  let p = workers.get(handle);
+  if (!p) {
+    p = (async () => {
+      if (handle.memory || !handle.name) return null;
+      let w: SqliteWorker;
+      try {
+        w = new SqliteWorker(ctx, handle);
+      } catch (err) {
+        ctx.log.warn({ err }, 'sqlite worker not started: logs are written on the main thread');
+        return null;
+      }
+      // 10000 pages ≈ 40 MB: only reached if the worker falls behind
+      try {
+        handle.pragma('wal_autocheckpoint = 10000');
+      } catch {
+        /* closed already */
+      }
+      ctx.onClose(() => w.stop());
+      return w;
+    })();
+    workers.set(handle, p);
+  }
+  return p;
+}
+
+/** Starts the main database's worker (checkpoints) when it is SQLite. */
+export async function startSqliteWorker(ctx: AppContext): Promise<void> {
+  const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
+  if (handle) await sqliteWorker(ctx, handle);
+}
