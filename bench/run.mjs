@@ -8,7 +8,7 @@
 // Reports ratios gateway/direct and the added latency, prints a Markdown summary and writes it to bench/results/.
 //
 // Env: BENCH_DURATION (s per cell, default 8), BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (500), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
+// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -25,7 +25,8 @@ const DURATION = Number(env.BENCH_DURATION ?? 8);
 const CONNS = (env.BENCH_CONNS ?? '32 128').split(/\s+/).filter(Boolean).map(Number);
 const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Number);
 const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
-const PROBE_N = Number(env.BENCH_PROBE_N ?? 500);
+// the p99 of 500 requests is their 5th-slowest one: on this VM it swung by 1-3 ms between runs; 2,000 give a stable tail
+const PROBE_N = Number(env.BENCH_PROBE_N ?? 2000);
 // sequential requests before each probe's measured ones: the added latency is the warmed-up (JIT-compiled) server's
 const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 2000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);

@@ -56,11 +56,26 @@ function lastBoundary(buf: Buffer, cr: boolean): number {
 
 const USAGE_KEY = Buffer.from('"usage"');
 
-/** First offset at/after `from` of `[DONE]` or `"usage"`, or -1. */
-function nextCandidate(buf: Buffer, from: number): number {
-  const a = buf.indexOf(DONE, from);
-  const b = buf.indexOf(USAGE_KEY, from);
-  return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+/**
+ * Finds the `[DONE]` / `"usage"` occurrences of one region in order. Each needle's next position is kept and only
+ * searched again once the reader has moved past it: a whole stream in one chunk (5 KB and more) is scanned once per
+ * needle instead of once per special event.
+ */
+class Candidates {
+  constructor(
+    private readonly buf: Buffer,
+    private done: number = buf.indexOf(DONE),
+    private usage: number = buf.indexOf(USAGE_KEY),
+  ) {}
+
+  /** First offset at/after `from` of `[DONE]` or `"usage"`, or -1. */
+  next(from: number): number {
+    if (this.done >= 0 && this.done < from) this.done = this.buf.indexOf(DONE, from);
+    if (this.usage >= 0 && this.usage < from) this.usage = this.buf.indexOf(USAGE_KEY, from);
+    const a = this.done;
+    const b = this.usage;
+    return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+  }
 }
 
 /** Start of the event containing offset `at` (just after the previous blank line), or 0. */
@@ -72,6 +87,8 @@ function boundaryBefore(buf: Buffer, at: number, cr: boolean): number {
 
 /** The data payload of one SSE event (multiple data: lines joined by \n), or null. */
 function dataOf(event: string): string | null {
+  // the usual event is one `data:` line
+  if (event.startsWith('data:') && !event.includes('\n')) return event.slice(5).trimStart();
   let out: string | null = null;
   for (const line of event.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue;
@@ -202,7 +219,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
    * Regions that carry usage or [DONE]: ordinary events are still forwarded as contiguous zero-copy slices; only the
    * special events are decoded.
    */
-  const slowPath = (region: Buffer): Buffer[] => {
+  const slowPath = (region: Buffer, found: Candidates = new Candidates(region)): Buffer[] => {
     if (o.convert) return convertPath(region);
     const cr = region.indexOf(13) >= 0;
     const out: Buffer[] = [];
@@ -217,7 +234,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     };
     while (pos < region.length && !sawDone) {
       // jump straight to the event holding the next "usage" / [DONE]: the events before it are forwarded as they are
-      const hit = nextCandidate(region, pos);
+      const hit = found.next(pos);
       if (hit < 0) {
         pos = region.length;
         break;
@@ -281,11 +298,17 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     }
     pending = cut < buf.length ? buf.subarray(cut) : null;
     const region = cut === buf.length ? buf : buf.subarray(0, cut);
-    if (!o.convert && region.indexOf(DONE) < 0 && !hasUsageObject(region)) {
-      delivered.push(region);
-      return write(region);
+    let found: Candidates | undefined;
+    if (!o.convert) {
+      const done = region.indexOf(DONE);
+      const usageAt = region.indexOf(USAGE_KEY);
+      if (done < 0 && (usageAt < 0 || !hasUsageObject(region, usageAt))) {
+        delivered.push(region);
+        return write(region);
+      }
+      found = new Candidates(region, done, usageAt);
     }
-    const parts = slowPath(region);
+    const parts = slowPath(region, found);
     const out = parts.length === 1 ? parts[0] : Buffer.concat(parts);
     if (sawDone && !o.mode.eventStream) {
       endWith(out);

@@ -13,9 +13,9 @@ function usageObjectStart(buf: Buffer, at: number): number {
   return buf[j] === 0x7b /* { */ ? j : -1;
 }
 
-/** Whether the buffer holds a `"usage": {…}` (not `"usage": null`). */
-export function hasUsageObject(buf: Buffer): boolean {
-  let i = buf.indexOf(USAGE);
+/** Whether the buffer holds a `"usage": {…}` (not `"usage": null`); `first` = where `"usage"` first occurs, if known. */
+export function hasUsageObject(buf: Buffer, first: number = buf.indexOf(USAGE)): boolean {
+  let i = first;
   while (i >= 0) {
     if (usageObjectStart(buf, i) >= 0) return true;
     i = buf.indexOf(USAGE, i + USAGE.length);

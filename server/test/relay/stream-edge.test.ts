@@ -114,6 +114,39 @@ describe('relay streaming edge cases', () => {
     expect(first![1]).toBeLessThan(700);
   });
 
+  it('scans a whole stream that arrives in one piece once: "[DONE]" inside content is text, the usage chunk is billed and dropped', async () => {
+    up.reset();
+    const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+    const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'c2', object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const raw =
+      ev(chunk({ role: 'assistant', content: 'say [DONE] ' })) +
+      ev(chunk({ content: 'then "usage": {} stop' })) +
+      ev(chunk({}, 'stop')) +
+      ev({ id: 'c2', object: 'chat.completion.chunk', model: MODEL, choices: [], usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } }) +
+      'data: [DONE]\n\n';
+    up.behave = () => ({ kind: 'raw', status: 200, body: raw, contentType: 'text/event-stream' });
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id);
+    const text = await new Promise<string>((resolve) => {
+      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
+        let out = '';
+        res.on('data', (c) => (out += c.toString()));
+        res.on('end', () => resolve(out));
+      });
+      req.end(body);
+    });
+    const events = text.split('\n\n').filter(Boolean);
+    expect(events).toEqual([
+      ev(chunk({ role: 'assistant', content: 'say [DONE] ' })).trimEnd(),
+      ev(chunk({ content: 'then "usage": {} stop' })).trimEnd(),
+      ev(chunk({}, 'stop')).trimEnd(),
+      'data: [DONE]',
+    ]);
+    await waitFor(async () => (await logsOf(s, u.id)).length === 1);
+    const [l] = await logsOf(s, u.id);
+    expect([l.prompt_tokens, l.completion_tokens, l.quota]).toEqual([11, 4, 15]);
+  });
+
   it('handles events separated by CRLF blank lines: content forwarded, usage chunk billed and dropped, [DONE] once', async () => {
     up.reset();
     const ev = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
