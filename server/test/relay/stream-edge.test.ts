@@ -114,16 +114,15 @@ describe('relay streaming edge cases', () => {
     expect(first![1]).toBeLessThan(700);
   });
 
-  it('scans a whole stream that arrives in one piece once: "[DONE]" inside content is text, the usage chunk is billed and dropped', async () => {
+  /** One chat.completion.chunk event with the given delta; `sep` ends the event (LF or CRLF blank line). */
+  const chunkEvent = (id: string, sep: string, delta: unknown, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] })}${sep}`;
+  const usageEvent = (id: string, sep: string, prompt: number, completion: number) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', model: MODEL, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } })}${sep}`;
+
+  /** The upstream answers `raw` in one piece; returns what a fresh user's client received, and that user's one log. */
+  async function relayRawStream(raw: string) {
     up.reset();
-    const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
-    const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'c2', object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
-    const raw =
-      ev(chunk({ role: 'assistant', content: 'say [DONE] ' })) +
-      ev(chunk({ content: 'then "usage": {} stop' })) +
-      ev(chunk({}, 'stop')) +
-      ev({ id: 'c2', object: 'chat.completion.chunk', model: MODEL, choices: [], usage: { prompt_tokens: 11, completion_tokens: 4, total_tokens: 15 } }) +
-      'data: [DONE]\n\n';
     up.behave = () => ({ kind: 'raw', status: 200, body: raw, contentType: 'text/event-stream' });
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
@@ -135,47 +134,37 @@ describe('relay streaming edge cases', () => {
       });
       req.end(body);
     });
-    const events = text.split('\n\n').filter(Boolean);
-    expect(events).toEqual([
-      ev(chunk({ role: 'assistant', content: 'say [DONE] ' })).trimEnd(),
-      ev(chunk({ content: 'then "usage": {} stop' })).trimEnd(),
-      ev(chunk({}, 'stop')).trimEnd(),
-      'data: [DONE]',
-    ]);
     await waitFor(async () => (await logsOf(s, u.id)).length === 1);
-    const [l] = await logsOf(s, u.id);
-    expect([l.prompt_tokens, l.completion_tokens, l.quota]).toEqual([11, 4, 15]);
+    const [log] = await logsOf(s, u.id);
+    return { text, log };
+  }
+
+  it('scans a whole stream that arrives in one piece once: "[DONE]" inside content is text, the usage chunk is billed and dropped', async () => {
+    const content = [
+      chunkEvent('c2', '\n\n', { role: 'assistant', content: 'say [DONE] ' }),
+      chunkEvent('c2', '\n\n', { content: 'then "usage": {} stop' }),
+      chunkEvent('c2', '\n\n', {}, 'stop'),
+    ];
+    const { text, log } = await relayRawStream(content.join('') + usageEvent('c2', '\n\n', 11, 4) + 'data: [DONE]\n\n');
+    expect(text.split('\n\n').filter(Boolean)).toEqual([...content.map((e) => e.trimEnd()), 'data: [DONE]']);
+    expect([log.prompt_tokens, log.completion_tokens, log.quota]).toEqual([11, 4, 15]);
   });
 
   it('handles events separated by CRLF blank lines: content forwarded, usage chunk billed and dropped, [DONE] once', async () => {
-    up.reset();
-    const ev = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
-    const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', model: MODEL, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const crlf = '\r\n\r\n';
     const raw =
-      ev(chunk({ role: 'assistant', content: 'Hel' })) +
-      ev(chunk({ content: 'lo' })) +
-      ev(chunk({}, 'stop')) +
-      ev({ id: 'c1', object: 'chat.completion.chunk', model: MODEL, choices: [], usage: { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 } }) +
-      'data: [DONE]\r\n\r\n';
-    up.behave = () => ({ kind: 'raw', status: 200, body: raw, contentType: 'text/event-stream' });
-    const u = await addUser(s, { quota: 1_000_000 });
-    const t = await addToken(s, u.id);
-    const text = await new Promise<string>((resolve) => {
-      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
-        let out = '';
-        res.on('data', (c) => (out += c.toString()));
-        res.on('end', () => resolve(out));
-      });
-      req.end(body);
-    });
+      chunkEvent('c1', crlf, { role: 'assistant', content: 'Hel' }) +
+      chunkEvent('c1', crlf, { content: 'lo' }) +
+      chunkEvent('c1', crlf, {}, 'stop') +
+      usageEvent('c1', crlf, 7, 3) +
+      'data: [DONE]' + crlf;
+    const { text, log } = await relayRawStream(raw);
     expect(text).toContain('"content":"Hel"');
     expect(text).toContain('"content":"lo"');
     expect(text).not.toContain('"usage"'); // the client did not ask for it
     expect(text.match(/\[DONE\]/g)).toHaveLength(1);
-    await waitFor(async () => (await logsOf(s, u.id)).length === 1);
-    const [l] = await logsOf(s, u.id);
-    expect([l.prompt_tokens, l.completion_tokens]).toEqual([7, 3]);
+    expect([log.prompt_tokens, log.completion_tokens]).toEqual([7, 3]);
     // ModelRatio 1, CompletionRatio 1: (7 + 3) × 1 = 10
-    expect(l.quota).toBe(10);
+    expect(log.quota).toBe(10);
   });
 });
