@@ -267,7 +267,7 @@ async function main() {
   out();
   out('## Load (autocannon)');
   out();
-  out(`Each cell: ${ROUNDS} rounds of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds.`);
+  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds.`);
   out();
   out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) |');
   out('|---|---|---|---|---|---|---|---|---|---|---|');
@@ -296,7 +296,7 @@ async function main() {
     }
   }
   out();
-  out(`Gateway RSS: idle ${idleRss} MB after warm-up start, peak ${peak128} MB during the 128-connection runs.`);
+  out(`Gateway RSS: idle ${idleRss} MB after warm-up start, ${CONNS.some((c) => c >= 128) ? `peak ${peak128} MB during the 128-connection runs` : 'no 128-connection runs'}.`);
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
   writeFileSync(file, lines.join('\n') + '\n');
