@@ -103,6 +103,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
   const quotaBefore = caller.user.quota;
 
   let reservation: Reservation | null = null;
+  let reserving: Promise<Reservation> | null = null;
   let rateKey = 0;
   try {
     // ---- parse once
@@ -162,19 +163,31 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
     const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
     const pre = fixed >= 0 ? fixed : preConsumeQuota(price, !price.usePrice && maxTokens > 0 ? prompt() : 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
-    try {
-      reservation = await svc.billing.reserve({
+    reserving = svc.billing
+      .reserve({
         userId: caller.user.id,
         tokenId: caller.token?.id ?? 0,
         tokenKey: caller.token?.key ?? '',
         tokenUnlimited: caller.token?.unlimited ?? true,
         cachedUserQuota: caller.user.quota,
         amount: pre,
+      })
+      .then(
+        (r) => (reservation = r),
+        (e) => {
+          throw e instanceof QuotaError ? new RelayError(403, e.message, 'new_api_error', e.code) : e;
+        },
+      );
+    // A well-funded caller's request goes upstream while its reservation commits (see overlapsReservation); the
+    // response is read only once the reservation stands. Everyone else waits for the reservation first.
+    const gate = !mode.rawResponse && overlapsReservation(caller, pre) ? reserving : null;
+    if (!gate) await reserving;
+    else
+      gate.catch(() => {
+        // the cached balance that let the request go ahead was wrong: read it again before the next one
+        svc.users.forget(caller.user.id);
+        if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
       });
-    } catch (e) {
-      if (e instanceof QuotaError) throw new RelayError(403, e.message, 'new_api_error', e.code);
-      throw e;
-    }
 
     // ---- attempts
     const isStream = mode.canStream && body.stream === true;
@@ -199,6 +212,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
         origin,
         start,
         prompt,
+        gate: i === 0 ? gate : null,
       });
       if (result.kind !== 'failed') break;
       const err = result.error;
@@ -213,15 +227,17 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
       channel = next;
     }
 
+    // the first attempt waited for an overlapped reservation (or threw its refusal): it stands by now
+    const held = reservation ?? (await reserving);
     if (result.kind === 'failed') {
       let err = result.error;
       if (err.status === 429) err = err.withMessage(SATURATED);
-      await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
+      await svc.billing.refund(held).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
       sendRelayError(res, err, reqId, origin);
       return;
     }
     if (result.kind === 'gone') {
-      await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
+      await svc.billing.refund(held).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
       return;
     }
     if (rateKey) modelRateLimit(ctx).success(rateKey);
@@ -231,7 +247,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const total = usage.prompt_tokens + usage.completion_tokens;
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
     const quota = fixed >= 0 ? fixed : total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
-    svc.billing.settle(reservation, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
+    svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
     if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
     try {
       writeConsumeLog(svc, ctx, {
@@ -254,6 +270,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
       ctx.log.error({ err: e, reqId }, 'consume log failed');
     }
   } catch (err) {
+    // an overlapped reservation may still be committing: whatever it took goes back
+    if (!reservation && reserving) await reserving.catch(() => null);
     if (reservation) await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
     const e = asRelayError(err);
     if (!(err instanceof RelayError)) ctx.log.error({ err, reqId }, 'relay failed');
@@ -294,6 +312,21 @@ interface AttemptInput {
   origin: string | undefined;
   start: number;
   prompt: () => number;
+  /** the reservation, still committing while this attempt's request goes out (overlapsReservation) */
+  gate: Promise<Reservation> | null;
+}
+
+/**
+ * new-api's "trusted" threshold (facts §5.2): a cached balance above 100 × the reservation on the user and on a
+ * limited token. new-api reserves nothing then and can overdraw; here the reservation is still taken atomically, only
+ * no longer waited for before the upstream call. If the database refuses it after all (the cached balance was stale:
+ * another node spent it, an admin lowered it), the upstream request is aborted and the caller gets the 403 as if it
+ * had been refused first: nothing is charged and nothing of the answer is sent.
+ */
+function overlapsReservation(caller: RelayCaller, pre: number): boolean {
+  if (pre <= 0 || caller.user.quota <= 100 * pre) return false;
+  const t = caller.token;
+  return !t || t.unlimited || t.remainQuota > 100 * pre;
 }
 
 async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {
@@ -370,6 +403,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
   let up: Dispatcher.ResponseData | null = null;
+  let refused: unknown = null;
   try {
     const d = dispatcherFor(channel, svc.http);
     const opts: Dispatcher.DispatchOptions = {
@@ -381,13 +415,28 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
     };
-    if (call) await call.send(d, opts);
-    else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
+    if (call) {
+      const sent = call.send(d, opts);
+      if (a.gate) {
+        try {
+          await a.gate;
+        } catch (e) {
+          refused = e;
+          call.destroy();
+          sent.catch(() => {});
+        }
+      }
+      if (!refused) await sent;
+    } else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
   } catch (err) {
     res.off('close', onClose);
     if (clientGone) return { kind: 'gone' };
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
     return { kind: 'failed', upstreamStatus: 500, error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
+  }
+  if (refused) {
+    res.off('close', onClose);
+    throw refused;
   }
   const frt = (call ? call.headersAt : Date.now()) - a.start;
 

@@ -15,8 +15,9 @@
 // most one window of settlement deltas (reservations already taken stay taken).
 //
 // new-api's "trusted shortcut" (reserve nothing when the balance exceeds 100 × pre) is deliberately NOT kept: it
-// reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Reserving
-// always costs one indexed UPDATE, which the request pays before the upstream call either way.
+// reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Above that
+// threshold the relay only stops waiting for the reservation before the upstream call (overlapsReservation in
+// relay/engine.ts); the reservation is still taken, and its refusal still refuses the request.
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
 import { countChatPromptTokens } from '../../src/services/tokenizer.js';
+import { relayServices } from '../../src/services/cache/index.js';
 
 const MODEL = 'bill-model';
 const messages = [{ role: 'user', content: 'how much is this' }];
@@ -98,6 +99,71 @@ for (const kind of requestedDbKinds()) {
       expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000, used_quota: 0, request_count: 0 });
       expect((await tokenRow(s, t.id)).remain_quota).toBe(100_000);
       expect(await logsOf(s, u.id)).toHaveLength(0);
+    });
+
+    // A cached balance above 100 × the reservation lets the request go upstream while the reservation commits; the
+    // database still decides. Here the balance was lowered behind the cache's back (as another node or an admin tool
+    // would), and the reservation is slowed down by 40 ms so that the request surely reaches the upstream (whose
+    // answer takes 80 ms) before the refusal.
+    const withSlowReservations = async (fn: () => Promise<void>) => {
+      const billing = relayServices(s.ctx).billing;
+      const reserve = billing.reserve;
+      billing.reserve = async (inp) => {
+        await new Promise((r) => setTimeout(r, 40));
+        return reserve.call(billing, inp);
+      };
+      try {
+        await fn();
+      } finally {
+        billing.reserve = reserve;
+      }
+    };
+
+    it('aborts the overlapped upstream call when the database refuses a well-funded caller', async () => {
+      const start = 10_000_000;
+      const u = await addUser(s, { quota: start });
+      const t = await addToken(s, u.id);
+      expect((await fire(t.key, 1))[0].status).toBe(200);
+      await logsOf(s, u.id); // the first request's settlement is written
+      expect((await userRow(s, u.id)).quota).toBe(start - 60);
+
+      await s.ctx.db.updateTable('users').set({ quota: 5 }).where('id', '=', u.id).execute();
+      const sent = up.requests.length;
+      const aborted = up.closedEarly;
+      await withSlowReservations(async () => {
+        const [r] = await fire(t.key, 1);
+        expect(r.status).toBe(403);
+        expect(r.body.error.code).toBe('insufficient_user_quota');
+      });
+      expect(up.requests.length).toBe(sent + 1); // it had gone upstream…
+      await waitFor(() => up.closedEarly === aborted + 1); // …and was cut off before the answer
+      expect(await logsOf(s, u.id)).toHaveLength(1);
+      expect(await userRow(s, u.id)).toEqual({ quota: 5, used_quota: 60, request_count: 1 });
+
+      // the stale balance was dropped: the next request is refused before anything goes upstream
+      const [again] = await fire(t.key, 1);
+      expect(again.status).toBe(403);
+      expect(up.requests.length).toBe(sent + 1);
+    });
+
+    it('aborts the overlapped upstream call when the database refuses a well-funded limited token', async () => {
+      const u = await addUser(s, { quota: 10_000_000 });
+      const t = await addToken(s, u.id, { unlimited: false, remain: 5_000_000 });
+      expect((await fire(t.key, 1))[0].status).toBe(200);
+      await logsOf(s, u.id);
+      await s.ctx.db.updateTable('tokens').set({ remain_quota: 7 }).where('id', '=', t.id).execute();
+      const sent = up.requests.length;
+      const aborted = up.closedEarly;
+      await withSlowReservations(async () => {
+        const [r] = await fire(t.key, 1);
+        expect(r.status).toBe(403);
+        expect(r.body.error.code).toBe('pre_consume_token_quota_failed');
+      });
+      expect(up.requests.length).toBe(sent + 1);
+      await waitFor(() => up.closedEarly === aborted + 1);
+      expect(await logsOf(s, u.id)).toHaveLength(1);
+      expect((await tokenRow(s, t.id)).remain_quota).toBe(7);
+      expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
     });
 
     it('bills the playground on the user only', async () => {

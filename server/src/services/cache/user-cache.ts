@@ -139,6 +139,12 @@ export class UserCache {
     return toRecord(raw);
   }
 
+  /** Drops the cached user (its balance proved stale): the next request reads the row again. */
+  forget(id: number): void {
+    this.mem.delete(id);
+    if (this.ctx.redis) void this.ctx.redis.del(this.redisKey(id)).catch(() => undefined);
+  }
+
   /** Keeps the cached quota close to the DB after billing (delta < 0 = spent). */
   adjustQuota(id: number, delta: number): void {
     if (!delta) return;
