@@ -37,6 +37,9 @@ async function main(): Promise<void> {
     await ctx.close();
     process.exit(0);
   };
+  // A rejection nobody handled is a bug in one request's path. Ending the process for it would drop every other
+  // request in flight and the settlement deltas and log rows still queued: log it loudly and keep serving.
+  process.on('unhandledRejection', (err) => ctx.log.error({ err }, 'unhandled promise rejection'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }

@@ -418,12 +418,14 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     if (call) {
       const sent = call.send(d, opts);
       if (a.gate) {
+        // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
+        // read below, after the gate; without a handler now it would be an unhandled rejection and end the process
+        sent.catch(() => {});
         try {
           await a.gate;
         } catch (e) {
           refused = e;
           call.destroy();
-          sent.catch(() => {});
         }
       }
       if (!refused) await sent;

@@ -166,6 +166,48 @@ for (const kind of requestedDbKinds()) {
       expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
     });
 
+    it('refunds a well-funded caller who leaves while its reservation commits, and keeps serving', async () => {
+      const u = await addUser(s, { quota: 10_000_000 });
+      const t = await addToken(s, u.id);
+      const aborted = up.closedEarly;
+      await withSlowReservations(async () => {
+        const ac = new AbortController();
+        const gone = fetch(`${s.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
+          signal: ac.signal,
+        }).catch((e: Error) => e);
+        setTimeout(() => ac.abort(), 15);
+        expect(await gone).toBeInstanceOf(Error);
+        await waitFor(() => up.closedEarly === aborted + 1); // the upstream call was aborted with it
+      });
+      const [next] = await fire(t.key, 1);
+      expect(next.status).toBe(200);
+      expect(await logsOf(s, u.id)).toHaveLength(1);
+      expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
+    });
+
+    it('answers and refunds an upstream failure that comes while the reservation of a well-funded caller commits', async () => {
+      const u = await addUser(s, { quota: 10_000_000 });
+      const t = await addToken(s, u.id, { unlimited: false, remain: 5_000_000 });
+      const saved = up.behave;
+      up.behave = () => ({ kind: 'destroy' });
+      try {
+        await withSlowReservations(async () => {
+          const [r] = await fire(t.key, 1);
+          expect(r.status).toBe(500);
+          expect(r.body.error.code).toBe('do_request_failed');
+        });
+      } finally {
+        up.behave = saved;
+      }
+      expect(await logsOf(s, u.id)).toHaveLength(0);
+      expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000, used_quota: 0, request_count: 0 });
+      expect((await tokenRow(s, t.id)).remain_quota).toBe(5_000_000);
+      expect((await fire(t.key, 1))[0].status).toBe(200);
+    });
+
     it('bills the playground on the user only', async () => {
       const u = await addUser(s, { quota: 1_000_000 });
       await s.ctx.db.updateTable('users').set({ access_token: `at-${u.id}-playground` }).where('id', '=', u.id).execute();
