@@ -119,6 +119,19 @@ for (const kind of requestedDbKinds()) {
       }
     };
 
+    /** One request that reached the upstream and was cut off there when the database refused its reservation. */
+    const refusedAfterGoingUpstream = async (key: string, code: string) => {
+      const sent = up.requests.length;
+      const aborted = up.closedEarly;
+      await withSlowReservations(async () => {
+        const [r] = await fire(key, 1);
+        expect(r.status).toBe(403);
+        expect(r.body.error.code).toBe(code);
+      });
+      expect(up.requests.length).toBe(sent + 1); // it had gone upstream…
+      await waitFor(() => up.closedEarly === aborted + 1); // …and was cut off before the answer
+    };
+
     it('aborts the overlapped upstream call when the database refuses a well-funded caller', async () => {
       const start = 10_000_000;
       const u = await addUser(s, { quota: start });
@@ -128,22 +141,15 @@ for (const kind of requestedDbKinds()) {
       expect((await userRow(s, u.id)).quota).toBe(start - 60);
 
       await s.ctx.db.updateTable('users').set({ quota: 5 }).where('id', '=', u.id).execute();
-      const sent = up.requests.length;
-      const aborted = up.closedEarly;
-      await withSlowReservations(async () => {
-        const [r] = await fire(t.key, 1);
-        expect(r.status).toBe(403);
-        expect(r.body.error.code).toBe('insufficient_user_quota');
-      });
-      expect(up.requests.length).toBe(sent + 1); // it had gone upstream…
-      await waitFor(() => up.closedEarly === aborted + 1); // …and was cut off before the answer
+      await refusedAfterGoingUpstream(t.key, 'insufficient_user_quota');
       expect(await logsOf(s, u.id)).toHaveLength(1);
       expect(await userRow(s, u.id)).toEqual({ quota: 5, used_quota: 60, request_count: 1 });
 
       // the stale balance was dropped: the next request is refused before anything goes upstream
+      const sent = up.requests.length;
       const [again] = await fire(t.key, 1);
       expect(again.status).toBe(403);
-      expect(up.requests.length).toBe(sent + 1);
+      expect(up.requests.length).toBe(sent);
     });
 
     it('aborts the overlapped upstream call when the database refuses a well-funded limited token', async () => {
@@ -152,15 +158,7 @@ for (const kind of requestedDbKinds()) {
       expect((await fire(t.key, 1))[0].status).toBe(200);
       await logsOf(s, u.id);
       await s.ctx.db.updateTable('tokens').set({ remain_quota: 7 }).where('id', '=', t.id).execute();
-      const sent = up.requests.length;
-      const aborted = up.closedEarly;
-      await withSlowReservations(async () => {
-        const [r] = await fire(t.key, 1);
-        expect(r.status).toBe(403);
-        expect(r.body.error.code).toBe('pre_consume_token_quota_failed');
-      });
-      expect(up.requests.length).toBe(sent + 1);
-      await waitFor(() => up.closedEarly === aborted + 1);
+      await refusedAfterGoingUpstream(t.key, 'pre_consume_token_quota_failed');
       expect(await logsOf(s, u.id)).toHaveLength(1);
       expect((await tokenRow(s, t.id)).remain_quota).toBe(7);
       expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
