@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, waitFor, relayPost } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, client, flushLogs, logsOf, setOptions, waitFor, relayPost } from './fixtures.js';
 
 const VECTORS = [
   [0.5, -0.25, 0.125],
@@ -73,10 +73,12 @@ describe('Ollama channels', () => {
   it("passes Ollama's error on and refunds", async () => {
     up.reset();
     up.behave = ollamaEmbed(404);
+    await flushLogs(s); // the earlier tests' settlements are written before the balance is read
     const before = (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota;
     const r = await relayPost(s, '/v1/embeddings', key, { model: 'nomic-embed', input: 'a' });
     expect(r.status).toBe(404);
     expect(((await r.json()) as { error: { message: string } }).error.message).toContain('not found, try pulling it first');
+    await flushLogs(s);
     const after = (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow()).quota;
     expect(after).toBe(before);
   });
