@@ -66,9 +66,7 @@ export class UserCache {
 
   start(): void {
     this.unsubscribe = this.ctx.changes.subscribe((ev) => {
-      if (ev.kind !== 'user') return;
-      this.mem.delete(ev.id);
-      if (this.ctx.redis) void this.ctx.redis.del(this.redisKey(ev.id)).catch(() => undefined);
+      if (ev.kind === 'user') this.forget(ev.id);
     });
   }
 
