@@ -354,6 +354,8 @@ describe('SQLite writer worker with the app', () => {
     expect(worker.usable).toBe(false);
     expect(w[0]).toBe(OWNER_FREE);
     expect(caughtHolding).toBe(true);
+    // the main connection checkpoints by itself again, at SQLite's default size instead of the safety net's
+    expect(handle.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
 
     // the main connection can write at once: neither the shared lock nor SQLite's own lock is left held
     const t0 = performance.now();
