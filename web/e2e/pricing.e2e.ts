@@ -43,7 +43,10 @@ async function loggedIn(page: Page): Promise<boolean> {
   return page.evaluate(() => localStorage.getItem('user') !== null).catch(() => false);
 }
 
+/** Logs out from the login page: a logged-in page left open would get 401s from its background queries once the
+ * session is gone and redirect to /login?expired=true, aborting the spec's next page.goto. */
 async function logout(page: Page): Promise<void> {
+  await page.goto(`${BASE_URL}/login`);
   await page.evaluate(async () => {
     await fetch('/api/user/logout');
     localStorage.removeItem('user');
