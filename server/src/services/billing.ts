@@ -208,12 +208,13 @@ class SqliteStatements {
       return;
     }
     // a Kysely transaction is open on the connection (never run inside it: its rollback would undo these), or the
-    // writer worker is committing: try again shortly instead of blocking the event loop; later requests join the batch
+    // writer worker is committing: try again once it is done (the worker lets go within a row), without blocking the
+    // event loop; later requests join the batch
     if (this.handle.inTransaction) return void setTimeout(this.commit, 1);
     if (!this.lock.tryAcquire()) {
       if (!this.retrying) {
         this.retrying = true;
-        setImmediate(this.retry);
+        void this.lock.released().then(this.retry);
       }
       return;
     }
@@ -328,7 +329,7 @@ export class Billing {
 
   private async settleChunk(chunk: Array<{ stmt: StmtName; params: unknown[] }>): Promise<void> {
     // SQLite: synchronous on the shared connection, on a turn when the writer worker is not holding the file
-    for (const fast = this.fast; fast?.usable; await new Promise((r) => setImmediate(r))) if (fast.settle(chunk)) return;
+    for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.settle(chunk)) return;
     await this.db.transaction().execute(async (trx) => {
       for (const w of chunk) await trx.executeQuery(this.sql[w.stmt](w.params));
     });

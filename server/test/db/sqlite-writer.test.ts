@@ -119,6 +119,34 @@ describe('SqliteWriteLock against a second thread', () => {
     }
   });
 
+  it('released() settles when the other thread lets go, with the event loop free meanwhile; at once when not held', async () => {
+    const lock = new SqliteWriteLock();
+    await lock.released(); // nobody holds it
+    const locker = startLocker(lock, 'hold', 100);
+    try {
+      await locker.message('held');
+      expect(lock.tryAcquire()).toBe(false);
+      let settled = false;
+      const waiting = lock.released().then(() => (settled = true));
+      // the event loop keeps turning (timers run) while the other thread holds the lock
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 10);
+      locker.go();
+      await sleep(50);
+      expect(settled).toBe(false);
+      const t0 = performance.now();
+      await waiting;
+      clearInterval(timer);
+      expect(performance.now() - t0).toBeLessThan(2500); // woken by the release, not by the 3 s stall timeout
+      expect(ticks).toBeGreaterThanOrEqual(3);
+      expect(lock.tryAcquire()).toBe(true);
+      lock.release();
+      expect(words(lock)[0]).toBe(OWNER_FREE);
+    } finally {
+      await locker.worker.terminate();
+    }
+  });
+
   it('workerGone frees a lock the worker left owned, and only then', async () => {
     const lock = new SqliteWriteLock();
     const w = words(lock);
