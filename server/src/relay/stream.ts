@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RelayMode, StreamDelta } from './modes.js';
 import type { UpstreamUsage } from './providers/types.js';
-import { hasUsageObject, normaliseUsage } from './usage.js';
+import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
 
 export interface StreamOptions {
   res: ServerResponse;
@@ -54,8 +54,6 @@ function lastBoundary(buf: Buffer, cr: boolean): number {
   return Math.max(a >= 0 ? a + 2 : -1, b >= 0 ? b + 4 : -1);
 }
 
-const USAGE_KEY = Buffer.from('"usage"');
-
 /**
  * Finds the `[DONE]` / `"usage"` occurrences of one region in order. Each needle's next position is kept and only
  * searched again once the reader has moved past it: a whole stream in one chunk (5 KB and more) is scanned once per
@@ -65,13 +63,13 @@ class Candidates {
   constructor(
     private readonly buf: Buffer,
     private done: number = buf.indexOf(DONE),
-    private usage: number = buf.indexOf(USAGE_KEY),
+    private usage: number = indexOfUsage(buf),
   ) {}
 
   /** First offset at/after `from` of `[DONE]` or `"usage"`, or -1. */
   next(from: number): number {
     if (this.done >= 0 && this.done < from) this.done = this.buf.indexOf(DONE, from);
-    if (this.usage >= 0 && this.usage < from) this.usage = this.buf.indexOf(USAGE_KEY, from);
+    if (this.usage >= 0 && this.usage < from) this.usage = indexOfUsage(this.buf, from);
     const a = this.done;
     const b = this.usage;
     return a < 0 ? b : b < 0 ? a : Math.min(a, b);
@@ -301,7 +299,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     let found: Candidates | undefined;
     if (!o.convert) {
       const done = region.indexOf(DONE);
-      const usageAt = region.indexOf(USAGE_KEY);
+      const usageAt = indexOfUsage(region);
       if (done < 0 && (usageAt < 0 || !hasUsageObject(region, usageAt))) {
         delivered.push(region);
         return write(region);

@@ -2,6 +2,17 @@
 import type { UpstreamUsage } from './providers/types.js';
 
 const USAGE = Buffer.from('"usage"');
+const USAGE_TAIL = USAGE.subarray(1);
+
+/**
+ * Where `"usage"` first occurs at/after `from`, or -1. Searched for without its opening quote, then checked: indexOf
+ * stops at every occurrence of the needle's first byte, and a quote opens every JSON string, so in a 4 KB stream
+ * `"usage"` took ~3.3 µs to find and `usage"` ~0.4 µs.
+ */
+export function indexOfUsage(buf: Buffer, from = 0): number {
+  for (let i = buf.indexOf(USAGE_TAIL, from + 1); i >= 0; i = buf.indexOf(USAGE_TAIL, i + 1)) if (buf[i - 1] === 0x22) return i - 1;
+  return -1;
+}
 
 /** Index of the `{` opening a non-null usage object at/after `from`, or -1. */
 function usageObjectStart(buf: Buffer, at: number): number {
@@ -14,11 +25,11 @@ function usageObjectStart(buf: Buffer, at: number): number {
 }
 
 /** Whether the buffer holds a `"usage": {…}` (not `"usage": null`); `first` = where `"usage"` first occurs, if known. */
-export function hasUsageObject(buf: Buffer, first: number = buf.indexOf(USAGE)): boolean {
+export function hasUsageObject(buf: Buffer, first: number = indexOfUsage(buf)): boolean {
   let i = first;
   while (i >= 0) {
     if (usageObjectStart(buf, i) >= 0) return true;
-    i = buf.indexOf(USAGE, i + USAGE.length);
+    i = indexOfUsage(buf, i + USAGE.length);
   }
   return false;
 }
