@@ -9,7 +9,8 @@
 //
 // Env: BENCH_DURATION (s per measurement, default 5), BENCH_ROUNDS (direct/gateway pairs per cell, 3),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100).
+// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
+// BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -33,6 +34,7 @@ const PROBE_N = Number(env.BENCH_PROBE_N ?? 2000);
 const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 2000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
+const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
 const MODEL = 'gpt-4o-mini';
 
 const children = [];
@@ -131,6 +133,7 @@ const body = (stream) =>
   JSON.stringify({
     model: MODEL,
     stream,
+    ...(MAX_TOKENS > 0 ? { max_tokens: MAX_TOKENS } : {}),
     messages: [
       { role: 'system', content: 'You are a helpful assistant.' },
       { role: 'user', content: 'Benchmark request body of a typical size. '.repeat(20) },
@@ -248,7 +251,7 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (SQLite); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process.`);
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (SQLite); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}.`);
   out();
 
   await setMockDelay(mockPort, 0);

@@ -3,6 +3,7 @@
 //   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; undici pool;
 //   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
 // See index.ts for how other modes plug in.
+import { isUtf8 } from 'node:buffer';
 import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
@@ -162,7 +163,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
     const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
     const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
-    const pre = fixed >= 0 ? fixed : preConsumeQuota(price, !price.usePrice && maxTokens > 0 ? prompt() : 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
+    const pre = fixed >= 0 ? fixed : reservationFor(caller, mode, body, raw, price, prompt, maxTokens, ctx);
     reserving = svc.billing
       .reserve({
         userId: caller.user.id,
@@ -327,6 +328,33 @@ function overlapsReservation(caller: RelayCaller, pre: number): boolean {
   if (pre <= 0 || caller.user.quota <= 100 * pre) return false;
   const t = caller.token;
   return !t || t.unlimited || t.remainQuota > 100 * pre;
+}
+
+/**
+ * The reservation of a token-priced request (facts §5.2): (prompt + max_tokens) × ratios, or PreConsumedQuota without
+ * max_tokens. The prompt's exact count means tokenizing it on the event loop, with tables of tens of MB loaded for
+ * good. A caller whose cached balance covers 100 × the reservation computed with a bound of the prompt
+ * (RelayMode.promptBound) is reserved that instead: the amount held for the duration of the request is larger, the
+ * charge (from usage, settled as final − reserved) is the same. Near the limit, where the reservation can be refused,
+ * the exact count keeps new-api's threshold. A refusal of the larger amount (the cached balance was stale) names it.
+ */
+function reservationFor(
+  caller: RelayCaller,
+  mode: RelayMode,
+  body: Record<string, any>,
+  raw: Buffer,
+  price: PriceData,
+  prompt: () => number,
+  maxTokens: number,
+  ctx: AppContext,
+): number {
+  if (price.usePrice || maxTokens <= 0) return preConsumeQuota(price, 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
+  const bound = mode.promptBound && isUtf8(raw) ? mode.promptBound(body, raw.length) : -1;
+  if (bound >= 0) {
+    const loose = preConsumeQuota(price, bound, maxTokens, ctx.options);
+    if (overlapsReservation(caller, loose)) return loose;
+  }
+  return preConsumeQuota(price, prompt(), maxTokens, ctx.options);
 }
 
 async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {

@@ -1,6 +1,6 @@
 // Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
 // completion text lives). The engine (engine.ts) is the same for every mode.
-import { countChatPromptTokens, countInputTokens, countTextTokens, type ChatMessageLike } from '../services/tokenizer.js';
+import { chatPromptBound, countChatPromptTokens, countInputTokens, countTextTokens, inputBound, type ChatMessageLike } from '../services/tokenizer.js';
 import type { PriceData } from '../services/pricing/index.js';
 import type { UpstreamUsage } from './providers/types.js';
 
@@ -22,6 +22,8 @@ export interface RelayMode {
   validate(body: Record<string, any>): string | null;
   /** local prompt count (facts §5.4) */
   promptTokens(body: Record<string, any>, model: string): number;
+  /** an upper bound of promptTokens that needs no tokenizer, for a body of `bodyBytes` valid UTF-8; -1 when none holds */
+  promptBound?(body: Record<string, any>, bodyBytes: number): number;
   /** completion text of a non-stream response (fallback counting when usage is missing) */
   responseText(json: any): StreamDelta;
   /** completion text of one stream chunk */
@@ -80,6 +82,9 @@ export const chatMode: RelayMode = {
   promptTokens(body, model) {
     return countChatPromptTokens(body.messages as ChatMessageLike[], model, Array.isArray(body.tools) ? body.tools : undefined);
   },
+  promptBound(body, bodyBytes) {
+    return chatPromptBound(body.messages, body.tools, bodyBytes);
+  },
   responseText(json) {
     let text = '';
     let toolCalls = 0;
@@ -125,6 +130,9 @@ export const completionsMode: RelayMode = {
   promptTokens(body, model) {
     return countInputTokens(body.prompt, model);
   },
+  promptBound(body, bodyBytes) {
+    return inputBound(body.prompt, bodyBytes);
+  },
   responseText(json) {
     let text = '';
     for (const c of json?.choices ?? []) if (typeof c?.text === 'string') text += c.text;
@@ -148,6 +156,9 @@ export const embeddingsMode: RelayMode = {
   },
   promptTokens(body, model) {
     return countInputTokens(body.input, model);
+  },
+  promptBound(body, bodyBytes) {
+    return inputBound(body.input, bodyBytes);
   },
   responseText() {
     return { text: '', toolCalls: 0 };

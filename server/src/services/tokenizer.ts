@@ -33,6 +33,11 @@ function encoderFor(model: string): Encoder {
   return (cl100k ??= requireCjs('gpt-tokenizer/cjs/encoding/cl100k_base') as Encoder);
 }
 
+/** Encodings whose tables this process has loaded (each costs tens of MB for the life of the process). */
+export function loadedEncodings(): string[] {
+  return [...(o200k ? ['o200k_base'] : []), ...(cl100k ? ['cl100k_base'] : [])];
+}
+
 export function countTextTokens(text: string, model: string): number {
   if (!text) return 0;
   return encoderFor(model).countTokens(text, PLAIN_TEXT);
@@ -135,6 +140,10 @@ function toolCallText(toolCalls: unknown): string {
  * Parameters are serialised as JSON (new-api prints Go's %v of the map, which has no JS equivalent).
  */
 export function countToolsTokens(tools: unknown[], model: string): number {
+  return countTextTokens(toolsText(tools), model) + 8;
+}
+
+function toolsText(tools: unknown[]): string {
   let text = '';
   for (const t of tools) {
     const fn = (t as { function?: { name?: unknown; description?: unknown; parameters?: unknown } } | null)?.function;
@@ -143,7 +152,7 @@ export function countToolsTokens(tools: unknown[], model: string): number {
     if (typeof fn.description === 'string') text += fn.description;
     if (fn.parameters !== undefined && fn.parameters !== null) text += JSON.stringify(fn.parameters);
   }
-  return countTextTokens(text, model) + 8;
+  return text;
 }
 
 /**
@@ -168,6 +177,33 @@ export function countChatPromptTokens(messages: ChatMessageLike[], model: string
   }
   if (Array.isArray(tools) && tools.length > 0) n += countToolsTokens(tools, model);
   return n + 3;
+}
+
+// Upper bounds of the counts above that need no tokenizer, for reservations (relay/engine.ts). Byte-level BPE (cl100k,
+// o200k) never makes more tokens than its text has UTF-8 bytes, and a JSON body that is valid UTF-8 spells every
+// string these counts read in at least as many bytes as the string's UTF-8 form: the body's size bounds the text, and
+// the fixed overheads go on top. -1 means no bound holds: parts counted by rule rather than by text (images, audio,
+// files) can be worth hundreds of tokens in a few bytes. The tools' parameters are counted re-serialised, which can
+// be longer than the body spelled them (1e20 becomes 21 digits), so their text is measured as counted.
+
+/** Bound of countChatPromptTokens for a body of `bodyBytes` valid UTF-8 bytes. */
+export function chatPromptBound(messages: unknown, tools: unknown, bodyBytes: number): number {
+  if (!Array.isArray(messages)) return -1;
+  for (const m of messages) {
+    const content = (m as ChatMessageLike | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) if ((part as { type?: unknown } | null)?.type !== 'text') return -1;
+  }
+  // per message: +4 at most, and +1 for a name
+  let bound = bodyBytes + 5 * messages.length + 3;
+  if (Array.isArray(tools) && tools.length > 0) bound += Buffer.byteLength(toolsText(tools)) + 8;
+  return bound;
+}
+
+/** Bound of countInputTokens (token arrays count one per number, which the body spells in two bytes or more). */
+export function inputBound(input: unknown, bodyBytes: number): number {
+  if (Array.isArray(input)) for (const x of input) if ((x as { type?: unknown } | null)?.type === 'image_url') return -1;
+  return bodyBytes;
 }
 
 /** Tokens of a completions prompt / embeddings or moderation input (arrays are concatenated). */

@@ -12,9 +12,12 @@ import {
   countTextTokens,
   countToolsTokens,
   countTtsInputTokens,
+  chatPromptBound,
   encodingForModel,
+  inputBound,
 } from '../../src/services/tokenizer.js';
 import { imageSizeFromBytes, imageSizeFromDataUrl } from '../../src/services/pricing/image-size.js';
+import { responsesMode } from '../../src/relay/modes/responses.js';
 
 const O = (s: string) => o200k(s).length;
 const C = (s: string) => cl100k(s).length;
@@ -233,5 +236,81 @@ describe('inputs and completions', () => {
 
   it('TTS input counts characters', () => {
     expect(countTtsInputTokens('你好 world')).toBe(8);
+  });
+});
+
+// The reservation of a well-funded caller uses these bounds instead of the tokenizer (relay/engine.ts): a bound below
+// the exact count would reserve less than new-api does.
+describe('prompt bounds without a tokenizer', () => {
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  const POOL = ['a', 'Z', ' ', '\n', '\t', '"', '\\', '7', '1234567', '你', '好', 'こ', '😀', '🧑‍🚀', 'é', '\u0000', '<|endoftext|>', '<|im_start|>', '\ud83d', '{"x":1}', '.', '  ', '\r\n'];
+  const text = () => Array.from({ length: rand(40) }, () => POOL[rand(POOL.length)]).join('');
+  const message = () => {
+    const m: Record<string, unknown> = { role: ['user', 'assistant', 'system', 'tool'][rand(4)] };
+    m.content = rand(3) === 0 ? Array.from({ length: rand(3) + 1 }, () => ({ type: 'text', text: text() })) : text();
+    if (rand(4) === 0) m.name = text() || 'n';
+    if (rand(4) === 0) m.tool_calls = [{ id: 'c', type: 'function', function: { name: text(), arguments: text() } }];
+    return m;
+  };
+  const countOf = (body: any, model: string) => countChatPromptTokens(body.messages, model, body.tools);
+  const boundOf = (raw: string) => {
+    const body = JSON.parse(raw);
+    return chatPromptBound(body.messages, body.tools, Buffer.byteLength(raw));
+  };
+
+  it('is never below the exact chat count (random text, names, tool calls, both encodings, 0301)', () => {
+    for (let i = 0; i < 300; i++) {
+      const body = {
+        model: 'm',
+        messages: Array.from({ length: rand(6) + 1 }, message),
+        ...(rand(3) === 0 ? { tools: [{ type: 'function', function: { name: text(), description: text(), parameters: { type: 'object' } } }] } : {}),
+      };
+      const raw = JSON.stringify(body);
+      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301']) expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
+    }
+  });
+
+  it('holds for bodies the client spelled differently (escapes, empty messages, numbers that re-serialise longer)', () => {
+    const numbers = Array.from({ length: 200 }, () => '1e20').join(',');
+    const raws = [
+      `{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function","function":{"name":"f","parameters":{"a":[${numbers}]}}}]}`,
+      `{"model":"m","messages":[${Array.from({ length: 200 }, () => '{}').join(',')}]}`,
+      `{"model":"m","messages":[{"role":"\u0075ser","content":"\ud83d\ude00\u4f60\u597d","name":"\u006e"}]}`,
+    ];
+    for (const raw of raws) {
+      const body = JSON.parse(raw);
+      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301']) expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
+    }
+  });
+
+  it('gives no bound where a few bytes count by rule: images, audio, files', () => {
+    const withPart = (part: unknown) => [{ role: 'user', content: [{ type: 'text', text: 'hi' }, part] }];
+    expect(chatPromptBound(withPart({ type: 'image_url', image_url: { url: 'http://x/a.png' } }), undefined, 100)).toBe(-1);
+    expect(chatPromptBound(withPart({ type: 'input_audio', input_audio: { data: '', format: 'wav' } }), undefined, 100)).toBe(-1);
+    expect(chatPromptBound(withPart({ type: 'file', file: {} }), undefined, 100)).toBe(-1);
+    expect(chatPromptBound('not a list', undefined, 100)).toBe(-1);
+    expect(inputBound([{ type: 'image_url', image_url: 'http://x/a.png' }], 100)).toBe(-1);
+  });
+
+  it('bounds Responses API inputs (instructions, strings, items, function outputs)', () => {
+    for (let i = 0; i < 100; i++) {
+      const input = Array.from({ length: rand(5) + 1 }, () =>
+        [text(), { role: 'user', content: text() }, { role: 'user', content: [{ type: 'input_text', text: text() }] }, { type: 'function_call_output', output: text() }][rand(4)],
+      );
+      const body = { model: 'm', instructions: text(), input: rand(2) ? input : text() };
+      const raw = JSON.stringify(body);
+      expect(responsesMode.promptBound!(body, Buffer.byteLength(raw))).toBeGreaterThanOrEqual(responsesMode.promptTokens(body, 'gpt-4o'));
+    }
+  });
+
+  it('bounds completions and embeddings inputs, token arrays included', () => {
+    for (const input of ['hello world 你好', ['a', 'b 😀'], [101, 102, 103], [[1, 2], [3, 4, 5]], [{ type: 'text', text: 'hi' }]]) {
+      const raw = JSON.stringify({ model: 'm', prompt: input });
+      expect(inputBound(input, Buffer.byteLength(raw))).toBeGreaterThanOrEqual(countInputTokens(input, 'gpt-4o'));
+    }
   });
 });

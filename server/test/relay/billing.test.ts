@@ -5,12 +5,14 @@ import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
-import { countChatPromptTokens } from '../../src/services/tokenizer.js';
+import { chatPromptBound, countChatPromptTokens, loadedEncodings } from '../../src/services/tokenizer.js';
 import { relayServices } from '../../src/services/cache/index.js';
 
 const MODEL = 'bill-model';
 const messages = [{ role: 'user', content: 'how much is this' }];
 const MAX_TOKENS = 100;
+/** counted with o200k, which nothing else in this file loads */
+const O200K_MODEL = 'gpt-4o-bill';
 
 for (const kind of requestedDbKinds()) {
   describe.skipIf(!(await dbAvailable(kind)))(`relay billing on ${kind}`, () => {
@@ -21,8 +23,8 @@ for (const kind of requestedDbKinds()) {
     beforeAll(async () => {
       s = await startTestServer({ kind });
       up = await MockUpstream.start();
-      await setOptions(s, { ModelRatio: { [MODEL]: 1 }, CompletionRatio: { [MODEL]: 1 } });
-      await addChannel(s, { baseUrl: up.url, models: [MODEL] });
+      await setOptions(s, { ModelRatio: { [MODEL]: 1, [O200K_MODEL]: 1 }, CompletionRatio: { [MODEL]: 1, [O200K_MODEL]: 1 } });
+      await addChannel(s, { baseUrl: up.url, models: [MODEL, O200K_MODEL] });
       await channelsChanged(s);
       // the final charge (10 + 50) is below the reservation (prompt + max_tokens)
       up.behave = (req) =>
@@ -36,16 +38,72 @@ for (const kind of requestedDbKinds()) {
       await up?.close();
     });
 
-    const fire = (key: string, n: number) =>
+    const bodyOf = (model: string) => JSON.stringify({ model, max_tokens: MAX_TOKENS, messages });
+    const fire = (key: string, n: number, model = MODEL) =>
       Promise.all(
         Array.from({ length: n }, () =>
           fetch(`${s.url}/v1/chat/completions`, {
             method: 'POST',
             headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
+            body: bodyOf(model),
           }).then(async (r) => ({ status: r.status, body: ((await r.json()) as any) })),
         ),
       );
+
+    type Reserve = ReturnType<typeof relayServices>['billing']['reserve'];
+    /** Runs `fn` with the relay's reservations going through `wrap(reserve)`, then puts the original back. */
+    const withReserve = async (wrap: (reserve: Reserve) => Reserve, fn: () => Promise<void>) => {
+      const billing = relayServices(s.ctx).billing;
+      const reserve = billing.reserve;
+      billing.reserve = wrap(reserve.bind(billing));
+      try {
+        await fn();
+      } finally {
+        billing.reserve = reserve;
+      }
+    };
+
+    /** The amounts the relay asked the database to reserve while `fn` ran. */
+    const reservedDuring = async (fn: () => Promise<void>) => {
+      const amounts: number[] = [];
+      await withReserve(
+        (reserve) => (inp) => {
+          amounts.push(inp.amount);
+          return reserve(inp);
+        },
+        fn,
+      );
+      return amounts;
+    };
+
+    it('reserves a well-funded caller against a bound of the prompt, without the tokenizer, and charges the same', async () => {
+      const loose = chatPromptBound(messages, undefined, Buffer.byteLength(bodyOf(O200K_MODEL))) + MAX_TOKENS;
+      const u = await addUser(s, { quota: 10_000_000 });
+      const t = await addToken(s, u.id, { unlimited: false, remain: 5_000_000 });
+      const amounts = await reservedDuring(async () => {
+        expect((await fire(t.key, 1, O200K_MODEL))[0].status).toBe(200);
+      });
+      expect(amounts).toEqual([loose]);
+      expect(loadedEncodings()).not.toContain('o200k_base');
+      expect(await logsOf(s, u.id)).toHaveLength(1);
+      // 10 + 50 × 4: gpt-4o's completion ratio is forced to 4 whatever the option says
+      expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 210, used_quota: 210, request_count: 1 });
+      expect((await tokenRow(s, t.id)).remain_quota).toBe(5_000_000 - 210);
+      expect(loose).toBeGreaterThan(pre); // more than an exact count (cl100k's here: counting with o200k would load it)
+    });
+
+    it('reserves the exact prompt count where the bound is not covered 100 times over', async () => {
+      const loose = chatPromptBound(messages, undefined, Buffer.byteLength(bodyOf(MODEL))) + MAX_TOKENS;
+      const u = await addUser(s, { quota: 100 * loose });
+      const t = await addToken(s, u.id);
+      const limited = await addToken(s, (await addUser(s, { quota: 10_000_000 })).id, { unlimited: false, remain: 100 * loose });
+      const amounts = await reservedDuring(async () => {
+        expect((await fire(t.key, 1))[0].status).toBe(200);
+        expect((await fire(limited.key, 1))[0].status).toBe(200);
+      });
+      expect(amounts).toEqual([pre, pre]);
+      expect(await userRow(s, u.id)).toEqual({ quota: 100 * loose - 60, used_quota: 60, request_count: 1 });
+    });
 
     it('never overdraws a user balance under concurrent requests', async () => {
       const start = pre * 4 + Math.floor(pre / 2);
@@ -105,19 +163,14 @@ for (const kind of requestedDbKinds()) {
     // database still decides. Here the balance was lowered behind the cache's back (as another node or an admin tool
     // would), and the reservation is slowed down by 40 ms so that the request surely reaches the upstream (whose
     // answer takes 80 ms) before the refusal.
-    const withSlowReservations = async (fn: () => Promise<void>) => {
-      const billing = relayServices(s.ctx).billing;
-      const reserve = billing.reserve;
-      billing.reserve = async (inp) => {
-        await new Promise((r) => setTimeout(r, 40));
-        return reserve.call(billing, inp);
-      };
-      try {
-        await fn();
-      } finally {
-        billing.reserve = reserve;
-      }
-    };
+    const withSlowReservations = (fn: () => Promise<void>) =>
+      withReserve(
+        (reserve) => async (inp) => {
+          await new Promise((r) => setTimeout(r, 40));
+          return reserve(inp);
+        },
+        fn,
+      );
 
     /** One request that reached the upstream and was cut off there when the database refused its reservation. */
     const refusedAfterGoingUpstream = async (key: string, code: string) => {

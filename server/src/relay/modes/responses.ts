@@ -54,6 +54,8 @@ export const responsesMode: RelayMode = {
   promptTokens(body, model) {
     return countTextTokens(inputText(body), model);
   },
+  // text only (images and files are not counted), joined by one byte where the body has at least three between
+  promptBound: (_body, bodyBytes) => bodyBytes,
   responseText: outputText,
   chunkText(json) {
     const t = json?.type;
