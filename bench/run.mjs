@@ -4,10 +4,12 @@
 // with 1,000 tokens and 100 channels, then measures, for direct-to-mock and through the gateway:
 //   - an unloaded probe (1 connection): p50/p99 time to first byte and to last byte, JSON and stream;
 //   - RPS and p50/p99 latency with autocannon, JSON and stream, at 32 and 128 connections, 0 ms and 50 ms upstream;
-//   - the gateway's RSS (idle, and the peak during the 128-connection runs).
+//   - the gateway's RSS (idle, and the peak during the 128-connection runs);
+//   - the share of the machine's CPU time that was idle and stolen (by the hypervisor) during each measurement, read
+//     from /proc/stat: on a shared VM a stolen spell during one side of a pair moves its ratio by tens of points.
 // Reports ratios gateway/direct and the added latency, prints a Markdown summary and writes it to bench/results/.
 //
-// Env: BENCH_DURATION (s per measurement, default 5), BENCH_ROUNDS (direct/gateway pairs per cell, 3),
+// Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
 // ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
 // BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size).
@@ -23,8 +25,10 @@ import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
-const DURATION = Number(env.BENCH_DURATION ?? 5);
-const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 3));
+// five short pairs rather than three long ones, same time per cell: the two sides of a pair are measured closer
+// together, and the median of five shrugs off two rounds hit by a stolen spell of the VM
+const DURATION = Number(env.BENCH_DURATION ?? 3);
+const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 5));
 const CONNS = (env.BENCH_CONNS ?? '32 128').split(/\s+/).filter(Boolean).map(Number);
 const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Number);
 const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
@@ -129,6 +133,23 @@ function rssMb(pid) {
   }
 }
 
+/** The machine's cumulative CPU times (/proc/stat, all cores), or null where there is none. */
+function cpuTimes() {
+  try {
+    const v = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: v.reduce((a, b) => a + b, 0), idle: v[3] + (v[4] ?? 0), steal: v[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** Idle and stolen shares (%) of the CPU time between two cpuTimes() readings. */
+function cpuShares(a, b) {
+  if (!a || !b || b.total <= a.total) return { idle: NaN, steal: NaN };
+  const t = b.total - a.total;
+  return { idle: (100 * (b.idle - a.idle)) / t, steal: (100 * (b.steal - a.steal)) / t };
+}
+
 const body = (stream) =>
   JSON.stringify({
     model: MODEL,
@@ -198,6 +219,7 @@ async function load(url, stream, connections, authFor, pid) {
   let i = 0;
   let peak = 0;
   const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
+  const cpu0 = cpuTimes();
   const result = await autocannon({
     url,
     connections,
@@ -216,7 +238,9 @@ async function load(url, stream, connections, authFor, pid) {
     ],
   });
   if (timer) clearInterval(timer);
+  const cpu = cpuShares(cpu0, cpuTimes());
   return {
+    ...cpu,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -257,23 +281,25 @@ async function main() {
   await setMockDelay(mockPort, 0);
   out(`## Unloaded probe (1 connection, 0 ms upstream; ${PROBE_N} sequential requests after ${PROBE_WARMUP} warm-up ones)`);
   out();
-  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | bad |');
-  out('|---|---|---|---|---|---|---|---|---|');
+  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | CPU stolen (%) | bad |');
+  out('|---|---|---|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
     const stream = mode === 'stream';
+    const cpu0 = cpuTimes();
     const d = await probe(directUrl, stream, noAuth);
     const g = await probe(gwUrl, stream, gwAuth);
+    const { steal } = cpuShares(cpu0, cpuTimes());
     out(
-      `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
+      `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${f(steal, 1)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
     );
   }
   out();
   out('## Load (autocannon)');
   out();
-  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds.`);
+  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.`);
   out();
-  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) |');
-  out('|---|---|---|---|---|---|---|---|---|---|---|');
+  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let peak128 = 0;
   for (const delay of DELAYS) {
     await setMockDelay(mockPort, delay);
@@ -293,7 +319,7 @@ async function main() {
         const rss = Math.max(...rounds.map((r) => r.g.rssPeak));
         if (c >= 128) peak128 = Math.max(peak128, rss);
         out(
-          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} |`,
+          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} | ${rounds.map((r) => `${f(r.d.idle, 0)}/${f(r.g.idle, 0)}`).join(' ')} | ${rounds.map((r) => `${f(r.d.steal, 0)}/${f(r.g.steal, 0)}`).join(' ')} |`,
         );
       }
     }
