@@ -163,15 +163,27 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
     const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
     const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
-    const pre = fixed >= 0 ? fixed : reservationFor(caller, mode, body, raw, price, prompt, maxTokens, ctx);
-    reserving = svc.billing
-      .reserve({
+    const { amount: pre, exact } = fixed >= 0 ? { amount: fixed, exact: null } : reservationFor(caller, mode, body, raw, price, prompt, maxTokens, ctx);
+    const forgetCaller = () => {
+      // the cached balance that let the request go ahead, or be reserved a bound, was wrong: read it again next time
+      svc.users.forget(caller.user.id);
+      if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
+    };
+    const reserve = (amount: number) =>
+      svc.billing.reserve({
         userId: caller.user.id,
         tokenId: caller.token?.id ?? 0,
         tokenKey: caller.token?.key ?? '',
         tokenUnlimited: caller.token?.unlimited ?? true,
         cachedUserQuota: caller.user.quota,
-        amount: pre,
+        amount,
+      });
+    reserving = reserve(pre)
+      .catch((e) => {
+        // refused a bound of the prompt: new-api's threshold is the exact count, which may still fit
+        if (!exact || !(e instanceof QuotaError)) throw e;
+        forgetCaller();
+        return reserve(exact());
       })
       .then(
         (r) => (reservation = r),
@@ -183,12 +195,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     // response is read only once the reservation stands. Everyone else waits for the reservation first.
     const gate = !mode.rawResponse && overlapsReservation(caller, pre) ? reserving : null;
     if (!gate) await reserving;
-    else
-      gate.catch(() => {
-        // the cached balance that let the request go ahead was wrong: read it again before the next one
-        svc.users.forget(caller.user.id);
-        if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
-      });
+    else gate.catch(forgetCaller);
 
     // ---- attempts
     const isStream = mode.canStream && body.stream === true;
@@ -336,7 +343,8 @@ function overlapsReservation(caller: RelayCaller, pre: number): boolean {
  * good. A caller whose cached balance covers 100 × the reservation computed with a bound of the prompt
  * (RelayMode.promptBound) is reserved that instead: the amount held for the duration of the request is larger, the
  * charge (from usage, settled as final − reserved) is the same. Near the limit, where the reservation can be refused,
- * the exact count keeps new-api's threshold. A refusal of the larger amount (the cached balance was stale) names it.
+ * the exact count keeps new-api's threshold. If the database refuses the larger amount (the cached balance was stale),
+ * `exact` is reserved instead, so a request is refused only when the exact amount does not fit, and names that.
  */
 function reservationFor(
   caller: RelayCaller,
@@ -347,14 +355,15 @@ function reservationFor(
   prompt: () => number,
   maxTokens: number,
   ctx: AppContext,
-): number {
-  if (price.usePrice || maxTokens <= 0) return preConsumeQuota(price, 0, maxTokens > 0 ? maxTokens : undefined, ctx.options);
+): { amount: number; exact: (() => number) | null } {
+  if (price.usePrice || maxTokens <= 0) return { amount: preConsumeQuota(price, 0, maxTokens > 0 ? maxTokens : undefined, ctx.options), exact: null };
+  const exact = () => preConsumeQuota(price, prompt(), maxTokens, ctx.options);
   const bound = mode.promptBound && isUtf8(raw) ? mode.promptBound(body, raw.length) : -1;
   if (bound >= 0) {
     const loose = preConsumeQuota(price, bound, maxTokens, ctx.options);
-    if (overlapsReservation(caller, loose)) return loose;
+    if (overlapsReservation(caller, loose)) return { amount: loose, exact };
   }
-  return preConsumeQuota(price, prompt(), maxTokens, ctx.options);
+  return { amount: exact(), exact: null };
 }
 
 async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {

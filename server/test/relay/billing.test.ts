@@ -92,6 +92,39 @@ for (const kind of requestedDbKinds()) {
       expect(loose).toBeGreaterThan(pre); // more than an exact count (cl100k's here: counting with o200k would load it)
     });
 
+    it('reserves the exact count when the database refuses the bound (stale cached balance), and refuses only below it', async () => {
+      const loose = chatPromptBound(messages, undefined, Buffer.byteLength(bodyOf(MODEL))) + MAX_TOKENS;
+      expect(loose).toBeGreaterThan(pre);
+      const u = await addUser(s, { quota: 10_000_000 });
+      const t = await addToken(s, u.id);
+      expect((await fire(t.key, 1))[0].status).toBe(200); // caches the well-funded balance
+      await logsOf(s, u.id);
+      // lowered behind the cache's back, between the exact amount and the bound
+      await s.ctx.db.updateTable('users').set({ quota: pre }).where('id', '=', u.id).execute();
+      const amounts = await reservedDuring(async () => {
+        expect((await fire(t.key, 1))[0].status).toBe(200);
+      });
+      expect(amounts).toEqual([loose, pre]);
+      expect(await logsOf(s, u.id)).toHaveLength(2);
+      expect(await userRow(s, u.id)).toEqual({ quota: pre - 60, used_quota: 120, request_count: 2 });
+
+      // the refusal dropped the stale balance: with a large one cached again, a balance just below the exact amount is
+      // refused, and the message names the exact amount, not the bound
+      await s.ctx.db.updateTable('users').set({ quota: 10_000_000 }).where('id', '=', u.id).execute();
+      expect((await fire(t.key, 1))[0].status).toBe(200);
+      await logsOf(s, u.id);
+      await s.ctx.db.updateTable('users').set({ quota: pre - 1 }).where('id', '=', u.id).execute();
+      const refused = await reservedDuring(async () => {
+        const [r] = await fire(t.key, 1);
+        expect(r.status).toBe(403);
+        expect(r.body.error.code).toBe('insufficient_user_quota');
+        expect(r.body.error.message).toContain(`need quota: ${relayServices(s.ctx).billing.formatQuota(pre)} `);
+      });
+      expect(refused).toEqual([loose, pre]);
+      expect(await logsOf(s, u.id)).toHaveLength(3);
+      expect(await userRow(s, u.id)).toEqual({ quota: pre - 1, used_quota: 180, request_count: 3 });
+    });
+
     it('reserves the exact prompt count where the bound is not covered 100 times over', async () => {
       const loose = chatPromptBound(messages, undefined, Buffer.byteLength(bodyOf(MODEL))) + MAX_TOKENS;
       const u = await addUser(s, { quota: 100 * loose });
@@ -162,15 +195,18 @@ for (const kind of requestedDbKinds()) {
     // A cached balance above 100 × the reservation lets the request go upstream while the reservation commits; the
     // database still decides. Here the balance was lowered behind the cache's back (as another node or an admin tool
     // would), and the reservation is slowed down by 40 ms so that the request surely reaches the upstream (whose
-    // answer takes 80 ms) before the refusal.
-    const withSlowReservations = (fn: () => Promise<void>) =>
-      withReserve(
+    // answer takes 80 ms) before the refusal. Only the first one: a refused bound of the prompt is followed at once by
+    // the exact amount's reservation, which must also come before the answer.
+    const withSlowReservations = (fn: () => Promise<void>) => {
+      let slowed = 0;
+      return withReserve(
         (reserve) => async (inp) => {
-          await new Promise((r) => setTimeout(r, 40));
+          if (slowed++ === 0) await new Promise((r) => setTimeout(r, 40));
           return reserve(inp);
         },
         fn,
       );
+    };
 
     /** One request that reached the upstream and was cut off there when the database refused its reservation. */
     const refusedAfterGoingUpstream = async (key: string, code: string) => {
