@@ -149,6 +149,28 @@ describe('text quota', () => {
     expect(roundQuota(-2.5)).toBe(-3);
     expect(truncQuota(0.1 * 3 * UNIT)).toBe(150000);
   });
+
+  it('gives the decimal answer whether or not it skips the decimal clean-up (products of real ratios and counts)', () => {
+    // the definition: clean to 15 significant digits, then round half away from zero / truncate toward zero
+    const clean = (x: number) => (Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(15)) : x);
+    const round = (x: number) => Math.sign(clean(x)) * Math.round(Math.abs(clean(x)));
+    const trunc = (x: number) => Math.trunc(clean(x));
+    const ratios = [0.1, 0.145, 0.15, 0.25, 0.3, 0.075, 1.25, 2.5, 0.0375, 7.5, 15, 37.5, 0.6, 1 / 3, 0.7, 1.1];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const values: number[] = [0, -0, 0.5, -0.5, 1.5, -2.5, 2.4999999999999996, 14.499999999999998, 0.44999999999999996, 1e15 + 0.5, NaN, Infinity, -Infinity];
+    for (let i = 0; i < 20000; i++) {
+      const tokens = next() % 200000;
+      const x = tokens * ratios[next() % ratios.length] * ratios[next() % ratios.length];
+      values.push(x, -x, x * UNIT / 1000, x + 0.5);
+    }
+    const same = (a: number, b: number) => a === b || Object.is(a, b);
+    const wrong = values.flatMap((x) => [
+      ...(same(roundQuota(x), round(x)) ? [] : [`round(${x}) = ${roundQuota(x)}, not ${round(x)}`]),
+      ...(same(truncQuota(x), trunc(x)) ? [] : [`trunc(${x}) = ${truncQuota(x)}, not ${trunc(x)}`]),
+    ]);
+    expect(wrong).toEqual([]);
+  });
 });
 
 describe('Claude usage', () => {

@@ -184,14 +184,30 @@ function decimalClean(x: number): number {
   return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(15)) : x;
 }
 
+/**
+ * How far from a rounding boundary x must be for decimalClean() not to matter: toPrecision(15) moves a number by at
+ * most half a unit in its 15th significant digit, i.e. 5e-15 × |x|; twenty times that leaves room. Farther than this
+ * from the boundary, the quota is computed without the string round trip (two per relayed request).
+ */
+const CLEAN_SLACK = 1e-13;
+
 /** Round half away from zero, as new-api's decimal maths does. */
 export function roundQuota(x: number): number {
+  const a = Math.abs(x);
+  const whole = Math.floor(a);
+  const frac = a - whole;
+  if (Math.abs(frac - 0.5) > a * CLEAN_SLACK) return Math.sign(x) * (frac < 0.5 ? whole : whole + 1);
   const c = decimalClean(x);
   return Math.sign(c) * Math.round(Math.abs(c));
 }
 
 /** Go's int(float64) (truncation toward zero), without binary noise: int(0.1×3×500000) is 150000, not 149999. */
 export function truncQuota(x: number): number {
+  const a = Math.abs(x);
+  const whole = Math.floor(a);
+  const frac = a - whole;
+  const slack = a * CLEAN_SLACK;
+  if (frac > slack && 1 - frac > slack) return Math.sign(x) * whole;
   return Math.trunc(decimalClean(x));
 }
 
