@@ -44,7 +44,7 @@ const BATCH_MS = 100;
  * the added p99 went from 2.4-2.9 ms to 2.0-2.3 ms; with no inserts at all it is 1.0-1.9 ms. Only a few steps down: at
  * nice 19 the worker fell behind under a saturating load and its queued rows raised RSS by 40 MB; at nice 5 RPS and
  * RSS at 0-ms upstreams and 128 connections were unchanged (two paired runs). Lowering one's own priority needs no
- * privilege; it is never raised back, as that would.
+ * privilege; raising it back would (CAP_SYS_NICE), so the step is taken once, at start, and never undone.
  */
 const WORKER_NICE_STEP = 5;
 
