@@ -97,7 +97,52 @@ function statements(kind: string) {
     settleChannel: q('UPDATE channels SET used_quota = used_quota + ? WHERE id = ?'),
     tokenRemain: q('SELECT remain_quota FROM tokens WHERE id = ?'),
     userQuota: q('SELECT quota FROM users WHERE id = ?'),
+    /**
+     * A limited token and its user in one atomic statement (PostgreSQL / MySQL): either both are reserved or neither,
+     * in one round trip, the token's row locked before the user's (the order settlement and refunds use too).
+     * Params: pre, tokenId, userId.
+     *   PostgreSQL: the user's UPDATE runs only when the token's did (EXISTS on its RETURNING). When the token was
+     *   reserved but the user is short, the statement divides by zero (error 22012, RESERVE_USER_SHORT): the error
+     *   rolls the whole statement back, token included. `reserved` is 1 when both were taken, 0 when the token is short.
+     *   MySQL / MariaDB: a two-table UPDATE changes both rows or none (2 or 0 affected rows).
+     */
+    reserveBoth: ((params: unknown[]) => {
+      const [pre, tokenId, userId] = params;
+      return kind === 'postgres'
+        ? CompiledQuery.raw(
+            'WITH t AS (UPDATE tokens SET remain_quota = remain_quota - $1 WHERE id = $2 AND remain_quota >= $1 RETURNING id), ' +
+              'u AS (UPDATE users SET quota = quota - $1 WHERE id = $3 AND quota >= $1 AND EXISTS (SELECT 1 FROM t) RETURNING id) ' +
+              'SELECT CASE WHEN (SELECT count(*) FROM t) = 0 THEN 0 ELSE 1 / (SELECT count(*) FROM u) END AS reserved',
+            [pre, tokenId, userId],
+          )
+        : CompiledQuery.raw(
+            'UPDATE tokens STRAIGHT_JOIN users SET tokens.remain_quota = tokens.remain_quota - ?, users.quota = users.quota - ? ' +
+              'WHERE tokens.id = ? AND tokens.remain_quota >= ? AND users.id = ? AND users.quota >= ?',
+            [pre, pre, tokenId, pre, userId, pre],
+          );
+    }) as Stmt,
   };
+}
+
+/** PostgreSQL's division_by_zero: reserveBoth's signal that the user was short (and nothing was changed). */
+const RESERVE_USER_SHORT = '22012';
+
+/** A deadlock victim (PostgreSQL 40P01, MySQL/MariaDB 1213) was rolled back whole and can run again. */
+function isDeadlock(err: unknown): boolean {
+  const e = err as { code?: unknown; errno?: unknown };
+  return e?.code === '40P01' || e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK';
+}
+
+/** Runs `fn` again (up to 3 tries) when the database picked it as a deadlock victim; `onRetry` hears of each. */
+async function retryDeadlock<T>(fn: () => Promise<T>, onRetry: (err: unknown) => void): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt >= 3 || !isDeadlock(err)) throw err;
+      onRetry(err);
+    }
+  }
 }
 
 type StmtName = keyof ReturnType<typeof statements>;
@@ -150,6 +195,8 @@ class SqliteStatements {
   /** false (nothing written) while the writer worker holds the file: try again later */
   readonly settle: (work: Array<{ stmt: StmtName; params: unknown[] }>) => boolean;
   private readonly reserveMany: (batch: PendingReservation[]) => void;
+  /** gives a reservation back in one transaction; the caller holds the write lock */
+  readonly refund: (r: Reservation) => void;
   private queue: ReserveBatch | null = null;
   /** shared with the writer worker (logs): every write here holds it */
   readonly lock: SqliteWriteLock;
@@ -158,7 +205,8 @@ class SqliteStatements {
     const lock = (this.lock = writeLockOf(handle));
     const sql = statements('sqlite');
     this.run = {} as Record<StmtName, BetterSqlite3.Statement>;
-    for (const name of Object.keys(sql) as StmtName[]) this.run[name] = handle.prepare(sql[name]([]).sql);
+    // reserveBoth is PostgreSQL / MySQL only: SQLite takes both in one transaction (reserveMany)
+    for (const name of Object.keys(sql) as StmtName[]) if (name !== 'reserveBoth') this.run[name] = handle.prepare(sql[name]([]).sql);
     const { reserveToken, reserveUser, refundToken } = this.run;
     this.reserveMany = handle.transaction((batch: PendingReservation[]) => {
       for (const r of batch) {
@@ -169,6 +217,11 @@ class SqliteStatements {
           r.outcome = 2;
         } else r.outcome = 0;
       }
+    });
+    const { refundUser } = this.run;
+    this.refund = handle.transaction((r: Reservation) => {
+      if (r.token) refundToken.run(r.token, r.tokenId);
+      if (r.user) refundUser.run(r.user, r.userId);
     });
     const settle = handle.transaction((work: Array<{ stmt: StmtName; params: unknown[] }>) => {
       for (const w of work) this.run[w.stmt].run(...w.params);
@@ -267,6 +320,15 @@ export class Billing {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
   private readonly flushMs: number;
+  /**
+   * Statements retried after the database chose them as deadlock victims. Reservations, refunds and settlement flushes
+   * lock token rows before user rows, so this stays 0 unless something else writes those rows in another order.
+   */
+  deadlockRetries = 0;
+  private readonly onDeadlock = (err: unknown): void => {
+    this.deadlockRetries++;
+    this.ctx.log.warn({ err }, 'quota statement chosen as a deadlock victim; retrying');
+  };
 
   constructor(
     private readonly ctx: AppContext,
@@ -300,10 +362,13 @@ export class Billing {
     this.channels_ = new Map();
     // one entry per row to update, each able to put its delta back if its transaction fails
     const work: Array<{ stmt: StmtName; params: unknown[]; requeue: () => void }> = [];
-    for (const [id, d] of users)
+    // tokens before users, each by id: the order in which reservations and refunds lock rows, so that a flush and a
+    // reservation (or two nodes' flushes) never wait for each other in a cycle on PostgreSQL / MySQL
+    const byId = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0]);
+    for (const [id, d] of byId(tokens)) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id], requeue: () => this.addToken(id, d.remain, d.used, d.at) });
+    for (const [id, d] of byId(users))
       if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id], requeue: () => this.addUser(id, d.quota, d.used, d.count) });
-    for (const [id, d] of tokens) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id], requeue: () => this.addToken(id, d.remain, d.used, d.at) });
-    for (const [id, used] of channels)
+    for (const [id, used] of byId(channels))
       if (used) work.push({ stmt: 'settleChannel', params: [used, id], requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
     this.flushing = (async () => {
       // short transactions with a yield in between: SQLite blocks the event loop while a statement runs
@@ -330,9 +395,12 @@ export class Billing {
   private async settleChunk(chunk: Array<{ stmt: StmtName; params: unknown[] }>): Promise<void> {
     // SQLite: synchronous on the shared connection, on a turn when the writer worker is not holding the file
     for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.settle(chunk)) return;
-    await this.db.transaction().execute(async (trx) => {
-      for (const w of chunk) await trx.executeQuery(this.sql[w.stmt](w.params));
-    });
+    await retryDeadlock(() =>
+      this.db.transaction().execute(async (trx) => {
+        for (const w of chunk) await trx.executeQuery(this.sql[w.stmt](w.params));
+      }),
+      this.onDeadlock,
+    );
   }
 
   async stop(): Promise<void> {
@@ -404,22 +472,37 @@ export class Billing {
     return new QuotaError(`chat pre-consumed quota failed, user quota: ${this.formatQuota(quota)}, need quota: ${this.formatQuota(pre)}`, 'insufficient_user_quota');
   }
 
+  /**
+   * PostgreSQL / MySQL: one statement. A limited token and its user go together (reserveBoth): before, the token was
+   * reserved, then the user, and a short user's token reservation was given back by a third statement — a connection
+   * lost in between kept the token charged for a request that never ran. Now a refusal changes nothing.
+   */
   private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number): Promise<Reservation> {
     const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;
-    if (limitedToken) {
-      const r = await exec(this.sql.reserveToken([pre, inp.tokenId, pre]));
-      if (affected(r) !== 1) {
-        const row = (await exec(this.sql.tokenRemain([inp.tokenId]))).rows[0] as { remain_quota?: number } | undefined;
-        throw this.tokenShort(Number(row?.remain_quota ?? 0), pre);
-      }
+    if (!limitedToken) {
+      const r = await retryDeadlock(() => exec(this.sql.reserveUser([pre, inp.userId, pre])), this.onDeadlock);
+      if (affected(r) !== 1) throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
+      return openReservation(inp, pre, false);
     }
-    const r = await exec(this.sql.reserveUser([pre, inp.userId, pre]));
-    if (affected(r) !== 1) {
-      if (limitedToken) await exec(this.sql.refundToken([pre, inp.tokenId]));
-      const row = (await exec(this.sql.userQuota([inp.userId]))).rows[0] as { quota?: number } | undefined;
-      throw this.userShort(Number(row?.quota ?? 0), pre);
+    let taken: boolean;
+    try {
+      const r = await retryDeadlock(() => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId])), this.onDeadlock);
+      taken = this.ctx.dbKind === 'postgres' ? Number((r.rows[0] as { reserved?: unknown } | undefined)?.reserved) === 1 : affected(r) === 2;
+    } catch (err) {
+      if ((err as { code?: unknown })?.code !== RESERVE_USER_SHORT) throw err;
+      throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
     }
-    return openReservation(inp, pre, limitedToken);
+    if (taken) return openReservation(inp, pre, true);
+    // refused and nothing changed: name the side that was short (token first, as the reservation order)
+    const row = (await exec(this.sql.tokenRemain([inp.tokenId]))).rows[0] as { remain_quota?: number } | undefined;
+    const remain = Number(row?.remain_quota ?? 0);
+    if (remain < pre) throw this.tokenShort(remain, pre);
+    throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
+  }
+
+  private async userQuotaOf(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number): Promise<number> {
+    const row = (await exec(this.sql.userQuota([userId]))).rows[0] as { quota?: number } | undefined;
+    return Number(row?.quota ?? 0);
   }
 
   /** Returns the whole reservation (request failed before anything was delivered). Idempotent. */
@@ -427,15 +510,18 @@ export class Billing {
     if (res.state !== 'open') return;
     res.state = 'closed';
     const fast = this.fast;
-    if (fast?.usable) {
-      fast.lock.hold(() => {
-        if (res.user) fast.run.refundUser.run(res.user, res.userId);
-        if (res.token) fast.run.refundToken.run(res.token, res.tokenId);
-      });
-    } else {
-      if (res.user) await this.db.executeQuery(this.sql.refundUser([res.user, res.userId]));
-      if (res.token) await this.db.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
-    }
+    // token and user given back together (one transaction), the token's row first as everywhere
+    if (fast?.usable) fast.lock.hold(() => fast.refund(res));
+    else if (res.user && res.token) {
+      await retryDeadlock(() =>
+        this.db.transaction().execute(async (trx) => {
+          await trx.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
+          await trx.executeQuery(this.sql.refundUser([res.user, res.userId]));
+        }),
+        this.onDeadlock,
+      );
+    } else if (res.user) await this.db.executeQuery(this.sql.refundUser([res.user, res.userId]));
+    else if (res.token) await this.db.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
     this.users.adjustQuota(res.userId, res.user);
     if (res.token) this.tokens.adjustRemain(res.tokenKey, res.token, 0);
   }

@@ -1,0 +1,142 @@
+// The reservation statements themselves, on every database: a limited token and its user are reserved together or
+// not at all (one statement on PostgreSQL / MySQL, one transaction on SQLite), a refusal names the short side and
+// changes nothing even when the connection dies right after it, refunds give both back, and reservations racing
+// settlement flushes neither deadlock nor lose a unit.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CompiledQuery } from 'kysely';
+import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { addToken, addUser, tokenRow, userRow } from './fixtures.js';
+import { relayServices } from '../../src/services/cache/index.js';
+import { QuotaError, type ReserveInput } from '../../src/services/billing.js';
+
+for (const kind of requestedDbKinds()) {
+  describe.skipIf(!(await dbAvailable(kind)))(`quota reservations on ${kind}`, () => {
+    let s: TestServer;
+
+    beforeAll(async () => {
+      s = await startTestServer({ kind });
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
+
+    const billing = () => relayServices(s.ctx).billing;
+
+    async function caller(userQuota: number, tokenRemain: number) {
+      const u = await addUser(s, { quota: userQuota });
+      const t = await addToken(s, u.id, { unlimited: false, remain: tokenRemain });
+      const input = (amount: number): ReserveInput => ({
+        userId: u.id,
+        tokenId: t.id,
+        tokenKey: t.key,
+        tokenUnlimited: false,
+        cachedUserQuota: userQuota,
+        amount,
+      });
+      const balances = async () => ({ user: (await userRow(s, u.id)).quota, token: (await tokenRow(s, t.id)).remain_quota });
+      return { u, t, input, balances };
+    }
+
+    /** Counts the statements sent through Kysely while `fn` runs; `failAfter` makes every later one fail. */
+    async function statements<T>(fn: () => Promise<T>, failAfter = Infinity): Promise<{ sent: number; result: PromiseSettledResult<T> }> {
+      const db = s.ctx.db;
+      const original = db.executeQuery.bind(db);
+      let sent = 0;
+      db.executeQuery = (async (q: CompiledQuery) => {
+        if (++sent > failAfter) throw new Error('connection lost');
+        return original(q);
+      }) as typeof db.executeQuery;
+      try {
+        const [result] = await Promise.allSettled([fn()]);
+        return { sent, result };
+      } finally {
+        db.executeQuery = original;
+      }
+    }
+
+    it('reserves a limited token and its user together, in one statement on PostgreSQL and MySQL', async () => {
+      const c = await caller(1_000, 500);
+      const { sent, result } = await statements(() => billing().reserve(c.input(300)));
+      expect(result.status).toBe('fulfilled');
+      // SQLite runs its prepared statements on the raw connection (group commit), not through Kysely
+      expect(sent).toBe(kind === 'sqlite' ? 0 : 1);
+      expect(await c.balances()).toEqual({ user: 700, token: 200 });
+    });
+
+    it('refuses a short token without touching the user, and names the token', async () => {
+      const c = await caller(1_000, 200);
+      const err = await billing().reserve(c.input(300)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(QuotaError);
+      expect((err as QuotaError).code).toBe('pre_consume_token_quota_failed');
+      expect((err as QuotaError).message).toContain(`token remain quota: ${billing().formatQuota(200)}, need quota: ${billing().formatQuota(300)}`);
+      expect(await c.balances()).toEqual({ user: 1_000, token: 200 });
+    });
+
+    it('refuses a short user without touching the token, and names the user', async () => {
+      const c = await caller(250, 1_000);
+      const err = await billing().reserve(c.input(300)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(QuotaError);
+      expect((err as QuotaError).code).toBe('insufficient_user_quota');
+      expect((err as QuotaError).message).toContain(`user quota: ${billing().formatQuota(250)}, need quota: ${billing().formatQuota(300)}`);
+      expect(await c.balances()).toEqual({ user: 250, token: 1_000 });
+    });
+
+    it('leaves the token whole when the connection dies right after a short user refused the reservation', async () => {
+      // before: the token was reserved by one statement and given back by a third; losing the connection in between
+      // kept the token charged for a request that never ran
+      const c = await caller(250, 1_000);
+      const { result } = await statements(() => billing().reserve(c.input(300)), 1);
+      expect(result.status).toBe('rejected');
+      expect(await c.balances()).toEqual({ user: 250, token: 1_000 });
+    });
+
+    it('gives a refunded reservation back to both the token and the user', async () => {
+      const c = await caller(1_000, 500);
+      const r = await billing().reserve(c.input(300));
+      expect(await c.balances()).toEqual({ user: 700, token: 200 });
+      await billing().refund(r);
+      await billing().refund(r); // once only
+      expect(await c.balances()).toEqual({ user: 1_000, token: 500 });
+    });
+
+    it('keeps every unit exact when reservations race settlement flushes over shared rows', async () => {
+      // several tokens of one user: reservations lock token then user, flushes update many tokens and the user; in
+      // another order the two would deadlock on PostgreSQL / MySQL
+      const u = await addUser(s, { quota: 10_000_000 });
+      const tokens = await Promise.all(Array.from({ length: 6 }, () => addToken(s, u.id, { unlimited: false, remain: 1_000_000 })));
+      const b = billing();
+      const deadlocksBefore = b.deadlockRetries;
+      const N = 240;
+      let flushes = 0;
+      const flusher = (async () => {
+        for (let i = 0; i < 40; i++) {
+          await b.flush();
+          flushes++;
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: N }, async (_, i) => {
+          const t = tokens[i % tokens.length];
+          const r = await b.reserve({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 10_000_000, amount: 100 });
+          // every third request fails upstream and is refunded; the others are charged 40 of their 100
+          if (i % 3 === 0) await b.refund(r);
+          else b.settle(r, { quota: 40, channelId: 0, countRequest: true });
+        }),
+      );
+      await flusher;
+      await b.flush();
+      expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+      expect(flushes).toBe(40);
+      // the same lock order everywhere: no statement had to be retried as a deadlock victim
+      expect(b.deadlockRetries - deadlocksBefore).toBe(0);
+      const charged: number[] = Array.from({ length: N }, (_, i) => (i % 3 === 0 ? 0 : 40));
+      expect((await userRow(s, u.id)).quota).toBe(10_000_000 - charged.reduce((a, q) => a + q, 0));
+      for (const [k, t] of tokens.entries()) {
+        const spent = charged.filter((_, i) => i % tokens.length === k).reduce((a, q) => a + q, 0);
+        expect((await tokenRow(s, t.id)).remain_quota).toBe(1_000_000 - spent);
+      }
+    });
+  });
+}
