@@ -37,16 +37,11 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
 /** longest a row waits in the worker for its transaction */
 const BATCH_MS = 100;
-/**
- * How much lower than the process the worker runs in CPU priority (nice, Linux: per thread). On a small machine the
- * worker's bursts of inserts shared the cores with the relay's request chain (client, relay, upstream): a request whose
- * next hop was queued behind a burst waited for it. Measured with 10,000-request probes at one connection (2 cores):
- * the added p99 went from 2.4-2.9 ms to 2.0-2.3 ms; with no inserts at all it is 1.0-1.9 ms. Only a few steps down: at
- * nice 19 the worker fell behind under a saturating load and its queued rows raised RSS by 40 MB; at nice 5 RPS and
- * RSS at 0-ms upstreams and 128 connections were unchanged (two paired runs). Lowering one's own priority needs no
- * privilege; raising it back would (CAP_SYS_NICE), so the step is taken once, at start, and never undone.
- */
-const WORKER_NICE_STEP = 5;
+// The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
+// 0.3 ms better on a noisy 2-core VM; but as the logs table grows a row costs the worker about twice as much, and at
+// nice +5 under a saturating load it fell behind: 120-260 ms of rows still queued after 8-s runs, more each run, and
+// RSS 169-173 MB instead of 144-156 MB (4 × 8 s of JSON at 128 connections, 0-ms upstream, ~380,000 rows). At the same
+// priority it kept up, and paired one-connection probes showed no p99 difference beyond the noise (1.3-2.0 ms either way).
 
 // Plain CommonJS, evaluated in the worker (no build step of its own, so it also runs under the test runner).
 // Lock protocol: see db/sqlite-write-lock.ts — [0] owner (0 free, 1 main, 2 worker), [1] main thread waiting.
@@ -54,15 +49,6 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const lock = new Int32Array(workerData.lock);
-// below the relay's threads in CPU priority (WORKER_NICE_STEP); where there is no /proc/thread-self (not Linux), as is
-try {
-  const os = require('node:os');
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (tid > 0) {
-    os.setPriority(tid, Math.min(19, os.getPriority(tid) + ${WORKER_NICE_STEP}));
-    parentPort.postMessage({ t: 'thread', tid, nice: os.getPriority(tid) });
-  }
-} catch {}
 const db = new Database(workerData.path, { timeout: 30000 });
 db.pragma('synchronous = NORMAL');
 // no automatic checkpoint inside this connection's commits: they run while the write lock is held (the main thread
@@ -175,8 +161,6 @@ export class SqliteWorker {
   private alive = true;
   private nextId = 1;
   private readonly waiting = new Map<number, () => void>();
-  /** the worker's thread id and the nice value it runs at (Linux), once it has lowered its priority */
-  thread: { tid: number; nice: number } | null = null;
 
   constructor(
     private readonly ctx: AppContext,
@@ -188,9 +172,8 @@ export class SqliteWorker {
       workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path: handle.name, lock: lock.buffer, checkpointMs: CHECKPOINT_MS },
     });
     this.worker.unref();
-    this.worker.on('message', (m: { t: string; id?: number; message?: string; rows?: number; tid?: number; nice?: number }) => {
+    this.worker.on('message', (m: { t: string; id?: number; message?: string; rows?: number }) => {
       if (m.t === 'flushed') this.settle(m.id!);
-      else if (m.t === 'thread') this.thread = { tid: m.tid!, nice: m.nice! };
       else if (m.t === 'error') ctx.log.error({ err: m.message, rows: m.rows }, 'sqlite worker: writing rows failed');
     });
     this.worker.on('error', (err) => ctx.log.error({ err }, 'sqlite worker failed'));

@@ -3,7 +3,6 @@
 // transactions on the main connection while the worker writes log rows (no SQLITE_BUSY), rows surviving shutdown,
 // and the main-thread fallback once the worker is gone. SQLite only: these are SQLite mechanisms.
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -355,22 +354,6 @@ describe('SQLite writer worker with the app', () => {
     // the worker checkpoints every second and starts the WAL over at 10,000 frames; a relay commit must not do it
     expect(handle.pragma('wal_autocheckpoint', { simple: true })).toBe(50_000);
     expect(handle.pragma('journal_size_limit', { simple: true })).toBe(64 * 1024 * 1024);
-  });
-
-  it.runIf(process.platform === 'linux')('the worker runs 5 nice steps below the process (Linux: per thread)', async () => {
-    const s = await startTestServer();
-    servers.push(s);
-    const worker = (await sqliteWorker(s.ctx, sqliteHandle(s.ctx.db)!))!;
-    // its first message; the flush answer comes after it
-    await worker.flush();
-    expect(worker.thread).not.toBeNull();
-    const niceOf = (tid: number | 'self') => {
-      const stat = readFileSync(tid === 'self' ? '/proc/thread-self/stat' : `/proc/self/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    };
-    const mine = niceOf('self');
-    expect(niceOf(worker.thread!.tid)).toBe(Math.min(19, mine + 5));
-    expect(worker.thread!.nice).toBe(Math.min(19, mine + 5));
   });
 
   it('falls back to the main thread once the worker is gone, and the lock is not left held', async () => {
