@@ -12,7 +12,9 @@
 // Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
 // ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
-// BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size).
+// BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size),
+// BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
+// server, with the DSN's credentials, and drops it at the end).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -39,6 +41,7 @@ const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 2000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
+const SQL_DSN = env.BENCH_SQL_DSN ?? '';
 const MODEL = 'gpt-4o-mini';
 
 const children = [];
@@ -47,6 +50,13 @@ const cleanup = () => {
 };
 process.on('exit', cleanup);
 process.on('SIGINT', () => process.exit(130));
+/** BENCH_SQL_DSN: drops the run's database, once the gateway has stopped */
+let dropDatabase = async () => {};
+async function stopAll() {
+  cleanup();
+  for (let i = 0; i < 100 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await new Promise((r) => setTimeout(r, 100));
+  await dropDatabase().catch((err) => console.error(`could not drop the bench database: ${err.message}`));
+}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -71,10 +81,45 @@ function startMock() {
   });
 }
 
-async function seed(sqlitePath, mockUrl) {
+/** BENCH_SQL_DSN: a new database on that server for this run, as a DSN the gateway takes, and how to drop it. */
+async function freshDatabase(serverDsn) {
+  const name = `gw_bench_${process.pid}_${Date.now().toString(36)}`;
+  if (/^postgres(ql)?:\/\//.test(serverDsn)) {
+    const pg = (await import('pg')).default;
+    const admin = async (sql) => {
+      const c = new pg.Client({ connectionString: serverDsn });
+      await c.connect();
+      try {
+        await c.query(sql);
+      } finally {
+        await c.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const u = new URL(serverDsn);
+    u.pathname = `/${name}`;
+    return { label: 'PostgreSQL', dsn: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  }
+  const { parseMysqlDsn } = await import(join(root, 'server/dist/db/connect.js'));
+  const { host, port, user, password } = parseMysqlDsn(serverDsn);
+  const mysql = (await import('mysql2/promise')).default;
+  const admin = async (sql) => {
+    const c = await mysql.createConnection({ host, port, user, password });
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
+  const auth = `${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}`;
+  return { label: 'MySQL', dsn: `mysql://${auth}@${host}:${port}/${name}`, drop: () => admin(`DROP DATABASE IF EXISTS ${name}`) };
+}
+
+async function seed(dsn, sqlitePath, mockUrl) {
   const { openDatabase } = await import(join(root, 'server/dist/db/connect.js'));
   const { migrateToLatest } = await import(join(root, 'server/dist/db/migrate.js'));
-  const { db, kind, close } = await openDatabase({ dsn: '', sqlitePath });
+  const { db, kind, close } = await openDatabase({ dsn, sqlitePath });
   await migrateToLatest(db, kind);
   const now = Math.floor(Date.now() / 1000);
   await db.insertInto('setups').values({ version: 'bench', initialized_at: now }).execute();
@@ -93,22 +138,23 @@ async function seed(sqlitePath, mockUrl) {
   const hot = Math.min(10, N_CHANNELS);
   for (let i = 0; i < N_CHANNELS; i++) {
     const models = i < hot ? MODEL : `bench-model-${i}`;
-    const row = await db
+    await db
       .insertInto('channels')
       .values({ type: 1, key: 'sk-upstream', name: `ch${i}`, base_url: mockUrl, models, group: 'default', status: 1, created_time: now, priority: 0, weight: 0, other: '', other_info: '' })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+      .execute();
+    // no RETURNING on MySQL
+    const row = await db.selectFrom('channels').select('id').where('name', '=', `ch${i}`).executeTakeFirstOrThrow();
     await db.insertInto('abilities').values({ group: 'default', model: models, channel_id: row.id, enabled: true, priority: 0, weight: 0 }).execute();
   }
   await close();
   return keys;
 }
 
-async function startGateway(sqlitePath, port) {
+async function startGateway(dsn, sqlitePath, port) {
   // the same V8 flags as `npm start` (scripts/server-flags.mjs explains them)
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
-    env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: '', REDIS_CONN_STRING: '' },
+    env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);
@@ -256,9 +302,11 @@ async function main() {
   const mockPort = await startMock();
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   const sqlitePath = join(work, 'bench.db');
-  const keys = await seed(sqlitePath, mockUrl);
+  const database = SQL_DSN ? await freshDatabase(SQL_DSN) : { label: 'SQLite', dsn: '', drop: async () => {} };
+  dropDatabase = database.drop;
+  const keys = await seed(database.dsn, sqlitePath, mockUrl);
   const gwPort = await freePort();
-  const gw = await startGateway(sqlitePath, gwPort);
+  const gw = await startGateway(database.dsn, sqlitePath, gwPort);
   const gwUrl = `http://127.0.0.1:${gwPort}/v1/chat/completions`;
   const directUrl = `${mockUrl}/v1/chat/completions`;
   const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
@@ -275,7 +323,7 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (SQLite); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}.`);
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}.`);
   out();
 
   await setMockDelay(mockPort, 0);
@@ -330,12 +378,12 @@ async function main() {
   const file = join(root, 'bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
   writeFileSync(file, lines.join('\n') + '\n');
   console.log(`\nwritten to ${file}`);
-  cleanup();
+  await stopAll();
   rmSync(work, { recursive: true, force: true });
 }
 
-main().catch((err) => {
+main().catch(async (err) => {
   console.error(err);
-  cleanup();
+  await stopAll();
   process.exit(1);
 });
