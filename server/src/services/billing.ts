@@ -512,16 +512,16 @@ export class Billing {
     const fast = this.fast;
     // token and user given back together (one transaction), the token's row first as everywhere
     if (fast?.usable) fast.lock.hold(() => fast.refund(res));
-    else if (res.user && res.token) {
-      await retryDeadlock(() =>
-        this.db.transaction().execute(async (trx) => {
-          await trx.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
-          await trx.executeQuery(this.sql.refundUser([res.user, res.userId]));
-        }),
+    else {
+      await retryDeadlock(
+        () =>
+          this.db.transaction().execute(async (trx) => {
+            if (res.token) await trx.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
+            if (res.user) await trx.executeQuery(this.sql.refundUser([res.user, res.userId]));
+          }),
         this.onDeadlock,
       );
-    } else if (res.user) await this.db.executeQuery(this.sql.refundUser([res.user, res.userId]));
-    else if (res.token) await this.db.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
+    }
     this.users.adjustQuota(res.userId, res.user);
     if (res.token) this.tokens.adjustRemain(res.tokenKey, res.token, 0);
   }

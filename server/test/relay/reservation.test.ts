@@ -64,22 +64,16 @@ for (const kind of requestedDbKinds()) {
       expect(await c.balances()).toEqual({ user: 700, token: 200 });
     });
 
-    it('refuses a short token without touching the user, and names the token', async () => {
-      const c = await caller(1_000, 200);
+    it.each([
+      { short: 'token', user: 1_000, token: 200, code: 'pre_consume_token_quota_failed', named: () => `token remain quota: ${billing().formatQuota(200)}` },
+      { short: 'user', user: 250, token: 1_000, code: 'insufficient_user_quota', named: () => `user quota: ${billing().formatQuota(250)}` },
+    ])('refuses a short $short without touching the other side, and names it', async ({ user, token, code, named }) => {
+      const c = await caller(user, token);
       const err = await billing().reserve(c.input(300)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(QuotaError);
-      expect((err as QuotaError).code).toBe('pre_consume_token_quota_failed');
-      expect((err as QuotaError).message).toContain(`token remain quota: ${billing().formatQuota(200)}, need quota: ${billing().formatQuota(300)}`);
-      expect(await c.balances()).toEqual({ user: 1_000, token: 200 });
-    });
-
-    it('refuses a short user without touching the token, and names the user', async () => {
-      const c = await caller(250, 1_000);
-      const err = await billing().reserve(c.input(300)).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(QuotaError);
-      expect((err as QuotaError).code).toBe('insufficient_user_quota');
-      expect((err as QuotaError).message).toContain(`user quota: ${billing().formatQuota(250)}, need quota: ${billing().formatQuota(300)}`);
-      expect(await c.balances()).toEqual({ user: 250, token: 1_000 });
+      expect((err as QuotaError).code).toBe(code);
+      expect((err as QuotaError).message).toContain(`${named()}, need quota: ${billing().formatQuota(300)}`);
+      expect(await c.balances()).toEqual({ user, token });
     });
 
     it('leaves the token whole when the connection dies right after a short user refused the reservation', async () => {
