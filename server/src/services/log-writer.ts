@@ -6,7 +6,7 @@
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
-import { sqliteHandle } from '../db/connect.js';
+import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import type { NewLog } from '../db/schema.js';
 import { writeLockOf } from '../db/sqlite-write-lock.js';
 import { sqliteWorker, type SqliteWorker } from './sqlite-worker.js';
@@ -31,19 +31,33 @@ const COLUMNS = [
   ['other', ''],
 ] as const;
 
+/**
+ * PostgreSQL: the rows as one array per column (`unnest`), so the text is the same for any number of rows and runs as a
+ * named prepared statement. A 50-row VALUES list (800 parameters) cost PostgreSQL 27 µs of CPU per row to parse, plan
+ * and insert; this form 15-16 µs (200 inserts of 50 rows into a copy of the logs table with its indexes).
+ */
+const PG_LOG_INSERT = pgPrepared(
+  `INSERT INTO "logs" (${COLUMNS.map(([c]) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${COLUMNS.map(
+    ([, def], j) => `$${j + 1}::${typeof def === 'number' ? 'bigint' : typeof def === 'boolean' ? 'boolean' : 'text'}[]`,
+  ).join(', ')})`,
+);
+
 function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
+  if (kind === 'postgres') {
+    const arrays = COLUMNS.map(([c, def]) => rows.map((row) => (row as Record<string, unknown>)[c] ?? def));
+    return CompiledQuery.raw(PG_LOG_INSERT, arrays);
+  }
   const q = kind === 'mysql' ? '`' : '"';
   const cols = COLUMNS.map(([c]) => `${q}${c}${q}`).join(', ');
   const params: unknown[] = [];
   const tuples: string[] = [];
-  let n = 0;
   for (const row of rows) {
     const ph: string[] = [];
     for (const [c, def] of COLUMNS) {
       let v = (row as Record<string, unknown>)[c] ?? def;
-      if (c === 'is_stream' && kind !== 'postgres') v = v ? 1 : 0;
+      if (c === 'is_stream') v = v ? 1 : 0;
       params.push(v);
-      ph.push(kind === 'postgres' ? `$${++n}` : '?');
+      ph.push('?');
     }
     tuples.push(`(${ph.join(', ')})`);
   }
