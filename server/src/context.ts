@@ -39,7 +39,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const log = opts.logger ?? pino({ level: config.logLevel });
   const closers: Array<() => Promise<void> | void> = [];
   const onIdleError = (err: Error) => log.warn({ err }, 'database connection lost; it will be replaced');
-  const main = await openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, onIdleError });
+  const onNamingOff = (err: Error) => log.warn({ err }, 'PostgreSQL: named prepared statements failed (a transaction-mode pooler?); running them unnamed from now on');
+  const main = await openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, onIdleError, onNamingOff });
   closers.push(() => main.close());
   try {
     if (config.nodeType === 'master') {
@@ -48,7 +49,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     }
     let logDb = main;
     if (config.logSqlDsn) {
-      logDb = await openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, onIdleError });
+      logDb = await openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, onIdleError, onNamingOff });
       closers.push(() => logDb.close());
       if (config.nodeType === 'master') await migrateToLatest(logDb.db, logDb.kind);
     }

@@ -31,10 +31,9 @@ export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | und
 
 /**
  * SQL texts that run as named (server-side prepared) statements on PostgreSQL, each parsed and planned once per
- * connection instead of on every call: the relay's quota statements. The reservation's CTE cost PostgreSQL ~250 µs of
- * CPU per call unnamed and ~160 µs named (3,000 sequential calls, synchronous_commit on); planning was the difference.
- * Only fixed texts belong here (a name per text, kept by every pooled connection for its life). new-api's pgx driver
- * prepares its statements the same way, so a connection pooler in front of PostgreSQL must already allow them.
+ * connection instead of on every call: the relay's quota statements and log inserts. The reservation's CTE cost
+ * PostgreSQL ~250 µs of CPU per call unnamed and ~160 µs named (3,000 sequential calls, synchronous_commit on); planning
+ * was the difference. Only fixed texts belong here (a name per text, kept by every pooled connection for its life).
  */
 const pgStatementNames = new Map<string, string>();
 
@@ -44,18 +43,36 @@ export function pgPrepared(sql: string): string {
   return sql;
 }
 
+/**
+ * What a connection pooler in transaction mode answers when a named statement was prepared on another server
+ * connection than the one that runs it: "prepared statement … does not exist" or "… already exists". new-api talks
+ * to PostgreSQL with pgx's simple protocol, so such a pooler works with it; here the first such error turns naming off
+ * for the pool and the statement runs again unnamed (it did not run: the error came at its Parse or Bind).
+ */
+const POOLER_STATEMENT_ERRORS = new Set(['26000', '42P05']);
+
 const NAMED = Symbol('named statements');
 
 /** The pool as Kysely sees it: clients whose query() names the texts pgPrepared() registered. */
-function namingPool(pool: PgPool): PgPool {
+function namingPool(pool: PgPool, onNamingOff?: (err: Error) => void): PgPool {
+  let naming = true;
   const connect = async () => {
     const client: PgClient & { [NAMED]?: true } = await pool.connect();
     if (!client[NAMED]) {
       client[NAMED] = true;
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      const plain = (text: unknown, values?: unknown) => (values === undefined ? query(text) : query(text, values));
       client.query = ((text: unknown, values?: unknown) => {
-        const name = typeof text === 'string' ? pgStatementNames.get(text) : undefined;
-        return name ? query({ name, text, values }) : values === undefined ? query(text) : query(text, values);
+        const name = naming && typeof text === 'string' ? pgStatementNames.get(text) : undefined;
+        if (!name) return plain(text, values);
+        return query({ name, text, values }).catch((err: { code?: string }) => {
+          if (!POOLER_STATEMENT_ERRORS.has(err?.code ?? '')) throw err;
+          if (naming) {
+            naming = false;
+            onNamingOff?.(err as Error);
+          }
+          return plain(text, values);
+        });
       }) as typeof client.query;
     }
     return client;
@@ -166,6 +183,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** errors of idle pooled connections (server restart, admin kill); the pool replaces them on next use */
   onIdleError?: (err: Error) => void;
+  /** PostgreSQL: named statements failed as behind a transaction-mode pooler and are off for this pool from now on */
+  onNamingOff?: (err: Error) => void;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Db> {
@@ -184,7 +203,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     const pool = await pgPool(opts.dsn, opts.poolSize ?? 20);
     // Without a listener, an idle client's error (PostgreSQL restarted, connection terminated) crashes the process.
     pool.on('error', (err) => opts.onIdleError?.(err));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool) }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, opts.onNamingOff) }) });
     return { db, kind, close: () => db.destroy() };
   }
   const cfg = parseMysqlDsn(opts.dsn);

@@ -206,9 +206,12 @@ for (const kind of requestedDbKinds()) {
       expect([user.quota, user.request_count]).toEqual([10_000_000 - 2 * ROUNDS * 3 * tokens.length, 2 * ROUNDS * tokens.length]);
       await Promise.all(nodes.map((b) => b.stop()));
     });
-    it.runIf(kind === 'postgres')('runs the reservation and the flush as prepared statements on PostgreSQL (planned once per connection)', async () => {
+    it.runIf(kind === 'postgres')('runs the reservation and the flush as prepared statements on PostgreSQL, unnamed again behind a pooler that loses them', async () => {
       // one pooled connection, so that its pg_prepared_statements shows what this Billing ran
-      const one = await openDatabase({ dsn: s.database.dsn, sqlitePath: '', poolSize: 1 });
+      const namingOff: Error[] = [];
+      const one = await openDatabase({ dsn: s.database.dsn, sqlitePath: '', poolSize: 1, onNamingOff: (err) => namingOff.push(err) });
+      const preparedTexts = async () =>
+        (await one.db.executeQuery<{ statement: string }>(CompiledQuery.raw('SELECT statement FROM pg_prepared_statements'))).rows.map((p) => p.statement);
       try {
         const { tokens: tokenCache, users: userCache } = relayServices(s.ctx);
         const b = new Billing({ ...s.ctx, db: one.db }, tokenCache, userCache);
@@ -217,10 +220,18 @@ for (const kind of requestedDbKinds()) {
         b.settle(r, { quota: 100, channelId: 0, countRequest: true });
         await b.flush();
         expect(await c.balances()).toEqual({ user: 900, token: 400 });
-        const prepared = await one.db.executeQuery<{ statement: string }>(CompiledQuery.raw('SELECT statement FROM pg_prepared_statements'));
-        const texts = prepared.rows.map((p) => p.statement);
+        const texts = await preparedTexts();
         expect(texts.some((t) => t.startsWith('WITH t AS (UPDATE tokens SET remain_quota'))).toBe(true);
         expect(texts.filter((t) => t.includes('unnest('))).toHaveLength(2); // the token's and the user's settlement
+        expect(namingOff).toEqual([]);
+        // what a transaction-mode pooler does: the next call lands on a server connection that never prepared them
+        await one.db.executeQuery(CompiledQuery.raw('DEALLOCATE ALL'));
+        const r2 = await b.reserve(c.input(200));
+        b.settle(r2, { quota: 50, channelId: 0, countRequest: true });
+        await b.flush();
+        expect(await c.balances()).toEqual({ user: 850, token: 350 });
+        expect(namingOff.map((e) => (e as { code?: string }).code)).toEqual(['26000']);
+        expect(await preparedTexts()).toEqual([]);
       } finally {
         await one.close();
       }
