@@ -12,6 +12,8 @@ export interface Config {
   sqlitePath: string;
   sqliteBusyTimeoutMs: number;
   logSqlDsn: string;
+  /** PostgreSQL / MySQL connection pool (new-api's SQL_MAX_OPEN_CONNS, SQL_MAX_IDLE_CONNS, SQL_MAX_LIFETIME) */
+  sqlPool: SqlPoolConfig;
   redisConnString: string;
   sessionSecret: string;
   sessionSecretGenerated: boolean;
@@ -37,6 +39,21 @@ export interface Config {
   webDistDir: string;
   version: string;
 }
+
+export interface SqlPoolConfig {
+  maxOpen: number;
+  /** MySQL: connections kept open while idle */
+  maxIdle: number;
+  /** PostgreSQL: seconds after which a connection is closed and replaced (0: never) */
+  maxLifetimeSec: number;
+}
+
+/**
+ * Connections per process. new-api's default is 1,000 open and 100 idle (Go's database/sql, many goroutines); one
+ * event loop gains nothing from that many, and every PostgreSQL connection is a server process, so the default here is
+ * 20. Set SQL_MAX_OPEN_CONNS to change it.
+ */
+const DEFAULT_MAX_OPEN = 20;
 
 export class ConfigError extends Error {}
 
@@ -108,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqlitePath: sqliteFile,
     sqliteBusyTimeoutMs: busy ? Number(busy[1]) : int(env, 'SQLITE_BUSY_TIMEOUT', 30000, 0),
     logSqlDsn,
+    sqlPool: sqlPoolOf(env),
     redisConnString: redis,
     sessionSecret,
     sessionSecretGenerated: !sessionSecretRaw,
@@ -145,6 +163,11 @@ export function loadConfig(env: Env = process.env): Config {
     webDistDir: env.WEB_DIST_DIR?.trim() ?? '',
     version: env.VERSION?.trim() || 'v0.1.0',
   };
+}
+
+function sqlPoolOf(env: Env): SqlPoolConfig {
+  const maxOpen = int(env, 'SQL_MAX_OPEN_CONNS', DEFAULT_MAX_OPEN, 1);
+  return { maxOpen, maxIdle: Math.min(maxOpen, int(env, 'SQL_MAX_IDLE_CONNS', maxOpen, 0)), maxLifetimeSec: int(env, 'SQL_MAX_LIFETIME', 60, 0) };
 }
 
 export function redactDsn(dsn: string): string {

@@ -40,7 +40,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const closers: Array<() => Promise<void> | void> = [];
   const onIdleError = (err: Error) => log.warn({ err }, 'database connection lost; it will be replaced');
   const onNamingOff = (err: Error) => log.warn({ err }, 'PostgreSQL: named prepared statements failed (a transaction-mode pooler?); running them unnamed from now on');
-  const main = await openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, onIdleError, onNamingOff });
+  const pool = { poolSize: config.sqlPool.maxOpen, maxIdle: config.sqlPool.maxIdle, maxLifetimeSec: config.sqlPool.maxLifetimeSec };
+  const main = await openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, ...pool, onIdleError, onNamingOff });
   closers.push(() => main.close());
   try {
     if (config.nodeType === 'master') {
@@ -49,7 +50,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     }
     let logDb = main;
     if (config.logSqlDsn) {
-      logDb = await openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, onIdleError, onNamingOff });
+      logDb = await openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, ...pool, onIdleError, onNamingOff });
       closers.push(() => logDb.close());
       if (config.nodeType === 'master') await migrateToLatest(logDb.db, logDb.kind);
     }

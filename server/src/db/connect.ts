@@ -81,12 +81,12 @@ function namingPool(pool: PgPool, onNamingOff?: (err: Error) => void): PgPool {
 }
 
 // The PostgreSQL and MySQL drivers are imported only when the DSN selects them: each costs 15-20 MB of memory.
-async function pgPool(connectionString: string, max: number): Promise<PgPool> {
+async function pgPool(connectionString: string, max: number, maxLifetimeSeconds: number): Promise<PgPool> {
   const pg = (await import('pg')).default;
   // BIGINT (int8) and NUMERIC come back from pg as strings; quotas fit well inside 2^53.
   pg.types.setTypeParser(20, (v) => Number(v));
   pg.types.setTypeParser(1700, (v) => Number(v));
-  return new pg.Pool({ connectionString, max });
+  return new pg.Pool({ connectionString, max, maxLifetimeSeconds });
 }
 
 /** Parses a Go-style MySQL DSN (`user:pass@tcp(host:port)/db?params`) or a mysql:// URL. */
@@ -180,7 +180,12 @@ export interface OpenOptions {
   dsn: string;
   sqlitePath: string;
   sqliteBusyTimeoutMs?: number;
+  /** PostgreSQL / MySQL: most connections open at once (SQL_MAX_OPEN_CONNS) */
   poolSize?: number;
+  /** MySQL: connections kept while idle (SQL_MAX_IDLE_CONNS); PostgreSQL closes idle ones after 10 s instead */
+  maxIdle?: number;
+  /** PostgreSQL: seconds before a connection is replaced (SQL_MAX_LIFETIME; 0 never). mysql2 pools have no such limit */
+  maxLifetimeSec?: number;
   /** errors of idle pooled connections (server restart, admin kill); the pool replaces them on next use */
   onIdleError?: (err: Error) => void;
   /** PostgreSQL: named statements failed as behind a transaction-mode pooler and are off for this pool from now on */
@@ -200,7 +205,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     return { db, kind, close: () => db.destroy(), sqlite: database };
   }
   if (kind === 'postgres') {
-    const pool = await pgPool(opts.dsn, opts.poolSize ?? 20);
+    const pool = await pgPool(opts.dsn, opts.poolSize ?? 20, opts.maxLifetimeSec ?? 0);
     // Without a listener, an idle client's error (PostgreSQL restarted, connection terminated) crashes the process.
     pool.on('error', (err) => opts.onIdleError?.(err));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namingPool(pool, opts.onNamingOff) }) });
@@ -211,6 +216,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
   const pool = createPool({
     ...cfg,
     connectionLimit: opts.poolSize ?? 20,
+    maxIdle: opts.maxIdle ?? opts.poolSize ?? 20,
     supportBigNumbers: true,
     bigNumberStrings: false,
     decimalNumbers: true,

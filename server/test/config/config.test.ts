@@ -28,6 +28,15 @@ describe('configuration from the environment', () => {
     expect(parseMysqlDsn('mysql://a:b%40c@db.local/x')).toMatchObject({ user: 'a', password: 'b@c', host: 'db.local', port: 3306, database: 'x' });
   });
 
+  it("sizes the PostgreSQL / MySQL pool from new-api's SQL_MAX_* variables", () => {
+    expect(loadConfig({}).sqlPool).toEqual({ maxOpen: 20, maxIdle: 20, maxLifetimeSec: 60 });
+    expect(loadConfig({ SQL_MAX_OPEN_CONNS: '50', SQL_MAX_IDLE_CONNS: '5', SQL_MAX_LIFETIME: '0' }).sqlPool).toEqual({ maxOpen: 50, maxIdle: 5, maxLifetimeSec: 0 });
+    // new-api's idle default (100) above a smaller open limit keeps no more than the limit
+    expect(loadConfig({ SQL_MAX_OPEN_CONNS: '8', SQL_MAX_IDLE_CONNS: '100' }).sqlPool.maxIdle).toBe(8);
+    expect(() => loadConfig({ SQL_MAX_OPEN_CONNS: '0' })).toThrow(/SQL_MAX_OPEN_CONNS must be >= 1/);
+    expect(() => loadConfig({ SQL_MAX_LIFETIME: '1m' })).toThrow(/SQL_MAX_LIFETIME must be an integer/);
+  });
+
   it('honours the SQLITE_PATH busy-timeout suffix', () => {
     const c = loadConfig({ SQLITE_PATH: '/tmp/x.db?_busy_timeout=5000' });
     expect(c.sqlitePath).toBe('/tmp/x.db');
