@@ -81,6 +81,24 @@ export interface SettleInput {
 
 type Stmt = (params: unknown[]) => CompiledQuery;
 
+/**
+ * What each settlement statement writes: its params are one value per column, in this order, then the row's id.
+ * `-` subtracts the value, `+` adds it, `=` sets it. One row per statement on SQLite (settleRowSql), many on
+ * PostgreSQL / MySQL (settleManyQuery).
+ */
+const SETTLE_COLUMNS = {
+  settleToken: { table: 'tokens', cols: [['remain_quota', '-'], ['used_quota', '+'], ['accessed_time', '=']] },
+  settleUser: { table: 'users', cols: [['quota', '-'], ['used_quota', '+'], ['request_count', '+']] },
+  settleChannel: { table: 'channels', cols: [['used_quota', '+']] },
+} as const satisfies Record<string, { table: string; cols: ReadonlyArray<readonly [string, '-' | '+' | '=']> }>;
+type SettleStmt = keyof typeof SETTLE_COLUMNS;
+
+/** The single-row form of a settlement statement, with `?` placeholders. */
+function settleRowSql(stmt: SettleStmt): string {
+  const { table, cols } = SETTLE_COLUMNS[stmt];
+  return `UPDATE ${table} SET ${cols.map(([c, op]) => (op === '=' ? `${c} = ?` : `${c} = ${c} ${op} ?`)).join(', ')} WHERE id = ?`;
+}
+
 /** reserveBoth on PostgreSQL (see there); $1 pre, $2 token id, $3 user id */
 const RESERVE_BOTH_PG = pgPrepared(
   'WITH t AS (UPDATE tokens SET remain_quota = remain_quota - $1 WHERE id = $2 AND remain_quota >= $1 RETURNING id), ' +
@@ -99,9 +117,9 @@ function statements(kind: string) {
     reserveToken: q('UPDATE tokens SET remain_quota = remain_quota - ? WHERE id = ? AND remain_quota >= ?'),
     refundUser: q('UPDATE users SET quota = quota + ? WHERE id = ?'),
     refundToken: q('UPDATE tokens SET remain_quota = remain_quota + ? WHERE id = ?'),
-    settleUser: q('UPDATE users SET quota = quota - ?, used_quota = used_quota + ?, request_count = request_count + ? WHERE id = ?'),
-    settleToken: q('UPDATE tokens SET remain_quota = remain_quota - ?, used_quota = used_quota + ?, accessed_time = ? WHERE id = ?'),
-    settleChannel: q('UPDATE channels SET used_quota = used_quota + ? WHERE id = ?'),
+    settleUser: q(settleRowSql('settleUser')),
+    settleToken: q(settleRowSql('settleToken')),
+    settleChannel: q(settleRowSql('settleChannel')),
     tokenRemain: q('SELECT remain_quota FROM tokens WHERE id = ?'),
     userQuota: q('SELECT quota FROM users WHERE id = ?'),
     /**
@@ -149,16 +167,6 @@ async function retryDeadlock<T>(fn: () => Promise<T>, onRetry: (err: unknown) =>
 
 type StmtName = keyof ReturnType<typeof statements>;
 
-/**
- * What each settlement statement writes: its params are one value per column, in this order, then the row's id.
- * `-` subtracts the value, `+` adds it, `=` sets it.
- */
-const SETTLE_COLUMNS = {
-  settleToken: { table: 'tokens', cols: [['remain_quota', '-'], ['used_quota', '+'], ['accessed_time', '=']] },
-  settleUser: { table: 'users', cols: [['quota', '-'], ['used_quota', '+'], ['request_count', '+']] },
-  settleChannel: { table: 'channels', cols: [['used_quota', '+']] },
-} as const satisfies Record<string, { table: string; cols: ReadonlyArray<readonly [string, '-' | '+' | '=']> }>;
-type SettleStmt = keyof typeof SETTLE_COLUMNS;
 
 /**
  * PostgreSQL / MySQL: the settlement of many rows of one table as ONE statement (`rows` are the single-row statement's
