@@ -4,18 +4,19 @@
 // semi-spaces the young generation grew to ~48 MB and the heap to 90-125 MB under load (RSS 170-245 MB at 128
 // connections); with 8 MB the heap stayed at 53-62 MB with the same throughput.
 //
-// --heap-growing-percent=30: the old generation may grow to 1.3x what survived the last full GC (V8 picks 1.1-4x by
+// --heap-growing-percent=60: the old generation may grow to 1.6x what survived the last full GC (V8 picks 1.1-4x by
 // itself and, under a steady request load, chose large factors: RSS kept climbing to 180-215 MB at 128 connections).
-// 60 first: RSS 138-151 MB instead of 181-192 MB in the perf harness (128 connections, 0-ms upstream), same RPS. At 60
-// the old generation still grew from ~25 MB live to ~41 MB between mark-compacts; 30 holds it lower. `npm run bench`,
-// two full runs each: peak RSS at 128 connections 156 / 157 MB at 60, 149 / 146 MB at 30, the 0-ms cells within the
-// round-to-round noise (JSON 23.4-25.7 % vs 23.1-27.5 %, stream 38.8-39.9 % vs 38.0-42.3 %). The one-connection p99
-// swings around 2 ms either way (three paired probe runs: JSON 1.47-2.41 vs 1.99-2.31 ms, stream 1.61-1.89 vs
-// 1.90-2.20 ms).
+// Measured with the perf harness at 128 connections, 0-ms upstream: RSS 138-151 MB instead of 181-192 MB, with the
+// same RPS within the run-to-run noise (JSON 7.0-8.3k vs 7.1-7.3k, stream 4.6-5.1k vs 4.2k).
+// 30 was tried: `npm run bench` peak RSS at 128 connections 145-149 MB instead of 156-157 MB (three and two full runs),
+// the same throughput, but the one-connection stream p99 rose: 2.10-2.29 ms instead of 1.52-1.70 ms in the full runs,
+// and in six paired probe-only runs it was higher every time (1.83-2.20 vs 0.75-1.89 ms). With the smaller factor
+// major GCs come more often, and the incremental marking steps of each (50 steps, up to 3.3 ms, in one traced probe)
+// land on requests. Latency at low concurrency was kept over ~10 MB at saturation.
 //
 // --no-allocation-site-pretenuring: at 128 connections a request lives about as long as one young-generation cycle,
 // so its objects survive a scavenge at a high rate; V8 then starts allocating them straight in the old generation
 // ("pretenuring"), where they die soon after and need full mark-compacts. The process fell into that mode in some
 // runs and not in others. Measured with --trace-gc-nvp, stream at 128 connections, 0-ms upstream, 8 s: promoted
 // 475 MB -> 36 MB, mark-compacts 61 -> 4, scavenge pauses 1,385 -> 840 ms, RPS 6.5k -> 8.4k; JSON unchanged.
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=30', '--no-allocation-site-pretenuring'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--heap-growing-percent=60', '--no-allocation-site-pretenuring'];
