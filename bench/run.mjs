@@ -84,17 +84,22 @@ function startMock() {
 /** BENCH_SQL_DSN: a new database on that server for this run, as a DSN the gateway takes, and how to drop it. */
 async function freshDatabase(serverDsn) {
   const name = `gw_bench_${process.pid}_${Date.now().toString(36)}`;
+  // one short connection per statement, opened by `connect` (pg's Client and mysql2's connection share query/end)
+  const adminVia = (connect) => async (sql) => {
+    const c = await connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
   if (/^postgres(ql)?:\/\//.test(serverDsn)) {
     const pg = (await import('pg')).default;
-    const admin = async (sql) => {
+    const admin = adminVia(async () => {
       const c = new pg.Client({ connectionString: serverDsn });
       await c.connect();
-      try {
-        await c.query(sql);
-      } finally {
-        await c.end();
-      }
-    };
+      return c;
+    });
     await admin(`CREATE DATABASE ${name}`);
     const u = new URL(serverDsn);
     u.pathname = `/${name}`;
@@ -103,14 +108,7 @@ async function freshDatabase(serverDsn) {
   const { parseMysqlDsn } = await import(join(root, 'server/dist/db/connect.js'));
   const { host, port, user, password } = parseMysqlDsn(serverDsn);
   const mysql = (await import('mysql2/promise')).default;
-  const admin = async (sql) => {
-    const c = await mysql.createConnection({ host, port, user, password });
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = adminVia(() => mysql.createConnection({ host, port, user, password }));
   await admin(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   const auth = `${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}`;
   return { label: 'MySQL', dsn: `mysql://${auth}@${host}:${port}/${name}`, drop: () => admin(`DROP DATABASE IF EXISTS ${name}`) };

@@ -167,7 +167,6 @@ async function retryDeadlock<T>(fn: () => Promise<T>, onRetry: (err: unknown) =>
 
 type StmtName = keyof ReturnType<typeof statements>;
 
-
 /**
  * PostgreSQL / MySQL: the settlement of many rows of one table as ONE statement (`rows` are the single-row statement's
  * params), locking the rows in id order — the order reservations, refunds and other nodes' flushes take them in, so
