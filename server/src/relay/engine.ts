@@ -169,6 +169,9 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
       svc.users.forget(caller.user.id);
       if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
     };
+    // A well-funded caller's request goes upstream while its reservation commits (see overlapsReservation); the
+    // response is read only once the reservation stands. Everyone else waits for the reservation first.
+    const overlapped = !mode.rawResponse && overlapsReservation(caller, pre);
     const reserve = (amount: number) =>
       svc.billing.reserve({
         userId: caller.user.id,
@@ -177,6 +180,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
         tokenUnlimited: caller.token?.unlimited ?? true,
         cachedUserQuota: caller.user.quota,
         amount,
+        overlapped,
       });
     reserving = reserve(pre)
       .catch((e) => {
@@ -191,9 +195,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
           throw e instanceof QuotaError ? new RelayError(403, e.message, 'new_api_error', e.code) : e;
         },
       );
-    // A well-funded caller's request goes upstream while its reservation commits (see overlapsReservation); the
-    // response is read only once the reservation stands. Everyone else waits for the reservation first.
-    const gate = !mode.rawResponse && overlapsReservation(caller, pre) ? reserving : null;
+    const gate = overlapped ? reserving : null;
     if (!gate) await reserving;
     else gate.catch(forgetCaller);
 
@@ -595,52 +597,91 @@ interface LogInput {
   content?: string;
 }
 
+/** The ratio line and the price parts of `other` (JSON text) of a consume log: the same for every request at a price. */
+interface PriceText {
+  price: PriceData;
+  content: string;
+  /** `"model_ratio":…,"group_ratio":…,"completion_ratio":…` */
+  ratios: string;
+  /** `"cache_ratio":…,"model_price":…` */
+  tail: string;
+}
+
+/** Last price text per model name (checked against the price before use, so option changes show at once). */
+const priceTexts = new Map<string, PriceText>();
+const PRICE_TEXTS_MAX = 1000;
+
+function samePrice(a: PriceData, b: PriceData): boolean {
+  return (
+    a.usePrice === b.usePrice &&
+    a.modelPrice === b.modelPrice &&
+    a.modelRatio === b.modelRatio &&
+    a.completionRatio === b.completionRatio &&
+    a.groupRatio === b.groupRatio &&
+    a.cacheRatio === b.cacheRatio
+  );
+}
+
+/**
+ * Three toFixed() calls, a template and a JSON.stringify of the `other` object were a few µs of every request's CPU
+ * and a good part of its garbage; the texts change only with the price.
+ */
+function priceText(model: string, p: PriceData): PriceText {
+  const hit = priceTexts.get(model);
+  if (hit && samePrice(hit.price, p)) return hit;
+  const j = JSON.stringify;
+  const t: PriceText = {
+    price: p,
+    content: p.usePrice
+      ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
+      : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`,
+    ratios: `"model_ratio":${j(p.modelRatio)},"group_ratio":${j(p.groupRatio)},"completion_ratio":${j(p.completionRatio)}`,
+    tail: `"cache_ratio":${j(p.cacheRatio)},"model_price":${j(p.modelPrice)}`,
+  };
+  if (priceTexts.size >= PRICE_TEXTS_MAX) priceTexts.clear();
+  priceTexts.set(model, t);
+  return t;
+}
+
+/** A number as JSON writes it (NaN and infinities as null). */
+function jsonNum(n: number): string | number {
+  return Number.isFinite(n) ? n : 'null';
+}
+
 function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void {
   const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
   // as in new-api, the dashboard buckets are fed from the consume log: nothing when consume logs are off
   if (!ctx.options.bool('LogConsumeEnabled')) return;
-  svc.quotaData.record(l.caller.user.id, l.caller.user.username, collapseGizmo(l.model), l.quota, tokens);
-  const p = l.price;
-  let content =
-    l.content ??
-    (p.usePrice
-      ? `模型价格 ${p.modelPrice.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`
-      : `模型倍率 ${p.modelRatio.toFixed(2)}，补全倍率 ${p.completionRatio.toFixed(2)}，分组倍率 ${p.groupRatio.toFixed(2)}`);
+  const modelName = collapseGizmo(l.model);
+  svc.quotaData.record(l.caller.user.id, l.caller.user.username, modelName, l.quota, tokens);
+  const t = priceText(l.model, l.price);
+  let content = l.content ?? t.content;
   if (tokens === 0 && l.content === undefined) content += '(可能是上游超时)';
-  const other: Record<string, unknown> = {
-    frt: l.frt,
-    model_ratio: p.modelRatio,
-    group_ratio: p.groupRatio,
-    completion_ratio: p.completionRatio,
-    cache_tokens: l.usage.cached_tokens,
-    cache_ratio: p.cacheRatio,
-    model_price: p.modelPrice,
-  };
-  if (l.reasoningEffort) other.reasoning_effort = l.reasoningEffort;
+  // the keys in new-api's order: frt, the ratios, cache_tokens, cache_ratio, model_price, then the optional ones
+  let other = `{"frt":${jsonNum(l.frt)},${t.ratios},"cache_tokens":${jsonNum(l.usage.cached_tokens)},${t.tail}`;
+  if (l.reasoningEffort) other += `,"reasoning_effort":${JSON.stringify(l.reasoningEffort)}`;
   // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
   const mapped = l.channel.modelMapping?.[l.model];
-  if (typeof mapped === 'string' && mapped && mapped !== l.model) {
-    other.is_model_mapped = true;
-    other.upstream_model_name = l.upstreamModel;
-  }
-  other.admin_info = { use_channel: l.used.map(String) };
+  if (typeof mapped === 'string' && mapped && mapped !== l.model) other += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(l.upstreamModel)}`;
+  other += `,"admin_info":{"use_channel":[${l.used.length === 1 ? `"${l.used[0]}"` : l.used.map((id) => `"${id}"`).join(',')}]}}`;
+  const now = Date.now();
   const row: NewLog = {
     user_id: l.caller.user.id,
-    created_at: Math.floor(Date.now() / 1000),
+    created_at: Math.floor(now / 1000),
     type: 2,
     content,
     username: l.caller.user.username,
     token_name: l.caller.token?.name ?? '',
-    model_name: collapseGizmo(l.model),
+    model_name: modelName,
     quota: l.quota,
     prompt_tokens: l.usage.prompt_tokens,
     completion_tokens: l.usage.completion_tokens,
-    use_time: Math.floor((Date.now() - l.start) / 1000),
+    use_time: Math.floor((now - l.start) / 1000),
     is_stream: l.isStream,
     channel_id: l.channel.id,
     token_id: l.caller.token?.id ?? 0,
     group: l.group,
-    other: JSON.stringify(other),
+    other,
   };
   svc.logs.add(row);
 }

@@ -58,8 +58,10 @@ for (const kind of requestedDbKinds()) {
       expect(!!l.is_stream).toBe(false);
       expect(l.content).toBe('模型倍率 2.00，补全倍率 3.00，分组倍率 1.00');
       expect(l.otherJson).toMatchObject({ model_ratio: 2, group_ratio: 1, completion_ratio: 3, cache_tokens: 0, cache_ratio: 0.5, model_price: -1 });
-      expect(l.otherJson.admin_info.use_channel).toHaveLength(1);
+      expect(l.otherJson.admin_info).toEqual({ use_channel: [String(l.channel_id)] });
       expect(typeof l.otherJson.frt).toBe('number');
+      // new-api's key order (the JSON text is written by hand on the hot path)
+      expect(Object.keys(l.otherJson)).toEqual(['frt', 'model_ratio', 'group_ratio', 'completion_ratio', 'cache_tokens', 'cache_ratio', 'model_price', 'admin_info']);
       expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000 - 64, used_quota: 64, request_count: 1 });
       const tr = await tokenRow(s, t.id);
       expect(tr.remain_quota).toBe(500_000 - 64);
@@ -164,6 +166,33 @@ for (const kind of requestedDbKinds()) {
       expect(l.quota).toBe(Math.round((usage.prompt_tokens + usage.completion_tokens * 3) * 2));
     });
 
+    it('logs the ratios in force: a ratio or group change shows in the next request\'s log line', async () => {
+      const u = await addUser(s, { quota: 1_000_000 });
+      const t = await addToken(s, u.id);
+      const ask = () => client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+      await ask();
+      await setOptions(s, { ModelRatio: { [MODEL]: 4, 'mock-mapped': 2, 'mock-price': 0 } });
+      try {
+        await ask();
+      } finally {
+        await setOptions(s, { ModelRatio: { [MODEL]: 2, 'mock-mapped': 2, 'mock-price': 0 } });
+      }
+      const vip = await addToken(s, u.id, { group: 'vip' });
+      await client(s, vip.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+      const logs = await logsOf(s, u.id);
+      expect(logs.map((l) => l.content)).toEqual([
+        '模型倍率 2.00，补全倍率 3.00，分组倍率 1.00',
+        '模型倍率 4.00，补全倍率 3.00，分组倍率 1.00',
+        '模型倍率 2.00，补全倍率 3.00，分组倍率 1.50',
+      ]);
+      expect(logs.map((l) => [l.otherJson.model_ratio, l.otherJson.group_ratio])).toEqual([
+        [2, 1],
+        [4, 1],
+        [2, 1.5],
+      ]);
+      expect(logs.map((l) => l.quota)).toEqual([logs[0].quota, logs[0].quota * 2, logs[0].quota * 1.5]);
+    });
+
     it('maps the model upstream but bills and logs the requested name', async () => {
       up.reset();
       const u = await addUser(s);
@@ -174,6 +203,7 @@ for (const kind of requestedDbKinds()) {
       expect(l.model_name).toBe('mock-mapped');
       expect(l.otherJson.is_model_mapped).toBe(true);
       expect(l.otherJson.upstream_model_name).toBe('real-upstream-model');
+      expect(Object.keys(l.otherJson).slice(-3)).toEqual(['is_model_mapped', 'upstream_model_name', 'admin_info']);
     });
 
     it('answers 503 when no channel serves the model in the group', async () => {

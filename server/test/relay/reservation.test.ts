@@ -9,7 +9,7 @@ import { dbAvailable, requestedDbKinds } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addChannel, addToken, addUser, tokenRow, userRow } from './fixtures.js';
 import { relayServices } from '../../src/services/cache/index.js';
-import { openDatabase } from '../../src/db/connect.js';
+import { openDatabase, sqliteHandle } from '../../src/db/connect.js';
 import { Billing, QuotaError, type Reservation, type ReserveInput } from '../../src/services/billing.js';
 
 for (const kind of requestedDbKinds()) {
@@ -85,6 +85,30 @@ for (const kind of requestedDbKinds()) {
       const { result } = await statements(() => billing().reserve(c.input(300)), 1);
       expect(result.status).toBe('rejected');
       expect(await c.balances()).toEqual({ user: 250, token: 1_000 });
+    });
+
+    it.runIf(kind === 'sqlite')('commits a group of reservations early only for requests that wait for it', async () => {
+      const c = await caller(1_000_000, 1_000_000);
+      const handle = sqliteHandle(s.ctx.db)!;
+      // read synchronously, in the turn the reservations were queued in
+      const userNow = () => (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
+      const queue = (n: number, overlapped: boolean) => Array.from({ length: n }, () => billing().reserve({ ...c.input(10), overlapped }));
+
+      // 8 waiting requests: committed at once, before the turn ends
+      let pending = queue(8, false);
+      expect(userNow()).toBe(1_000_000 - 80);
+      await Promise.all(pending);
+      // overlapped ones (their requests are already upstream) wait for the end of the turn, up to 64 of them
+      pending = queue(63, true);
+      expect(userNow()).toBe(1_000_000 - 80);
+      pending.push(...queue(1, true));
+      expect(userNow()).toBe(1_000_000 - 80 - 640);
+      await Promise.all(pending);
+      pending = queue(7, true);
+      expect(userNow()).toBe(1_000_000 - 720);
+      await Promise.all(pending);
+      expect(userNow()).toBe(1_000_000 - 790);
+      expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
     });
 
     it('gives a refunded reservation back to both the token and the user', async () => {
