@@ -111,6 +111,27 @@ const RESERVE_BOTH_PG = pgPrepared(
     'SELECT CASE WHEN (SELECT count(*) FROM t) = 0 THEN 0 ELSE 1 / (SELECT count(*) FROM u) END AS reserved',
 );
 
+/**
+ * Overlapped reservations on PostgreSQL (PgReserveBatch), as ONE statement: each limited token's and each user's
+ * reservations summed, locked tokens first then users, each by id (the order of every other quota statement), and
+ * taken only if every sum fits: a token or user short of its sum divides by zero (22012), which rolls the whole
+ * statement back. Whoever fits the sum fits each of its parts one after the other, so a success is what reserving
+ * them one by one would have done; after a refusal they are reserved one by one.
+ * $1 token ids, $2 their sums, $3 user ids, $4 their sums.
+ */
+const RESERVE_MANY_PG = pgPrepared(
+  'WITH tv AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS tv(id, pre)), ' +
+    'uv AS (SELECT * FROM unnest($3::bigint[], $4::bigint[]) AS uv(id, pre)), ' +
+    'lt AS (SELECT x.id FROM tokens x JOIN tv ON tv.id = x.id ORDER BY x.id FOR UPDATE OF x), ' +
+    't AS (UPDATE tokens x SET remain_quota = x.remain_quota - tv.pre FROM tv JOIN lt ON lt.id = tv.id ' +
+    'WHERE x.id = tv.id AND x.remain_quota >= tv.pre RETURNING x.id), ' +
+    // the users' locks only once the tokens' UPDATE is done (it is read first)
+    'lu AS (SELECT y.id FROM users y JOIN uv ON uv.id = y.id WHERE (SELECT count(*) FROM t) >= 0 ORDER BY y.id FOR UPDATE OF y), ' +
+    'u AS (UPDATE users y SET quota = y.quota - uv.pre FROM uv JOIN lu ON lu.id = uv.id ' +
+    'WHERE y.id = uv.id AND y.quota >= uv.pre RETURNING y.id) ' +
+    'SELECT 1 / ((SELECT count(*) FROM t) = cardinality($1::bigint[]) AND (SELECT count(*) FROM u) = cardinality($3::bigint[]))::int AS reserved',
+);
+
 function statements(kind: string) {
   const q = (text: string): Stmt => {
     let i = 0;
@@ -368,6 +389,76 @@ class SqliteStatements {
   }
 }
 
+interface PgPending {
+  inp: ReserveInput;
+  pre: number;
+  resolve: (r: Reservation) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * PostgreSQL: overlapped reservations (their requests are already on their way upstream, ReserveInput.overlapped)
+ * batched as they come: one goes at once when none of these is in flight; those that arrive meanwhile wait for it and
+ * then go together, up to RESERVE_BATCH_MAX, as one statement (RESERVE_MANY_PG) instead of one round trip and one
+ * server-side statement each. So an idle gateway adds no wait, and a loaded one sends a statement per round trip.
+ * Requests that wait for their reservation keep theirs, sent at once.
+ */
+class PgReserveBatch {
+  private queue: PgPending[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly exec: (q: CompiledQuery) => Promise<QueryResult<unknown>>,
+    /** one reservation on its own (Billing.reserveWith) */
+    private readonly one: (inp: ReserveInput, pre: number) => Promise<Reservation>,
+    private readonly onDeadlock: (err: unknown) => void,
+  ) {}
+
+  add(inp: ReserveInput, pre: number): Promise<Reservation> {
+    return new Promise((resolve, reject) => {
+      const n = this.queue.push({ inp, pre, resolve, reject });
+      if (this.inFlight === 0 || n >= RESERVE_BATCH_MAX) this.send();
+    });
+  }
+
+  private send(): void {
+    const items = this.queue;
+    if (!items.length) return;
+    this.queue = [];
+    this.inFlight++;
+    void this.run(items).finally(() => {
+      if (--this.inFlight === 0) this.send();
+    });
+  }
+
+  /** Settles every item; resolves when all are. */
+  private async run(items: PgPending[]): Promise<void> {
+    if (items.length === 1) return this.oneByOne(items);
+    const tokens = new Map<number, number>();
+    const users = new Map<number, number>();
+    for (const { inp, pre } of items) {
+      if (inp.tokenId > 0 && !inp.tokenUnlimited) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
+      users.set(inp.userId, (users.get(inp.userId) ?? 0) + pre);
+    }
+    const q = CompiledQuery.raw(RESERVE_MANY_PG, [[...tokens.keys()], [...tokens.values()], [...users.keys()], [...users.values()]]);
+    try {
+      await retryDeadlock(() => this.exec(q), this.onDeadlock);
+    } catch (err) {
+      // a sum that did not fit rolled the statement back (nothing taken): each on its own decides who is short.
+      // Any other error leaves the outcome unknown (a connection lost after the commit): asking again could take
+      // it twice, so they fail as a single reservation would.
+      if ((err as { code?: unknown })?.code === RESERVE_USER_SHORT) return this.oneByOne(items);
+      for (const it of items) it.reject(err);
+      return;
+    }
+    for (const it of items) it.resolve(openReservation(it.inp, it.pre, it.inp.tokenId > 0 && !it.inp.tokenUnlimited));
+  }
+
+  private async oneByOne(items: PgPending[]): Promise<void> {
+    await Promise.all(items.map((it) => this.one(it.inp, it.pre).then(it.resolve, it.reject)));
+  }
+}
+
 const SETTLE_FLUSH_MS = 50;
 /**
  * Statements per settlement transaction. Each commit writes every page it dirtied, so fewer, larger transactions
@@ -393,6 +484,8 @@ export class Billing {
   private readonly db: Kysely<Database>;
   private readonly sql: ReturnType<typeof statements>;
   private readonly fast: SqliteStatements | null;
+  /** PostgreSQL: overlapped reservations, one statement per turn */
+  private readonly pgBatch: PgReserveBatch | null;
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
@@ -418,6 +511,7 @@ export class Billing {
     this.sql = statements(ctx.dbKind);
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
     this.fast = handle ? new SqliteStatements(handle) : null;
+    this.pgBatch = ctx.dbKind === 'postgres' ? new PgReserveBatch(this.exec, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
   }
 
@@ -531,7 +625,11 @@ export class Billing {
       if (inp.cachedUserQuota <= 0) throw new QuotaError('user quota is not enough', 'insufficient_user_quota');
       return { userId: inp.userId, tokenId: inp.tokenId, tokenKey: inp.tokenKey, user: 0, token: 0, tokenUnlimited: inp.tokenUnlimited, state: 'open' };
     }
-    const res = this.fast ? await this.reserveSqlite(this.fast, inp, pre) : await this.reserveWith(this.exec, inp, pre);
+    const res = this.fast
+      ? await this.reserveSqlite(this.fast, inp, pre)
+      : this.pgBatch && inp.overlapped
+        ? await this.pgBatch.add(inp, pre)
+        : await this.reserveWith(this.exec, inp, pre);
     this.users.adjustQuota(inp.userId, -res.user);
     if (res.token) this.tokens.adjustRemain(inp.tokenKey, -res.token, 0);
     return res;

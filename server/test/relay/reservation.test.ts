@@ -111,6 +111,55 @@ for (const kind of requestedDbKinds()) {
       expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
     });
 
+    it.runIf(kind === 'postgres')('sends the overlapped reservations that come while one is in flight as one statement, every unit exact', async () => {
+      const a = await caller(1_000_000, 0);
+      const tokens = await Promise.all(Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })));
+      const unlimited = await addToken(s, a.u.id, { unlimited: true });
+      const other = await addUser(s, { quota: 50_000 });
+      const ask = (userId: number, t: { id: number; key: string }, tokenUnlimited: boolean, amount: number) =>
+        billing().reserve({ userId, tokenId: t.id, tokenKey: t.key, tokenUnlimited, cachedUserQuota: 1_000_000, amount, overlapped: true });
+      const { sent, result } = await statements(() =>
+        Promise.all([
+          // a token twice, another user's playground-like reservation (no token), an unlimited token
+          ...tokens.map((t, i) => ask(a.u.id, t, false, 100 * (i + 1))),
+          ask(a.u.id, tokens[0], false, 7),
+          ask(other.id, { id: 0, key: '' }, true, 900),
+          ask(a.u.id, unlimited, true, 50),
+        ]),
+      );
+      // the first at once, on its own; the seven that came meanwhile together
+      expect(sent).toBe(2);
+      expect(result.status).toBe('fulfilled');
+      const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
+      expect(rs.map((r) => [r.user, r.token])).toEqual([[100, 100], [200, 200], [300, 300], [400, 400], [500, 500], [7, 7], [900, 0], [50, 0]]);
+      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000 - 1_557);
+      expect((await userRow(s, other.id)).quota).toBe(50_000 - 900);
+      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000 - 107, 9_800, 9_700, 9_600, 9_500]);
+      // given back exactly, as any reservation
+      for (const r of rs) await billing().refund(r);
+      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000);
+      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    });
+
+    it.runIf(kind === 'postgres')('reserves a refused batch one by one: who fits is reserved, who is short is refused', async () => {
+      const a = await caller(100, 1_000);
+      const rich = await caller(1_000_000, 1_000_000);
+      const ask = (c: typeof a, amount: number) => billing().reserve({ ...c.input(amount), overlapped: true });
+      // 3 × 40 on a user with 100: the first goes at once (100 → 60); the batch of the others holds 80 of that user,
+      // which does not fit, so nothing of it is taken and each goes on its own
+      const { sent, result } = await statements(() => Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(a, 40)]));
+      // the first, the batch, then one statement each, and the short user's balance read for its message
+      expect(sent).toBe(1 + 1 + 3 + 1);
+      const outcomes = (result as PromiseFulfilledResult<PromiseSettledResult<Reservation>[]>).value;
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused).toHaveLength(1);
+      expect(refused[0].reason).toBeInstanceOf(QuotaError);
+      expect((refused[0].reason as QuotaError).code).toBe('insufficient_user_quota');
+      expect(await a.balances()).toEqual({ user: 20, token: 920 });
+      expect(await rich.balances()).toEqual({ user: 1_000_000 - 500, token: 1_000_000 - 500 });
+    });
+
     it('gives a refunded reservation back to both the token and the user', async () => {
       const c = await caller(1_000, 500);
       const r = await billing().reserve(c.input(300));
@@ -139,7 +188,9 @@ for (const kind of requestedDbKinds()) {
       const outcomes = await Promise.allSettled(
         Array.from({ length: N }, async (_, i) => {
           const t = tokens[i % tokens.length];
-          const r = await b.reserve({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 10_000_000, amount: 100 });
+          // half of them overlapped: on PostgreSQL those of a turn go as one statement, racing the flushes too
+          const overlapped = i % 2 === 1;
+          const r = await b.reserve({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 10_000_000, amount: 100, overlapped });
           // every third request fails upstream and is refunded; the others are charged 40 of their 100
           if (i % 3 === 0) await b.refund(r);
           else b.settle(r, { quota: 40, channelId: 0, countRequest: true });
