@@ -112,7 +112,7 @@ const RESERVE_BOTH_PG = pgPrepared(
 );
 
 /**
- * Overlapped reservations on PostgreSQL (PgReserveBatch), as ONE statement: each limited token's and each user's
+ * Overlapped reservations on PostgreSQL (ReserveBatch), as ONE statement: each limited token's and each user's
  * reservations summed, locked tokens first then users, each by id (the order of every other quota statement), and
  * taken only if every sum fits: a token or user short of its sum divides by zero (22012), which rolls the whole
  * statement back. Whoever fits the sum fits each of its parts one after the other, so a success is what reserving
@@ -389,7 +389,7 @@ class SqliteStatements {
   }
 }
 
-interface PgPending {
+interface PendingOverlapped {
   inp: ReserveInput;
   pre: number;
   resolve: (r: Reservation) => void;
@@ -397,18 +397,27 @@ interface PgPending {
 }
 
 /**
- * PostgreSQL: overlapped reservations (their requests are already on their way upstream, ReserveInput.overlapped)
- * batched as they come: one goes at once when none of these is in flight; those that arrive meanwhile wait for it and
- * then go together, up to RESERVE_BATCH_MAX, as one statement (RESERVE_MANY_PG) instead of one round trip and one
- * server-side statement each. So an idle gateway adds no wait, and a loaded one sends a statement per round trip.
- * Requests that wait for their reservation keep theirs, sent at once.
+ * Takes every sum (limited token id → amount, user id → amount) or none; false when one did not fit (nothing taken).
+ * Locks tokens before users, each by id.
  */
-class PgReserveBatch {
-  private queue: PgPending[] = [];
+type TakeAll = (tokens: Map<number, number>, users: Map<number, number>) => Promise<boolean>;
+
+/**
+ * PostgreSQL / MySQL: overlapped reservations (their requests are already on their way upstream,
+ * ReserveInput.overlapped) batched as they come: one goes at once when none of these is in flight; those that arrive
+ * meanwhile wait for it and then go together, up to RESERVE_BATCH_MAX, taking each token's and each user's summed
+ * amount at once (`takeAll`) instead of one round trip and one server-side statement each. So an idle gateway adds
+ * no wait, and a loaded one sends one batch per round trip. Whoever fits a sum fits each of its parts one after the
+ * other, so a batch taken is what reserving them one by one would have done; a refused one (nothing taken) is then
+ * reserved one by one, which decides exactly who is short. Requests that wait for their reservation keep theirs,
+ * sent at once.
+ */
+class ReserveBatch {
+  private queue: PendingOverlapped[] = [];
   private inFlight = 0;
 
   constructor(
-    private readonly exec: (q: CompiledQuery) => Promise<QueryResult<unknown>>,
+    private readonly takeAll: TakeAll,
     /** one reservation on its own (Billing.reserveWith) */
     private readonly one: (inp: ReserveInput, pre: number) => Promise<Reservation>,
     private readonly onDeadlock: (err: unknown) => void,
@@ -432,7 +441,7 @@ class PgReserveBatch {
   }
 
   /** Settles every item; resolves when all are. */
-  private async run(items: PgPending[]): Promise<void> {
+  private async run(items: PendingOverlapped[]): Promise<void> {
     if (items.length === 1) return this.oneByOne(items);
     const tokens = new Map<number, number>();
     const users = new Map<number, number>();
@@ -440,23 +449,38 @@ class PgReserveBatch {
       if (inp.tokenId > 0 && !inp.tokenUnlimited) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
       users.set(inp.userId, (users.get(inp.userId) ?? 0) + pre);
     }
-    const q = CompiledQuery.raw(RESERVE_MANY_PG, [[...tokens.keys()], [...tokens.values()], [...users.keys()], [...users.values()]]);
+    let taken: boolean;
     try {
-      await retryDeadlock(() => this.exec(q), this.onDeadlock);
+      taken = await retryDeadlock(() => this.takeAll(tokens, users), this.onDeadlock);
     } catch (err) {
-      // a sum that did not fit rolled the statement back (nothing taken): each on its own decides who is short.
-      // Any other error leaves the outcome unknown (a connection lost after the commit): asking again could take
-      // it twice, so they fail as a single reservation would.
-      if ((err as { code?: unknown })?.code === RESERVE_USER_SHORT) return this.oneByOne(items);
+      // the outcome is unknown (a connection lost after the commit): asking again could take it twice, so they
+      // fail as a single reservation would
       for (const it of items) it.reject(err);
       return;
     }
+    if (!taken) return this.oneByOne(items);
     for (const it of items) it.resolve(openReservation(it.inp, it.pre, it.inp.tokenId > 0 && !it.inp.tokenUnlimited));
   }
 
-  private async oneByOne(items: PgPending[]): Promise<void> {
+  private async oneByOne(items: PendingOverlapped[]): Promise<void> {
     await Promise.all(items.map((it) => this.one(it.inp, it.pre).then(it.resolve, it.reject)));
   }
+}
+
+/** Thrown inside the MySQL batch's transaction to roll it back: a sum did not fit. */
+const BATCH_SHORT = Symbol('a reservation sum did not fit');
+
+/**
+ * `col = col - CASE id WHEN … END` for every id of `sums` whose row still holds its amount, locked by id (the
+ * single-table UPDATE's ORDER BY is its lock order). MySQL / MariaDB.
+ */
+function takeSumsMysql(table: 'tokens' | 'users', col: string, sums: Map<number, number>): CompiledQuery {
+  const params: unknown[] = [];
+  const cases = () => `CASE id ${[...sums].map(([id, pre]) => (params.push(id, pre), 'WHEN ? THEN ?')).join(' ')} END`;
+  const set = `${col} = ${col} - ${cases()}`;
+  const cond = `${col} >= ${cases()}`;
+  params.push(...sums.keys());
+  return CompiledQuery.raw(`UPDATE ${table} SET ${set} WHERE ${cond} AND id IN (${[...sums.keys()].map(() => '?').join(', ')}) ORDER BY id`, params);
 }
 
 const SETTLE_FLUSH_MS = 50;
@@ -484,8 +508,8 @@ export class Billing {
   private readonly db: Kysely<Database>;
   private readonly sql: ReturnType<typeof statements>;
   private readonly fast: SqliteStatements | null;
-  /** PostgreSQL: overlapped reservations, one statement per turn */
-  private readonly pgBatch: PgReserveBatch | null;
+  /** PostgreSQL / MySQL: overlapped reservations, batched as they come */
+  private readonly batch: ReserveBatch | null;
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
@@ -511,7 +535,8 @@ export class Billing {
     this.sql = statements(ctx.dbKind);
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
     this.fast = handle ? new SqliteStatements(handle) : null;
-    this.pgBatch = ctx.dbKind === 'postgres' ? new PgReserveBatch(this.exec, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
+    const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
+    this.batch = takeAll ? new ReserveBatch(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
   }
 
@@ -627,8 +652,8 @@ export class Billing {
     }
     const res = this.fast
       ? await this.reserveSqlite(this.fast, inp, pre)
-      : this.pgBatch && inp.overlapped
-        ? await this.pgBatch.add(inp, pre)
+      : this.batch && inp.overlapped
+        ? await this.batch.add(inp, pre)
         : await this.reserveWith(this.exec, inp, pre);
     this.users.adjustQuota(inp.userId, -res.user);
     if (res.token) this.tokens.adjustRemain(inp.tokenKey, -res.token, 0);
@@ -636,6 +661,34 @@ export class Billing {
   }
 
   private readonly exec = (q: CompiledQuery) => this.db.executeQuery(q);
+
+  /** PostgreSQL: one statement, rolled back whole by a sum that does not fit (RESERVE_MANY_PG). */
+  private readonly takeAllPg: TakeAll = async (tokens, users) => {
+    try {
+      await this.exec(CompiledQuery.raw(RESERVE_MANY_PG, [[...tokens.keys()], [...tokens.values()], [...users.keys()], [...users.values()]]));
+      return true;
+    } catch (err) {
+      if ((err as { code?: unknown })?.code === RESERVE_USER_SHORT) return false;
+      throw err;
+    }
+  };
+
+  /**
+   * MySQL / MariaDB: no single statement takes several rows all or none, so a transaction: the tokens' UPDATE, then
+   * the users', each by id; fewer rows changed than sums → rolled back.
+   */
+  private readonly takeAllMysql: TakeAll = async (tokens, users) => {
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        if (tokens.size && affected(await trx.executeQuery(takeSumsMysql('tokens', 'remain_quota', tokens))) !== tokens.size) throw BATCH_SHORT;
+        if (affected(await trx.executeQuery(takeSumsMysql('users', 'quota', users))) !== users.size) throw BATCH_SHORT;
+      });
+      return true;
+    } catch (err) {
+      if (err === BATCH_SHORT) return false;
+      throw err;
+    }
+  };
 
   private async reserveSqlite(fast: SqliteStatements, inp: ReserveInput, pre: number): Promise<Reservation> {
     const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;

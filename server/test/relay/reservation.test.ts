@@ -111,7 +111,7 @@ for (const kind of requestedDbKinds()) {
       expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
     });
 
-    it.runIf(kind === 'postgres')('sends the overlapped reservations that come while one is in flight as one statement, every unit exact', async () => {
+    it.runIf(kind !== 'sqlite')('takes the overlapped reservations that come while one is in flight together, every unit exact', async () => {
       const a = await caller(1_000_000, 0);
       const tokens = await Promise.all(Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })));
       const unlimited = await addToken(s, a.u.id, { unlimited: true });
@@ -127,8 +127,9 @@ for (const kind of requestedDbKinds()) {
           ask(a.u.id, unlimited, true, 50),
         ]),
       );
-      // the first at once, on its own; the seven that came meanwhile together
-      expect(sent).toBe(2);
+      // the first at once, on its own; the seven that came meanwhile together: one statement on PostgreSQL, one
+      // transaction on MySQL (which does not go through db.executeQuery), never one by one
+      expect(sent).toBe(kind === 'postgres' ? 2 : 1);
       expect(result.status).toBe('fulfilled');
       const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
       expect(rs.map((r) => [r.user, r.token])).toEqual([[100, 100], [200, 200], [300, 300], [400, 400], [500, 500], [7, 7], [900, 0], [50, 0]]);
@@ -141,15 +142,16 @@ for (const kind of requestedDbKinds()) {
       expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
     });
 
-    it.runIf(kind === 'postgres')('reserves a refused batch one by one: who fits is reserved, who is short is refused', async () => {
+    it.runIf(kind !== 'sqlite')('reserves a refused batch one by one: who fits is reserved, who is short is refused', async () => {
       const a = await caller(100, 1_000);
       const rich = await caller(1_000_000, 1_000_000);
       const ask = (c: typeof a, amount: number) => billing().reserve({ ...c.input(amount), overlapped: true });
       // 3 × 40 on a user with 100: the first goes at once (100 → 60); the batch of the others holds 80 of that user,
       // which does not fit, so nothing of it is taken and each goes on its own
       const { sent, result } = await statements(() => Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(a, 40)]));
-      // the first, the batch, then one statement each, and the short user's balance read for its message
-      expect(sent).toBe(1 + 1 + 3 + 1);
+      // the first, the batch (PostgreSQL: a statement; MySQL: a transaction, not counted here), then one statement
+      // each, and the reads naming the short side for its message (MySQL reads the token's balance first)
+      expect(sent).toBe(kind === 'postgres' ? 1 + 1 + 3 + 1 : 1 + 3 + 2);
       const outcomes = (result as PromiseFulfilledResult<PromiseSettledResult<Reservation>[]>).value;
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
       const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
