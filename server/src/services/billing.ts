@@ -47,7 +47,8 @@ export interface ReserveInput {
   amount: number;
   /**
    * The request does not wait for this reservation before its upstream call (engine.ts, overlapsReservation): on
-   * SQLite it joins the turn's group commit without hastening it (see RESERVE_BATCH).
+   * SQLite it joins the turn's group commit without hastening it (see RESERVE_BATCH); on PostgreSQL / MySQL it may
+   * be taken together with others (OverlappedReservations).
    */
   overlapped?: boolean;
 }
@@ -112,7 +113,7 @@ const RESERVE_BOTH_PG = pgPrepared(
 );
 
 /**
- * Overlapped reservations on PostgreSQL (ReserveBatch), as ONE statement: each limited token's and each user's
+ * Overlapped reservations on PostgreSQL (OverlappedReservations), as ONE statement: each limited token's and each user's
  * reservations summed, locked tokens first then users, each by id (the order of every other quota statement), and
  * taken only if every sum fits: a token or user short of its sum divides by zero (22012), which rolls the whole
  * statement back. Whoever fits the sum fits each of its parts one after the other, so a success is what reserving
@@ -412,7 +413,7 @@ type TakeAll = (tokens: Map<number, number>, users: Map<number, number>) => Prom
  * reserved one by one, which decides exactly who is short. Requests that wait for their reservation keep theirs,
  * sent at once.
  */
-class ReserveBatch {
+class OverlappedReservations {
   private queue: PendingOverlapped[] = [];
   private inFlight = 0;
 
@@ -509,7 +510,7 @@ export class Billing {
   private readonly sql: ReturnType<typeof statements>;
   private readonly fast: SqliteStatements | null;
   /** PostgreSQL / MySQL: overlapped reservations, batched as they come */
-  private readonly batch: ReserveBatch | null;
+  private readonly batch: OverlappedReservations | null;
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
@@ -536,7 +537,7 @@ export class Billing {
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
     this.fast = handle ? new SqliteStatements(handle) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
-    this.batch = takeAll ? new ReserveBatch(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
+    this.batch = takeAll ? new OverlappedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
   }
 
