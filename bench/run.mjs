@@ -14,7 +14,9 @@
 // ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
 // BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size),
 // BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
-// server, with the DSN's credentials, and drops it at the end).
+// server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
+// measurement instead of as many as possible: the gateway's CPU time per request at a fixed rate is the steadiest
+// figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -42,6 +44,7 @@ const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
+const RATE = Number(env.BENCH_RATE ?? 0);
 const MODEL = 'gpt-4o-mini';
 
 const children = [];
@@ -177,6 +180,18 @@ function rssMb(pid) {
   }
 }
 
+/** CPU time (ms, user + system, all threads) a process has used so far (/proc/<pid>/stat), or NaN where there is none. */
+function processCpuMs(pid) {
+  try {
+    const st = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, in clock ticks (100 a second on Linux)
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The machine's cumulative CPU times (/proc/stat, all cores), or null where there is none. */
 function cpuTimes() {
   try {
@@ -264,10 +279,12 @@ async function load(url, stream, connections, authFor, pid) {
   let peak = 0;
   const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
   const cpu0 = cpuTimes();
+  const own0 = pid ? processCpuMs(pid) : NaN;
   const result = await autocannon({
     url,
     connections,
     duration: DURATION,
+    ...(RATE > 0 ? { overallRate: RATE } : {}),
     requests: [
       {
         method: 'POST',
@@ -283,6 +300,7 @@ async function load(url, stream, connections, authFor, pid) {
   });
   if (timer) clearInterval(timer);
   const cpu = cpuShares(cpu0, cpuTimes());
+  const served = result.requests.total;
   return {
     ...cpu,
     rps: result.requests.average,
@@ -290,6 +308,8 @@ async function load(url, stream, connections, authFor, pid) {
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
     rssPeak: peak,
+    // µs of the measured process's CPU per request served
+    cpuPerReq: pid && served > 0 ? (1000 * (processCpuMs(pid) - own0)) / served : NaN,
   };
 }
 
@@ -321,7 +341,7 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}.`);
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}.`);
   out();
 
   await setMockDelay(mockPort, 0);
@@ -344,8 +364,8 @@ async function main() {
   out();
   out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.`);
   out();
-  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
-  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | gateway CPU per request (µs, every round) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let peak128 = 0;
   let ran128 = false;
   for (const delay of DELAYS) {
@@ -369,7 +389,7 @@ async function main() {
           peak128 = Math.max(peak128, rss);
         }
         out(
-          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} | ${rounds.map((r) => `${f(r.d.idle, 0)}/${f(r.g.idle, 0)}`).join(' ')} | ${rounds.map((r) => `${f(r.d.steal, 0)}/${f(r.g.steal, 0)}`).join(' ')} |`,
+          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} | ${rounds.map((r) => f(r.g.cpuPerReq, 0)).join(' / ')} | ${rounds.map((r) => `${f(r.d.idle, 0)}/${f(r.g.idle, 0)}`).join(' ')} | ${rounds.map((r) => `${f(r.d.steal, 0)}/${f(r.g.steal, 0)}`).join(' ')} |`,
         );
       }
     }
