@@ -1,7 +1,8 @@
 // Per-channel `setting` JSON (facts §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream calls) and
 // `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>). Parsed once by the
 // channel cache; the hot path only checks two fields.
-import { ProxyAgent, Socks5ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 
 const proxies = new Map<string, Dispatcher>();

@@ -4,9 +4,12 @@
 // HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
+import { Agent } from '../lib/undici.js';
 import type { AppContext } from '../context.js';
 import { sendEmail } from './mail.js';
+
+/** Webhook deliveries: one keep-alive pool for every notice, created with the first */
+let webhookAgent: Agent | undefined;
 
 export const QUOTA_NOTICE_WINDOW_SEC = 2 * 3600;
 
@@ -95,7 +98,16 @@ export class QuotaNotifier {
     const body = JSON.stringify(notice);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
-    const res = await request(url, { method: 'POST', headers, body, headersTimeout: 10_000, bodyTimeout: 10_000 });
+    const u = new URL(url);
+    const res = await (webhookAgent ??= new Agent()).request({
+      origin: u.origin,
+      path: `${u.pathname}${u.search}`,
+      method: 'POST',
+      headers,
+      body,
+      headersTimeout: 10_000,
+      bodyTimeout: 10_000,
+    });
     await res.body.dump();
     if (res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
   }

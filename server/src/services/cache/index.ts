@@ -1,6 +1,6 @@
 // One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
-import { Agent } from 'undici';
+import { Agent } from '../../lib/undici.js';
 import type { AppContext } from '../../context.js';
 import { Billing } from '../billing.js';
 import { ChannelStatus } from '../channel-status.js';
