@@ -5,8 +5,8 @@
 // The paths are undici's own lib layout (unchanged since v5; package-lock pins the version), and the one set-up step
 // of its index that dispatchers need is repeated here: the request/stream/pipeline/connect/upgrade methods are mixed
 // into Dispatcher.prototype (the same functions, so loading the index as well changes nothing).
-// server/test/lib/undici.test.ts checks the classes against the package's exports; the e2e relay spec's channel test
-// runs Agent.request() in a server process that never loads the index.
+// server/test/lib/undici.test.ts checks the classes against the package's exports, and runs a request through this
+// module in a worker thread that never loads the index.
 import { createRequire } from 'node:module';
 import type * as undici from 'undici';
 

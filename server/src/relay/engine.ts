@@ -663,7 +663,7 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
   // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
   const mapped = l.channel.modelMapping?.[l.model];
   if (typeof mapped === 'string' && mapped && mapped !== l.model) other += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(l.upstreamModel)}`;
-  other += `,"admin_info":{"use_channel":[${l.used.length === 1 ? `"${l.used[0]}"` : l.used.map((id) => `"${id}"`).join(',')}]}}`;
+  other += `,"admin_info":{"use_channel":[${l.used.map((id) => `"${id}"`).join(',')}]}}`;
   const now = Date.now();
   const row: NewLog = {
     user_id: l.caller.user.id,

@@ -154,7 +154,7 @@ function statements(kind: string) {
      * in one round trip, the token's row locked before the user's (the order settlement and refunds use too).
      * Params: pre, tokenId, userId.
      *   PostgreSQL: the user's UPDATE runs only when the token's did (EXISTS on its RETURNING). When the token was
-     *   reserved but the user is short, the statement divides by zero (error 22012, RESERVE_USER_SHORT): the error
+     *   reserved but the user is short, the statement divides by zero (error 22012, PG_REFUSED): the error
      *   rolls the whole statement back, token included. `reserved` is 1 when both were taken, 0 when the token is short.
      *   MySQL / MariaDB: a two-table UPDATE changes both rows or none (2 or 0 affected rows).
      */
@@ -171,8 +171,11 @@ function statements(kind: string) {
   };
 }
 
-/** PostgreSQL's division_by_zero: reserveBoth's signal that the user was short (and nothing was changed). */
-const RESERVE_USER_SHORT = '22012';
+/**
+ * PostgreSQL's division_by_zero: how reserveBoth (the user was short) and RESERVE_MANY_PG (a sum did not fit) refuse;
+ * the error rolls the statement back, so nothing was changed.
+ */
+const PG_REFUSED = '22012';
 
 /** A deadlock victim (PostgreSQL 40P01, MySQL/MariaDB 1213) was rolled back whole and can run again. */
 function isDeadlock(err: unknown): boolean {
@@ -224,17 +227,31 @@ function settleManyQuery(kind: string, stmt: SettleStmt, rows: unknown[][]): Com
     );
   }
   const params: unknown[] = [];
-  const sets = cols.map(([c, op], j) => {
-    const cases = rows.map((r) => {
-      params.push(r[n], r[j]);
-      return 'WHEN ? THEN ?';
-    });
-    return `${c} = ${op === '=' ? '' : `${c} ${op} `}CASE id ${cases.join(' ')} END`;
-  });
-  for (const r of rows) params.push(r[n]);
+  const sets = cols.map(([c, op], j) => `${c} = ${op === '=' ? '' : `${c} ${op} `}${caseById(rows.map((r) => [r[n], r[j]]), params)}`);
+  const ids = idList(rows.map((r) => r[n]), params);
   // SQLite (its Kysely path, while a transaction holds the raw connection) has one writer and no row locks
   const order = kind === 'mysql' ? ' ORDER BY id' : '';
-  return CompiledQuery.raw(`UPDATE ${table} SET ${sets.join(', ')} WHERE id IN (${rows.map(() => '?').join(', ')})${order}`, params);
+  return CompiledQuery.raw(`UPDATE ${table} SET ${sets.join(', ')} WHERE id IN ${ids}${order}`, params);
+}
+
+/** `CASE id WHEN ? THEN ? … END` for (id, value) pairs, their values pushed onto `params` (MySQL / SQLite). */
+function caseById(pairs: Iterable<readonly [unknown, unknown]>, params: unknown[]): string {
+  const whens: string[] = [];
+  for (const [id, v] of pairs) {
+    params.push(id, v);
+    whens.push('WHEN ? THEN ?');
+  }
+  return `CASE id ${whens.join(' ')} END`;
+}
+
+/** `(?, ?, …)` for `ids`, pushed onto `params`. */
+function idList(ids: Iterable<unknown>, params: unknown[]): string {
+  const marks: string[] = [];
+  for (const id of ids) {
+    params.push(id);
+    marks.push('?');
+  }
+  return `(${marks.join(', ')})`;
 }
 
 /**
@@ -477,11 +494,9 @@ const BATCH_SHORT = Symbol('a reservation sum did not fit');
  */
 function takeSumsMysql(table: 'tokens' | 'users', col: string, sums: Map<number, number>): CompiledQuery {
   const params: unknown[] = [];
-  const cases = () => `CASE id ${[...sums].map(([id, pre]) => (params.push(id, pre), 'WHEN ? THEN ?')).join(' ')} END`;
-  const set = `${col} = ${col} - ${cases()}`;
-  const cond = `${col} >= ${cases()}`;
-  params.push(...sums.keys());
-  return CompiledQuery.raw(`UPDATE ${table} SET ${set} WHERE ${cond} AND id IN (${[...sums.keys()].map(() => '?').join(', ')}) ORDER BY id`, params);
+  const set = `${col} = ${col} - ${caseById(sums, params)}`;
+  const cond = `${col} >= ${caseById(sums, params)}`;
+  return CompiledQuery.raw(`UPDATE ${table} SET ${set} WHERE ${cond} AND id IN ${idList(sums.keys(), params)} ORDER BY id`, params);
 }
 
 const SETTLE_FLUSH_MS = 50;
@@ -669,7 +684,7 @@ export class Billing {
       await this.exec(CompiledQuery.raw(RESERVE_MANY_PG, [[...tokens.keys()], [...tokens.values()], [...users.keys()], [...users.values()]]));
       return true;
     } catch (err) {
-      if ((err as { code?: unknown })?.code === RESERVE_USER_SHORT) return false;
+      if ((err as { code?: unknown })?.code === PG_REFUSED) return false;
       throw err;
     }
   };
@@ -727,7 +742,7 @@ export class Billing {
       const r = await retryDeadlock(() => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId])), this.onDeadlock);
       taken = this.ctx.dbKind === 'postgres' ? Number((r.rows[0] as { reserved?: unknown } | undefined)?.reserved) === 1 : affected(r) === 2;
     } catch (err) {
-      if ((err as { code?: unknown })?.code !== RESERVE_USER_SHORT) throw err;
+      if ((err as { code?: unknown })?.code !== PG_REFUSED) throw err;
       throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
     }
     if (taken) return openReservation(inp, pre, true);
