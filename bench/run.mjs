@@ -11,7 +11,7 @@
 //
 // Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (2000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
+// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
 // BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size),
 // BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
 // server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
@@ -38,8 +38,15 @@ const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Num
 const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
 // the p99 of 500 requests is their 5th-slowest one: on this VM it swung by 1-3 ms between runs; 2,000 give a stable tail
 const PROBE_N = Number(env.BENCH_PROBE_N ?? 2000);
-// sequential requests before each probe's measured ones: the added latency is the warmed-up (JIT-compiled) server's
-const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 2000);
+// sequential requests before each probe's measured ones: the added latency is the warmed-up (JIT-compiled) server's.
+// 2,000 were not enough: with --trace-opt, V8 still compiled request-path functions for the first time (tokenAuth,
+// reservationFor, the channel pick, writeConsumeLog) during the measured 2,000, and re-optimised Node's HTTP internals
+// after dependency deopts until ~8,000 requests. Compile jobs run on V8's background threads, and on these 2-vCPU VMs
+// a burst of work on the second vCPU while a one-connection request is in flight often stalls one of its hops ~2 ms
+// (`perf sched`: during almost every request over 1.5 ms another thread ran a burst: V8's background threads, the log
+// worker's transaction, a kernel thread). Gateway ttfb p99 with 2,000: 2.54 / 2.56 ms (JSON), 2.40 / 2.55 ms
+// (stream); with 8,000: 1.41 / 0.88 ms and 1.96 / 1.79 ms (two runs each, same build).
+const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 8000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
