@@ -1,101 +1,99 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dbAvailable, redisAvailable, requestedDbKinds, REDIS_URL } from '../helpers/databases.js';
+import { describeEachDb, REDIS_URL, redisAvailable } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { registerAndLogin, setOption, setupAndLoginRoot, uname } from './fixtures.js';
 import { startFakeSmtp } from './fake-smtp.js';
 
-for (const kind of requestedDbKinds()) {
-  describe.skipIf(!(await dbAvailable(kind)))(`email verification and password reset on ${kind}`, () => {
-    let server: TestServer;
-    let root: ConsoleClient;
-    let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
-    beforeAll(async () => {
-      smtp = await startFakeSmtp();
-      server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
-      root = await setupAndLoginRoot(server);
-      await setOption(root, 'SMTPServer', '127.0.0.1');
-      await setOption(root, 'SMTPPort', smtp.port);
-      await setOption(root, 'SMTPAccount', 'bot@gateway.test');
-      await setOption(root, 'SMTPToken', 'pw');
-      await setOption(root, 'ServerAddress', 'https://gw.example.com');
-    });
-    afterAll(async () => {
-      await server?.close();
-      await smtp?.close();
-    });
-
-    it('registers with an emailed verification code, once', async () => {
-      await setOption(root, 'EmailVerificationEnabled', true);
-      const anon = new ConsoleClient(server.url);
-      const email = `${uname('m')}@example.com`;
-      expect((await anon.get('/api/verification?email=not-an-email')).body).toEqual({ success: false, message: '无效的参数' });
-      const sent = await anon.get(`/api/verification?email=${encodeURIComponent(email)}`);
-      expect(sent.body).toEqual({ success: true, message: '' });
-      const mail = smtp.mails.at(-1)!;
-      expect(mail.to).toEqual([email]);
-      expect(mail.subject).toBe('New API邮箱验证邮件');
-      const code = /<strong>([0-9a-f]{6})<\/strong>/.exec(mail.body)?.[1];
-      expect(code).toBeTruthy();
-
-      const username = uname('mv');
-      expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: '000000' })).body.message).toBe(
-        '验证码错误或已过期',
-      );
-      expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: code })).body).toEqual({
-        success: true,
-        message: '',
-      });
-      const row = await server.ctx.db.selectFrom('users').select(['email']).where('username', '=', username).executeTakeFirstOrThrow();
-      expect(row.email).toBe(email);
-      // the code is spent
-      expect((await anon.post('/api/user/register', { username: uname('mv'), password: 'password123', email, verification_code: code })).body.success).toBe(false);
-      // the address is now taken
-      expect((await anon.get(`/api/verification?email=${encodeURIComponent(email)}`)).body).toEqual({ success: false, message: '邮箱地址已被占用' });
-
-      await setOption(root, 'EmailDomainWhitelist', 'allowed.com');
-      await setOption(root, 'EmailDomainRestrictionEnabled', true);
-      expect((await anon.get('/api/verification?email=x@other.com')).body.message).toBe('管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中');
-      await setOption(root, 'EmailAliasRestrictionEnabled', true);
-      expect((await anon.get('/api/verification?email=a%2Bb@allowed.com')).body.message).toBe(
-        '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
-      );
-      await setOption(root, 'EmailAliasRestrictionEnabled', false);
-      await setOption(root, 'EmailDomainRestrictionEnabled', false);
-      await setOption(root, 'EmailVerificationEnabled', false);
-    });
-
-    it('resets a password by emailed link, answering unknown addresses the same way', async () => {
-      const u = await registerAndLogin(server);
-      const email = `${u.username}@example.com`;
-      await server.ctx.db.updateTable('users').set({ email }).where('id', '=', u.id).execute();
-      const anon = new ConsoleClient(server.url);
-
-      const before = smtp.mails.length;
-      const unknown = await anon.get('/api/reset_password?email=nobody@example.com');
-      expect(unknown.body).toEqual({ success: true, message: '' });
-      expect(smtp.mails.length).toBe(before);
-
-      const known = await anon.get(`/api/reset_password?email=${encodeURIComponent(email)}`);
-      expect(known.body).toEqual(unknown.body);
-      expect(smtp.mails.length).toBe(before + 1);
-      const mail = smtp.mails.at(-1)!;
-      expect(mail.subject).toBe('New API密码重置');
-      const link = /https:\/\/gw\.example\.com\/user\/reset\?email=([^&]+)&token=([0-9a-f]{32})/.exec(mail.body);
-      expect(link).toBeTruthy();
-      expect(decodeURIComponent(link![1])).toBe(email);
-
-      expect((await anon.post('/api/user/reset', { email, token: 'f'.repeat(32) })).body).toEqual({ success: false, message: '重置链接非法或已过期' });
-      const reset = await anon.post('/api/user/reset', { email, token: link![2] });
-      expect(reset.body.success).toBe(true);
-      const newPassword: string = reset.body.data;
-      expect(newPassword).toMatch(/^[0-9A-Za-z]{12}$/);
-      expect((await new ConsoleClient(server.url).login(u.username, u.password)).body.success).toBe(false);
-      expect((await new ConsoleClient(server.url).login(u.username, newPassword)).body.success).toBe(true);
-      expect((await anon.post('/api/user/reset', { email, token: link![2] })).body.success).toBe(false);
-    });
+await describeEachDb('email verification and password reset', (kind) => {
+  let server: TestServer;
+  let root: ConsoleClient;
+  let smtp: Awaited<ReturnType<typeof startFakeSmtp>>;
+  beforeAll(async () => {
+    smtp = await startFakeSmtp();
+    server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
+    root = await setupAndLoginRoot(server);
+    await setOption(root, 'SMTPServer', '127.0.0.1');
+    await setOption(root, 'SMTPPort', smtp.port);
+    await setOption(root, 'SMTPAccount', 'bot@gateway.test');
+    await setOption(root, 'SMTPToken', 'pw');
+    await setOption(root, 'ServerAddress', 'https://gw.example.com');
   });
-}
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('registers with an emailed verification code, once', async () => {
+    await setOption(root, 'EmailVerificationEnabled', true);
+    const anon = new ConsoleClient(server.url);
+    const email = `${uname('m')}@example.com`;
+    expect((await anon.get('/api/verification?email=not-an-email')).body).toEqual({ success: false, message: '无效的参数' });
+    const sent = await anon.get(`/api/verification?email=${encodeURIComponent(email)}`);
+    expect(sent.body).toEqual({ success: true, message: '' });
+    const mail = smtp.mails.at(-1)!;
+    expect(mail.to).toEqual([email]);
+    expect(mail.subject).toBe('New API邮箱验证邮件');
+    const code = /<strong>([0-9a-f]{6})<\/strong>/.exec(mail.body)?.[1];
+    expect(code).toBeTruthy();
+
+    const username = uname('mv');
+    expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: '000000' })).body.message).toBe(
+      '验证码错误或已过期',
+    );
+    expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: code })).body).toEqual({
+      success: true,
+      message: '',
+    });
+    const row = await server.ctx.db.selectFrom('users').select(['email']).where('username', '=', username).executeTakeFirstOrThrow();
+    expect(row.email).toBe(email);
+    // the code is spent
+    expect((await anon.post('/api/user/register', { username: uname('mv'), password: 'password123', email, verification_code: code })).body.success).toBe(false);
+    // the address is now taken
+    expect((await anon.get(`/api/verification?email=${encodeURIComponent(email)}`)).body).toEqual({ success: false, message: '邮箱地址已被占用' });
+
+    await setOption(root, 'EmailDomainWhitelist', 'allowed.com');
+    await setOption(root, 'EmailDomainRestrictionEnabled', true);
+    expect((await anon.get('/api/verification?email=x@other.com')).body.message).toBe('管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中');
+    await setOption(root, 'EmailAliasRestrictionEnabled', true);
+    expect((await anon.get('/api/verification?email=a%2Bb@allowed.com')).body.message).toBe(
+      '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
+    );
+    await setOption(root, 'EmailAliasRestrictionEnabled', false);
+    await setOption(root, 'EmailDomainRestrictionEnabled', false);
+    await setOption(root, 'EmailVerificationEnabled', false);
+  });
+
+  it('resets a password by emailed link, answering unknown addresses the same way', async () => {
+    const u = await registerAndLogin(server);
+    const email = `${u.username}@example.com`;
+    await server.ctx.db.updateTable('users').set({ email }).where('id', '=', u.id).execute();
+    const anon = new ConsoleClient(server.url);
+
+    const before = smtp.mails.length;
+    const unknown = await anon.get('/api/reset_password?email=nobody@example.com');
+    expect(unknown.body).toEqual({ success: true, message: '' });
+    expect(smtp.mails.length).toBe(before);
+
+    const known = await anon.get(`/api/reset_password?email=${encodeURIComponent(email)}`);
+    expect(known.body).toEqual(unknown.body);
+    expect(smtp.mails.length).toBe(before + 1);
+    const mail = smtp.mails.at(-1)!;
+    expect(mail.subject).toBe('New API密码重置');
+    const link = /https:\/\/gw\.example\.com\/user\/reset\?email=([^&]+)&token=([0-9a-f]{32})/.exec(mail.body);
+    expect(link).toBeTruthy();
+    expect(decodeURIComponent(link![1])).toBe(email);
+
+    expect((await anon.post('/api/user/reset', { email, token: 'f'.repeat(32) })).body).toEqual({ success: false, message: '重置链接非法或已过期' });
+    const reset = await anon.post('/api/user/reset', { email, token: link![2] });
+    expect(reset.body.success).toBe(true);
+    const newPassword: string = reset.body.data;
+    expect(newPassword).toMatch(/^[0-9A-Za-z]{12}$/);
+    expect((await new ConsoleClient(server.url).login(u.username, u.password)).body.success).toBe(false);
+    expect((await new ConsoleClient(server.url).login(u.username, newPassword)).body.success).toBe(true);
+    expect((await anon.post('/api/user/reset', { email, token: link![2] })).body.success).toBe(false);
+  });
+});
 
 describe.skipIf(!(await redisAvailable()))('verification codes shared through Redis', () => {
   it('a code sent by one node is accepted by another node', async () => {

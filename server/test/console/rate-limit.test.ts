@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { dbAvailable, redisAvailable, requestedDbKinds, REDIS_URL } from '../helpers/databases.js';
+import { describeEachDb, REDIS_URL, redisAvailable } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MemoryRateLimiter } from '../../src/lib/rate-limit.js';
 
@@ -53,19 +53,17 @@ async function exerciseLimits(server: TestServer) {
   expect(ga.headers.get('x-oneapi-request-id')).toBeTruthy();
 }
 
-for (const kind of requestedDbKinds()) {
-  describe.skipIf(!(await dbAvailable(kind)))(`rate limits (memory) on ${kind}`, () => {
-    let server: TestServer;
-    beforeAll(async () => {
-      server = await startTestServer({ kind, env: LIMIT_ENV });
-    });
-    afterAll(async () => server?.close());
-
-    it('answers a bare 429 once CriticalRateLimit and GlobalAPIRateLimit are used up', async () => {
-      await exerciseLimits(server);
-    });
+await describeEachDb('rate limits (memory)', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ kind, env: LIMIT_ENV });
   });
-}
+  afterAll(async () => server?.close());
+
+  it('answers a bare 429 once CriticalRateLimit and GlobalAPIRateLimit are used up', async () => {
+    await exerciseLimits(server);
+  });
+});
 
 describe.skipIf(!(await redisAvailable()))('rate limits (Redis)', () => {
   let server: TestServer;

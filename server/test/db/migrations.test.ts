@@ -1,63 +1,61 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { TABLES } from '../../src/db/tables.js';
-import { createTestDatabase, dbAvailable, requestedDbKinds } from '../helpers/databases.js';
+import { createTestDatabase, describeEachDb } from '../helpers/databases.js';
 
-for (const kind of requestedDbKinds()) {
-  describe.skipIf(!(await dbAvailable(kind)))(`migrations on ${kind}`, () => {
-    it('creates every new-api table, is re-runnable, and stores 64-bit quotas', async () => {
-      const tdb = await createTestDatabase(kind);
-      const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
-      try {
-        const first = await migrateToLatest(db, kind);
-        expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit']);
-        expect(await migrateToLatest(db, kind)).toEqual([]);
-        const tables = await db.introspection.getTables();
-        const names = new Set(tables.map((t) => t.name));
-        for (const t of TABLES) {
-          expect(names.has(t.name), t.name).toBe(true);
-          const cols = new Set(tables.find((x) => x.name === t.name)!.columns.map((c) => c.name));
-          for (const c of t.columns) expect(cols.has(c.name), `${t.name}.${c.name}`).toBe(true);
-        }
-        const big = 9_000_000_000_000; // far above new-api's 32-bit cap
-        await db.insertInto('users').values({ username: 'big', password: 'x', quota: big, setting: '' }).execute();
-        const row = await db.selectFrom('users').select(['quota', 'group', 'role', 'status']).where('username', '=', 'big').executeTakeFirstOrThrow();
-        expect(row).toEqual({ quota: big, group: 'default', role: 1, status: 1 });
-        await db.insertInto('tokens').values({ user_id: 1, key: 'k'.repeat(48), unlimited_quota: true }).execute();
-        const tok = await db.selectFrom('tokens').select(['unlimited_quota', 'expired_time']).executeTakeFirstOrThrow();
-        expect(!!tok.unlimited_quota).toBe(true);
-        expect(tok.expired_time).toBe(-1);
-        await expect(db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute()).rejects.toThrow();
-        await sql`SELECT 1`.execute(db);
-      } finally {
-        await close();
-        await tdb.drop();
+await describeEachDb('migrations', (kind) => {
+  it('creates every new-api table, is re-runnable, and stores 64-bit quotas', async () => {
+    const tdb = await createTestDatabase(kind);
+    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+    try {
+      const first = await migrateToLatest(db, kind);
+      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit']);
+      expect(await migrateToLatest(db, kind)).toEqual([]);
+      const tables = await db.introspection.getTables();
+      const names = new Set(tables.map((t) => t.name));
+      for (const t of TABLES) {
+        expect(names.has(t.name), t.name).toBe(true);
+        const cols = new Set(tables.find((x) => x.name === t.name)!.columns.map((c) => c.name));
+        for (const c of t.columns) expect(cols.has(c.name), `${t.name}.${c.name}`).toBe(true);
       }
-    });
-
-    it('adds missing columns to a table created by an older schema', async () => {
-      const tdb = await createTestDatabase(kind);
-      const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
-      try {
-        const idType = kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'serial PRIMARY KEY' : 'int AUTO_INCREMENT PRIMARY KEY';
-        const q = kind === 'mysql' ? '`' : '"';
-        await sql.raw(`CREATE TABLE channels (id ${idType}, type int DEFAULT 0, ${q}key${q} text NOT NULL, name varchar(100))`).execute(db);
-        await sql.raw(`CREATE TABLE users (id ${idType}, username varchar(20) NOT NULL, password text NOT NULL, quota int DEFAULT 0)`).execute(db);
-        await migrateToLatest(db, kind);
-        await db.insertInto('channels').values({ key: 'sk-x', models: 'a,b', tag: 't' }).execute();
-        const ch = await db.selectFrom('channels').select(['models', 'tag', 'priority']).executeTakeFirstOrThrow();
-        expect(ch.models).toBe('a,b');
-        if (kind !== 'sqlite') {
-          await db.insertInto('users').values({ username: 'u', password: 'p', quota: 5_000_000_000, setting: '' }).execute();
-          const u = await db.selectFrom('users').select('quota').executeTakeFirstOrThrow();
-          expect(u.quota).toBe(5_000_000_000);
-        }
-      } finally {
-        await close();
-        await tdb.drop();
-      }
-    });
+      const big = 9_000_000_000_000; // far above new-api's 32-bit cap
+      await db.insertInto('users').values({ username: 'big', password: 'x', quota: big, setting: '' }).execute();
+      const row = await db.selectFrom('users').select(['quota', 'group', 'role', 'status']).where('username', '=', 'big').executeTakeFirstOrThrow();
+      expect(row).toEqual({ quota: big, group: 'default', role: 1, status: 1 });
+      await db.insertInto('tokens').values({ user_id: 1, key: 'k'.repeat(48), unlimited_quota: true }).execute();
+      const tok = await db.selectFrom('tokens').select(['unlimited_quota', 'expired_time']).executeTakeFirstOrThrow();
+      expect(!!tok.unlimited_quota).toBe(true);
+      expect(tok.expired_time).toBe(-1);
+      await expect(db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute()).rejects.toThrow();
+      await sql`SELECT 1`.execute(db);
+    } finally {
+      await close();
+      await tdb.drop();
+    }
   });
-}
+
+  it('adds missing columns to a table created by an older schema', async () => {
+    const tdb = await createTestDatabase(kind);
+    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+    try {
+      const idType = kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'serial PRIMARY KEY' : 'int AUTO_INCREMENT PRIMARY KEY';
+      const q = kind === 'mysql' ? '`' : '"';
+      await sql.raw(`CREATE TABLE channels (id ${idType}, type int DEFAULT 0, ${q}key${q} text NOT NULL, name varchar(100))`).execute(db);
+      await sql.raw(`CREATE TABLE users (id ${idType}, username varchar(20) NOT NULL, password text NOT NULL, quota int DEFAULT 0)`).execute(db);
+      await migrateToLatest(db, kind);
+      await db.insertInto('channels').values({ key: 'sk-x', models: 'a,b', tag: 't' }).execute();
+      const ch = await db.selectFrom('channels').select(['models', 'tag', 'priority']).executeTakeFirstOrThrow();
+      expect(ch.models).toBe('a,b');
+      if (kind !== 'sqlite') {
+        await db.insertInto('users').values({ username: 'u', password: 'p', quota: 5_000_000_000, setting: '' }).execute();
+        const u = await db.selectFrom('users').select('quota').executeTakeFirstOrThrow();
+        expect(u.quota).toBe(5_000_000_000);
+      }
+    } finally {
+      await close();
+      await tdb.drop();
+    }
+  });
+});

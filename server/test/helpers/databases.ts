@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { describe } from 'vitest';
 import pg from 'pg';
 import mysql from 'mysql2/promise';
 
@@ -43,6 +44,17 @@ export async function dbAvailable(kind: TestDbKind): Promise<boolean> {
   const up = await portOpen(PORTS[kind]);
   if (!up && process.env.CI === 'true') throw new Error(`${kind} is not reachable on 127.0.0.1:${PORTS[kind]} (CI=true: a missing service is a failure)`);
   return up;
+}
+
+/**
+ * One describe block per requested database kind, titled `<title> on <kind>`; a kind whose server is down is skipped
+ * (a failure under CI=true, see dbAvailable). `except` leaves kinds out (e.g. SQLite for pool settings).
+ */
+export async function describeEachDb(title: string, body: (kind: TestDbKind) => void, except: TestDbKind[] = []): Promise<void> {
+  for (const kind of requestedDbKinds()) {
+    if (except.includes(kind)) continue;
+    describe.skipIf(!(await dbAvailable(kind)))(`${title} on ${kind}`, () => body(kind));
+  }
 }
 
 export async function redisAvailable(): Promise<boolean> {
