@@ -277,7 +277,7 @@ describe('relay through the console', () => {
     await shot(page, 'relay-07-user-info');
   });
 
-  it('opens the dashboard with totals and granularity controls', async () => {
+  it('shows both calls on the dashboard before any quota_data flush', async () => {
     const { page } = b;
     await page.keyboard.press('Escape');
     await page.goto(`${BASE_URL}/detail`);
@@ -285,6 +285,17 @@ describe('relay through the console', () => {
     await page.getByText('消耗额度').first().waitFor();
     await page.getByText('请求次数').first().waitFor();
     await page.getByText('小时', { exact: true }).waitFor();
+    // quota_data is written every DataExportInterval minutes; the dashboard adds what is not written yet, so the two
+    // relay calls of this spec (the only ones of the run) are there at once, with their exact quota
+    const value = async (id: string) => Number(await page.getByTestId(id).getAttribute('data-value'));
+    expect(await value('detail-total-count')).toBe(2);
+    expect(await value('detail-total-quota')).toBe(quotaOf(STREAM_USAGE) + quotaOf(PLAIN_USAGE));
+    expect(await value('detail-total-tokens')).toBe(
+      STREAM_USAGE.prompt_tokens + STREAM_USAGE.completion_tokens + PLAIN_USAGE.prompt_tokens + PLAIN_USAGE.completion_tokens,
+    );
+    // $0.00036 at 500,000 quota per dollar: small sums keep two significant digits instead of showing $0.00
+    expect(await page.getByTestId('detail-total-quota').textContent()).toContain(`$${((quotaOf(STREAM_USAGE) + quotaOf(PLAIN_USAGE)) / 500000).toFixed(5)}`);
+    await page.locator('.recharts-surface').first().waitFor();
     await shot(page, 'relay-08-dashboard');
     expect(b.pageErrors).toEqual([]);
   });

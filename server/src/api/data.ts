@@ -3,7 +3,15 @@ import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
-import { DATA_SELF_MAX_SPAN_SEC, quotaDataByModelHour, quotaDataRows } from '../services/log-query.js';
+import { initRelayServices } from '../services/cache/index.js';
+import {
+  DATA_SELF_MAX_SPAN_SEC,
+  quotaDataByModelHour,
+  quotaDataRows,
+  withUnflushedByModelHour,
+  withUnflushedRows,
+  type QuotaDataOwner,
+} from '../services/log-query.js';
 
 type Query = Record<string, string | undefined>;
 
@@ -14,6 +22,10 @@ function int(v: string | undefined): number {
 
 export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
+  const { quotaData } = await initRelayServices(ctx);
+  // quota_data plus what has not been flushed to it yet (the current minutes)
+  const rowsOf = (who: QuotaDataOwner, start: number, end: number) =>
+    quotaData.withUnflushed(() => quotaDataRows(ctx, who, start, end), (rows, unflushed) => withUnflushedRows(rows, unflushed, who, start, end));
   const both = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => {
     app.get(path, { preHandler }, handler);
     app.get(path.endsWith('/') ? path.slice(0, -1) : path + '/', { preHandler }, handler);
@@ -24,8 +36,13 @@ export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext):
     const start = int(q.start_timestamp);
     const end = int(q.end_timestamp);
     const username = (q.username ?? '').trim();
-    if (username) return ok(await quotaDataRows(ctx, { username }, start, end));
-    return ok(await quotaDataByModelHour(ctx, start, end));
+    if (username) return ok(await rowsOf({ username }, start, end));
+    return ok(
+      await quotaData.withUnflushed(
+        () => quotaDataByModelHour(ctx, start, end),
+        (rows, unflushed) => withUnflushedByModelHour(rows, unflushed, start, end),
+      ),
+    );
   });
 
   both('/api/data/self', auth.user, async (req) => {
@@ -35,6 +52,6 @@ export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext):
     // An open-ended range counts as too wide: the self view is bounded to one month.
     if (!start || !end || end - start > DATA_SELF_MAX_SPAN_SEC) return fail('时间跨度不能超过 1 个月');
     if (end < start) return fail('结束时间不能早于开始时间');
-    return ok(await quotaDataRows(ctx, { userId: caller(req).id }, start, end));
+    return ok(await rowsOf({ userId: caller(req).id }, start, end));
   });
 }

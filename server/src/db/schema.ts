@@ -224,5 +224,6 @@ export type Channel = Selectable<ChannelsTable>;
 export type NewChannel = Insertable<ChannelsTable>;
 export type Ability = Selectable<AbilitiesTable>;
 export type Log = Selectable<LogsTable>;
+export type QuotaDataRecord = Selectable<QuotaDataTable>;
 export type NewLog = Insertable<LogsTable>;
 export type Redemption = Selectable<RedemptionsTable>;

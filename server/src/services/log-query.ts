@@ -2,8 +2,9 @@
 // every query here runs on ctx.logDb and channel names are looked up separately in the main database.
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { Database, Log } from '../db/schema.js';
+import type { Database, Log, QuotaDataRecord } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
+import type { UsageBucket } from './quota-data.js';
 
 export const LOG_TYPE_UNKNOWN = 0;
 export const LOG_TYPE_TOPUP = 1;
@@ -182,11 +183,67 @@ export async function quotaDataByModelHour(ctx: AppContext, start: number, end: 
 }
 
 /** Raw buckets of one user, by username (admin filter) or user id (self view). */
-export async function quotaDataRows(ctx: AppContext, who: { username?: string; userId?: number }, start: number, end: number) {
+export async function quotaDataRows(ctx: AppContext, who: QuotaDataOwner, start: number, end: number): Promise<QuotaDataRecord[]> {
   let q = ctx.db.selectFrom('quota_data').selectAll();
   if (who.username !== undefined) q = q.where('username', '=', who.username);
   if (who.userId !== undefined) q = q.where('user_id', '=', who.userId);
   if (start) q = q.where('created_at', '>=', start);
   if (end) q = q.where('created_at', '<=', end);
   return q.orderBy('created_at').orderBy('model_name').execute();
+}
+
+export interface QuotaDataOwner {
+  username?: string;
+  userId?: number;
+}
+
+/**
+ * Rows of the dashboard with the buckets not flushed to quota_data yet (QuotaData.withUnflushed) added: to the row of
+ * the same key (`keyOf`), or as rows of their own (`rowOf`), in the queries' order (hour, then model).
+ */
+function addUnflushed<R extends { created_at: number; model_name: string; count: number; quota: number; token_used: number }>(
+  rows: R[],
+  unflushed: UsageBucket[],
+  keyOf: (r: Pick<R, 'created_at' | 'model_name'> & { user_id?: number; username?: string }) => string,
+  rowOf: (b: UsageBucket) => R,
+): R[] {
+  if (!unflushed.length) return rows;
+  const out = rows.map((r) => ({ ...r }));
+  const byKey = new Map<string, R>();
+  for (const r of out) if (!byKey.has(keyOf(r))) byKey.set(keyOf(r), r);
+  for (const b of unflushed) {
+    const fresh = rowOf(b);
+    const r = byKey.get(keyOf(fresh));
+    if (!r) {
+      out.push(fresh);
+      byKey.set(keyOf(fresh), fresh);
+      continue;
+    }
+    r.count += b.count;
+    r.quota += b.quota;
+    r.token_used += b.tokenUsed;
+  }
+  return out.sort((a, b) => a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : a.model_name > b.model_name ? 1 : 0));
+}
+
+const inRange = (b: UsageBucket, start: number, end: number) => (!start || b.hour >= start) && (!end || b.hour <= end);
+
+/** quotaDataByModelHour's rows with the unflushed buckets of the range. */
+export function withUnflushedByModelHour(rows: QuotaDataRow[], unflushed: UsageBucket[], start: number, end: number): QuotaDataRow[] {
+  return addUnflushed(
+    rows,
+    unflushed.filter((b) => inRange(b, start, end)),
+    (r) => `${r.model_name}\u0000${r.created_at}`,
+    (b) => ({ model_name: b.model, created_at: b.hour, count: b.count, quota: b.quota, token_used: b.tokenUsed }),
+  );
+}
+
+/** quotaDataRows's rows with the owner's unflushed buckets of the range (id 0 for a bucket with no row yet). */
+export function withUnflushedRows(rows: QuotaDataRecord[], unflushed: UsageBucket[], who: QuotaDataOwner, start: number, end: number): QuotaDataRecord[] {
+  return addUnflushed(
+    rows,
+    unflushed.filter((b) => inRange(b, start, end) && (who.username === undefined || b.username === who.username) && (who.userId === undefined || b.userId === who.userId)),
+    (r) => `${r.user_id}\u0000${r.username}\u0000${r.model_name}\u0000${r.created_at}`,
+    (b) => ({ id: 0, user_id: b.userId, username: b.username, model_name: b.model, created_at: b.hour, count: b.count, quota: b.quota, token_used: b.tokenUsed }),
+  );
 }

@@ -1,8 +1,10 @@
 // Dashboard aggregation (facts §5.8): per (user, username, model, hour) buckets in memory, added to quota_data every
-// DataExportInterval minutes and on shutdown (select-then-increment-or-insert, like new-api).
+// DataExportInterval minutes and on shutdown (select-then-increment-or-insert, like new-api). Unlike new-api, the
+// dashboard also shows the buckets not flushed yet (withUnflushed), so it does not lag by up to that interval, and a
+// bucket whose write failed is kept for the next flush instead of being dropped.
 import type { AppContext } from '../context.js';
 
-interface Bucket {
+export interface UsageBucket {
   userId: number;
   username: string;
   model: string;
@@ -13,9 +15,11 @@ interface Bucket {
 }
 
 export class QuotaData {
-  private buckets = new Map<string, Bucket>();
+  private buckets = new Map<string, UsageBucket>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
+  /** flushes started so far (see withUnflushed) */
+  private flushes = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -32,14 +36,30 @@ export class QuotaData {
 
   record(userId: number, username: string, model: string, quota: number, tokens: number, at = Date.now()): void {
     if (!this.ctx.options.bool('DataExportEnabled')) return;
-    const hour = Math.floor(at / 3_600_000) * 3600;
-    const k = `${userId}\u0000${username}\u0000${model}\u0000${hour}`;
+    this.add({ userId, username, model, hour: Math.floor(at / 3_600_000) * 3600, count: 1, quota, tokenUsed: tokens });
+  }
+
+  private add(n: UsageBucket): void {
+    const k = `${n.userId}\u0000${n.username}\u0000${n.model}\u0000${n.hour}`;
     const b = this.buckets.get(k);
     if (b) {
-      b.count++;
-      b.quota += quota;
-      b.tokenUsed += tokens;
-    } else this.buckets.set(k, { userId, username, model, hour, count: 1, quota, tokenUsed: tokens });
+      b.count += n.count;
+      b.quota += n.quota;
+      b.tokenUsed += n.tokenUsed;
+    } else this.buckets.set(k, { ...n });
+  }
+
+  /**
+   * `read`'s rows of quota_data and the buckets not in them yet, combined by `merge`. Reads while no flush runs, and
+   * again if one started meanwhile (its buckets may be half written), so a bucket is neither missed nor counted twice.
+   */
+  async withUnflushed<T>(read: () => Promise<T>, merge: (rows: T, unflushed: UsageBucket[]) => T): Promise<T> {
+    for (let tries = 1; ; tries++) {
+      while (this.flushing) await this.flushing;
+      const flushes = this.flushes;
+      const rows = await read();
+      if (flushes === this.flushes || tries >= 3) return merge(rows, [...this.buckets.values()]);
+    }
   }
 
   async flush(): Promise<void> {
@@ -47,6 +67,7 @@ export class QuotaData {
     if (!this.buckets.size) return;
     const list = [...this.buckets.values()];
     this.buckets = new Map();
+    this.flushes++;
     this.flushing = (async () => {
       const db = this.ctx.db;
       for (const b of list) {
@@ -76,6 +97,8 @@ export class QuotaData {
               .execute();
           }
         } catch (err) {
+          // kept for the next flush (and still shown by withUnflushed)
+          this.add(b);
           this.ctx.log.error({ err }, 'quota_data flush failed');
         }
       }

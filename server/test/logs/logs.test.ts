@@ -4,6 +4,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, startConsole } from '../channels/fixture.js';
 import type { NewLog } from '../../src/db/schema.js';
+import { relayServices } from '../../src/services/cache/index.js';
+import { sql } from 'kysely';
 
 await describeEachDb('log and usage data API', (kind) => {
   let server: TestServer;
@@ -151,6 +153,67 @@ await describeEachDb('log and usage data API', (kind) => {
     ]);
     expect((await alice.client.get(`/api/data/self?start_timestamp=${hour - 86400 * 31}&end_timestamp=${hour}`)).body).toEqual({ success: false, message: '时间跨度不能超过 1 个月' });
     expect((await alice.client.get('/api/data/')).body.success).toBe(false);
+  });
+
+  it('usage data includes the buckets not flushed to quota_data yet, each counted once before and after a flush', async () => {
+    const qd = relayServices(server.ctx).quotaData;
+    const h = Math.floor(now / 3600) * 3600 - 5 * 86400;
+    const at = (m: number) => (h + m * 60) * 1000;
+    const range = `start_timestamp=${h}&end_timestamp=${h + 1800}`;
+    const self = async () =>
+      (await alice.client.get(`/api/data/self?${range}`)).body.data.map((r: any) => [r.model_name, r.created_at, r.count, r.quota, r.token_used, r.user_id]);
+    const admin = async () => (await root.get(`/api/data/?${range}`)).body.data;
+    qd.record(alice.id, alice.username, 'gpt-4o', 40, 400, at(1));
+    qd.record(alice.id, alice.username, 'gpt-4o', 2, 20, at(30));
+    qd.record(bob.id, bob.username, 'gpt-4o', 5, 50, at(59));
+    qd.record(alice.id, alice.username, 'gpt-4o', 1000, 1, at(61)); // the next hour's bucket: outside the range
+    expect(await self()).toEqual([['gpt-4o', h, 2, 42, 420, alice.id]]);
+    expect(await admin()).toEqual([{ model_name: 'gpt-4o', created_at: h, count: 3, quota: 47, token_used: 470 }]);
+
+    await qd.flush();
+    expect(await self()).toEqual([['gpt-4o', h, 2, 42, 420, alice.id]]);
+    expect(await admin()).toEqual([{ model_name: 'gpt-4o', created_at: h, count: 3, quota: 47, token_used: 470 }]);
+
+    // unflushed buckets add to the flushed row of the same key, or come as rows of their own
+    qd.record(alice.id, alice.username, 'gpt-4o', 8, 80, at(2));
+    qd.record(alice.id, alice.username, 'gpt-4o-mini', 1, 10, at(3));
+    const both = [
+      ['gpt-4o', h, 3, 50, 500, alice.id],
+      ['gpt-4o-mini', h, 1, 1, 10, alice.id],
+    ];
+    expect(await self()).toEqual(both);
+    const byName = await root.get(`/api/data?${range}&username=${alice.username}`);
+    expect(byName.body.data.map((r: any) => [r.model_name, r.created_at, r.count, r.quota, r.token_used, r.user_id])).toEqual(both);
+    expect(await admin()).toEqual([
+      { model_name: 'gpt-4o', created_at: h, count: 4, quota: 55, token_used: 550 },
+      { model_name: 'gpt-4o-mini', created_at: h, count: 1, quota: 1, token_used: 10 },
+    ]);
+    await qd.flush();
+    expect(await self()).toEqual(both);
+    const rows = await server.ctx.db.selectFrom('quota_data').selectAll().where('user_id', '=', alice.id).where('created_at', '=', h).orderBy('model_name').execute();
+    expect(rows.map((r) => [r.model_name, Number(r.count), Number(r.quota), Number(r.token_used)])).toEqual([
+      ['gpt-4o', 3, 50, 500],
+      ['gpt-4o-mini', 1, 1, 10],
+    ]);
+  });
+
+  it('keeps a bucket whose flush failed for the next flush', async () => {
+    const qd = relayServices(server.ctx).quotaData;
+    const h = Math.floor(now / 3600) * 3600 - 6 * 86400;
+    const rename = (from: string, to: string) => sql`ALTER TABLE ${sql.table(from)} RENAME TO ${sql.table(to)}`.execute(server.ctx.db);
+    qd.record(bob.id, bob.username, 'gpt-4o', 9, 90, h * 1000);
+    await rename('quota_data', 'quota_data_away');
+    try {
+      await qd.flush();
+    } finally {
+      await rename('quota_data_away', 'quota_data');
+    }
+    const range = `start_timestamp=${h}&end_timestamp=${h + 1800}`;
+    expect((await bob.client.get(`/api/data/self?${range}`)).body.data.map((r: any) => [r.count, r.quota])).toEqual([[1, 9]]);
+    await qd.flush();
+    const rows = await server.ctx.db.selectFrom('quota_data').selectAll().where('user_id', '=', bob.id).where('created_at', '=', h).execute();
+    expect(rows.map((r) => [Number(r.count), Number(r.quota), Number(r.token_used)])).toEqual([[1, 9, 90]]);
+    expect((await bob.client.get(`/api/data/self?${range}`)).body.data.map((r: any) => [r.count, r.quota])).toEqual([[1, 9]]);
   });
 
   it('deletes logs older than the target timestamp (admin) and reports the count', async () => {

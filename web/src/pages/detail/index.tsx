@@ -21,11 +21,11 @@ import {
 } from 'recharts';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { renderNumber, renderQuota } from '../../lib/render.js';
+import { quotaToDollars, renderNumber, renderQuota } from '../../lib/render.js';
 import { useStatus } from '../../context/status.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import './i18n.js';
-import { modelShare, normalizeGranularity, seriesByModel, totals, type Granularity, type QuotaDataRow } from './logic.js';
+import { dollarDigits, modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type Granularity, type QuotaDataRow } from './logic.js';
 
 const COLORS = ['#1677ff', '#52c41a', '#faad14', '#f5222d', '#722ed1', '#13c2c2', '#eb2f96', '#fa8c16', '#a0d911', '#2f54eb'];
 const FMT = 'YYYY-MM-DD HH:mm:ss';
@@ -72,7 +72,9 @@ export default function DetailPage() {
   const quotaSeries = useMemo(() => seriesByModel(rows, granularity, 'quota'), [rows, granularity]);
   const countSeries = useMemo(() => seriesByModel(rows, granularity, 'count'), [rows, granularity]);
   const share = useMemo(() => modelShare(rows, 'count'), [rows]);
-  const quotaFmt = (v: unknown) => renderQuota(Number(v), 4);
+  // small sums keep two significant digits ($0.00036, not $0.00)
+  const quotaFmt = (v: unknown) => renderQuota(Number(v), Math.max(4, dollarDigits(quotaToDollars(Number(v)))));
+  const axisDigits = dollarDigits(quotaToDollars(seriesPeak(quotaSeries)));
 
   if (status.enable_data_export === false) {
     return <Alert type="info" showIcon title={t('disabled')} />;
@@ -83,7 +85,7 @@ export default function DetailPage() {
       <BarChart data={quotaSeries.points}>
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis dataKey="label" />
-        <YAxis tickFormatter={(v: number) => renderQuota(v, 2)} width={80} />
+        <YAxis tickFormatter={(v: number) => renderQuota(v, axisDigits)} width={80} />
         <Tooltip formatter={quotaFmt} />
         <Legend />
         {quotaSeries.models.map((m, i) => (
@@ -94,7 +96,7 @@ export default function DetailPage() {
       <LineChart data={quotaSeries.points}>
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis dataKey="label" />
-        <YAxis tickFormatter={(v: number) => renderQuota(v, 2)} width={80} />
+        <YAxis tickFormatter={(v: number) => renderQuota(v, axisDigits)} width={80} />
         <Tooltip formatter={quotaFmt} />
         <Legend />
         {quotaSeries.models.map((m, i) => (
@@ -129,17 +131,17 @@ export default function DetailPage() {
       </Card>
       <Row gutter={[16, 16]}>
         <Col xs={24} md={8}>
-          <Card>
-            <Statistic title={t('total.quota')} value={renderQuota(sum.quota)} />
+          <Card data-testid="detail-total-quota" data-value={sum.quota}>
+            <Statistic title={t('total.quota')} value={renderQuota(sum.quota, dollarDigits(quotaToDollars(sum.quota)))} />
           </Card>
         </Col>
         <Col xs={24} md={8}>
-          <Card>
+          <Card data-testid="detail-total-tokens" data-value={sum.tokens}>
             <Statistic title={t('total.tokens')} value={renderNumber(sum.tokens)} />
           </Card>
         </Col>
         <Col xs={24} md={8}>
-          <Card>
+          <Card data-testid="detail-total-count" data-value={sum.count}>
             <Statistic title={t('total.count')} value={renderNumber(sum.count)} />
           </Card>
         </Col>

@@ -81,3 +81,20 @@ export function modelShare(rows: QuotaDataRow[], field: 'quota' | 'count'): { na
     .filter((x) => x.value > 0)
     .sort((a, b) => b.value - a.value);
 }
+
+/** Largest per-bucket total of a series: the top of its stacked chart. */
+export function seriesPeak(s: Series): number {
+  let peak = 0;
+  for (const p of s.points) {
+    let t = 0;
+    for (const m of s.models) t += Number(p[m]) || 0;
+    peak = Math.max(peak, t);
+  }
+  return peak;
+}
+
+/** Decimal places that show a dollar amount to two significant digits: 2 from $0.10 up, at most 6 ($0.00036). */
+export function dollarDigits(dollars: number): number {
+  if (!(dollars > 0) || dollars >= 0.1) return 2;
+  return Math.min(6, Math.ceil(-Math.log10(dollars)) + 1);
+}
