@@ -182,6 +182,11 @@ export async function quotaDataByModelHour(ctx: AppContext, start: number, end: 
   return rows.map((r) => ({ ...r, created_at: Number(r.created_at), count: Number(r.count), quota: Number(r.quota), token_used: Number(r.token_used) }));
 }
 
+export interface QuotaDataOwner {
+  username?: string;
+  userId?: number;
+}
+
 /** Raw buckets of one user, by username (admin filter) or user id (self view). */
 export async function quotaDataRows(ctx: AppContext, who: QuotaDataOwner, start: number, end: number): Promise<QuotaDataRecord[]> {
   let q = ctx.db.selectFrom('quota_data').selectAll();
@@ -190,11 +195,6 @@ export async function quotaDataRows(ctx: AppContext, who: QuotaDataOwner, start:
   if (start) q = q.where('created_at', '>=', start);
   if (end) q = q.where('created_at', '<=', end);
   return q.orderBy('created_at').orderBy('model_name').execute();
-}
-
-export interface QuotaDataOwner {
-  username?: string;
-  userId?: number;
 }
 
 /**
