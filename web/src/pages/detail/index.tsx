@@ -176,7 +176,8 @@ export default function DetailPage() {
               <div style={{ width: '100%', height: 320 }}>
                 <ResponsiveContainer>
                   <PieChart>
-                    <Pie data={share} dataKey="value" nameKey="name" outerRadius={100} label isAnimationActive={false}>
+                    {/* one model fills the circle: no white seam where the slice starts and ends */}
+                    <Pie data={share} dataKey="value" nameKey="name" outerRadius={100} label isAnimationActive={false} stroke={share.length > 1 ? '#fff' : 'none'}>
                       {share.map((s, i) => (
                         <Cell key={s.name} fill={COLORS[i % COLORS.length]} />
                       ))}
