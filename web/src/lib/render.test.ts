@@ -1,7 +1,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { renderGroupColor, renderNumber, renderQuota, renderRatioColor, timestamp2string } from './render.js';
+import { dollarDigits, renderGroupColor, renderNumber, renderQuota, renderQuotaSum, renderRatioColor, timestamp2string } from './render.js';
 
 afterEach(() => localStorage.clear());
+
+describe('small sums', () => {
+  it('keep two significant digits of a dollar amount', () => {
+    expect(dollarDigits(0.00036)).toBe(5);
+    expect(dollarDigits(0.05)).toBe(3);
+    expect(dollarDigits(0.1)).toBe(2);
+    expect(dollarDigits(12.5)).toBe(2);
+    expect(dollarDigits(0)).toBe(2);
+    expect(dollarDigits(1e-9)).toBe(6);
+  });
+  it('render as $0.00036 rather than $0.00, and as before from $0.10 up', () => {
+    localStorage.setItem('display_in_currency', 'true');
+    localStorage.setItem('quota_per_unit', '500000');
+    expect(renderQuotaSum(180)).toBe('$0.00036');
+    expect(renderQuotaSum(25000)).toBe('$0.050');
+    expect(renderQuotaSum(1250000)).toBe('$2.50');
+    expect(renderQuotaSum(0)).toBe('$0.00');
+    localStorage.setItem('display_in_currency', 'false');
+    expect(renderQuotaSum(180)).toBe('180');
+  });
+});
 
 describe('renderQuota', () => {
   it('shows dollars using quota_per_unit when display_in_currency is on', () => {

@@ -23,6 +23,17 @@ export function renderQuota(quota: number, digits = 2): string {
   return renderNumber(quota);
 }
 
+/** Decimal places that show a dollar amount to two significant digits: 2 from $0.10 up, at most 6 ($0.00036). */
+export function dollarDigits(dollars: number): number {
+  if (!(dollars > 0) || dollars >= 0.1) return 2;
+  return Math.min(6, Math.ceil(-Math.log10(dollars)) + 1);
+}
+
+/** renderQuota for sums that may be small: "$0.00036" rather than "$0.00". */
+export function renderQuotaSum(quota: number): string {
+  return renderQuota(quota, dollarDigits(quotaToDollars(quota)));
+}
+
 /** Converts a quota to dollars without formatting. */
 export function quotaToDollars(quota: number): number {
   return quota / quotaPerUnit();

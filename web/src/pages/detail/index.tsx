@@ -21,11 +21,11 @@ import {
 } from 'recharts';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { quotaToDollars, renderNumber, renderQuota } from '../../lib/render.js';
+import { dollarDigits, quotaToDollars, renderNumber, renderQuota, renderQuotaSum } from '../../lib/render.js';
 import { useStatus } from '../../context/status.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import './i18n.js';
-import { dollarDigits, modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type Granularity, type QuotaDataRow } from './logic.js';
+import { modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type Granularity, type QuotaDataRow } from './logic.js';
 
 const COLORS = ['#1677ff', '#52c41a', '#faad14', '#f5222d', '#722ed1', '#13c2c2', '#eb2f96', '#fa8c16', '#a0d911', '#2f54eb'];
 const FMT = 'YYYY-MM-DD HH:mm:ss';
@@ -132,7 +132,7 @@ export default function DetailPage() {
       <Row gutter={[16, 16]}>
         <Col xs={24} md={8}>
           <Card data-testid="detail-total-quota" data-value={sum.quota}>
-            <Statistic title={t('total.quota')} value={renderQuota(sum.quota, dollarDigits(quotaToDollars(sum.quota)))} />
+            <Statistic title={t('total.quota')} value={renderQuotaSum(sum.quota)} />
           </Card>
         </Col>
         <Col xs={24} md={8}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStart, dollarDigits, modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type QuotaDataRow } from './logic.js';
+import { bucketStart, modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type QuotaDataRow } from './logic.js';
 
 const at = (y: number, m: number, d: number, h: number) => Math.floor(new Date(y, m - 1, d, h).getTime() / 1000);
 const rows: QuotaDataRow[] = [
@@ -40,14 +40,5 @@ describe('dashboard aggregation', () => {
     expect(seriesPeak(seriesByModel(rows, 'hour', 'quota'))).toBe(550);
     expect(seriesPeak(seriesByModel(rows, 'week', 'quota'))).toBe(555);
     expect(seriesPeak(seriesByModel([], 'hour', 'quota'))).toBe(0);
-  });
-  it('keeps two significant digits of small dollar amounts', () => {
-    expect(dollarDigits(0.00036)).toBe(5);
-    expect((0.00036).toFixed(dollarDigits(0.00036))).toBe('0.00036');
-    expect(dollarDigits(0.05)).toBe(3);
-    expect(dollarDigits(0.1)).toBe(2);
-    expect(dollarDigits(12.5)).toBe(2);
-    expect(dollarDigits(0)).toBe(2);
-    expect(dollarDigits(1e-9)).toBe(6);
   });
 });

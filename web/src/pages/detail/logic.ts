@@ -92,9 +92,3 @@ export function seriesPeak(s: Series): number {
   }
   return peak;
 }
-
-/** Decimal places that show a dollar amount to two significant digits: 2 from $0.10 up, at most 6 ($0.00036). */
-export function dollarDigits(dollars: number): number {
-  if (!(dollars > 0) || dollars >= 0.1) return 2;
-  return Math.min(6, Math.ceil(-Math.log10(dollars)) + 1);
-}

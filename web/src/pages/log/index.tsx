@@ -22,7 +22,7 @@ import {
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { renderGroupColor, renderNumber, renderQuota, timestamp2string } from '../../lib/render.js';
+import { renderGroupColor, renderNumber, renderQuota, renderQuotaSum, timestamp2string } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
@@ -271,7 +271,7 @@ export default function LogPage() {
     () =>
       stat ? (
         <Space size="middle" wrap data-testid="log-stat">
-          <Tag color="blue">{t('stat.quota', { quota: renderQuota(stat.quota) })}</Tag>
+          <Tag color="blue">{t('stat.quota', { quota: renderQuotaSum(stat.quota) })}</Tag>
           <Tag color="pink">RPM: {renderNumber(stat.rpm)}</Tag>
           <Tag color="gray">TPM: {renderNumber(stat.tpm)}</Tag>
         </Space>
