@@ -11,7 +11,7 @@
 //
 // Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_CHANNELS (100),
+// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_TOKEN_QUOTA (1e12), BENCH_CHANNELS (100),
 // BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size),
 // BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
 // server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
@@ -50,6 +50,8 @@ const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 8000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
+// each token's remain_quota: below 100 × a request's reservation (37 here) every request waits for its reservation
+const TOKEN_QUOTA = Number(env.BENCH_TOKEN_QUOTA ?? 1e12);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
 const RATE = Number(env.BENCH_RATE ?? 0);
 const MODEL = 'gpt-4o-mini';
@@ -140,7 +142,7 @@ async function seed(dsn, sqlitePath, mockUrl) {
   for (let i = 0; i < N_TOKENS; i++) {
     const key = `bench${String(i).padStart(6, '0')}`.padEnd(48, 'x');
     keys.push(key);
-    tokens.push({ user_id: ids[i % ids.length], key, name: `t${i}`, remain_quota: 1e12, unlimited_quota: false, created_time: now });
+    tokens.push({ user_id: ids[i % ids.length], key, name: `t${i}`, remain_quota: TOKEN_QUOTA, unlimited_quota: false, created_time: now });
   }
   for (let i = 0; i < tokens.length; i += 200) await db.insertInto('tokens').values(tokens.slice(i, i + 200)).execute();
   const hot = Math.min(10, N_CHANNELS);

@@ -110,36 +110,39 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
   });
 
-  it.runIf(kind !== 'sqlite')('takes the overlapped reservations that come while one is in flight together, every unit exact', async () => {
-    const a = await caller(1_000_000, 0);
-    const tokens = await Promise.all(Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })));
-    const unlimited = await addToken(s, a.u.id, { unlimited: true });
-    const other = await addUser(s, { quota: 50_000 });
-    const ask = (userId: number, t: { id: number; key: string }, tokenUnlimited: boolean, amount: number) =>
-      billing().reserve({ userId, tokenId: t.id, tokenKey: t.key, tokenUnlimited, cachedUserQuota: 1_000_000, amount, overlapped: true });
-    const { sent, result } = await statements(() =>
-      Promise.all([
-        // a token twice, another user's playground-like reservation (no token), an unlimited token
-        ...tokens.map((t, i) => ask(a.u.id, t, false, 100 * (i + 1))),
-        ask(a.u.id, tokens[0], false, 7),
-        ask(other.id, { id: 0, key: '' }, true, 900),
-        ask(a.u.id, unlimited, true, 50),
-      ]),
-    );
-    // the first at once, on its own; the seven that came meanwhile together: one statement on PostgreSQL, one
-    // transaction on MySQL (which does not go through db.executeQuery), never one by one
-    expect(sent).toBe(kind === 'postgres' ? 2 : 1);
-    expect(result.status).toBe('fulfilled');
-    const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
-    expect(rs.map((r) => [r.user, r.token])).toEqual([[100, 100], [200, 200], [300, 300], [400, 400], [500, 500], [7, 7], [900, 0], [50, 0]]);
-    expect((await userRow(s, a.u.id)).quota).toBe(1_000_000 - 1_557);
-    expect((await userRow(s, other.id)).quota).toBe(50_000 - 900);
-    expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000 - 107, 9_800, 9_700, 9_600, 9_500]);
-    // given back exactly, as any reservation
-    for (const r of rs) await billing().refund(r);
-    expect((await userRow(s, a.u.id)).quota).toBe(1_000_000);
-    expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
-  });
+  // on PostgreSQL / MySQL every reservation is batched, whether its request waits for it or is already upstream
+  for (const overlapped of [true, false]) {
+    it.runIf(kind !== 'sqlite')(`takes the ${overlapped ? 'overlapped' : 'waiting'} reservations that come while one is in flight together, every unit exact`, async () => {
+      const a = await caller(1_000_000, 0);
+      const tokens = await Promise.all(Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })));
+      const unlimited = await addToken(s, a.u.id, { unlimited: true });
+      const other = await addUser(s, { quota: 50_000 });
+      const ask = (userId: number, t: { id: number; key: string }, tokenUnlimited: boolean, amount: number) =>
+        billing().reserve({ userId, tokenId: t.id, tokenKey: t.key, tokenUnlimited, cachedUserQuota: 1_000_000, amount, overlapped });
+      const { sent, result } = await statements(() =>
+        Promise.all([
+          // a token twice, another user's playground-like reservation (no token), an unlimited token
+          ...tokens.map((t, i) => ask(a.u.id, t, false, 100 * (i + 1))),
+          ask(a.u.id, tokens[0], false, 7),
+          ask(other.id, { id: 0, key: '' }, true, 900),
+          ask(a.u.id, unlimited, true, 50),
+        ]),
+      );
+      // the first at once, on its own; the seven that came meanwhile together: one statement on PostgreSQL, one
+      // transaction on MySQL (which does not go through db.executeQuery), never one by one
+      expect(sent).toBe(kind === 'postgres' ? 2 : 1);
+      expect(result.status).toBe('fulfilled');
+      const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
+      expect(rs.map((r) => [r.user, r.token])).toEqual([[100, 100], [200, 200], [300, 300], [400, 400], [500, 500], [7, 7], [900, 0], [50, 0]]);
+      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000 - 1_557);
+      expect((await userRow(s, other.id)).quota).toBe(50_000 - 900);
+      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000 - 107, 9_800, 9_700, 9_600, 9_500]);
+      // given back exactly, as any reservation
+      for (const r of rs) await billing().refund(r);
+      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000);
+      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
+    });
+  }
 
   it.runIf(kind !== 'sqlite')('reserves a refused batch one by one: who fits is reserved, who is short is refused', async () => {
     const a = await caller(100, 1_000);
