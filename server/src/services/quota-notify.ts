@@ -4,12 +4,9 @@
 // HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
 import { createHmac } from 'node:crypto';
-import { Agent } from '../lib/undici.js';
+import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
 import { sendEmail } from './mail.js';
-
-/** Webhook deliveries: one keep-alive pool for every notice, created with the first */
-let webhookAgent: Agent | undefined;
 
 export const QUOTA_NOTICE_WINDOW_SEC = 2 * 3600;
 
@@ -30,7 +27,11 @@ export interface QuotaNotice {
 export class QuotaNotifier {
   private readonly sentAt = new Map<number, number>();
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    /** the relay's keep-alive pool (RelayServices.http), closed with it on shutdown */
+    private readonly http: Dispatcher,
+  ) {}
 
   private threshold(user: NotifyUser): number {
     const own = Number(user.setting.quota_warning_threshold);
@@ -99,7 +100,7 @@ export class QuotaNotifier {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
     const u = new URL(url);
-    const res = await (webhookAgent ??= new Agent()).request({
+    const res = await this.http.request({
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
       method: 'POST',

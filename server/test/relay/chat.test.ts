@@ -128,18 +128,24 @@ await describeEachDb('chat relay', (kind) => {
     expect(l.otherJson.frt).toBeGreaterThanOrEqual(0);
   });
 
-  it('streams with include_usage: the client receives the usage chunk', async () => {
-    up.reset();
-    const u = await addUser(s);
-    const t = await addToken(s, u.id);
-    const stream = await client(s, t.key).chat.completions.create({
+  /** Streams a chat with include_usage and returns the usage chunk the client received (null if none). */
+  const streamedUsage = async (key: string) => {
+    const stream = await client(s, key).chat.completions.create({
       model: MODEL,
       messages: [{ role: 'user', content: 'hi' }],
       stream: true,
       stream_options: { include_usage: true },
     });
-    let usage: any = null;
+    let usage: unknown = null;
     for await (const c of stream) if (c.usage) usage = c.usage;
+    return usage;
+  };
+
+  it('streams with include_usage: the client receives the usage chunk', async () => {
+    up.reset();
+    const u = await addUser(s);
+    const t = await addToken(s, u.id);
+    const usage: any = await streamedUsage(t.key);
     expect(usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 });
     const [l] = await logsOf(s, u.id);
     expect(l.quota).toBe(64);
@@ -150,14 +156,7 @@ await describeEachDb('chat relay', (kind) => {
     up.behave = () => ({ kind: 'stream', spec: { pieces: ['Hello', ' world'], usage: 'never' } });
     const u = await addUser(s);
     const t = await addToken(s, u.id);
-    const stream = await client(s, t.key).chat.completions.create({
-      model: MODEL,
-      messages: [{ role: 'user', content: 'hi' }],
-      stream: true,
-      stream_options: { include_usage: true },
-    });
-    let usage: any = null;
-    for await (const c of stream) if (c.usage) usage = c.usage;
+    const usage: any = await streamedUsage(t.key);
     expect(usage.completion_tokens).toBeGreaterThan(0);
     const [l] = await logsOf(s, u.id);
     expect(l.completion_tokens).toBe(usage.completion_tokens);

@@ -48,7 +48,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       billing: new Billing(ctx, tokens, users),
       logs,
       quotaData,
-      notifier: new QuotaNotifier(ctx),
+      notifier: new QuotaNotifier(ctx, http),
       channelStatus: new ChannelStatus(ctx),
       http,
       pending: new Set(),
