@@ -407,6 +407,11 @@ class SqliteStatements {
   }
 }
 
+/** The request's token has a quota of its own to reserve on (not unlimited, not the playground's none). */
+function limitsToken(inp: ReserveInput): boolean {
+  return inp.tokenId > 0 && !inp.tokenUnlimited;
+}
+
 interface PendingBatched {
   inp: ReserveInput;
   pre: number;
@@ -468,7 +473,7 @@ class BatchedReservations {
     const tokens = new Map<number, number>();
     const users = new Map<number, number>();
     for (const { inp, pre } of items) {
-      if (inp.tokenId > 0 && !inp.tokenUnlimited) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
+      if (limitsToken(inp)) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
       users.set(inp.userId, (users.get(inp.userId) ?? 0) + pre);
     }
     let taken: boolean;
@@ -481,7 +486,7 @@ class BatchedReservations {
       return;
     }
     if (!taken) return this.oneByOne(items);
-    for (const it of items) it.resolve(openReservation(it.inp, it.pre, it.inp.tokenId > 0 && !it.inp.tokenUnlimited));
+    for (const it of items) it.resolve(openReservation(it.inp, it.pre, limitsToken(it.inp)));
   }
 
   private async oneByOne(items: PendingBatched[]): Promise<void> {
@@ -711,7 +716,7 @@ export class Billing {
   };
 
   private async reserveSqlite(fast: SqliteStatements, inp: ReserveInput, pre: number): Promise<Reservation> {
-    const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;
+    const limitedToken = limitsToken(inp);
     const pending: PendingReservation = { pre, tokenId: inp.tokenId, userId: inp.userId, limitedToken, outcome: 0 };
     await fast.enqueue(pending, inp.overlapped === true);
     const r = pending.outcome;
@@ -735,7 +740,7 @@ export class Billing {
    * lost in between kept the token charged for a request that never ran. Now a refusal changes nothing.
    */
   private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number): Promise<Reservation> {
-    const limitedToken = inp.tokenId > 0 && !inp.tokenUnlimited;
+    const limitedToken = limitsToken(inp);
     if (!limitedToken) {
       const r = await retryDeadlock(() => exec(this.sql.reserveUser([pre, inp.userId, pre])), this.onDeadlock);
       if (affected(r) !== 1) throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
