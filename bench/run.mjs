@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -161,10 +161,10 @@ async function seed(dsn, sqlitePath, mockUrl) {
 }
 
 async function startGateway(dsn, sqlitePath, port) {
-  // the same V8 flags as `npm start` (scripts/server-flags.mjs explains them)
+  // the same V8 flags and malloc settings as `npm start` (scripts/server-flags.mjs explains them)
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
-    env: { ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
+    env: { ...SERVER_ENV, ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   children.push(child);

@@ -4,7 +4,7 @@ import { execSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVER_NODE_FLAGS } from './server-flags.mjs';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from './server-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -34,6 +34,6 @@ if (stale('server', 'dist/index.js')) {
   console.log('building the server…');
   execSync('npm run build -w server', { cwd: root, stdio: 'inherit' });
 }
-const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], { cwd: root, stdio: 'inherit', env: process.env });
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], { cwd: root, stdio: 'inherit', env: { ...SERVER_ENV, ...process.env } });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));
