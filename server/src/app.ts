@@ -34,6 +34,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     trustProxy: true,
     keepAliveTimeout: 65_000,
     forceCloseConnections: true,
+    // new-api's router answers `/x` and `/x/` alike; clients and its own console use both forms
+    routerOptions: { ignoreTrailingSlash: true },
   });
   app.decorate('ctx', ctx);
 

@@ -71,13 +71,14 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     }
   });
 
-  app.post('/api/channel/fetch_models', { preHandler: auth.admin }, async (req) => {
+  // new-api answers this one with 400 for a bad body and 500 for an upstream failure (facts §3.1), still enveloped
+  app.post('/api/channel/fetch_models', { preHandler: auth.admin }, async (req, reply) => {
     const b = (req.body ?? {}) as { base_url?: string; type?: number; key?: string };
-    if (!b.key) return fail('key 不能为空');
+    if (!b.key) return reply.code(400).send(fail('key 不能为空'));
     try {
       return ok(await fetchUpstreamModels(svc, Number(b.type ?? 1), b.base_url, b.key));
     } catch (e) {
-      return fail(`获取模型列表失败: ${(e as Error).message}`);
+      return reply.code(500).send(fail(`获取模型列表失败: ${(e as Error).message}`));
     }
   });
 

@@ -44,13 +44,9 @@ function guarded(fn: (req: FastifyRequest) => Promise<unknown>): RouteHandlerMet
 export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const admin = { preHandler: auth.admin };
-  // new-api's router answers with and without the trailing slash; Fastify needs both registered.
-  const both = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandlerMethod) => {
-    app.route({ method, url: path, ...admin, handler });
-    app.route({ method, url: path.endsWith('/') ? path.slice(0, -1) : path + '/', ...admin, handler });
-  };
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, ...admin, handler });
 
-  both(
+  route(
     'GET',
     '/api/channel/',
     guarded(async (req) => {
@@ -65,7 +61,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     }),
   );
 
-  both(
+  route(
     'GET',
     '/api/channel/search',
     guarded(async (req) => {
@@ -81,7 +77,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     }),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/',
     guarded(async (req) => {
@@ -90,49 +86,49 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     }),
   );
 
-  both(
+  route(
     'PUT',
     '/api/channel/',
     guarded(async (req) => ok(await updateChannel(ctx, (req.body ?? {}) as Record<string, unknown>))),
   );
 
-  both(
+  route(
     'DELETE',
     '/api/channel/disabled',
     guarded(async () => ok(await deleteDisabledChannels(ctx))),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/batch',
     guarded(async (req) => ok(await batchDeleteChannels(ctx, (req.body ?? {}) as Record<string, unknown>))),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/fix',
     guarded(async () => ok(await fixAbilities(ctx))),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/batch/tag',
     guarded(async (req) => ok(await batchSetTag(ctx, (req.body ?? {}) as Record<string, unknown>))),
   );
 
-  both(
+  route(
     'PUT',
     '/api/channel/tag',
     guarded(async (req) => ok(await editTag(ctx, (req.body ?? {}) as Record<string, unknown>))),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/tag/enabled',
     guarded(async (req) => ok(await setTagStatus(ctx, (req.body ?? {}) as Record<string, unknown>, 1))),
   );
 
-  both(
+  route(
     'POST',
     '/api/channel/tag/disabled',
     guarded(async (req) => ok(await setTagStatus(ctx, (req.body ?? {}) as Record<string, unknown>, 2))),
@@ -143,7 +139,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     return /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : null;
   };
 
-  both(
+  route(
     'GET',
     '/api/channel/:id',
     guarded(async (req) => {
@@ -154,7 +150,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     }),
   );
 
-  both(
+  route(
     'DELETE',
     '/api/channel/:id',
     guarded(async (req) => {

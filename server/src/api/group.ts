@@ -6,7 +6,5 @@ import { ok } from '../lib/http.js';
 
 export async function registerGroupRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  for (const path of ['/api/group/', '/api/group']) {
-    app.get(path, { preHandler: auth.admin }, async () => ok(Object.keys(ctx.options.json<Record<string, number>>('GroupRatio', {}))));
-  }
+  app.get('/api/group/', { preHandler: auth.admin }, async () => ok(Object.keys(ctx.options.json<Record<string, number>>('GroupRatio', {}))));
 }

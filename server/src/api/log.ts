@@ -38,37 +38,34 @@ function paging(q: Query, maxSize: number): { page: number; pageSize: number } {
 
 export async function registerLogRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const both = (method: 'GET' | 'DELETE', path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => {
-    app.route({ method, url: path, preHandler, handler });
-    app.route({ method, url: path.endsWith('/') ? path.slice(0, -1) : path + '/', preHandler, handler });
-  };
+  const route = (method: 'GET' | 'DELETE', url: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => app.route({ method, url, preHandler, handler });
   const query = (req: FastifyRequest) => req.query as Query;
 
-  both('GET', '/api/log/', auth.admin, async (req) => {
+  route('GET', '/api/log/', auth.admin, async (req) => {
     const q = query(req);
     const { page, pageSize } = paging(q, 1000);
     return ok(await queryLogs(ctx, filterFrom(q, true), page, pageSize));
   });
 
-  both('GET', '/api/log/self', auth.user, async (req) => {
+  route('GET', '/api/log/self', auth.user, async (req) => {
     const q = query(req);
     const { page, pageSize } = paging(q, 100);
     const result = await queryLogs(ctx, { ...filterFrom(q, false), userId: caller(req).id }, page, pageSize);
     return ok({ ...result, items: result.items.map(forUser) });
   });
 
-  both('GET', '/api/log/stat', auth.admin, async (req) => ok(await logStat(ctx, filterFrom(query(req), true))));
+  route('GET', '/api/log/stat', auth.admin, async (req) => ok(await logStat(ctx, filterFrom(query(req), true))));
 
-  both('GET', '/api/log/self/stat', auth.user, async (req) => ok(await logStat(ctx, { ...filterFrom(query(req), false), userId: caller(req).id })));
+  route('GET', '/api/log/self/stat', auth.user, async (req) => ok(await logStat(ctx, { ...filterFrom(query(req), false), userId: caller(req).id })));
 
-  both('GET', '/api/log/search', auth.admin, async (req) => ok(await searchLogs(ctx, query(req).keyword ?? '')));
+  route('GET', '/api/log/search', auth.admin, async (req) => ok(await searchLogs(ctx, query(req).keyword ?? '')));
 
-  both('GET', '/api/log/self/search', auth.user, async (req) => {
+  route('GET', '/api/log/self/search', auth.user, async (req) => {
     const rows = await searchLogs(ctx, query(req).keyword ?? '', caller(req).id);
     return ok(rows.map(forUser));
   });
 
-  both('DELETE', '/api/log/', auth.admin, async (req) => {
+  route('DELETE', '/api/log/', auth.admin, async (req) => {
     const target = int(query(req).target_timestamp);
     if (target <= 0) return fail('target timestamp is required');
     return ok(await deleteLogsBefore(ctx.logDb, target));

@@ -63,29 +63,27 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
 
 export async function registerOptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  for (const path of ['/api/option/', '/api/option']) {
-    app.get(path, { preHandler: auth.root }, async () =>
-      ok(
-        ctx.options
-          .entries()
-          .filter(([key]) => !isSecretOptionKey(key))
-          .map(([key, value]) => ({ key, value })),
-      ),
-    );
+  app.get('/api/option/', { preHandler: auth.root }, async () =>
+    ok(
+      ctx.options
+        .entries()
+        .filter(([key]) => !isSecretOptionKey(key))
+        .map(([key, value]) => ({ key, value })),
+    ),
+  );
 
-    app.put(path, { preHandler: auth.root }, async (req, reply) => {
-      const body = req.body;
-      if (!body || typeof body !== 'object' || Array.isArray(body)) return reply.status(400).send(fail('无效的参数'));
-      const { key, value: raw } = body as { key?: unknown; value?: unknown };
-      if (typeof key !== 'string' || !key) return reply.status(400).send(fail('无效的参数'));
-      const value = asOptionString(raw);
-      if (value === null) return fail(`${key} 的值类型无效`);
-      const problem = validateOption(ctx, key, value);
-      if (problem) return fail(problem);
-      await ctx.options.set(key, value);
-      return ok(undefined, '');
-    });
-  }
+  app.put('/api/option/', { preHandler: auth.root }, async (req, reply) => {
+    const body = req.body;
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return reply.status(400).send(fail('无效的参数'));
+    const { key, value: raw } = body as { key?: unknown; value?: unknown };
+    if (typeof key !== 'string' || !key) return reply.status(400).send(fail('无效的参数'));
+    const value = asOptionString(raw);
+    if (value === null) return fail(`${key} 的值类型无效`);
+    const problem = validateOption(ctx, key, value);
+    if (problem) return fail(problem);
+    await ctx.options.set(key, value);
+    return ok(undefined, '');
+  });
 
   // (sic) new-api's route name.
   app.post('/api/option/rest_model_ratio', { preHandler: auth.root }, async () => {

@@ -36,13 +36,9 @@ function idParam(req: FastifyRequest): number | null {
 
 export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  // new-api answers both `/x` and `/x/`; Fastify treats them as different routes.
-  const both = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandlerMethod) => {
-    app.route({ method, url: path, preHandler: auth.admin, handler });
-    app.route({ method, url: path.endsWith('/') ? path.slice(0, -1) : path + '/', preHandler: auth.admin, handler });
-  };
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, preHandler: auth.admin, handler });
 
-  both(
+  route(
     'GET',
     '/api/redemption/',
     guarded(async (req) => {
@@ -51,7 +47,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     }),
   );
 
-  both(
+  route(
     'GET',
     '/api/redemption/search',
     guarded(async (req) => {
@@ -61,7 +57,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     }),
   );
 
-  both(
+  route(
     'GET',
     '/api/redemption/:id',
     guarded(async (req) => {
@@ -72,13 +68,13 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     }),
   );
 
-  both(
+  route(
     'POST',
     '/api/redemption/',
     guarded(async (req) => ok(await createRedemptions(ctx, caller(req).id, bodyOf(req)))),
   );
 
-  both(
+  route(
     'PUT',
     '/api/redemption/',
     guarded(async (req) => {
@@ -88,7 +84,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     }),
   );
 
-  both(
+  route(
     'DELETE',
     '/api/redemption/:id',
     guarded(async (req) => {

@@ -25,12 +25,9 @@ function tokenId(req: FastifyRequest): number | null {
 
 export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const both = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, handler: RouteHandlerMethod) => {
-    app.route({ method, url: path, preHandler: auth.user, handler });
-    app.route({ method, url: path.endsWith('/') ? path.slice(0, -1) : path + '/', preHandler: auth.user, handler });
-  };
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, preHandler: auth.user, handler });
 
-  both(
+  route(
     'GET',
     '/api/token/',
     guarded(async (req) => {
@@ -43,7 +40,7 @@ export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext)
     }),
   );
 
-  both(
+  route(
     'GET',
     '/api/token/search',
     guarded(async (req) => {
@@ -52,7 +49,7 @@ export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext)
     }),
   );
 
-  both(
+  route(
     'GET',
     '/api/token/:id',
     guarded(async (req) => {
@@ -63,7 +60,7 @@ export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext)
     }),
   );
 
-  both(
+  route(
     'POST',
     '/api/token/',
     guarded(async (req) => {
@@ -72,7 +69,7 @@ export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext)
     }),
   );
 
-  both(
+  route(
     'PUT',
     '/api/token/',
     guarded(async (req) => {
@@ -83,7 +80,7 @@ export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext)
     }),
   );
 
-  both(
+  route(
     'DELETE',
     '/api/token/:id',
     guarded(async (req) => {

@@ -53,11 +53,6 @@ async function attempt(fn: () => Promise<Envelope>): Promise<Envelope> {
   }
 }
 
-/** new-api serves both `/api/user` and `/api/user/`; Fastify treats them as different routes. */
-function both(path: string): string[] {
-  return path.endsWith('/') ? [path, path.slice(0, -1)] : [path, path + '/'];
-}
-
 /** Email checks shared by the verification call (facts §9.5). Returns an error message or null. */
 function emailPolicyError(ctx: AppContext, email: string): string | null {
   if (!isValidEmail(email)) return '无效的参数';
@@ -271,24 +266,22 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // ---- admin ----
 
-  for (const path of both('/api/user/')) {
-    app.get(path, { preHandler: auth.admin }, async (req) => {
-      const { page, pageSize } = pageParams(query(req));
-      return ok(await searchUsers(ctx, { page, pageSize }));
-    });
-    app.post(path, { preHandler: auth.admin }, async (req) =>
-      attempt(async () => {
-        await adminCreateUser(ctx, caller(req).role, bodyOf(req));
-        return ok(undefined, '');
-      }),
-    );
-    app.put(path, { preHandler: auth.admin }, async (req) =>
-      attempt(async () => {
-        await adminUpdateUser(ctx, caller(req).role, bodyOf(req));
-        return ok(undefined, '');
-      }),
-    );
-  }
+  app.get('/api/user/', { preHandler: auth.admin }, async (req) => {
+    const { page, pageSize } = pageParams(query(req));
+    return ok(await searchUsers(ctx, { page, pageSize }));
+  });
+  app.post('/api/user/', { preHandler: auth.admin }, async (req) =>
+    attempt(async () => {
+      await adminCreateUser(ctx, caller(req).role, bodyOf(req));
+      return ok(undefined, '');
+    }),
+  );
+  app.put('/api/user/', { preHandler: auth.admin }, async (req) =>
+    attempt(async () => {
+      await adminUpdateUser(ctx, caller(req).role, bodyOf(req));
+      return ok(undefined, '');
+    }),
+  );
 
   app.get('/api/user/search', { preHandler: auth.admin }, async (req) => {
     const q = query(req);

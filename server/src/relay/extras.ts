@@ -3,42 +3,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
-import { CHANNEL_TYPES } from '../services/channel-types.js';
+import { isBuiltInModel, modelObject } from '../services/model-objects.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
 import { isUsableGroup } from '../services/groups.js';
-
-const CREATED = 1626777600;
-
-function permission() {
-  return [
-    {
-      id: 'modelperm-LwHkVFn8AcMItP432fKKDIKJ',
-      object: 'model_permission',
-      created: CREATED,
-      allow_create_engine: true,
-      allow_sampling: true,
-      allow_logprobs: true,
-      allow_search_indices: false,
-      allow_view: true,
-      allow_fine_tuning: false,
-      organization: '*',
-      group: null,
-      is_blocking: false,
-    },
-  ];
-}
-
-let ownerIndex: Map<string, string> | null = null;
-function ownerOf(model: string): string | undefined {
-  if (!ownerIndex) {
-    ownerIndex = new Map();
-    for (const t of Object.values(CHANNEL_TYPES)) for (const m of t.models) if (!ownerIndex.has(m)) ownerIndex.set(m, t.name.toLowerCase());
-  }
-  return ownerIndex.get(model);
-}
-
-const modelObject = (id: string) => ({ id, object: 'model', created: CREATED, owned_by: ownerOf(id) ?? 'custom', permission: permission(), root: id, parent: null });
+import { tokenLogs } from '../services/log-query.js';
 
 function corsPreflight(req: FastifyRequest, reply: FastifyReply): void {
   const origin = req.headers.origin;
@@ -87,7 +56,7 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     const caller = await auth(req, reply);
     if (!caller) return;
     const id = (req.params as { model: string }).model;
-    const known = ownerOf(id) !== undefined || svc.channels.all().some((c) => c.status === 1 && c.models.includes(id));
+    const known = isBuiltInModel(id) || svc.channels.all().some((c) => c.status === 1 && c.models.includes(id));
     if (known) return json(req, reply, 200, modelObject(id));
     json(req, reply, 200, {
       error: { message: `The model '${id}' does not exist`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
@@ -144,18 +113,7 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     if (!key) return reply.send({ success: false, message: '无效的令牌' });
     const token = await ctx.db.selectFrom('tokens').select('id').where('key', '=', key).executeTakeFirst();
     if (!token) return reply.send({ success: false, message: '无效的令牌' });
-    const rows = await ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', token.id).orderBy('id', 'desc').limit(1000).execute();
-    const data = rows.map((r) => {
-      let other = r.other;
-      try {
-        const o = JSON.parse(r.other || '{}');
-        delete o.admin_info;
-        other = JSON.stringify(o);
-      } catch {
-        /* keep as stored */
-      }
-      return { ...r, is_stream: !!r.is_stream, other };
-    });
+    const data = await tokenLogs(ctx, token.id);
     return reply.send({ success: true, message: '', data });
   });
 

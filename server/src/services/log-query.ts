@@ -143,6 +143,15 @@ export async function searchLogs(ctx: AppContext, keyword: string, userId?: numb
   return toViews(ctx, rows);
 }
 
+/** TOKEN_LOG_LIMIT newest rows per call: the route needs no login, only the key, and new-api's unbounded answer grows with the table */
+const TOKEN_LOG_LIMIT = 1000;
+
+/** GET /api/log/token: a token's logs, newest first, as its owner sees them (forUser). */
+export async function tokenLogs(ctx: AppContext, tokenId: number): Promise<LogView[]> {
+  const rows = (await ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', tokenId).orderBy('id', 'desc').limit(TOKEN_LOG_LIMIT).execute()) as Log[];
+  return (await toViews(ctx, rows)).map(forUser);
+}
+
 /** DELETE /api/log/: removes logs created before the timestamp; returns how many. */
 export async function deleteLogsBefore(db: Kysely<Database>, targetTimestamp: number): Promise<number> {
   const res = await db.deleteFrom('logs').where('created_at', '<', targetTimestamp).executeTakeFirst();

@@ -281,7 +281,9 @@ await describeEachDb('channel console API', (kind) => {
 
     const all = await root.get('/api/channel/models');
     const gpt = all.body.data.find((m: any) => m.id === 'gpt-4o');
-    expect(gpt).toMatchObject({ id: 'gpt-4o', object: 'model', created: 1626777600, owned_by: 'OpenAI' });
+    // the same objects as GET /v1/models (facts §4.10): owned_by is the adaptor's channel name, with permission
+    expect(gpt).toMatchObject({ id: 'gpt-4o', object: 'model', created: 1626777600, owned_by: 'openai', root: 'gpt-4o', parent: null });
+    expect(gpt.permission).toEqual([expect.objectContaining({ object: 'model_permission', allow_sampling: true, organization: '*' })]);
     expect(new Set(all.body.data.map((m: any) => m.id)).size).toBe(all.body.data.length);
 
     await create({ name: 'e1', key: 'k', models: 'm-default,m-shared', group: 'default' });

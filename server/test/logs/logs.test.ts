@@ -152,6 +152,10 @@ await describeEachDb('log and usage data API', (kind) => {
       [hour, 100],
     ]);
     expect((await alice.client.get(`/api/data/self?start_timestamp=${hour - 86400 * 31}&end_timestamp=${hour}`)).body).toEqual({ success: false, message: '时间跨度不能超过 1 个月' });
+    // as new-api: no range, or an end before the start, is an empty answer rather than an error
+    expect((await alice.client.get('/api/data/self')).body).toEqual({ success: true, message: '', data: [] });
+    expect((await alice.client.get(`/api/data/self?start_timestamp=${hour}&end_timestamp=${hour - 3600}`)).body).toEqual({ success: true, message: '', data: [] });
+    expect((await alice.client.get(`/api/data/self?start_timestamp=${hour - 86400}`)).body).toEqual({ success: true, message: '', data: [] });
     expect((await alice.client.get('/api/data/')).body.success).toBe(false);
   });
 

@@ -149,6 +149,10 @@ describe('relay endpoints', () => {
     const j = ((await r.json()) as any);
     expect(j.success).toBe(true);
     expect(j.data.length).toBeGreaterThan(0);
+    // the owner's view of user logs (facts §3.5): `channel` (not channel_id), no channel name, id % 1024, no admin_info
+    const row = await s.ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', j.data[0].token_id).orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(j.data[0]).toMatchObject({ id: row.id % 1024, channel: row.channel_id, channel_name: '', quota: row.quota, model_name: row.model_name });
+    expect(j.data[0].channel_id).toBeUndefined();
     expect(JSON.parse(j.data[0].other).admin_info).toBeUndefined();
   });
 
@@ -171,9 +175,17 @@ describe('relay endpoints', () => {
       await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1, key: 'k' }) })
     ).json()) as any;
     expect(posted.data).toEqual(['up-a', 'up-b']);
+    // new-api answers this POST with 400 / 500 on errors, still enveloped (facts §3.1)
+    const noKey = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1 }) });
+    expect(noKey.status).toBe(400);
+    expect(await noKey.json()).toEqual({ success: false, message: 'key 不能为空' });
+    const down = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: 'http://127.0.0.1:1', type: 1, key: 'k' }) });
+    expect(down.status).toBe(500);
+    expect(((await down.json()) as any).message).toMatch(/^获取模型列表失败: /);
     up.behave = (req) =>
       req.path.includes('subscription') ? { kind: 'json', body: { hard_limit_usd: 20 } } : { kind: 'json', body: { total_usage: 550 } };
-    const bal = (await (await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: adminHeaders })).json()) as any;
+    // with the trailing slash, as new-api's console calls it
+    const bal = (await (await fetch(`${s.url}/api/channel/update_balance/${id}/`, { headers: adminHeaders })).json()) as any;
     expect(bal).toEqual({ success: true, message: '', balance: 14.5 });
     const azure = (await s.ctx.db.selectFrom('channels').select('id').where('type', '=', 3).executeTakeFirstOrThrow()).id;
     const nb = (await (await fetch(`${s.url}/api/channel/update_balance/${azure}`, { headers: adminHeaders })).json()) as any;
