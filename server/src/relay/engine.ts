@@ -108,7 +108,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
   let rateKey = 0;
   try {
     // ---- parse once
-    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let body: Record<string, any>;
     if (mode.multipart) body = multipartBody(raw, req.headers['content-type']);
     else {
@@ -133,6 +133,11 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     if (opts.playground && typeof body.group === 'string' && body.group && body.group !== group) {
       if (!isUsableGroup(ctx, group, body.group)) throw new RelayError(403, `无权访问 ${body.group} 分组`);
       group = body.group;
+    }
+    if (opts.playground && 'group' in body) {
+      // the playground's group choice is ours, not an upstream parameter (OpenAI refuses unknown ones)
+      delete body.group;
+      raw = Buffer.from(JSON.stringify(body));
     }
     let channel: CachedChannel | null;
     if (caller.channelId !== null) {

@@ -300,11 +300,15 @@ await describeEachDb('relay billing', (kind) => {
     const res = await fetch(`${s.url}/pg/chat/completions`, {
       method: 'POST',
       headers: { authorization: `at-${u.id}-playground`, 'new-api-user': String(u.id), 'content-type': 'application/json' },
-      body: JSON.stringify({ model: MODEL, messages, stream: true }),
+      body: JSON.stringify({ model: MODEL, messages, stream: true, group: 'default' }),
     });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('data: [DONE]');
+    // the playground's group is not an upstream parameter
+    const sent = up.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: MODEL, stream: true });
+    expect('group' in sent).toBe(false);
     const logs = await logsOf(s, u.id);
     expect(logs).toHaveLength(1);
     expect(logs[0].token_id).toBe(0);

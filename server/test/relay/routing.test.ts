@@ -120,12 +120,14 @@ describe('relay routing and retries', () => {
     await setOptions(s, { ModelRatio: { 'r-5': 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['r-5'], statusCodeMapping: { '500': '502' } });
     await channelsChanged(s);
-    up.behave = () => ({ kind: 'raw', status: 500, body: 'Internal Server Error' });
+    up.behave = () => ({ kind: 'raw', status: 500, body: '<html><body>Internal Server Error at 10.0.0.7</body></html>' });
     const r = await chat('r-5');
     expect(r.status).toBe(502);
     const j = ((await r.json()) as any);
     expect(j.error.type).toBe('upstream_error');
     expect(j.error.code).toBe('bad_response_status_code');
+    expect(j.error.param).toBe('500');
+    expect(j.error.message).toMatch(/^bad response status code 500 \(request id: /);
   });
 
   it('reports an unreachable upstream as 请求上游地址失败', async () => {

@@ -45,7 +45,8 @@ export function parseOpenAIStyleError(status: number, body: Buffer): ProviderErr
   try {
     j = JSON.parse(body.toString('utf8'));
   } catch {
-    fallback.message = body.length ? body.toString('utf8').slice(0, 2000) : `bad response status code ${status}`;
+    // as new-api: a body that is not JSON (a proxy's HTML page, a plain-text stack) is not shown to the client
+    fallback.message = `bad response status code ${status}`;
     return fallback;
   }
   const e = j?.error;
