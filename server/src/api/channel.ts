@@ -8,6 +8,7 @@ import {
   ChannelInputError,
   batchDeleteChannels,
   batchSetTag,
+  copyChannel,
   createChannels,
   deleteChannel,
   deleteDisabledChannels,
@@ -147,6 +148,21 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
       if (id === null) return fail('无效的渠道 ID');
       const ch = await getChannel(ctx.db, id);
       return ch ? ok(ch) : fail('渠道不存在');
+    }),
+  );
+
+  route(
+    'POST',
+    '/api/channel/copy/:id',
+    guarded(async (req) => {
+      const id = channelId(req);
+      if (id === null) return fail('无效的渠道 ID');
+      const q = req.query as Query;
+      // new-api's defaults: the name gets "_复制", and the copy starts with no balance and no used quota
+      const suffix = typeof q.suffix === 'string' ? q.suffix : '_复制';
+      const resetBalance = q.reset_balance !== 'false';
+      const newId = await copyChannel(ctx, id, suffix, resetBalance);
+      return newId === null ? fail('渠道不存在') : ok({ id: newId });
     }),
   );
 

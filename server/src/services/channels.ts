@@ -362,6 +362,24 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
 }
 
 /**
+ * POST /api/channel/copy/:id (new-api's later console API): a new channel with every field of the source, its key
+ * included, named with `suffix` appended, never tested; `resetBalance` also starts its balance and used quota at 0.
+ * Returns the new id, or null when the source does not exist.
+ */
+export async function copyChannel(ctx: AppContext, id: number, suffix: string, resetBalance: boolean): Promise<number | null> {
+  return inTx(ctx, async (trx) => {
+    const src = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!src) return null;
+    const { id: _id, ...fields } = src;
+    const copy = { ...fields, name: src.name + suffix, created_time: nowSec(), test_time: 0, response_time: 0 };
+    if (resetBalance) Object.assign(copy, { balance: 0, balance_updated_time: 0, used_quota: 0 });
+    const newId = await insertChannel(trx, ctx, copy);
+    await rebuildAbilitiesFor(trx, [newId]);
+    return newId;
+  });
+}
+
+/**
  * PUT /api/channel/. Only the fields present are written (new-api's gorm Updates skips zero values, which is how
  * the inline {id, status|priority|weight} edits work); an empty key keeps the stored one.
  */

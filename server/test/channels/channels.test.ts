@@ -190,6 +190,29 @@ await describeEachDb('channel console API', (kind) => {
     expect(await abilities()).toEqual([]);
   });
 
+  it('copies a channel with its key and abilities, as new-api: "_复制" suffix, balance reset unless asked not to', async () => {
+    const [src] = await create({ name: 'orig', key: 'sk-secret', models: 'x,y', group: 'default,vip', priority: 3, weight: 7, model_mapping: '{"x":"x2"}' });
+    await db().updateTable('channels').set({ balance: 12.5, used_quota: 900, test_time: 111, response_time: 222 }).where('id', '=', src).execute();
+    changes.take();
+    const res = await root.post(`/api/channel/copy/${src}`);
+    expect(res.body.success).toBe(true);
+    const id = res.body.data.id as number;
+    expect(id).not.toBe(src);
+    expect(changes.take()).toEqual([{ kind: 'channels' }]);
+    const row = await db().selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ name: 'orig_复制', key: 'sk-secret', models: 'x,y', group: 'default,vip', priority: 3, weight: 7, model_mapping: '{"x":"x2"}', balance: 0, used_quota: 0, test_time: 0, response_time: 0 });
+    // the copy routes like the source: same abilities, its own channel id
+    expect((await abilities([id])).map((a) => a.replace(`|${id}|`, '|C|'))).toEqual((await abilities([src])).map((a) => a.replace(`|${src}|`, '|C|')));
+
+    const kept = await root.post(`/api/channel/copy/${src}/?suffix=-b&reset_balance=false`);
+    const keptRow = await db().selectFrom('channels').selectAll().where('id', '=', kept.body.data.id).executeTakeFirstOrThrow();
+    expect(keptRow).toMatchObject({ name: 'orig-b', balance: 12.5, used_quota: 900 });
+
+    const before = await channelCount();
+    expect((await root.post('/api/channel/copy/999999')).body).toEqual({ success: false, message: '渠道不存在' });
+    expect(await channelCount()).toBe(before);
+  });
+
   it('fix rebuilds missing and orphaned abilities', async () => {
     const ids = await create({ name: 'f', key: 'a\nb', models: 'x,y', group: 'default' });
     const before = await abilities();
