@@ -38,7 +38,7 @@ export interface JsonRelayOptions {
 type AttemptResult =
   | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string }
   | { kind: 'gone' }
-  | { kind: 'failed'; error: RelayError; upstreamStatus: number };
+  | { kind: 'failed'; error: RelayError };
 
 const SATURATED = '当前分组上游负载已饱和，请稍后再试';
 
@@ -232,7 +232,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
       if (result.kind !== 'failed') break;
       const err = result.error;
       const ch = channel;
-      if (svc.channelStatus.shouldDisable(ch, { status: result.upstreamStatus, message: err.message, type: err.type, code: err.code, local: err.local })) {
+      // the status after status_code_mapping, as new-api's processChannelError sees it
+      if (svc.channelStatus.shouldDisable(ch, { status: err.status, message: err.message, type: err.type, code: err.code, local: err.local })) {
         void svc.channelStatus.disable(ch.id, err.message).catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
       }
       if (i >= retryTimes || !shouldRetry(err, ch.type)) break;
@@ -373,6 +374,11 @@ function reservationFor(
   return { amount: exact(), exact: null };
 }
 
+/** STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first (facts §1.3). */
+export function streamIdleMs(timeoutSec: number, upstreamModel: string): number {
+  return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
+}
+
 async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {
   const { channel, mode, body } = a;
   const adaptor = adaptorFor(channel.type);
@@ -457,7 +463,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       headers,
       body: out,
       headersTimeout: relayTimeoutMs,
-      bodyTimeout: a.isStream ? ctx.config.streamingTimeoutSec * 1000 : relayTimeoutMs,
+      bodyTimeout: a.isStream ? streamIdleMs(ctx.config.streamingTimeoutSec, info.upstreamModel) : relayTimeoutMs,
     };
     if (call) {
       const sent = call.send(d, opts);
@@ -478,7 +484,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     res.off('close', onClose);
     if (clientGone) return { kind: 'gone' };
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
-    return { kind: 'failed', upstreamStatus: 500, error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
+    return { kind: 'failed', error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
   }
   if (refused) {
     res.off('close', onClose);
@@ -502,7 +508,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       const pe = adaptor.parseError(statusCode, buf);
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
       const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
-      return { kind: 'failed', upstreamStatus: statusCode, error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
+      return { kind: 'failed', error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
     }
 
     const ctype = String((call ? call.contentType : up!.headers['content-type']) ?? '');
@@ -510,7 +516,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);
       if (!r.started) {
         if (r.clientGone) return { kind: 'gone' };
-        if (r.error) return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+        if (r.error) return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
       }
       return { kind: 'done', usage: { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 }, frt, isStream: false, upstreamModel: info.upstreamModel };
     }
@@ -537,7 +543,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       if (!r.started) {
         if (r.clientGone) return { kind: 'gone' };
         if (r.error) {
-          return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false) };
+          return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false) };
         }
       }
       let usage = r.usage;
@@ -578,7 +584,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel };
   } catch (err) {
     if (clientGone) return { kind: 'gone' };
-    return { kind: 'failed', upstreamStatus: 502, error: new RelayError(502, (err as Error).message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+    return { kind: 'failed', error: new RelayError(502, (err as Error).message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
   } finally {
     res.off('close', onClose);
   }

@@ -163,6 +163,17 @@ describe('relay routing and retries', () => {
     expect(up.requests.map((x) => x.headers.authorization)).toEqual(['Bearer k-noban']);
   });
 
+  it('judges auto-disable on the status after status_code_mapping, as new-api', async () => {
+    await setOptions(s, { ModelRatio: { 'r-9': 1 }, AutomaticDisableChannelEnabled: 'true' });
+    const mapped = await addChannel(s, { baseUrl: up.url, models: ['r-9'], statusCodeMapping: { '401': '503' } });
+    await channelsChanged(s);
+    // a 401 without a disabling code or type: only its status could disable the channel, and the mapping changed it
+    up.behave = () => ({ kind: 'json', status: 401, body: { error: { message: 'who are you', type: 'x' } } });
+    expect((await chat('r-9')).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await s.ctx.db.selectFrom('channels').select('status').where('id', '=', mapped).executeTakeFirstOrThrow()).status).toBe(1);
+  });
+
   it('does not disable when the option is off', async () => {
     await setOptions(s, { ModelRatio: { 'r-8': 1 } });
     const id = await addChannel(s, { baseUrl: up.url, models: ['r-8'] });

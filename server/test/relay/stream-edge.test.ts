@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, userRow, waitFor } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
+import { streamIdleMs } from '../../src/relay/engine.js';
 
 const MODEL = 'stream-model';
 
@@ -93,6 +94,14 @@ describe('relay streaming edge cases', () => {
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     const [l] = await logsOf(s, u.id);
     expect(l.completion_tokens).toBe(countTextTokens(' one', MODEL));
+  });
+
+  it('gives o1/o3 upstream models twice STREAMING_TIMEOUT (they think in silence)', () => {
+    // undici's body timer ticks coarsely (about half a second), too coarse to tell 1 s from 2 s over the wire
+    expect(streamIdleMs(60, 'o3-mini')).toBe(120_000);
+    expect(streamIdleMs(60, 'o1-preview')).toBe(120_000);
+    expect(streamIdleMs(60, 'gpt-4o')).toBe(60_000);
+    expect(streamIdleMs(60, 'gpt-o3')).toBe(60_000);
   });
 
   it('forwards each chunk as soon as the upstream sends it (no one-chunk lag)', async () => {
