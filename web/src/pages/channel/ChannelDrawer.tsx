@@ -1,7 +1,9 @@
-// Channel create/edit drawer (spec §3 channel fields and type-specific inputs, §5 channel form rules).
-import { useEffect, useMemo, useState } from 'react';
+// Channel create/edit drawer (spec §3 channel fields and type-specific inputs, §5 channel form rules, §8
+// duplicate-submit errors).
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
+import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { CHANNEL_TYPE_OPTIONS, PRESET_TYPE_MODELS, typeFormSpec } from './types.js';
@@ -32,6 +34,9 @@ export default function ChannelDrawer(props: {
   const [values, setValues] = useState<ChannelFormValues>(defaultChannelForm);
   const [loading, setLoading] = useState(false);
   const [saving, setSaving] = useState(false);
+  // The button stays clickable while saving so a second submit can be refused with a message (spec §8); the ref
+  // is the guard because it changes synchronously, before React re-renders.
+  const submittingRef = useRef(false);
   const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
   const [typeModels, setTypeModels] = useState<Record<string, string[]>>({});
@@ -121,25 +126,31 @@ export default function ChannelDrawer(props: {
   };
 
   const submit = async () => {
+    if (submittingRef.current) {
+      message.error(t('err.duplicateSubmit'));
+      return;
+    }
     const check = checkChannelForm(values, editId);
     if (!check.ok) {
       message.error(t(check.error));
       return;
     }
-    if (check.confirmV1) {
-      const go = await modal.confirm({ title: t('v1.title'), content: t('v1.content'), okText: t('action.confirm'), cancelText: t('action.cancel') });
-      if (!go) return;
-    }
+    submittingRef.current = true;
     setSaving(true);
     try {
+      if (check.confirmV1) {
+        const go = await modal.confirm({ title: t('v1.title'), content: t('v1.content'), okText: t('action.confirm'), cancelText: t('action.cancel') });
+        if (!go) return;
+      }
       const res = isEdit ? await api.put('/api/channel/', check.payload) : await api.post('/api/channel/', check.payload);
       if (res.success) {
-        message.success(isEdit ? t('msg.updated') : t('msg.created'));
+        message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
         onSaved();
       } else message.error(res.message);
     } catch {
-      /* toasted */
+      /* toasted by api */
     } finally {
+      submittingRef.current = false;
       setSaving(false);
     }
   };
@@ -158,18 +169,29 @@ export default function ChannelDrawer(props: {
     [values.models, values.type, typeModels, enabledModels],
   );
   const lines = keyLineCount(values.key, values.type);
+  const keyHint = () => {
+    if (isEdit) return t('form.keyEditHint');
+    if (!spec.keyIsJson && lines > 1) return t('form.keyBatchHint', { count: lines });
+    return t('form.keyLineHint');
+  };
 
   return (
     <Drawer
       open={open}
       onClose={onClose}
       size={640}
-      title={isEdit ? t('drawer.edit') : t('drawer.add')}
+      title={t(isEdit ? 'drawer.edit' : 'drawer.add')}
       destroyOnHidden
       footer={
         <Space style={{ float: 'right' }}>
           <Button onClick={onClose}>{t('action.cancel')}</Button>
-          <Button type="primary" loading={saving} onClick={() => quiet(submit())} data-testid="channel-submit">
+          <Button
+            type="primary"
+            icon={saving ? <LoadingOutlined /> : undefined}
+            aria-busy={saving}
+            onClick={() => quiet(submit())}
+            data-testid="channel-submit"
+          >
             {t('action.submit')}
           </Button>
         </Space>
@@ -240,13 +262,7 @@ export default function ChannelDrawer(props: {
           <Form.Item
             label={t('form.key')}
             required={!isEdit}
-            extra={
-              isEdit
-                ? t('form.keyEditHint')
-                : !spec.keyIsJson && lines > 1
-                  ? t('form.keyBatchHint', { count: lines })
-                  : t('form.keyLineHint')
-            }
+            extra={keyHint()}
           >
             <Input.TextArea
               autoSize={{ minRows: 2, maxRows: 8 }}
@@ -334,6 +350,25 @@ export default function ChannelDrawer(props: {
               value={values.param_override}
               onChange={(e) => set('param_override', e.target.value)}
               placeholder={'{\n  "temperature": 0\n}'}
+            />
+          </Form.Item>
+          <Form.Item label={t('form.setting')} extra={t('form.settingHint')}>
+            <Input.TextArea
+              autoSize={{ minRows: 1, maxRows: 6 }}
+              value={values.setting}
+              onChange={(e) => set('setting', e.target.value)}
+              placeholder={'{\n  "thinking_to_content": true\n}'}
+              name="setting"
+            />
+          </Form.Item>
+          <Form.Item label={t('form.maxInputTokens')} extra={t('form.maxInputTokensHint')}>
+            <InputNumber
+              value={values.max_input_tokens as number}
+              min={0}
+              precision={0}
+              style={{ width: 200 }}
+              onChange={(v) => set('max_input_tokens', v ?? 0)}
+              name="max_input_tokens"
             />
           </Form.Item>
           <Form.Item label={t('form.testModel')}>

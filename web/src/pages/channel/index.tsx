@@ -1,5 +1,6 @@
-// Channels page (spec §2 Channels page, §4 channel states, §5 inline edit and batch). /channel/add and
-// /channel/edit/:id render the same list with the editor drawer open.
+// Channels page (spec §2 Channels page, §4 channel states, §5 inline edit and batch, §7 channel calls, §8 copy).
+// /channel/add and /channel/edit/:id render the same list with the editor drawer open. Copy is done by the server
+// (POST /api/channel/copy/:id, key included) after a confirmation, then the list is reloaded.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
@@ -46,9 +47,12 @@ const NS = 'channel';
 const COLUMN_KEY = 'channels-table-columns';
 const COLUMN_IDS = ['id', 'name', 'group', 'type', 'status', 'response_time', 'balance', 'priority', 'weight', 'tag', 'actions'];
 
+/** Name suffix of a copied channel (new-api's default) and the server's answer when the source is gone. */
+const COPY_SUFFIX = '_复制';
+const COPY_MISSING = '渠道不存在';
+
 type Row = ChannelRow | TagRow;
 const isTagRow = (r: Row): r is TagRow => (r as TagRow).isTag === true;
-
 
 export default function ChannelPage() {
   const { t } = useTranslation(NS);
@@ -75,6 +79,7 @@ export default function ChannelPage() {
   const [batchTagOpen, setBatchTagOpen] = useState(false);
   const [batchTag, setBatchTag] = useState('');
   const [testing, setTesting] = useState<Record<number, boolean>>({});
+  const [updatingBalances, setUpdatingBalances] = useState(false);
   const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
 
   const load = useCallback(async () => {
@@ -164,6 +169,55 @@ export default function ChannelPage() {
       message.success(t('msg.balanceOk', { name: ch.name, balance: Number(balance).toFixed(2) }));
       await load();
     } else message.error(res.message);
+  };
+
+  /**
+   * Copy (spec §8, new-api's behaviour): the server duplicates the channel with every field including the key,
+   * names it name + suffix and resets balance/used quota; the page then reloads the list.
+   */
+  const copyChannel = async (ch: Channel) => {
+    try {
+      const res = await api.post<{ id: number }>(`/api/channel/copy/${ch.id}?suffix=${encodeURIComponent(COPY_SUFFIX)}&reset_balance=true`);
+      if (res.success) {
+        message.success(t('msg.copied'));
+        await load();
+      } else if (res.message === COPY_MISSING) message.error(t('err.copyMissing'));
+      else message.error(t('err.copyFailedWith', { message: res.message }));
+    } catch {
+      message.error(t('err.copyFailed'));
+    }
+  };
+
+  // Toolbar tools (spec §7): test all runs in the background on the server; balances and abilities finish first.
+  const testAll = async () => {
+    const res = await api.get('/api/channel/test');
+    if (res.success) message.info(t('msg.testAllStarted'));
+    else message.error(res.message);
+  };
+
+  const updateAllBalances = async () => {
+    setUpdatingBalances(true);
+    try {
+      const res = await api.get('/api/channel/update_balance');
+      if (!res.success) {
+        message.error(res.message);
+        return;
+      }
+      message.info(t('msg.allBalancesUpdated'));
+      await load();
+    } finally {
+      setUpdatingBalances(false);
+    }
+  };
+
+  const fixAbilities = async () => {
+    const res = await api.post<number>('/api/channel/fix');
+    if (!res.success) {
+      message.error(res.message);
+      return;
+    }
+    message.success(t('msg.abilitiesFixed', { count: res.data ?? 0 }));
+    await load();
   };
 
   const saveInline = async (ch: Channel, field: 'priority' | 'weight', raw: unknown) => {
@@ -397,6 +451,11 @@ export default function ChannelPage() {
             <Button size="small" type="primary" onClick={() => navigate(`/channel/edit/${r.id}`)}>
               {t('action.edit')}
             </Button>
+            <Popconfirm title={t('confirm.copy', { name: r.name })} onConfirm={() => quiet(copyChannel(r))}>
+              <Button size="small" data-testid={`channel-copy-${r.id}`}>
+                {t('action.copy')}
+              </Button>
+            </Popconfirm>
             <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => quiet(deleteChannel(r.id))}>
               <Button size="small" danger type="text">
                 {t('action.delete')}
@@ -458,12 +517,36 @@ export default function ChannelPage() {
         <Popconfirm title={t('confirm.deleteDisabled')} onConfirm={() => quiet(deleteDisabled())}>
           <Button danger>{t('action.deleteDisabled')}</Button>
         </Popconfirm>
-        <Popconfirm title={t('confirm.batchDelete', { count: selected.length })} onConfirm={() => quiet(batchDelete())}>
-          <Button danger disabled={selected.length === 0}>
+        {/* Enabled without a selection: the click then explains instead of asking (spec §5). */}
+        <Popconfirm
+          title={t('confirm.batchDelete', { count: selected.length })}
+          disabled={selected.length === 0}
+          onConfirm={() => quiet(batchDelete())}
+        >
+          <Button danger onClick={() => {
+              if (selected.length === 0) quiet(batchDelete());
+            }} data-testid="channel-batch-delete">
             {t('action.batchDelete')}
           </Button>
         </Popconfirm>
         <Button onClick={openBatchTag}>{t('action.batchTag')}</Button>
+        <Popconfirm title={t('confirm.testAll')} onConfirm={() => quiet(testAll())}>
+          <Button data-testid="channel-test-all">{t('action.testAll')}</Button>
+        </Popconfirm>
+        <Popconfirm title={t('confirm.updateAllBalances')} onConfirm={() => quiet(updateAllBalances())}>
+          <Button loading={updatingBalances} data-testid="channel-update-balances">
+            {t('action.updateAllBalances')}
+          </Button>
+        </Popconfirm>
+        <Popconfirm
+          title={t('confirm.fixAbilities')}
+          description={t('confirm.fixAbilitiesHint')}
+          onConfirm={() => quiet(fixAbilities())}
+        >
+          <Button danger data-testid="channel-fix-abilities">
+            {t('action.fixAbilities')}
+          </Button>
+        </Popconfirm>
         <Space>
           <span>{t('toggle.idSort')}</span>
           <Switch

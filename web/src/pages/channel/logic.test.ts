@@ -3,12 +3,14 @@ import {
   addCustomModels,
   baseUrlEndsWithV1,
   buildTagEditPayload,
+  channelToForm,
   checkChannelForm,
   defaultChannelForm,
   groupByTag,
   keyLineCount,
   parseInlinePriority,
   parseInlineWeight,
+  parseMaxInputTokens,
   parseStatusInfo,
   responseTimeColor,
   type Channel,
@@ -87,6 +89,33 @@ describe('checkChannelForm', () => {
     expect(v.ok && v.payload.key).toBe(json);
     expect(keyLineCount(json, 41)).toBe(1);
     expect(keyLineCount('a\nb\n\nc', 1)).toBe(3);
+  });
+});
+
+describe('setting and max_input_tokens', () => {
+  const ok = form({ name: 'n', key: 'k', models: ['m'] });
+  it('validates setting as a JSON object like the other JSON fields', () => {
+    expect(checkChannelForm({ ...ok, setting: '{"proxy":' })).toEqual({ ok: false, error: 'err.setting' });
+    expect(checkChannelForm({ ...ok, setting: '[1]' })).toEqual({ ok: false, error: 'err.setting' });
+    const r = checkChannelForm({ ...ok, setting: ' {"thinking_to_content":true} ' });
+    expect(r.ok && r.payload.setting).toBe('{"thinking_to_content":true}');
+    const empty = checkChannelForm(ok);
+    expect(empty.ok && empty.payload.setting).toBe('');
+  });
+  it('sends max_input_tokens as a non-negative integer, empty as 0', () => {
+    expect(parseMaxInputTokens('')).toBe(0);
+    expect(parseMaxInputTokens(null)).toBe(0);
+    expect(parseMaxInputTokens('4096')).toBe(4096);
+    expect(parseMaxInputTokens(-1)).toBeNull();
+    expect(parseMaxInputTokens('1.5')).toBeNull();
+    const r = checkChannelForm({ ...ok, max_input_tokens: 8192 });
+    expect(r.ok && r.payload.max_input_tokens).toBe(8192);
+    expect(checkChannelForm({ ...ok, max_input_tokens: '-5' })).toEqual({ ok: false, error: 'err.maxInputTokens' });
+  });
+  it('reads both fields back from a channel', () => {
+    const ch = { id: 1, type: 1, name: 'a', models: 'm', group: 'default', setting: '{"proxy":"socks5://x"}', max_input_tokens: 1000 } as Channel;
+    expect(channelToForm(ch)).toMatchObject({ setting: '{"proxy":"socks5://x"}', max_input_tokens: 1000 });
+    expect(channelToForm({ ...ch, setting: null, max_input_tokens: null })).toMatchObject({ setting: '', max_input_tokens: 0 });
   });
 });
 

@@ -44,6 +44,9 @@ export interface ChannelFormValues {
   model_mapping: string;
   status_code_mapping: string;
   param_override: string;
+  /** Extra channel settings (facts §2.3: proxy, thinking_to_content), a JSON object. */
+  setting: string;
+  max_input_tokens: number | string | null;
   test_model: string;
   auto_ban: boolean;
   priority: number | string | null;
@@ -65,6 +68,8 @@ export function defaultChannelForm(): ChannelFormValues {
     model_mapping: '',
     status_code_mapping: '',
     param_override: '',
+    setting: '',
+    max_input_tokens: 0,
     test_model: '',
     auto_ban: true,
     priority: 0,
@@ -93,6 +98,8 @@ export function channelToForm(ch: Channel): ChannelFormValues {
     model_mapping: ch.model_mapping ?? '',
     status_code_mapping: ch.status_code_mapping ?? '',
     param_override: ch.param_override ?? '',
+    setting: ch.setting ?? '',
+    max_input_tokens: ch.max_input_tokens ?? 0,
     test_model: ch.test_model ?? '',
     auto_ban: (ch.auto_ban ?? 1) === 1,
     priority: ch.priority ?? 0,
@@ -137,6 +144,13 @@ function toInt(v: number | string | null | undefined): number {
   return Number.isFinite(n) ? n : 0;
 }
 
+/** max_input_tokens: empty means 0 (no limit); otherwise a non-negative integer, else null. */
+export function parseMaxInputTokens(v: number | string | null | undefined): number | null {
+  const s = String(v ?? '').trim();
+  if (s === '') return 0;
+  return /^\d+$/.test(s) ? Number(s) : null;
+}
+
 export type ChannelPayload = Record<string, unknown>;
 
 export type FormCheck = { ok: true; payload: ChannelPayload; confirmV1: boolean } | { ok: false; error: string };
@@ -150,6 +164,9 @@ export function checkChannelForm(v: ChannelFormValues, editId?: number): FormChe
   if (!isJsonObject(v.model_mapping)) return { ok: false, error: 'err.mapping' };
   if (!isJsonObject(v.status_code_mapping)) return { ok: false, error: 'err.statusMapping' };
   if (!isJsonObject(v.param_override)) return { ok: false, error: 'err.paramOverride' };
+  if (!isJsonObject(v.setting)) return { ok: false, error: 'err.setting' };
+  const maxInputTokens = parseMaxInputTokens(v.max_input_tokens);
+  if (maxInputTokens === null) return { ok: false, error: 'err.maxInputTokens' };
   const spec = typeFormSpec(v.type);
   const base = normalizeBaseUrl(v.base_url);
   if (spec.baseUrlRequired && base === '') return { ok: false, error: 'err.baseUrl' };
@@ -166,6 +183,8 @@ export function checkChannelForm(v: ChannelFormValues, editId?: number): FormChe
     model_mapping: v.model_mapping.trim(),
     status_code_mapping: v.status_code_mapping.trim(),
     param_override: v.param_override.trim(),
+    setting: v.setting.trim(),
+    max_input_tokens: maxInputTokens,
     test_model: v.test_model.trim(),
     auto_ban: v.auto_ban ? 1 : 0,
     priority: toInt(v.priority),

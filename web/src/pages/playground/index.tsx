@@ -1,7 +1,10 @@
-// Chat playground (spec §2 Playground, §4 playground message states, §5 Playground, §9 playground defaults).
+// Chat playground (spec §2 Playground and Login ?expired=true, §4 playground message states, §5 Playground, §9
+// playground defaults).
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useSearchParams } from 'react-router';
 import {
+  Alert,
   App as AntApp,
   Avatar,
   Button,
@@ -19,6 +22,7 @@ import {
 } from 'antd';
 import { ClearOutlined, RobotOutlined, SendOutlined, StopOutlined, UserOutlined } from '@ant-design/icons';
 import { api, apiFetch } from '../../lib/api.js';
+import { NS as AUTH_NS } from '../auth/i18n.js';
 import './i18n.js';
 import { buildChatBody, streamChat, type ChatMessage } from './sse.js';
 
@@ -30,6 +34,9 @@ const newId = () => `m${Date.now().toString(36)}${(seq++).toString(36)}`;
 
 export default function PlaygroundPage() {
   const { t } = useTranslation('playground');
+  // The session-expired notice reuses the login page's text (auth namespace), so both stay identical.
+  const [params] = useSearchParams();
+  const expired = params.get('expired') === 'true';
   const { message } = AntApp.useApp();
   const greeting = useCallback(
     (): ChatMessage => ({ id: newId(), role: 'assistant', content: t('greeting'), status: 'complete' }),
@@ -196,6 +203,7 @@ export default function PlaygroundPage() {
           }
           styles={{ body: { display: 'flex', flexDirection: 'column', gap: 12 } }}
         >
+          {expired && <Alert type="warning" showIcon title={t('expired', { ns: AUTH_NS })} data-testid="expired-notice" />}
           <div ref={listRef} style={{ minHeight: 320, maxHeight: '60vh', overflowY: 'auto' }} data-testid="playground-messages">
             {messages.map((m) => (
               <Flex

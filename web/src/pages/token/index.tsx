@@ -10,7 +10,7 @@ import { api } from '../../lib/api.js';
 import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
 import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
-import { fullKey, maskKey, type Token } from './logic.js';
+import { canToggleStatus, fullKey, maskKey, type Token } from './logic.js';
 import TokenDrawer from './TokenDrawer.js';
 
 export default function TokenPage() {
@@ -104,6 +104,7 @@ export default function TokenPage() {
           <Switch
             size="small"
             checked={tok.status === 1}
+            disabled={!canToggleStatus(tok.status)}
             onChange={(v) => quiet(toggleStatus(tok, v))}
             aria-label={`token-status-${tok.id}`}
           />

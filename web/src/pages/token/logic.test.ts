@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { timestamp2string } from '../../lib/render.js';
-import { batchNames, checkTokenForm, defaultTokenForm, expiryShortcut, fullKey, maskKey, parseExpiry, type TokenFormValues } from './logic.js';
+import { batchNames, canToggleStatus, checkTokenForm, defaultTokenForm, expiryShortcut, fullKey, maskKey, parseExpiry, type TokenFormValues } from './logic.js';
 
 const form = (over: Partial<TokenFormValues>): TokenFormValues => ({ ...defaultTokenForm(), ...over });
 
@@ -68,5 +68,15 @@ describe('batch names and keys', () => {
     expect(fullKey(key)).toBe(`sk-${key}`);
     expect(fullKey(`sk-${key}`)).toBe(`sk-${key}`);
     expect(maskKey(key)).toBe('sk-abcd…IJKL');
+  });
+});
+
+describe('status toggle', () => {
+  it('is allowed only between enabled (1) and disabled (2)', () => {
+    expect(canToggleStatus(1)).toBe(true);
+    expect(canToggleStatus(2)).toBe(true);
+    expect(canToggleStatus(3)).toBe(false);
+    expect(canToggleStatus(4)).toBe(false);
+    expect(canToggleStatus(0)).toBe(false);
   });
 });

@@ -157,6 +157,14 @@ export function defaultTokenForm(): TokenFormValues {
   };
 }
 
+/** Spec §4 token status: 1 enabled, 2 disabled, 3 expired, 4 exhausted. */
+export const TOKEN_STATUS = { enabled: 1, disabled: 2, expired: 3, exhausted: 4 } as const;
+
+/** Users toggle only between enabled and disabled (spec §4); an expired or exhausted token needs an edit first. */
+export function canToggleStatus(status: number): boolean {
+  return status === TOKEN_STATUS.enabled || status === TOKEN_STATUS.disabled;
+}
+
 /** Keys are stored without the prefix (facts §2.2); the console shows and copies them as sk-…. */
 export function fullKey(key: string): string {
   return key.startsWith('sk-') ? key : `sk-${key}`;

@@ -1,0 +1,297 @@
+// Channels page in the DOM: toolbar tools (test all, update all balances, fix abilities) behind a confirmation,
+// batch delete without a selection, the server-side copy (confirmation, POST /api/channel/copy/:id, its failure
+// messages) and the drawer's setting/max_input_tokens fields and duplicate-submit guard.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
+import { App } from 'antd';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import i18n from '../../i18n/index.js';
+import { StatusProvider } from '../../context/status.js';
+import { UserProvider } from '../../context/user.js';
+import { FeedbackBridge } from '../../lib/feedback.js';
+import ChannelPage from './index.js';
+
+const CHANNEL = {
+  id: 5,
+  type: 1,
+  name: 'main-openai',
+  base_url: 'https://up.example',
+  other: '',
+  models: 'gpt-4o-mini,gpt-4o',
+  group: 'default,vip',
+  model_mapping: '{"gpt-4o":"gpt-4o-2024-08-06"}',
+  status_code_mapping: '',
+  param_override: '',
+  setting: '{"proxy":"http://proxy.local"}',
+  max_input_tokens: 4096,
+  test_model: '',
+  auto_ban: 1,
+  priority: 3,
+  weight: 1,
+  tag: '',
+  status: 1,
+  response_time: 0,
+  balance: 0,
+  used_quota: 0,
+  other_info: '',
+  created_time: 1700000000,
+};
+
+type Call = { method: string; url: string; body?: unknown };
+type Reply = unknown | (() => Promise<Response>);
+let calls: Call[];
+/** Overrides by "METHOD path" (path without query); a function reply controls the Response itself. */
+let replies: Record<string, Reply>;
+
+const envelope = (data: unknown, success = true, message = '') =>
+  new Response(JSON.stringify({ success, message, data }), { status: 200 });
+
+beforeEach(async () => {
+  await i18n.changeLanguage('zh');
+  calls = [];
+  replies = {};
+  vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
+    const method = init.method ?? 'GET';
+    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
+    const path = url.split('?')[0]!;
+    const reply = replies[`${method} ${path}`];
+    if (typeof reply === 'function') return (reply as () => Promise<Response>)();
+    if (reply !== undefined) return Promise.resolve(new Response(JSON.stringify(reply), { status: 200 }));
+    if (path === '/api/channel/' && method === 'GET') return Promise.resolve(envelope([CHANNEL]));
+    if (path === '/api/channel/5') return Promise.resolve(envelope(CHANNEL));
+    if (path === '/api/group/') return Promise.resolve(envelope(['default', 'vip']));
+    if (path === '/api/models') return Promise.resolve(envelope({}));
+    if (path === '/api/channel/models_enabled') return Promise.resolve(envelope([]));
+    return Promise.resolve(envelope(null));
+  });
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+function renderAt(path: string) {
+  localStorage.setItem('user', JSON.stringify({ id: 1, role: 100, username: 'root', display_name: 'root', status: 1, group: 'default' }));
+  const router = createMemoryRouter(
+    [
+      { path: '/channel', element: <ChannelPage /> },
+      { path: '/channel/add', element: <ChannelPage /> },
+      { path: '/channel/edit/:id', element: <ChannelPage /> },
+    ],
+    { initialEntries: [path] },
+  );
+  render(
+    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
+      <App>
+        <FeedbackBridge />
+        <StatusProvider initial={{ setup: true }}>
+          <UserProvider>
+            <RouterProvider router={router} />
+          </UserProvider>
+        </StatusProvider>
+      </App>
+    </QueryClientProvider>,
+  );
+  return router;
+}
+
+const sent = (method: string, path: string) => calls.filter((c) => c.method === method && c.url.split('?')[0] === path);
+const listed = () => screen.findByTestId('channel-name-5', {}, { timeout: 5000 });
+
+/** Clicks a toolbar button, checks nothing was sent yet, then confirms its popconfirm. */
+async function clickAndConfirm(testId: string, title: string) {
+  const before = calls.length;
+  fireEvent.click(screen.getByTestId(testId));
+  const pop = (await screen.findByText(title)).closest('.ant-popover') as HTMLElement;
+  expect(calls.length).toBe(before);
+  await act(async () => {
+    fireEvent.click(within(pop).getByRole('button', { name: /OK|确\s*定/ }));
+  });
+}
+
+async function drawerInput(name: string) {
+  const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
+  return vi.waitFor(
+    () => {
+      const el = drawer.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`);
+      if (!el || el.closest('.ant-spin-blur')) throw new Error('the drawer is still loading');
+      return el;
+    },
+    { timeout: 5000 },
+  );
+}
+
+describe('channel toolbar tools', () => {
+  it('test all: confirmation, GET /api/channel/test, started notice', async () => {
+    renderAt('/channel');
+    await listed();
+    await clickAndConfirm('channel-test-all', '确定要测试所有已启用通道吗？');
+    expect(sent('GET', '/api/channel/test')).toHaveLength(1);
+    expect(await screen.findByText('已成功开始测试所有已启用通道，请刷新页面查看结果。')).toBeTruthy();
+  });
+
+  it('test all: a refused run shows the server message', async () => {
+    replies['GET /api/channel/test'] = { success: false, message: '测试已在运行中' };
+    renderAt('/channel');
+    await listed();
+    await clickAndConfirm('channel-test-all', '确定要测试所有已启用通道吗？');
+    expect(await screen.findByText('测试已在运行中')).toBeTruthy();
+  });
+
+  it('update all balances: GET /api/channel/update_balance, done notice, list reloaded', async () => {
+    renderAt('/channel');
+    await listed();
+    const lists = sent('GET', '/api/channel/').length;
+    await clickAndConfirm('channel-update-balances', '确定要更新所有已启用通道余额吗？');
+    expect(sent('GET', '/api/channel/update_balance')).toHaveLength(1);
+    expect(await screen.findByText('已更新完毕所有已启用通道余额！')).toBeTruthy();
+    await vi.waitFor(() => expect(sent('GET', '/api/channel/').length).toBe(lists + 1));
+  });
+
+  it('fix abilities: POST /api/channel/fix and the fixed count', async () => {
+    replies['POST /api/channel/fix'] = { success: true, message: '', data: 3 };
+    renderAt('/channel');
+    await listed();
+    await clickAndConfirm('channel-fix-abilities', '确定是否要修复数据库一致性？');
+    expect(sent('POST', '/api/channel/fix')).toHaveLength(1);
+    expect(await screen.findByText('已修复 3 个通道！')).toBeTruthy();
+  });
+
+  it('batch delete stays enabled without a selection and explains instead of deleting', async () => {
+    renderAt('/channel');
+    await listed();
+    const button = screen.getByTestId('channel-batch-delete') as HTMLButtonElement;
+    expect(button.disabled).toBe(false);
+    fireEvent.click(button);
+    expect(await screen.findByText('请先选择要删除的通道！')).toBeTruthy();
+    expect(screen.queryByText(/确定是否要删除所选的/)).toBeNull();
+    expect(sent('POST', '/api/channel/batch')).toHaveLength(0);
+  });
+});
+
+describe('channel copy', () => {
+  const COPY = '/api/channel/copy/5';
+  const confirmCopy = () => clickAndConfirm('channel-copy-5', '确定是否要复制此渠道「main-openai」？');
+
+  it('confirmation, one POST /api/channel/copy/5 with suffix and reset_balance, success message, list reloaded', async () => {
+    replies[`POST ${COPY}`] = { success: true, message: '', data: { id: 6 } };
+    const router = renderAt('/channel');
+    await listed();
+    const lists = sent('GET', '/api/channel/').length;
+    await confirmCopy();
+    const posts = sent('POST', COPY);
+    expect(posts).toHaveLength(1);
+    const query = new URLSearchParams(posts[0]!.url.split('?')[1] ?? '');
+    expect(query.get('suffix')).toBe('_复制');
+    expect(query.get('reset_balance')).toBe('true');
+    expect(posts[0]!.body).toBeUndefined();
+    expect(await screen.findByText('渠道复制成功')).toBeTruthy();
+    await vi.waitFor(() => expect(sent('GET', '/api/channel/').length).toBe(lists + 1));
+    // nothing is read client-side and no drawer opens
+    expect(sent('GET', '/api/channel/5')).toHaveLength(0);
+    expect(router.state.location.pathname).toBe('/channel');
+  });
+
+  it('a channel that no longer exists gives 渠道未找到，请刷新页面后重试。', async () => {
+    replies[`POST ${COPY}`] = { success: false, message: '渠道不存在' };
+    renderAt('/channel');
+    await listed();
+    const lists = sent('GET', '/api/channel/').length;
+    await confirmCopy();
+    expect(await screen.findByText('渠道未找到，请刷新页面后重试。')).toBeTruthy();
+    expect(sent('GET', '/api/channel/').length).toBe(lists);
+  });
+
+  it('another refusal says 渠道复制失败 with the server message', async () => {
+    replies[`POST ${COPY}`] = { success: false, message: '数据库错误' };
+    renderAt('/channel');
+    await listed();
+    await confirmCopy();
+    expect(await screen.findByText('渠道复制失败：数据库错误')).toBeTruthy();
+  });
+
+  it('a failed request gives 渠道复制失败', async () => {
+    replies[`POST ${COPY}`] = () => Promise.reject(new TypeError('network down'));
+    renderAt('/channel');
+    await listed();
+    await confirmCopy();
+    expect(await screen.findByText('渠道复制失败')).toBeTruthy();
+  });
+
+  it('sends nothing when the confirmation is cancelled', async () => {
+    renderAt('/channel');
+    await listed();
+    const before = calls.length;
+    fireEvent.click(screen.getByTestId('channel-copy-5'));
+    const pop = (await screen.findByText('确定是否要复制此渠道「main-openai」？')).closest('.ant-popover') as HTMLElement;
+    await act(async () => {
+      fireEvent.click(within(pop).getByRole('button', { name: /Cancel|取\s*消/ }));
+    });
+    expect(calls.length).toBe(before);
+    expect(sent('POST', COPY)).toHaveLength(0);
+  });
+});
+
+describe('channel drawer', () => {
+  it('edits setting and max_input_tokens, rejecting invalid setting JSON', async () => {
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    const maxInput = (await drawerInput('max_input_tokens')) as HTMLInputElement;
+    expect(maxInput.value).toBe('4096');
+    fireEvent.change(await drawerInput('setting'), { target: { value: '{"proxy": ' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    expect(await screen.findByText('渠道额外设置必须是合法的 JSON 格式！')).toBeTruthy();
+    expect(sent('PUT', '/api/channel/')).toHaveLength(0);
+
+    fireEvent.change(await drawerInput('setting'), { target: { value: '{"thinking_to_content":true}' } });
+    fireEvent.change(maxInput, { target: { value: '8192' } });
+    fireEvent.blur(maxInput);
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    const puts = sent('PUT', '/api/channel/');
+    expect(puts).toHaveLength(1);
+    expect(puts[0]!.body).toMatchObject({ id: 5, setting: '{"thinking_to_content":true}', max_input_tokens: 8192 });
+  });
+
+  it('ignores a second submit while the /v1 confirmation is open', async () => {
+    replies['GET /api/channel/5'] = { success: true, message: '', data: { ...CHANNEL, base_url: 'https://up.example/v1' } };
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    fireEvent.click(screen.getByTestId('channel-submit'));
+    const confirm = (await screen.findByText(/不需要在末尾加\/v1/)).closest('.ant-modal') as HTMLElement;
+    fireEvent.click(screen.getByTestId('channel-submit'));
+    expect(await screen.findByText('提交失败，请勿重复提交！')).toBeTruthy();
+    await act(async () => {
+      fireEvent.click(within(confirm).getByRole('button', { name: /确\s*定/ }));
+    });
+    await vi.waitFor(() => expect(sent('PUT', '/api/channel/')).toHaveLength(1));
+    expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
+  });
+
+  it('ignores a second submit while the save request is in flight', async () => {
+    let release!: (r: Response) => void;
+    replies['PUT /api/channel/'] = () => new Promise<Response>((resolve) => (release = resolve));
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    fireEvent.click(screen.getByTestId('channel-submit'));
+    expect(await screen.findByText('提交失败，请勿重复提交！')).toBeTruthy();
+    expect(sent('PUT', '/api/channel/')).toHaveLength(1);
+    await act(async () => {
+      release(envelope(null));
+    });
+    expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
+    expect(sent('PUT', '/api/channel/')).toHaveLength(1);
+  });
+});
