@@ -25,6 +25,7 @@ import { dispatcherFor, thinkingStreamConverter, thinkingToContent, thinkingToCo
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
+import { findSensitiveWord } from '../services/sensitive-words.js';
 import { isUsableGroup } from '../services/groups.js';
 
 export interface JsonRelayOptions {
@@ -147,6 +148,13 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     } else {
       const invalid = !model ? mode.validate(body) : null;
       if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+    if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
+      const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
+      if (word !== null) {
+        ctx.log.warn({ reqId, word }, 'user sensitive words detected');
+        throw new RelayError(400, 'sensitive words detected', 'new_api_error', 'sensitive_words_detected');
+      }
+    }
       channel = svc.channels.pick(group, model, 0);
       if (!channel) throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`);
     }

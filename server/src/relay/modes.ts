@@ -1,5 +1,6 @@
 // Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
 // completion text lives). The engine (engine.ts) is the same for every mode.
+import { inputTexts, messageTexts } from '../services/sensitive-words.js';
 import { chatPromptBound, countChatPromptTokens, countInputTokens, countTextTokens, inputBound, type ChatMessageLike } from '../services/tokenizer.js';
 import type { PriceData } from '../services/pricing/index.js';
 import type { UpstreamUsage } from './providers/types.js';
@@ -22,6 +23,8 @@ export interface RelayMode {
   validate(body: Record<string, any>): string | null;
   /** local prompt count (facts §5.4) */
   promptTokens(body: Record<string, any>, model: string): number;
+  /** the prompt's texts, for the sensitive-word check (facts §4.6 step 3: chat, completions, embeddings, moderations) */
+  promptTexts?(body: Record<string, any>): Iterable<string>;
   /** an upper bound of promptTokens that needs no tokenizer, for a body of `bodyBytes` valid UTF-8; -1 when none holds */
   promptBound?(body: Record<string, any>, bodyBytes: number): number;
   /** completion text of a non-stream response (fallback counting when usage is missing) */
@@ -79,6 +82,7 @@ export const chatMode: RelayMode = {
     if (!Array.isArray(body.messages) || body.messages.length === 0) return 'field messages is required';
     return maxTokensError(body);
   },
+  promptTexts: (body) => messageTexts(body.messages),
   promptTokens(body, model) {
     return countChatPromptTokens(body.messages as ChatMessageLike[], model, Array.isArray(body.tools) ? body.tools : undefined);
   },
@@ -127,6 +131,7 @@ export const completionsMode: RelayMode = {
     if (body.prompt === undefined || body.prompt === '') return 'field prompt is required';
     return maxTokensError(body);
   },
+  promptTexts: (body) => inputTexts(body.prompt),
   promptTokens(body, model) {
     return countInputTokens(body.prompt, model);
   },
@@ -154,6 +159,7 @@ export const embeddingsMode: RelayMode = {
     if (body.input === undefined || body.input === '') return 'input is empty';
     return null;
   },
+  promptTexts: (body) => inputTexts(body.input),
   promptTokens(body, model) {
     return countInputTokens(body.input, model);
   },

@@ -112,7 +112,6 @@ export function client(s: TestServer, key: string): OpenAI {
   return new OpenAI({ apiKey: key.startsWith('sk-') ? key : `sk-${key}`, baseURL: `${s.url}/v1`, maxRetries: 0, timeout: 20_000 });
 }
 
-/** Writes queued settlements and log rows (both are batched off the request path). */
 /** A raw POST to a relay path with a token (`sk-` added), for tests that look at statuses and bodies as sent. */
 export function relayPost(s: TestServer, path: string, key: string, body: unknown): Promise<Response> {
   return fetch(`${s.url}${path}`, {
@@ -122,6 +121,7 @@ export function relayPost(s: TestServer, path: string, key: string, body: unknow
   });
 }
 
+/** Writes queued settlements and log rows (both are batched off the request path). */
 export async function flushLogs(s: TestServer): Promise<void> {
   const svc = relayServices(s.ctx);
   await Promise.allSettled([...svc.pending]);

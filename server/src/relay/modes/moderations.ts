@@ -1,6 +1,7 @@
 // POST /v1/moderations: input-billed like embeddings; model defaults to text-moderation-stable (facts §4.3 step 2).
 import { countInputTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from '../modes.js';
+import { inputTexts } from '../../services/sensitive-words.js';
 
 const NONE = { text: '', toolCalls: 0 };
 
@@ -15,6 +16,7 @@ export const moderationsMode: RelayMode = {
     if (body.input === undefined || body.input === null || body.input === '') return 'field input is required';
     return null;
   },
+  promptTexts: (body) => inputTexts(body.input),
   promptTokens(body, model) {
     return countInputTokens(body.input, model);
   },

@@ -1,0 +1,49 @@
+// Sensitive-word check of prompts (facts §4.6 step 3; options CheckSensitiveEnabled, CheckSensitiveOnPromptEnabled,
+// SensitiveWords one per line). new-api lower-cases the text and searches it for every word; here one case-insensitive
+// RegExp of the escaped words, compiled once per SensitiveWords value, tests each text without copying it.
+
+let cached: { words: string; re: RegExp | null } = { words: '', re: null };
+
+function matcherFor(words: string): RegExp | null {
+  if (cached.words !== words) {
+    const list = words
+      .split('\n')
+      .map((w) => w.trim())
+      .filter(Boolean)
+      .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    cached = { words, re: list.length ? new RegExp(list.join('|'), 'i') : null };
+  }
+  return cached.re;
+}
+
+/** Texts of a prompt field that is a string or an array of strings (completions' prompt, embeddings' input). */
+export function* inputTexts(input: unknown): Iterable<string> {
+  if (typeof input === 'string') yield input;
+  else if (Array.isArray(input)) for (const x of input) if (typeof x === 'string') yield x;
+}
+
+/** Texts of chat messages: string contents and the text parts of array contents. */
+export function* messageTexts(messages: unknown): Iterable<string> {
+  if (!Array.isArray(messages)) return;
+  for (const m of messages) {
+    const content = (m as { content?: unknown } | null)?.content;
+    if (typeof content === 'string') yield content;
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        const text = (part as { type?: unknown; text?: unknown } | null)?.text;
+        if ((part as { type?: unknown } | null)?.type === 'text' && typeof text === 'string') yield text;
+      }
+    }
+  }
+}
+
+/** The text of the first word found in `texts` (as written there), or null when none is. */
+export function findSensitiveWord(words: string, texts: Iterable<string>): string | null {
+  const re = matcherFor(words);
+  if (!re) return null;
+  for (const text of texts) {
+    const m = re.exec(text);
+    if (m) return m[0];
+  }
+  return null;
+}
