@@ -13,7 +13,8 @@ import { authenticate, ROLE_COMMON } from '../api/auth.js';
 import type { RelayServices } from '../services/cache/index.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing.js';
-import { getPriceData, preConsumeQuota, PricingError, textQuota, type PriceData } from '../services/pricing/index.js';
+import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
+import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
 import { countCompletion, type RelayMode } from './modes.js';
@@ -270,7 +271,8 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     const usage = result.usage;
     const total = usage.prompt_tokens + usage.completion_tokens;
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
-    const quota = fixed >= 0 ? fixed : total === 0 ? 0 : textQuota(price, usage, quotaPerUnit);
+    const audio = fixed < 0 && isAudioChatModel(model) ? audioUsageOf(usage) : undefined;
+    const quota = fixed >= 0 ? fixed : total === 0 ? 0 : audio ? audioQuota(price, audio, model, quotaPerUnit) : textQuota(price, usage, quotaPerUnit);
     svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
     if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
     try {
@@ -289,6 +291,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
         reasoningEffort: reasoningEffortOf(body, model),
         used,
         content: mode.logContent?.(body, price),
+        audio,
       });
     } catch (e) {
       ctx.log.error({ err: e, reqId }, 'consume log failed');
@@ -614,6 +617,8 @@ interface LogInput {
   used: number[];
   /** mode-specific log content (images) replacing the ratio line */
   content?: string;
+  /** gpt-4o-audio: the usage by modality it was billed on */
+  audio?: AudioUsage;
 }
 
 /** The ratio line and the price parts of `other` (JSON text) of a consume log: the same for every request at a price. */
@@ -682,6 +687,11 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
   // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
   const mapped = l.channel.modelMapping?.[l.model];
   if (typeof mapped === 'string' && mapped && mapped !== l.model) other += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(l.upstreamModel)}`;
+  if (l.audio) {
+    const a = l.audio;
+    other += `,"audio":true,"audio_input":${a.audioInput},"audio_output":${a.audioOutput},"text_input":${a.textInput},"text_output":${a.textOutput}`;
+    other += `,"audio_ratio":${jsonNum(getAudioRatio(l.model))},"audio_completion_ratio":${jsonNum(getAudioCompletionRatio(l.model))}`;
+  }
   other += `,"admin_info":{"use_channel":[${l.used.map((id) => `"${id}"`).join(',')}]}}`;
   const now = Date.now();
   const row: NewLog = {

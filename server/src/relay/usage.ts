@@ -52,7 +52,12 @@ export function normaliseUsage(u: any): UpstreamUsage | null {
   const completion = Number(u.completion_tokens ?? u.output_tokens ?? 0) || 0;
   // input_tokens_details: the Responses API's name for prompt_tokens_details
   const cached = Number(u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0) || 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached };
+  const usage: UpstreamUsage = { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached };
+  const audioIn = Number(u.prompt_tokens_details?.audio_tokens ?? 0) || 0;
+  const audioOut = Number(u.completion_tokens_details?.audio_tokens ?? 0) || 0;
+  if (audioIn > 0) usage.audio_input = audioIn;
+  if (audioOut > 0) usage.audio_output = audioOut;
+  return usage;
 }
 
 /** The last top-level-looking usage object of a JSON response (OpenAI puts it last). */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   PricingError,
   audioQuota,
+  audioUsageOf,
+  isAudioChatModel,
   claudeQuota,
   getCacheCreationRatio,
   getCacheRatio,
@@ -215,6 +217,22 @@ describe('audio quota', () => {
     const p = getPriceData(options, m, 'default');
     // (100 + 10 × 4 + 50 × 8 + 25 × 8 × 2) × 2.5 = 940 × 2.5
     expect(audioQuota(p, { textInput: 100, textOutput: 10, audioInput: 50, audioOutput: 25 }, m)).toBe(2350);
+  });
+
+  it('a per-call price wins over the audio formula', () => {
+    const p = { ...getPriceData(options, 'gpt-4o-audio-preview', 'default'), usePrice: true, modelPrice: 0.01 };
+    // 0.01 × 500000 × 1
+    expect(audioQuota(p, { textInput: 1, textOutput: 1, audioInput: 1, audioOutput: 1 }, 'gpt-4o-audio-preview', 500000)).toBe(5000);
+  });
+
+  it('splits an OpenAI usage by modality (the audio details; the rest of each side is text)', () => {
+    expect(audioUsageOf({ prompt_tokens: 100, completion_tokens: 200, audio_input: 40, audio_output: 150 })).toEqual({ textInput: 60, textOutput: 50, audioInput: 40, audioOutput: 150 });
+    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5 })).toEqual({ textInput: 10, textOutput: 5, audioInput: 0, audioOutput: 0 });
+    // a malformed usage cannot make text negative
+    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5, audio_input: 30, audio_output: 9 })).toEqual({ textInput: 0, textOutput: 0, audioInput: 10, audioOutput: 5 });
+    expect(isAudioChatModel('gpt-4o-audio-preview-2024-12-17')).toBe(true);
+    expect(isAudioChatModel('gpt-4o-mini-audio-preview')).toBe(true);
+    expect(isAudioChatModel('gpt-4o-mini')).toBe(false);
   });
 
   it('mini realtime: audio ratio 10/0.6', () => {

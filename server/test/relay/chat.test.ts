@@ -17,13 +17,13 @@ await describeEachDb('chat relay', (kind) => {
     up = await MockUpstream.start();
     // ratio 2, completion ×3, cache ×0.5; group vip ×1.5
     await setOptions(s, {
-      ModelRatio: { [MODEL]: 2, 'mock-mapped': 2, 'mock-price': 0 },
-      CompletionRatio: { [MODEL]: 3, 'mock-mapped': 3 },
+      ModelRatio: { [MODEL]: 2, 'mock-mapped': 2, 'mock-price': 0, 'gpt-4o-audio-preview': 1.25 },
+      CompletionRatio: { [MODEL]: 3, 'mock-mapped': 3, 'gpt-4o-audio-preview': 4 },
       CacheRatio: { [MODEL]: 0.5 },
       ModelPrice: { 'mock-price': 0.002 },
       GroupRatio: { default: 1, vip: 1.5, svip: 1 },
     });
-    await addChannel(s, { baseUrl: up.url, models: [MODEL, 'mock-price'], groups: ['default', 'vip'], key: 'sk-up-1', organization: 'org-1' });
+    await addChannel(s, { baseUrl: up.url, models: [MODEL, 'mock-price', 'gpt-4o-audio-preview'], groups: ['default', 'vip'], key: 'sk-up-1', organization: 'org-1' });
     await addChannel(s, { baseUrl: up.url, models: ['mock-mapped'], modelMapping: { 'mock-mapped': 'real-upstream-model' } });
     await channelsChanged(s);
   });
@@ -92,6 +92,28 @@ await describeEachDb('chat relay', (kind) => {
     expect(l.otherJson.cache_tokens).toBe(600);
     expect(l.otherJson.group_ratio).toBe(1.5);
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - 3000);
+  });
+
+  it('bills gpt-4o-audio with the audio formula and logs the audio fields', async () => {
+    up.reset();
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 200,
+      total_tokens: 300,
+      prompt_tokens_details: { cached_tokens: 0, audio_tokens: 40, text_tokens: 60 },
+      completion_tokens_details: { audio_tokens: 150, text_tokens: 50 },
+    };
+    up.behave = (req) => ({ kind: 'json', body: { id: 'x', object: 'chat.completion', model: req.body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }], usage } });
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id);
+    await client(s, t.key).chat.completions.create({ model: 'gpt-4o-audio-preview', messages: [{ role: 'user', content: 'hi' }] });
+    // (text in 60 + text out 50 × 4 + audio in 40 × 40 + audio out 150 × 40 × 2) × 1.25 = 13860 × 1.25 = 17325
+    // (the text formula would have charged (100 + 200 × 4) × 1.25 = 1125)
+    const [l] = await logsOf(s, u.id);
+    expect(l.quota).toBe(17325);
+    expect(l.otherJson).toMatchObject({ audio: true, audio_input: 40, audio_output: 150, text_input: 60, text_output: 50, audio_ratio: 40, audio_completion_ratio: 2 });
+    expect((await userRow(s, u.id)).quota).toBe(1_000_000 - 17325);
+    expect((await tokenRow(s, t.id)).used_quota).toBe(17325);
   });
 
   it('bills per-call models with the model price', async () => {

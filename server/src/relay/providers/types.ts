@@ -27,6 +27,9 @@ export interface UpstreamUsage {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** audio tokens within prompt_tokens / completion_tokens (gpt-4o-audio), when the upstream reports any */
+  audio_input?: number;
+  audio_output?: number;
 }
 
 export interface ProviderError {

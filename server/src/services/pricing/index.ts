@@ -273,18 +273,35 @@ export function claudeQuota(price: PriceData, usage: ClaudeUsage, quotaPerUnit: 
  * Audio models (gpt-4o-audio on the chat path, realtime): text tokens at the text rates, audio input at
  * audioRatio, audio output at audioRatio × audioCompletionRatio; × modelRatio × groupRatio, rounded.
  */
-export function audioQuota(price: PriceData, usage: AudioUsage, model: string): number {
+export function audioQuota(price: PriceData, usage: AudioUsage, model: string, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
   const textIn = nonNeg(usage.textInput);
   const textOut = nonNeg(usage.textOutput);
   const audioIn = nonNeg(usage.audioInput);
   const audioOut = nonNeg(usage.audioOutput);
   if (textIn + textOut + audioIn + audioOut === 0) return 0;
+  if (price.usePrice) return priceQuota(price, quotaPerUnit);
   const audioRatio = getAudioRatio(model);
   const tokens =
     textIn + textOut * price.completionRatio + audioIn * audioRatio + audioOut * audioRatio * getAudioCompletionRatio(model);
   let q = roundQuota(tokens * price.modelRatio * price.groupRatio);
   if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
   return q;
+}
+
+/**
+ * gpt-4o-audio* on the chat path is billed with audioQuota (facts §4.6 step 10), every other model with textQuota.
+ * new-api matches only that prefix, so gpt-4o-mini-audio-preview went through the text formula and its audio tokens
+ * cost text rates, although getAudioRatio has a rate for it; it is an audio model here too.
+ */
+export function isAudioChatModel(model: string): boolean {
+  return /^gpt-4o(-mini)?-audio/.test(model);
+}
+
+/** An OpenAI usage split by modality: the audio tokens reported in the details, the rest of each side is text. */
+export function audioUsageOf(u: { prompt_tokens: number; completion_tokens: number; audio_input?: number; audio_output?: number }): AudioUsage {
+  const audioInput = Math.min(nonNeg(u.audio_input), nonNeg(u.prompt_tokens));
+  const audioOutput = Math.min(nonNeg(u.audio_output), nonNeg(u.completion_tokens));
+  return { textInput: nonNeg(u.prompt_tokens) - audioInput, textOutput: nonNeg(u.completion_tokens) - audioOutput, audioInput, audioOutput };
 }
 
 export interface ImageRequestLike {
