@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { RelayError, sendRelayError } from './errors.js';
 import { registerJsonRelayRoutes } from './index.js';
 import { speechMode, transcriptionsMode, translationsMode } from './modes/audio.js';
+import { editsMode } from './modes/edits.js';
 import { imageEditsMode, imageGenerationsMode } from './modes/images.js';
 import { moderationsMode } from './modes/moderations.js';
 import { rerankMode } from './modes/rerank.js';
@@ -23,6 +24,7 @@ const NOT_IMPLEMENTED: Array<[HTTPMethods, string]> = [
 
 export async function registerExtraRelayModes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await registerJsonRelayRoutes(app, ctx, [
+    { url: '/v1/edits', mode: editsMode },
     { url: '/v1/moderations', mode: moderationsMode },
     { url: '/v1/images/generations', mode: imageGenerationsMode },
     { url: '/v1/images/edits', mode: imageEditsMode },

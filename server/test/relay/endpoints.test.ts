@@ -56,6 +56,24 @@ describe('relay endpoints', () => {
     expect(embLogs[0].completion_tokens).toBe(0);
   });
 
+  it('relays the legacy /v1/edits (instruction required) and bills its usage', async () => {
+    up.reset();
+    up.behave = (req) => ({ kind: 'json', body: { object: 'edit', created: 1, choices: [{ index: 0, text: 'fixed' }], usage: { prompt_tokens: 25, completion_tokens: 5, total_tokens: 30 }, model: req.body.model } });
+    const missing = await fetch(`${s.url}/v1/edits`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'e-chat', input: 'teh' }) });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as any).error).toMatchObject({ code: 'invalid_text_request' });
+    expect(up.requests).toHaveLength(0);
+    const before = (await logsOf(s, userId)).length;
+    const r = await fetch(`${s.url}/v1/edits`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'e-chat', input: 'teh', instruction: 'fix the spelling' }) });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as any).choices[0].text).toBe('fixed');
+    expect(up.requests[0].path).toBe('/v1/edits');
+    const logs = await logsOf(s, userId);
+    expect(logs).toHaveLength(before + 1);
+    // (25 + 5 × completion ratio 1) × model ratio 1
+    expect(logs.at(-1)).toMatchObject({ model_name: 'e-chat', prompt_tokens: 25, completion_tokens: 5, quota: 30 });
+  });
+
   it('applies the o-series rules (effort suffix, max_completion_tokens, developer role) and logs reasoning_effort', async () => {
     up.reset();
     await setOptions(s, { ModelRatio: { 'e-chat': 1, 'e-embed': 0.5, 'gpt-3.5-turbo-instruct': 1, 'az.model-1': 1, 'pt-model': 1, 'po-model': 1, 'o3-mini': 1, 'o3-mini-high': 1 } });
