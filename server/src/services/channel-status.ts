@@ -1,5 +1,6 @@
 // Automatic channel disable / enable (facts §4.9). Disabling sets status 3 with other_info.status_reason/status_time,
-// turns the channel's abilities off and publishes {kind:'channels'} so every cache rebuilds.
+// turns the channel's abilities off and publishes {kind:'channels'} so every cache rebuilds; root is told of each
+// automatic change (facts §4.9) through the notice callback.
 import type { AppContext } from '../context.js';
 
 export const CHANNEL_STATUS_ENABLED = 1;
@@ -18,11 +19,17 @@ export interface UpstreamErrorInfo {
 const DISABLE_CODES = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active']);
 const DISABLE_TYPES = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
 
+/** Tells root about an automatic status change (QuotaNotifier.notifyRoot): rate-limit key, title, content. */
+export type ChannelNotice = (key: string, title: string, content: string) => void;
+
 export class ChannelStatus {
   private keywordsRaw = '';
   private keywords: string[] = [];
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly notify: ChannelNotice = () => {},
+  ) {}
 
   private disableKeywords(): string[] {
     const raw = this.ctx.options.get('AutomaticDisableKeywords');
@@ -57,7 +64,7 @@ export class ChannelStatus {
   /** Sets status 3 (only from status 1), records why, disables the abilities. Returns whether it changed anything. */
   async disable(channelId: number, reason: string): Promise<boolean> {
     const db = this.ctx.db;
-    const row = await db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', channelId).executeTakeFirst();
+    const row = await db.selectFrom('channels').select(['name', 'status', 'other_info']).where('id', '=', channelId).executeTakeFirst();
     if (!row || row.status !== CHANNEL_STATUS_ENABLED) return false;
     let info: Record<string, unknown> = {};
     try {
@@ -76,7 +83,10 @@ export class ChannelStatus {
     await db.updateTable('abilities').set({ enabled: false }).where('channel_id', '=', channelId).execute();
     this.ctx.log.warn({ channelId, reason }, 'channel disabled automatically');
     this.ctx.changes.publish({ kind: 'channels' });
-    return Number(r.numUpdatedRows) > 0;
+    const changed = Number(r.numUpdatedRows) > 0;
+    // new-api's texts (service/channel.go DisableChannel)
+    if (changed) this.notify(`${channelId}_${CHANNEL_STATUS_AUTO_DISABLED}`, `通道「${row.name}」（#${channelId}）已被禁用`, `通道「${row.name}」（#${channelId}）已被禁用，原因：${reason}`);
+    return changed;
   }
 
   /** Re-enables an automatically disabled channel (never a manually disabled one). */
@@ -92,6 +102,9 @@ export class ChannelStatus {
     await db.updateTable('abilities').set({ enabled: true }).where('channel_id', '=', channelId).execute();
     this.ctx.log.info({ channelId }, 'channel enabled automatically');
     this.ctx.changes.publish({ kind: 'channels' });
+    const name = (await db.selectFrom('channels').select('name').where('id', '=', channelId).executeTakeFirst())?.name ?? '';
+    const text = `通道「${name}」（#${channelId}）已被启用`;
+    this.notify(`${channelId}_${CHANNEL_STATUS_ENABLED}`, text, text);
     return true;
   }
 }

@@ -3,6 +3,7 @@
 // notification_email or the account email) or by webhook (POST JSON signed with X-Webhook-Signature = hex
 // HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
+// The same delivery tells the root user of automatic channel disables and enables (notifyRoot, facts §4.9).
 import { createHmac } from 'node:crypto';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
@@ -17,15 +18,18 @@ export interface NotifyUser {
 }
 
 export interface QuotaNotice {
-  type: 'quota_exceed';
+  type: 'quota_exceed' | 'channel_update';
   title: string;
   content: string;
   values: string[];
   timestamp: number;
 }
 
+/** Root's channel_update notices (facts §4.9): at most one per channel and status change per hour. */
+export const CHANNEL_NOTICE_WINDOW_SEC = 3600;
+
 export class QuotaNotifier {
-  private readonly sentAt = new Map<number, number>();
+  private readonly sentAt = new Map<string, number>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -38,17 +42,18 @@ export class QuotaNotifier {
     return Number.isFinite(own) && own > 0 ? own : this.ctx.options.num('QuotaRemindThreshold', 1000);
   }
 
-  /** Whether a notice may go out now; takes the slot when it may. */
-  private async takeSlot(userId: number): Promise<boolean> {
+  /** Whether a notice of `kind` may go to the user now; takes the slot when it may. */
+  private async takeSlot(userId: number, kind = 'quota_exceed', windowSec = QUOTA_NOTICE_WINDOW_SEC): Promise<boolean> {
     const { redis, redisPrefix } = this.ctx;
+    const key = `${userId}:${kind}`;
     if (redis) {
-      const ok = await redis.set(`${redisPrefix}notify_limit:${userId}:quota_exceed`, '1', 'EX', QUOTA_NOTICE_WINDOW_SEC, 'NX');
+      const ok = await redis.set(`${redisPrefix}notify_limit:${key}`, '1', 'EX', windowSec, 'NX');
       return ok === 'OK';
     }
     const now = Date.now();
-    const last = this.sentAt.get(userId);
-    if (last !== undefined && now - last < QUOTA_NOTICE_WINDOW_SEC * 1000) return false;
-    this.sentAt.set(userId, now);
+    const last = this.sentAt.get(key);
+    if (last !== undefined && now - last < windowSec * 1000) return false;
+    this.sentAt.set(key, now);
     return true;
   }
 
@@ -78,21 +83,48 @@ export class QuotaNotifier {
     if (remaining >= this.threshold(user)) return 'above';
     try {
       if (!(await this.takeSlot(user.id))) return 'limited';
-      const notice = this.notice(remaining);
-      if (user.setting.notify_type === 'webhook' && typeof user.setting.webhook_url === 'string' && user.setting.webhook_url) {
-        await this.sendWebhook(user.setting.webhook_url, String(user.setting.webhook_secret ?? ''), notice);
-      } else {
-        const to = (typeof user.setting.notification_email === 'string' && user.setting.notification_email) || user.email;
-        if (!to) return 'failed';
-        let html = notice.content;
-        for (const v of notice.values) html = html.replace('{{value}}', v);
-        await sendEmail(this.ctx, notice.title, to, html);
-      }
-      return 'sent';
+      return (await this.deliver(user, this.notice(remaining))) ? 'sent' : 'failed';
     } catch (err) {
       this.ctx.log.warn({ err, userId: user.id }, 'low-quota notice failed');
       return 'failed';
     }
+  }
+
+  /**
+   * A channel's automatic disable or enable, told to the root user (facts §4.9, new-api's NotifyRootUser) by their
+   * notice settings; `key` names the channel and its new status for the rate limit. Never throws.
+   */
+  async notifyRoot(key: string, title: string, content: string): Promise<'sent' | 'limited' | 'failed'> {
+    try {
+      const root = await this.ctx.db.selectFrom('users').select(['id', 'email', 'setting']).where('role', '=', 100).orderBy('id').executeTakeFirst();
+      if (!root) return 'failed';
+      if (!(await this.takeSlot(root.id, `channel_update:${key}`, CHANNEL_NOTICE_WINDOW_SEC))) return 'limited';
+      let setting: Record<string, unknown> = {};
+      try {
+        setting = JSON.parse(root.setting || '{}') ?? {};
+      } catch {
+        /* unreadable settings: email to the account address */
+      }
+      const notice: QuotaNotice = { type: 'channel_update', title, content, values: [], timestamp: Math.floor(Date.now() / 1000) };
+      return (await this.deliver({ id: root.id, email: root.email ?? '', setting }, notice)) ? 'sent' : 'failed';
+    } catch (err) {
+      this.ctx.log.warn({ err, key }, 'channel notice to root failed');
+      return 'failed';
+    }
+  }
+
+  /** By webhook when the user chose one, else by email (notification_email or the account's); false: nowhere to send. */
+  private async deliver(user: NotifyUser, notice: QuotaNotice): Promise<boolean> {
+    if (user.setting.notify_type === 'webhook' && typeof user.setting.webhook_url === 'string' && user.setting.webhook_url) {
+      await this.sendWebhook(user.setting.webhook_url, String(user.setting.webhook_secret ?? ''), notice);
+      return true;
+    }
+    const to = (typeof user.setting.notification_email === 'string' && user.setting.notification_email) || user.email;
+    if (!to) return false;
+    let html = notice.content;
+    for (const v of notice.values) html = html.replace('{{value}}', v);
+    await sendEmail(this.ctx, notice.title, to, html);
+    return true;
   }
 
   private async sendWebhook(url: string, secret: string, notice: QuotaNotice): Promise<void> {

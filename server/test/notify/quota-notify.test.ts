@@ -97,6 +97,27 @@ describe('low-quota notices', () => {
     }
   });
 
+  it('tells root by their notice settings when a channel is disabled or enabled automatically, once an hour per change', async () => {
+    await addUser(s, { role: 100, setting: JSON.stringify({ notify_type: 'webhook', webhook_url: hook.url }) });
+    const id = await addChannel(s, { baseUrl: 'http://127.0.0.1:1', models: ['n-1'], name: 'flaky' });
+    const status = relayServices(s.ctx).channelStatus;
+    const before = hook.hits.length;
+    expect(await status.disable(id, 'Incorrect API key')).toBe(true);
+    await waitFor(() => hook.hits.length === before + 1);
+    expect(JSON.parse(hook.hits.at(-1)!.body)).toMatchObject({
+      type: 'channel_update',
+      title: `通道「flaky」（#${id}）已被禁用`,
+      content: `通道「flaky」（#${id}）已被禁用，原因：Incorrect API key`,
+    });
+    expect(await status.enable(id)).toBe(true);
+    await waitFor(() => hook.hits.length === before + 2);
+    expect(JSON.parse(hook.hits.at(-1)!.body).title).toBe(`通道「flaky」（#${id}）已被启用`);
+    // the same change again within the hour: the channel is disabled, root is not told twice
+    expect(await status.disable(id, 'again')).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(hook.hits.length).toBe(before + 2);
+  });
+
   it('is sent by the relay after a charge leaves the user below the threshold', async () => {
     const up = await MockUpstream.start();
     try {

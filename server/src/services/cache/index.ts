@@ -41,6 +41,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
     const http = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 });
+    const notifier = new QuotaNotifier(ctx, http);
     const svc: RelayServices = {
       tokens,
       users,
@@ -48,8 +49,8 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       billing: new Billing(ctx, tokens, users),
       logs,
       quotaData,
-      notifier: new QuotaNotifier(ctx, http),
-      channelStatus: new ChannelStatus(ctx),
+      notifier,
+      channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot(key, title, content)),
       http,
       pending: new Set(),
     };
