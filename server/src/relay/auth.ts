@@ -72,7 +72,7 @@ function checkCaller(ctx: AppContext, svc: RelayServices, key: string, channelPa
   }
   if (!token.unlimited && token.remainQuota <= 0) {
     if (!ctx.redis) void svc.tokens.markStatus(token, 4).catch(() => undefined);
-    throw new RelayError(401, `${mask(key)} 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`);
+    throw new RelayError(401, `[${mask(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`);
   }
   if (!user) throw new RelayError(500, 'record not found');
   if (user.status !== 1) throw new RelayError(403, '用户已被封禁');

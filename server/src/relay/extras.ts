@@ -81,7 +81,8 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     const perUnit = ctx.options.num('QuotaPerUnit', 500000);
     let amount = currency ? total / perUnit : total;
     if (display && token.unlimited) amount = 100000000;
-    return { amount, usedAmount: currency ? used / perUnit : used, expires: token.expiredTime > 0 ? token.expiredTime : 0 };
+    // new-api reads the expiry only with the token's figures; the user's figures report no expiry
+    return { amount, usedAmount: currency ? used / perUnit : used, expires: display && token.expiredTime > 0 ? token.expiredTime : 0 };
   };
 
   for (const prefix of ['', '/v1']) {

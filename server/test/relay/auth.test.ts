@@ -69,7 +69,7 @@ describe('relay token auth', () => {
     const empty = await addToken(s, u.id, { unlimited: false, remain: 0 });
     const r3 = await call(`Bearer sk-${empty.key}`);
     expect(r3.status).toBe(401);
-    expect(r3.message).toContain('该令牌额度已用尽');
+    expect(r3.message).toBe(`[sk-${empty.key.slice(0, 3)}***${empty.key.slice(-3)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0`);
   });
 
   it('refuses banned users with 403', async () => {

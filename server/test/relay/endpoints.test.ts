@@ -159,6 +159,20 @@ describe('relay endpoints', () => {
     const usage = (await (await fetch(`${s.url}/dashboard/billing/usage`, { headers: { authorization: `Bearer sk-${key}` } })).json()) as any;
     expect(usage.object).toBe('list');
     expect(usage.total_usage).toBeCloseTo((tok.used_quota / 500000) * 100, 9);
+
+    // access_until: the token's expiry with the token's figures, none with the user's (as new-api)
+    const expiring = await addToken(s, userId, { expired: 4_000_000_000 });
+    const subOf = async () => (await (await fetch(`${s.url}/dashboard/billing/subscription`, { headers: { authorization: `Bearer sk-${expiring.key}` } })).json()) as any;
+    expect((await subOf()).access_until).toBe(4_000_000_000);
+    await setOptions(s, { DisplayTokenStatEnabled: 'false' });
+    try {
+      const byUser = await subOf();
+      const user = await s.ctx.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+      expect(byUser.hard_limit_usd).toBeCloseTo((user.quota + user.used_quota) / 500000, 9);
+      expect(byUser.access_until).toBe(0);
+    } finally {
+      await setOptions(s, { DisplayTokenStatEnabled: 'true' });
+    }
   });
 
   it('returns a token’s logs on /api/log/token without auth, with CORS', async () => {
