@@ -1,6 +1,7 @@
-// Per-channel `setting` JSON (facts §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream calls) and
-// `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>). Parsed once by the
-// channel cache; the hot path only checks two fields.
+// Per-channel `setting` JSON (facts §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream calls),
+// `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>) and `force_format`
+// (chat answers keep only the fields of OpenAI's format). Parsed once by the channel cache; the hot path only checks
+// these fields.
 import type { Dispatcher } from 'undici';
 import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
@@ -83,4 +84,51 @@ export function thinkingToContentBody(buf: Buffer): Buffer {
     }
   }
   return changed ? Buffer.from(JSON.stringify(j)) : buf;
+}
+
+export const forceFormat = (channel: CachedChannel): boolean => channel.setting?.force_format === true;
+
+/** Copies the keys of `keys` that `from` has, in that order (JSON.stringify drops the undefined ones). */
+function pick(from: any, keys: readonly string[]): Record<string, unknown> | undefined {
+  if (!from || typeof from !== 'object') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}
+
+const TOP = ['id', 'object', 'created', 'model', 'system_fingerprint'] as const;
+const MESSAGE = ['role', 'content', 'reasoning_content', 'tool_calls'] as const;
+const USAGE = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details'] as const;
+
+/**
+ * force_format (new-api re-encodes each answer through its OpenAI structs): an answer keeps only the fields of
+ * OpenAI's chat format, so that vendor additions (citations, provider names, …) cannot trip strict clients.
+ * `part` is `delta` for stream chunks, `message` for whole answers.
+ */
+function openAIShape(j: any, part: 'delta' | 'message'): Record<string, unknown> {
+  const out = pick(j, TOP)!;
+  out.choices = Array.isArray(j.choices)
+    ? j.choices.map((c: any) => ({ index: c?.index ?? 0, [part]: pick(c?.[part], MESSAGE) ?? {}, logprobs: c?.logprobs ?? null, finish_reason: c?.finish_reason ?? null }))
+    : [];
+  const usage = pick(j.usage, USAGE);
+  if (usage) out.usage = usage;
+  return out;
+}
+
+/** Stream transform for force_format: each chunk re-encoded in OpenAI's chunk shape (left as sent if not JSON). */
+export function forceFormatChunk(data: string): string[] {
+  try {
+    return [JSON.stringify(openAIShape(JSON.parse(data), 'delta'))];
+  } catch {
+    return [data];
+  }
+}
+
+/** force_format of a whole chat completion (left as sent if not JSON). */
+export function forceFormatBody(buf: Buffer): Buffer {
+  try {
+    return Buffer.from(JSON.stringify(openAIShape(JSON.parse(buf.toString('utf8')), 'message')));
+  } catch {
+    return buf;
+  }
 }

@@ -22,7 +22,7 @@ import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/inde
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
-import { dispatcherFor, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
+import { dispatcherFor, forceFormat, forceFormatBody, forceFormatChunk, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
@@ -385,6 +385,14 @@ function reservationFor(
   return { amount: exact(), exact: null };
 }
 
+/** The channel settings' transforms of a chat stream's events (force_format, then thinking_to_content), if any. */
+function chatStreamTransform(channel: CachedChannel): ((data: string) => string[]) | undefined {
+  const force = forceFormat(channel);
+  const thinking = thinkingToContent(channel) ? thinkingStreamConverter() : null;
+  if (force && thinking) return (d) => forceFormatChunk(d).flatMap(thinking);
+  return thinking ?? (force ? forceFormatChunk : undefined);
+}
+
 /** STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first (facts §1.3). */
 export function streamIdleMs(timeoutSec: number, upstreamModel: string): number {
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
@@ -545,11 +553,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
         responseModel: info.upstreamModel,
         reqId: a.reqId,
         fallbackUsage: (delivered) => ({ prompt_tokens: a.prompt(), completion_tokens: countCompletion(delivered(), a.model), cached_tokens: 0 }),
-        convert: adaptor.convertStreamEvent
-          ? (d) => adaptor.convertStreamEvent!(info, d)
-          : mode.name === 'chat' && thinkingToContent(channel)
-            ? thinkingStreamConverter()
-            : undefined,
+        convert: adaptor.convertStreamEvent ? (d) => adaptor.convertStreamEvent!(info, d) : mode.name === 'chat' ? chatStreamTransform(channel) : undefined,
       });
       if (!r.started) {
         if (r.clientGone) return { kind: 'gone' };
@@ -579,6 +583,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       buf = converted.body;
       usage = converted.usage;
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
+    if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
     sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {

@@ -1,4 +1,4 @@
-// Channel `setting`: thinking_to_content (stream and JSON) and an upstream proxy.
+// Channel `setting`: thinking_to_content and force_format (stream and JSON) and an upstream proxy.
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +34,8 @@ describe('channel setting', () => {
       socket.on('error', () => upstream.destroy());
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
-    await setOptions(s, { ModelRatio: { think: 1, proxied: 1 } });
+    await setOptions(s, { ModelRatio: { think: 1, proxied: 1, strict: 1 } });
+    await addChannel(s, { baseUrl: up.url, models: ['strict'], setting: { force_format: true } });
     await addChannel(s, { baseUrl: up.url, models: ['think'], setting: { thinking_to_content: true } });
     await addChannel(s, { baseUrl: up.url, models: ['proxied'], setting: { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } });
     await channelsChanged(s);
@@ -68,6 +69,57 @@ describe('channel setting', () => {
     });
     const r = await client(s, key).chat.completions.create({ model: 'think', messages: [{ role: 'user', content: 'q' }] });
     expect(r.choices[0].message.content).toBe('<think>\nR\n</think>\nA');
+  });
+
+  it('force_format: stream chunks keep only OpenAI chunk fields, and the usage still bills', async () => {
+    const vendor = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'strict', provider: 'Acme', citations: ['u'], choices: [{ index: 0, delta: { ...delta, vendor_note: 'x' }, native_finish_reason: 'eos', finish_reason: null }], ...extra })}\n\n`;
+    up.behave = () => ({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body:
+        vendor({ role: 'assistant', content: 'Hel' }) +
+        vendor({ content: 'lo' }) +
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'strict', provider: 'Acme', choices: [], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, cost: 0.1 } })}\n\n` +
+        'data: [DONE]\n\n',
+    });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'strict', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'q' }] }),
+    });
+    const events = (await res.text())
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: {'))
+      .map((e) => JSON.parse(e.slice(6)));
+    expect(events.map((e) => e.choices[0]?.delta?.content ?? '').join('')).toBe('Hello');
+    for (const e of events) {
+      expect(Object.keys(e).every((k) => ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage'].includes(k)), JSON.stringify(e)).toBe(true);
+      for (const c of e.choices) expect(Object.keys(c).sort()).toEqual(['delta', 'finish_reason', 'index', 'logprobs']);
+      for (const c of e.choices) expect(c.delta.vendor_note).toBeUndefined();
+    }
+    expect(events.at(-1).usage).toEqual({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+  });
+
+  it('force_format: a JSON answer keeps only OpenAI fields', async () => {
+    up.behave = () => ({
+      kind: 'json',
+      body: { id: 'x', object: 'chat.completion', created: 2, model: 'strict', provider: 'Acme', citations: ['u'], choices: [{ index: 0, message: { role: 'assistant', content: 'A', annotations: [] }, finish_reason: 'stop', native_finish_reason: 'eos' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+    });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'strict', messages: [{ role: 'user', content: 'q' }] }),
+    });
+    expect(await res.json()).toEqual({
+      id: 'x',
+      object: 'chat.completion',
+      created: 2,
+      model: 'strict',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'A' }, logprobs: null, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    });
   });
 
   it('sends upstream calls through the channel proxy', async () => {

@@ -118,8 +118,8 @@ registerBundle(
     'form.maxInputTokensHint': ['0 表示不限制', '0 means no limit'],
     'form.setting': ['渠道额外设置', 'Extra settings'],
     'form.settingHint': [
-      '此项可选，为一个 JSON 对象，例如 proxy、thinking_to_content',
-      'Optional JSON object, e.g. proxy, thinking_to_content',
+      '此项可选，为一个 JSON 对象，例如 force_format、proxy、thinking_to_content',
+      'Optional JSON object, e.g. force_format, proxy, thinking_to_content',
     ],
     'form.testModelPh': ['不填则为模型列表第一个', 'Defaults to the first model'],
     'form.autoBan': ['是否自动禁用', 'Auto-disable on failure'],
