@@ -149,13 +149,6 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     } else {
       const invalid = !model ? mode.validate(body) : null;
       if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
-    if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
-      const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
-      if (word !== null) {
-        ctx.log.warn({ reqId, word }, 'user sensitive words detected');
-        throw new RelayError(400, 'sensitive words detected', 'new_api_error', 'sensitive_words_detected');
-      }
-    }
       channel = svc.channels.pick(group, model, 0);
       if (!channel) throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`);
     }
@@ -163,6 +156,13 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     // ---- validate, price, reserve
     const invalid = mode.validate(model && !body.model ? { ...body, model } : body);
     if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+    if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
+      const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
+      if (word !== null) {
+        ctx.log.warn({ reqId, word }, 'user sensitive words detected');
+        throw new RelayError(400, 'sensitive words detected', 'new_api_error', 'sensitive_words_detected');
+      }
+    }
     let price: PriceData;
     try {
       price = getPriceData(ctx.options, model, group, {

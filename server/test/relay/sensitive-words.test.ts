@@ -10,12 +10,13 @@ import { findSensitiveWord, messageTexts } from '../../src/services/sensitive-wo
 describe('sensitive-word check', () => {
   let s: TestServer;
   let up: MockUpstream;
+  let channelId: number;
 
   beforeAll(async () => {
     s = await startTestServer();
     up = await MockUpstream.start();
     await setOptions(s, { ModelRatio: { 'sw-chat': 1, 'sw-embed': 1, 'sw-instruct': 1, 'text-moderation-stable': 1 } });
-    await addChannel(s, { baseUrl: up.url, models: ['sw-chat', 'sw-embed', 'sw-instruct', 'text-moderation-stable'] });
+    channelId = await addChannel(s, { baseUrl: up.url, models: ['sw-chat', 'sw-embed', 'sw-instruct', 'text-moderation-stable'] });
     await channelsChanged(s);
   });
   afterAll(async () => {
@@ -50,6 +51,11 @@ describe('sensitive-word check', () => {
       expect(j.error).toMatchObject({ type: 'new_api_error', code: 'sensitive_words_detected' });
       expect(j.error.message).toMatch(/^sensitive words detected \(request id: /);
     }
+    // an admin's request pinned to a channel (sk-<key>-<channel>) is checked too
+    const admin = await addUser(s, { role: 100, quota: 1_000_000 });
+    const pinned = await relayPost(s, '/v1/chat/completions', `${(await addToken(s, admin.id)).key}-${channelId}`, cases[0][1]);
+    expect(pinned.status).toBe(400);
+    expect(((await pinned.json()) as any).error.code).toBe('sensitive_words_detected');
     expect(up.requests).toHaveLength(0);
     await flushLogs(s);
     expect(await logsOf(s, u.id)).toHaveLength(0);
