@@ -177,28 +177,44 @@ async function getJson(svc: RelayServices, url: string, key: string): Promise<an
   return JSON.parse(text);
 }
 
-const OPENAI_BILLING_TYPES = new Set([1, 6, 7, 9, 10, 12, 13]);
+// OpenAI's billing endpoints: OpenAI, custom (its base URL, as new-api) and the older OpenAI resellers
+const OPENAI_BILLING_TYPES = new Set([1, 6, 7, 8, 9, 10, 12, 13]);
 
-/** Fetches the upstream balance (USD, or CNY for DeepSeek) and stores it; throws "尚未实现" for other types. */
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * Fetches the upstream balance and stores it; throws "尚未实现" for other types (facts §3.4 update_balance, new-api's
+ * updateChannelBalance). USD, except DeepSeek (its CNY balance, as new-api) and Moonshot (CNY divided by the Price
+ * option, the money of $1 of quota, as new-api).
+ */
 export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
   const base = ch.baseUrl;
   let balance: number;
   if (OPENAI_BILLING_TYPES.has(ch.type)) {
     const sub = await getJson(svc, `${base}/v1/dashboard/billing/subscription`, ch.key);
+    // a paying account's usage of this month, else of the last 100 days (new-api's window)
     const now = new Date();
-    const startDate = new Date(now.getTime() - 100 * 86400_000).toISOString().slice(0, 10);
-    const endDate = new Date(now.getTime() + 86400_000).toISOString().slice(0, 10);
-    const usage = await getJson(svc, `${base}/v1/dashboard/billing/usage?start_date=${startDate}&end_date=${endDate}`, ch.key);
+    const start = sub.has_payment_method ? `${isoDay(now).slice(0, 8)}01` : isoDay(new Date(now.getTime() - 100 * 86400_000));
+    const usage = await getJson(svc, `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`, ch.key);
     balance = Number(sub.hard_limit_usd ?? 0) - Number(usage.total_usage ?? 0) / 100;
   } else if (ch.type === 40) {
     const j = await getJson(svc, `${base}/v1/user/info`, ch.key);
+    if (j?.code !== undefined && j.code !== 20000) throw new Error(`code: ${j.code}, message: ${j.message ?? ''}`);
     balance = Number(j?.data?.totalBalance ?? 0);
   } else if (ch.type === 43) {
     const j = await getJson(svc, `${base}/user/balance`, ch.key);
-    balance = Number(j?.balance_infos?.[0]?.total_balance ?? 0);
+    const cny = Array.isArray(j?.balance_infos) ? j.balance_infos.find((b: any) => b?.currency === 'CNY') : undefined;
+    if (!cny) throw new Error('currency CNY not found');
+    balance = Number(cny.total_balance);
   } else if (ch.type === 20) {
-    const j = await getJson(svc, `${base}/api/v1/credits`, ch.key);
+    // the default base URL already ends in /api (https://openrouter.ai/api)
+    const j = await getJson(svc, `${base.replace(/\/api$/, '')}/api/v1/credits`, ch.key);
     balance = Number(j?.data?.total_credits ?? 0) - Number(j?.data?.total_usage ?? 0);
+  } else if (ch.type === 25) {
+    const j = await getJson(svc, `${base}/v1/users/me/balance`, ch.key);
+    if (!j?.status || j.code !== 0) throw new Error(`failed to update moonshot balance, status: ${j?.status}, code: ${j?.code}, scode: ${j?.scode ?? ''}`);
+    const price = ctx.options.num('Price', 7.3);
+    balance = Number(j.data?.available_balance ?? 0) / (price > 0 ? price : 7.3);
   } else {
     throw new Error('尚未实现');
   }

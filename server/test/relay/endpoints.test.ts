@@ -226,6 +226,34 @@ describe('relay endpoints', () => {
     expect(anon.success).toBe(false);
   });
 
+  it('updates the balance of OpenRouter, Moonshot, DeepSeek and SiliconFlow channels from their own endpoints', async () => {
+    up.reset();
+    up.behave = (req) => {
+      if (req.path === '/api/v1/credits') return { kind: 'json', body: { data: { total_credits: 20, total_usage: 4.25 } } };
+      if (req.path === '/v1/users/me/balance') return { kind: 'json', body: { code: 0, status: true, scode: '0x0', data: { available_balance: 73, voucher_balance: 0, cash_balance: 73 } } };
+      if (req.path === '/user/balance') return { kind: 'json', body: { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '1.00' }, { currency: 'CNY', total_balance: '110.50' }] } };
+      if (req.path === '/v1/user/info') return { kind: 'json', body: { code: 20000, message: 'OK', data: { totalBalance: '8.8' } } };
+      return { kind: 'json', status: 404, body: {} };
+    };
+    const balanceOf = async (type: number, baseUrl: string) => {
+      const id = await addChannel(s, { type, baseUrl, models: [`bal-${type}`] });
+      await channelsChanged(s);
+      const r = (await (await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: adminHeaders })).json()) as any;
+      const row = await s.ctx.db.selectFrom('channels').select(['balance', 'balance_updated_time']).where('id', '=', id).executeTakeFirstOrThrow();
+      if (r.success) expect(row.balance).toBeCloseTo(r.balance, 9);
+      return r;
+    };
+    // OpenRouter's default base URL ends in /api: the credits path is not doubled
+    expect(await balanceOf(20, `${up.url}/api`)).toEqual({ success: true, message: '', balance: 15.75 });
+    expect(up.requests.at(-1)!.path).toBe('/api/v1/credits');
+    // Moonshot reports CNY: divided by the Price option (7.3)
+    expect((await balanceOf(25, up.url)).balance).toBeCloseTo(10, 9);
+    // DeepSeek: the CNY entry, wherever it is in the list
+    expect((await balanceOf(43, up.url)).balance).toBe(110.5);
+    expect((await balanceOf(40, up.url)).balance).toBe(8.8);
+    expect(up.requests.every((r) => r.headers.authorization === 'Bearer sk-upstream')).toBe(true);
+  });
+
   it('test-all disables a failing channel and re-enables it when it recovers', async () => {
     up.reset();
     await setOptions(s, { AutomaticDisableChannelEnabled: 'true', AutomaticEnableChannelEnabled: 'true' });
