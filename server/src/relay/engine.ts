@@ -705,7 +705,8 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
     type: 2,
     content,
     username: l.caller.user.username,
-    token_name: l.caller.token?.name ?? '',
+    // the playground has no token: new-api logs it as playground-<group>
+    token_name: l.caller.token ? l.caller.token.name : `playground-${l.group}`,
     model_name: modelName,
     quota: l.quota,
     prompt_tokens: l.usage.prompt_tokens,

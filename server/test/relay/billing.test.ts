@@ -312,6 +312,7 @@ await describeEachDb('relay billing', (kind) => {
     const logs = await logsOf(s, u.id);
     expect(logs).toHaveLength(1);
     expect(logs[0].token_id).toBe(0);
+    expect(logs[0].token_name).toBe('playground-default');
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - logs[0].quota);
     const anon = await fetch(`${s.url}/pg/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anon.status).toBe(401);
