@@ -227,11 +227,22 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
   return balance;
 }
 
+/**
+ * Where an upstream lists its models (new-api's FetchUpstreamModels): {base}/v1/models; Gemini's OpenAI-compatible
+ * list; Ali's compatible mode; a base that is a whole chat URL (custom channels) gets its /models sibling.
+ */
+export function upstreamModelsUrl(type: number, base: string): string {
+  if (type === 24) return `${base}/v1beta/openai/models`;
+  if (type === 17) return `${base}/compatible-mode/v1/models`;
+  if (base.endsWith('/chat/completions')) return `${base.slice(0, -'/chat/completions'.length)}/models`;
+  return `${base}/v1/models`;
+}
+
 /** Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). */
 export async function fetchUpstreamModels(svc: RelayServices, type: number, baseUrl: string | null | undefined, key: string): Promise<string[]> {
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
-  const url = type === 24 ? `${base}/v1beta/openai/models` : `${base}/v1/models`;
+  const url = upstreamModelsUrl(type, base);
   const j = await getJson(svc, url, key.split('\n')[0].trim());
   const list = Array.isArray(j?.data) ? j.data : [];
   return list.map((m: { id?: string }) => String(m.id ?? '').replace(/^models\//, '')).filter(Boolean);

@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, waitFor } from './fixtures.js';
+import { upstreamModelsUrl } from '../../src/relay/channel-probe.js';
 
 describe('relay endpoints', () => {
   let s: TestServer;
@@ -224,6 +225,18 @@ describe('relay endpoints', () => {
     expect(nb).toEqual({ success: false, message: '尚未实现' });
     const anon = (await (await fetch(`${s.url}/api/channel/test/${id}`)).json()) as any;
     expect(anon.success).toBe(false);
+  });
+
+  it('fetches the models of a custom channel whose base URL is a whole chat URL from its /models sibling', async () => {
+    up.reset();
+    const id = await addChannel(s, { type: 8, baseUrl: `${up.url}/v1/chat/completions`, models: ['custom-m'] });
+    await channelsChanged(s);
+    const r = (await (await fetch(`${s.url}/api/channel/fetch_models/${id}`, { headers: adminHeaders })).json()) as any;
+    expect(r).toEqual({ success: true, message: '', data: ['up-a', 'up-b'] });
+    expect(up.requests.at(-1)!.path).toBe('/v1/models');
+    expect(upstreamModelsUrl(1, 'https://api.openai.com')).toBe('https://api.openai.com/v1/models');
+    expect(upstreamModelsUrl(24, 'https://g.example')).toBe('https://g.example/v1beta/openai/models');
+    expect(upstreamModelsUrl(17, 'https://dashscope.aliyuncs.com')).toBe('https://dashscope.aliyuncs.com/compatible-mode/v1/models');
   });
 
   it('updates the balance of OpenRouter, Moonshot, DeepSeek and SiliconFlow channels from their own endpoints', async () => {
