@@ -307,6 +307,8 @@ await describeEachDb('channel console API', (kind) => {
     // the same objects as GET /v1/models (facts §4.10): owned_by is the adaptor's channel name, with permission
     expect(gpt).toMatchObject({ id: 'gpt-4o', object: 'model', created: 1626777600, owned_by: 'openai', root: 'gpt-4o', parent: null });
     expect(gpt.permission).toEqual([expect.objectContaining({ object: 'model_permission', allow_sampling: true, organization: '*' })]);
+    const owner = (id: string) => all.body.data.find((m: any) => m.id === id)?.owned_by;
+    expect([owner('claude-3-5-sonnet-20241022'), owner('gemini-1.5-pro'), owner('deepseek-chat'), owner('moonshot-v1-8k')]).toEqual(['claude', 'google gemini', 'deepseek', 'moonshot']);
     expect(new Set(all.body.data.map((m: any) => m.id)).size).toBe(all.body.data.length);
 
     await create({ name: 'e1', key: 'k', models: 'm-default,m-shared', group: 'default' });
