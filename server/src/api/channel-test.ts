@@ -31,7 +31,7 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
   });
 
   app.get('/api/channel/test', { preHandler: auth.admin }, async () => {
-    const started = testAllChannels(ctx, svc);
+    const started = testAllChannels(ctx, svc, true);
     void started.catch((err) => ctx.log.error({ err }, 'channel test-all failed'));
     // a run already in progress answers false synchronously enough: check the flag after one tick
     const accepted = await Promise.race([started, new Promise<boolean>((r) => setTimeout(() => r(true), 0))]);

@@ -125,7 +125,8 @@ export async function recordTest(ctx: AppContext, channelId: number, time: numbe
 let running = new WeakMap<AppContext, boolean>();
 
 /** Test-all: one channel at a time, one run at a time; auto-disable / auto-enable as configured. */
-export async function testAllChannels(ctx: AppContext, svc: RelayServices): Promise<boolean> {
+/** `notifyRoot`: a manual test-all tells root when it is done (new-api's texts); the timer's runs do not. */
+export async function testAllChannels(ctx: AppContext, svc: RelayServices, notifyRoot = false): Promise<boolean> {
   if (running.get(ctx)) return false;
   running.set(ctx, true);
   try {
@@ -155,6 +156,7 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices): Prom
   } finally {
     running.set(ctx, false);
   }
+  if (notifyRoot) void svc.notifier.notifyRoot('channel_test', 'all', '通道测试完成', '所有通道测试已完成');
   return true;
 }
 

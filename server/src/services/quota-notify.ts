@@ -18,14 +18,14 @@ export interface NotifyUser {
 }
 
 export interface QuotaNotice {
-  type: 'quota_exceed' | 'channel_update';
+  type: 'quota_exceed' | 'channel_update' | 'channel_test';
   title: string;
   content: string;
   values: string[];
   timestamp: number;
 }
 
-/** Root's channel_update notices (facts §4.9): at most one per channel and status change per hour. */
+/** Root's channel notices (facts §4.9): at most one per hour per channel and status change, or per test-all. */
 export const CHANNEL_NOTICE_WINDOW_SEC = 3600;
 
 export class QuotaNotifier {
@@ -91,21 +91,22 @@ export class QuotaNotifier {
   }
 
   /**
-   * A channel's automatic disable or enable, told to the root user (facts §4.9, new-api's NotifyRootUser) by their
-   * notice settings; `key` names the channel and its new status for the rate limit. Never throws.
+   * A channel's automatic disable or enable, or the end of a manual test-all, told to the root user (facts §4.9,
+   * new-api's NotifyRootUser) by their notice settings; `key` names what changed, for the rate limit (one notice an
+   * hour per type and key). Never throws.
    */
-  async notifyRoot(key: string, title: string, content: string): Promise<'sent' | 'limited' | 'failed'> {
+  async notifyRoot(type: 'channel_update' | 'channel_test', key: string, title: string, content: string): Promise<'sent' | 'limited' | 'failed'> {
     try {
       const root = await this.ctx.db.selectFrom('users').select(['id', 'email', 'setting']).where('role', '=', 100).orderBy('id').executeTakeFirst();
       if (!root) return 'failed';
-      if (!(await this.takeSlot(root.id, `channel_update:${key}`, CHANNEL_NOTICE_WINDOW_SEC))) return 'limited';
+      if (!(await this.takeSlot(root.id, `${type}:${key}`, CHANNEL_NOTICE_WINDOW_SEC))) return 'limited';
       let setting: Record<string, unknown> = {};
       try {
         setting = JSON.parse(root.setting || '{}') ?? {};
       } catch {
         /* unreadable settings: email to the account address */
       }
-      const notice: QuotaNotice = { type: 'channel_update', title, content, values: [], timestamp: Math.floor(Date.now() / 1000) };
+      const notice: QuotaNotice = { type, title, content, values: [], timestamp: Math.floor(Date.now() / 1000) };
       return (await this.deliver({ id: root.id, email: root.email ?? '', setting }, notice)) ? 'sent' : 'failed';
     } catch (err) {
       this.ctx.log.warn({ err, key }, 'channel notice to root failed');

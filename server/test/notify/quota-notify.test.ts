@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayServices } from '../../src/services/cache/index.js';
 import { QuotaNotifier } from '../../src/services/quota-notify.js';
+import { testAllChannels } from '../../src/relay/channel-probe.js';
 import { startFakeSmtp } from '../console/fake-smtp.js';
 import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -116,6 +117,16 @@ describe('low-quota notices', () => {
     expect(await status.disable(id, 'again')).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(hook.hits.length).toBe(before + 2);
+  });
+
+  it('tells root when a manual test-all is done, and not after the timer\'s runs', async () => {
+    const tests = () => hook.hits.filter((h) => JSON.parse(h.body).type === 'channel_test');
+    expect(await testAllChannels(s.ctx, relayServices(s.ctx))).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(tests()).toHaveLength(0);
+    expect(await testAllChannels(s.ctx, relayServices(s.ctx), true)).toBe(true);
+    await waitFor(() => tests().length === 1);
+    expect(JSON.parse(tests()[0].body)).toMatchObject({ type: 'channel_test', title: '通道测试完成', content: '所有通道测试已完成' });
   });
 
   it('is sent by the relay after a charge leaves the user below the threshold', async () => {

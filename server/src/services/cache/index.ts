@@ -50,7 +50,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       logs,
       quotaData,
       notifier,
-      channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot(key, title, content)),
+      channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content)),
       http,
       pending: new Set(),
     };
