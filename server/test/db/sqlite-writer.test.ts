@@ -151,8 +151,11 @@ describe('SqliteWriteLock against a second thread', () => {
     const lock = new SqliteWriteLock();
     const w = words(lock);
     const locker = startLocker(lock, 'leave');
+    // listen for the exit first: the worker ends right after 'held', and an 'exit' emitted before once() was
+    // attached would never resolve it
+    const exited = once(locker.worker, 'exit');
     await locker.message('held');
-    await once(locker.worker, 'exit');
+    await exited;
     expect(w[0]).toBe(OWNER_WORKER);
     expect(lock.tryAcquire()).toBe(false);
     lock.stopAsking();
