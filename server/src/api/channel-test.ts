@@ -54,10 +54,13 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     return ok();
   });
 
+  // new-api's updateAllChannelsBalance: an enabled channel found with no balance left is disabled (余额不足),
+  // unless the channel opted out of automatic disabling (auto_ban 0)
   const updateAll = async () => {
     for (const ch of svc.channels.all()) {
       if (ch.status !== 1) continue;
-      await updateBalance(ctx, svc, ch).catch(() => undefined);
+      const balance = await updateBalance(ctx, svc, ch).catch(() => null);
+      if (balance !== null && balance <= 0 && ch.autoBan) await svc.channelStatus.disable(ch.id, '余额不足');
     }
   };
 

@@ -267,6 +267,27 @@ describe('relay endpoints', () => {
     expect(up.requests.every((r) => r.headers.authorization === 'Bearer sk-upstream')).toBe(true);
   });
 
+  it('updating all balances disables an enabled channel left with none (余额不足), unless it opted out of auto-disable', async () => {
+    up.reset();
+    up.behave = (req) =>
+      req.path === '/user/balance'
+        ? { kind: 'json', body: { balance_infos: [{ currency: 'CNY', total_balance: req.headers.authorization === 'Bearer k-full' ? '5.00' : '0.00' }] } }
+        : { kind: 'json', status: 404, body: {} };
+    const empty = await addChannel(s, { type: 43, baseUrl: up.url, models: ['ds-1'], key: 'k-empty' });
+    const full = await addChannel(s, { type: 43, baseUrl: up.url, models: ['ds-1'], key: 'k-full' });
+    const kept = await addChannel(s, { type: 43, baseUrl: up.url, models: ['ds-1'], key: 'k-empty', autoBan: 0 });
+    await channelsChanged(s);
+    const r = (await (await fetch(`${s.url}/api/channel/update_balance`, { headers: adminHeaders })).json()) as any;
+    expect(r.success).toBe(true);
+    const rows = await s.ctx.db.selectFrom('channels').select(['id', 'status', 'balance', 'other_info']).where('id', 'in', [empty, full, kept]).orderBy('id').execute();
+    expect(rows.map((x) => [x.status, x.balance])).toEqual([
+      [3, 0],
+      [1, 5],
+      [1, 0],
+    ]);
+    expect(JSON.parse(rows[0].other_info).status_reason).toBe('余额不足');
+  });
+
   it('test-all disables a failing channel and re-enables it when it recovers', async () => {
     up.reset();
     await setOptions(s, { AutomaticDisableChannelEnabled: 'true', AutomaticEnableChannelEnabled: 'true' });
