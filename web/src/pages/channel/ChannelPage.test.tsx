@@ -2,14 +2,9 @@
 // batch delete without a selection, the server-side copy (confirmation, POST /api/channel/copy/:id, its failure
 // messages) and the drawer's setting/max_input_tokens fields and duplicate-submit guard.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { App } from 'antd';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
-import { StatusProvider } from '../../context/status.js';
-import { UserProvider } from '../../context/user.js';
-import { FeedbackBridge } from '../../lib/feedback.js';
+import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
 import ChannelPage from './index.js';
 
 const CHANNEL = {
@@ -38,7 +33,6 @@ const CHANNEL = {
   created_time: 1700000000,
 };
 
-type Call = { method: string; url: string; body?: unknown };
 type Reply = unknown | (() => Promise<Response>);
 let calls: Call[];
 /** Overrides by "METHOD path" (path without query); a function reply controls the Response itself. */
@@ -49,21 +43,17 @@ const envelope = (data: unknown, success = true, message = '') =>
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
-  calls = [];
   replies = {};
-  vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const path = url.split('?')[0]!;
+  calls = recordFetch(({ method, path }) => {
     const reply = replies[`${method} ${path}`];
     if (typeof reply === 'function') return (reply as () => Promise<Response>)();
-    if (reply !== undefined) return Promise.resolve(new Response(JSON.stringify(reply), { status: 200 }));
-    if (path === '/api/channel/' && method === 'GET') return Promise.resolve(envelope([CHANNEL]));
-    if (path === '/api/channel/5') return Promise.resolve(envelope(CHANNEL));
-    if (path === '/api/group/') return Promise.resolve(envelope(['default', 'vip']));
-    if (path === '/api/models') return Promise.resolve(envelope({}));
-    if (path === '/api/channel/models_enabled') return Promise.resolve(envelope([]));
-    return Promise.resolve(envelope(null));
+    if (reply !== undefined) return new Response(JSON.stringify(reply), { status: 200 });
+    if (path === '/api/channel/' && method === 'GET') return [CHANNEL];
+    if (path === '/api/channel/5') return CHANNEL;
+    if (path === '/api/group/') return ['default', 'vip'];
+    if (path === '/api/models') return {};
+    if (path === '/api/channel/models_enabled') return [];
+    return null;
   });
 });
 
@@ -75,25 +65,13 @@ afterEach(() => {
 
 function renderAt(path: string) {
   localStorage.setItem('user', JSON.stringify({ id: 1, role: 100, username: 'root', display_name: 'root', status: 1, group: 'default' }));
-  const router = createMemoryRouter(
+  const { router } = renderWithApp(
     [
       { path: '/channel', element: <ChannelPage /> },
       { path: '/channel/add', element: <ChannelPage /> },
       { path: '/channel/edit/:id', element: <ChannelPage /> },
     ],
-    { initialEntries: [path] },
-  );
-  render(
-    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <App>
-        <FeedbackBridge />
-        <StatusProvider initial={{ setup: true }}>
-          <UserProvider>
-            <RouterProvider router={router} />
-          </UserProvider>
-        </StatusProvider>
-      </App>
-    </QueryClientProvider>,
+    path,
   );
   return router;
 }

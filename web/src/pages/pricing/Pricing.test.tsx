@@ -1,12 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { App } from 'antd';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
-import { StatusProvider, type Status } from '../../context/status.js';
-import { UserProvider } from '../../context/user.js';
-import { FeedbackBridge } from '../../lib/feedback.js';
+import type { Status } from '../../context/status.js';
+import { renderWithApp } from '../../test/harness.js';
 import Pricing from './index.js';
 
 const PRICING = {
@@ -42,20 +38,7 @@ afterEach(() => {
 });
 
 function renderPricing(status: Status = { setup: true, display_in_currency: true, quota_per_unit: 500000 }) {
-  const router = createMemoryRouter([{ path: '*', element: <Pricing /> }], { initialEntries: ['/pricing'] });
-  const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={qc}>
-      <App>
-        <FeedbackBridge />
-        <StatusProvider initial={status}>
-          <UserProvider>
-            <RouterProvider router={router} />
-          </UserProvider>
-        </StatusProvider>
-      </App>
-    </QueryClientProvider>,
-  );
+  return renderWithApp([{ path: '*', element: <Pricing /> }], '/pricing', status).view;
 }
 
 const modelOrder = () =>

@@ -4,6 +4,7 @@ import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { App } from 'antd';
 import i18n from '../../i18n/index.js';
 import { FeedbackBridge } from '../../lib/feedback.js';
+import { recordFetch, type Call } from '../../test/harness.js';
 import TokenPage from './index.js';
 
 const token = (id: number, status: number) => ({
@@ -22,18 +23,11 @@ const token = (id: number, status: number) => ({
   group: '',
 });
 
-type Call = { method: string; url: string; body?: unknown };
 let calls: Call[];
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
-  calls = [];
-  vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const data = url.startsWith('/api/token/?p=') ? [token(1, 1), token(2, 2), token(3, 3), token(4, 4)] : null;
-    return Promise.resolve(new Response(JSON.stringify({ success: true, message: '', data }), { status: 200 }));
-  });
+  calls = recordFetch(({ url }) => (url.startsWith('/api/token/?p=') ? [token(1, 1), token(2, 2), token(3, 3), token(4, 4)] : null));
 });
 
 afterEach(() => {

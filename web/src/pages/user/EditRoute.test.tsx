@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
-import { App } from 'antd';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
-import { StatusProvider } from '../../context/status.js';
-import { UserProvider } from '../../context/user.js';
-import { FeedbackBridge } from '../../lib/feedback.js';
+import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
 import Users from './index.js';
 
 const user = (id: number, username: string, role = 1) => ({
@@ -21,22 +16,16 @@ const user = (id: number, username: string, role = 1) => ({
   request_count: 0,
 });
 
-type Call = { method: string; url: string; body?: unknown };
 let calls: Call[];
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
-  calls = [];
-  vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
-    const method = init.method ?? 'GET';
-    calls.push({ method, url, body: init.body ? JSON.parse(String(init.body)) : undefined });
-    const path = url.split('?')[0];
-    let data: unknown = {};
-    if (path === '/api/user/' && method === 'GET') data = { items: [user(1, 'root', 100), user(7, 'alice')], total: 2, page: 1, page_size: 10 };
-    else if (path === '/api/group/') data = ['default', 'vip'];
-    else if (path === '/api/user/7') data = user(7, 'alice');
-    else if (path === '/api/user/self') data = user(3, 'me_self', 10);
-    return Promise.resolve(new Response(JSON.stringify({ success: true, message: '', data }), { status: 200 }));
+  calls = recordFetch(({ method, path }) => {
+    if (path === '/api/user/' && method === 'GET') return { items: [user(1, 'root', 100), user(7, 'alice')], total: 2, page: 1, page_size: 10 };
+    if (path === '/api/group/') return ['default', 'vip'];
+    if (path === '/api/user/7') return user(7, 'alice');
+    if (path === '/api/user/self') return user(3, 'me_self', 10);
+    return {};
   });
 });
 
@@ -48,25 +37,13 @@ afterEach(() => {
 
 function renderAt(path: string, me: { id: number; role: number }) {
   localStorage.setItem('user', JSON.stringify({ ...me, username: 'me', display_name: 'me', status: 1, group: 'default' }));
-  const router = createMemoryRouter(
+  const { router } = renderWithApp(
     [
       { path: '/user', element: <Users /> },
       { path: '/user/edit/:id', element: <Users /> },
       { path: '/user/edit', element: <Users /> },
     ],
-    { initialEntries: [path] },
-  );
-  render(
-    <QueryClientProvider client={new QueryClient({ defaultOptions: { queries: { retry: false } } })}>
-      <App>
-        <FeedbackBridge />
-        <StatusProvider initial={{ setup: true }}>
-          <UserProvider>
-            <RouterProvider router={router} />
-          </UserProvider>
-        </StatusProvider>
-      </App>
-    </QueryClientProvider>,
+    path,
   );
   return router;
 }
