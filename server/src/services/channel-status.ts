@@ -28,7 +28,7 @@ export class ChannelStatus {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly notify: ChannelNotice = () => {},
+    private readonly notify: ChannelNotice,
   ) {}
 
   private disableKeywords(): string[] {

@@ -17,7 +17,8 @@ export interface NotifyUser {
   setting: Record<string, unknown>;
 }
 
-export interface QuotaNotice {
+/** A notice as new-api sends it (the webhook's JSON body; email uses title and content with the values filled in). */
+export interface Notice {
   type: 'quota_exceed' | 'channel_update' | 'channel_test';
   title: string;
   content: string;
@@ -57,7 +58,7 @@ export class QuotaNotifier {
     return true;
   }
 
-  notice(remaining: number): QuotaNotice {
+  notice(remaining: number): Notice {
     const o = this.ctx.options;
     const shown = o.bool('DisplayInCurrencyEnabled') ? `＄${(remaining / o.num('QuotaPerUnit', 500000)).toFixed(2)}` : String(remaining);
     const link = `${o.get('ServerAddress').replace(/\/+$/, '')}/topup`;
@@ -106,7 +107,7 @@ export class QuotaNotifier {
       } catch {
         /* unreadable settings: email to the account address */
       }
-      const notice: QuotaNotice = { type, title, content, values: [], timestamp: Math.floor(Date.now() / 1000) };
+      const notice: Notice = { type, title, content, values: [], timestamp: Math.floor(Date.now() / 1000) };
       return (await this.deliver({ id: root.id, email: root.email ?? '', setting }, notice)) ? 'sent' : 'failed';
     } catch (err) {
       this.ctx.log.warn({ err, key }, 'channel notice to root failed');
@@ -115,7 +116,7 @@ export class QuotaNotifier {
   }
 
   /** By webhook when the user chose one, else by email (notification_email or the account's); false: nowhere to send. */
-  private async deliver(user: NotifyUser, notice: QuotaNotice): Promise<boolean> {
+  private async deliver(user: NotifyUser, notice: Notice): Promise<boolean> {
     if (user.setting.notify_type === 'webhook' && typeof user.setting.webhook_url === 'string' && user.setting.webhook_url) {
       await this.sendWebhook(user.setting.webhook_url, String(user.setting.webhook_secret ?? ''), notice);
       return true;
@@ -128,7 +129,7 @@ export class QuotaNotifier {
     return true;
   }
 
-  private async sendWebhook(url: string, secret: string, notice: QuotaNotice): Promise<void> {
+  private async sendWebhook(url: string, secret: string, notice: Notice): Promise<void> {
     const body = JSON.stringify(notice);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
