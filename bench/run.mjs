@@ -16,7 +16,8 @@
 // BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
 // server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
 // measurement instead of as many as possible: the gateway's CPU time per request at a fixed rate is the steadiest
-// figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here).
+// figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here),
+// BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -162,7 +163,7 @@ async function seed(dsn, sqlitePath, mockUrl) {
 
 async function startGateway(dsn, sqlitePath, port) {
   // the same V8 flags and malloc settings as `npm start` (scripts/server-flags.mjs explains them)
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean), join(root, 'server/dist/index.js')], {
     cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
     env: { ...SERVER_ENV, ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -8,6 +8,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
   return {
     '0001_new_api_schema': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     '0002_quota_columns_64bit': { up: (db: Kysely<any>) => widenQuotaColumns(db, kind) },
+    // quota_holds and quota_hold_nodes (crash recovery of reservations); ensureTables only adds what is missing
+    '0003_quota_holds': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

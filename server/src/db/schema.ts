@@ -200,6 +200,21 @@ export interface SetupsTable {
   initialized_at: number;
 }
 
+/** quota held by one gateway process in reservations it has not settled (services/quota-holds.ts) */
+export interface QuotaHoldsTable {
+  node: string;
+  user_id: number;
+  token_id: number;
+  user_quota: number;
+  token_quota: number;
+}
+
+export interface QuotaHoldNodesTable {
+  node: string;
+  /** unix seconds of the node's last heartbeat */
+  seen_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -213,6 +228,8 @@ export interface Database {
   tasks: TasksTable;
   quota_data: QuotaDataTable;
   setups: SetupsTable;
+  quota_holds: QuotaHoldsTable;
+  quota_hold_nodes: QuotaHoldNodesTable;
 }
 
 export type User = Selectable<UsersTable>;

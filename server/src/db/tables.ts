@@ -306,6 +306,26 @@ export const TABLES: TableSpec[] = [
       ix('tasks', 'progress'),
     ],
   },
+  // Ours, not new-api's (it ignores unknown tables): the quota each gateway process holds in reservations it has not
+  // settled yet, so that a process that dies mid-request gives it back (services/quota-holds.ts).
+  {
+    name: 'quota_holds',
+    columns: [
+      c('node', 'varchar(64)', undefined, true),
+      c('user_id', 'bigint', undefined, true),
+      c('token_id', 'bigint', undefined, true),
+      c('user_quota', 'bigint', 0),
+      c('token_quota', 'bigint', 0),
+    ],
+    primaryKey: ['node', 'user_id', 'token_id'],
+    indexes: [],
+  },
+  {
+    name: 'quota_hold_nodes',
+    columns: [c('node', 'varchar(64)', undefined, true), c('seen_at', 'bigint', 0)],
+    primaryKey: ['node'],
+    indexes: [],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

@@ -12,7 +12,11 @@
 // are never batched. A delayed refund only makes the balance look lower (safe); a delayed extra charge (final >
 // reserved) can let reservations in the next few milliseconds pass that would otherwise fail — bounded by the flush
 // window. A failed flush keeps its deltas and retries, so nothing is lost while the process lives; a crash loses at
-// most one window of settlement deltas (reservations already taken stay taken).
+// most one window of settlement deltas.
+//
+// Crashes: every reservation is also recorded as this process's hold (services/quota-holds.ts), in the same statement
+// or transaction, and released when it is refunded or settled; a process that dies with reservations open has them
+// given back by the next process (SQLite) or by any live node once its heartbeat is stale (PostgreSQL / MySQL).
 //
 // new-api's "trusted shortcut" (reserve nothing when the balance exceeds 100 × pre) is deliberately NOT kept: it
 // reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Above that
@@ -24,6 +28,7 @@ import type { AppContext } from '../context.js';
 import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import { writeLockOf, type SqliteWriteLock } from '../db/sqlite-write-lock.js';
 import type { Database } from '../db/schema.js';
+import { addHoldsQuery, HOLD_CONFLICT_PG, HOLD_INSERT, HOLD_UPSERT_SQLITE, HoldDeltas, HoldNodes, newNodeId, type HoldChange } from './quota-holds.js';
 import type { TokenCache } from './cache/token-cache.js';
 import type { UserCache } from './cache/user-cache.js';
 
@@ -105,10 +110,17 @@ function settleRowSql(stmt: SettleStmt): string {
   return `UPDATE ${table} SET ${cols.map(([c, op]) => (op === '=' ? `${c} = ?` : `${c} = ${c} ${op} ?`)).join(', ')} WHERE id = ?`;
 }
 
-/** reserveBoth on PostgreSQL (see there); $1 pre, $2 token id, $3 user id */
+/** A user's reservation on PostgreSQL, with the node's hold; $1 pre, $2 user id, $3 node, $4 token id (one row or none). */
+const RESERVE_USER_PG = pgPrepared(
+  'WITH u AS (UPDATE users SET quota = quota - $1::bigint WHERE id = $2::bigint AND quota >= $1::bigint RETURNING id) ' +
+    `${HOLD_INSERT} SELECT $3::varchar, $2::bigint, $4::bigint, $1::bigint, 0 FROM u ${HOLD_CONFLICT_PG}`,
+);
+
+/** reserveBoth on PostgreSQL (see there); $1 pre, $2 token id, $3 user id, $4 node */
 const RESERVE_BOTH_PG = pgPrepared(
-  'WITH t AS (UPDATE tokens SET remain_quota = remain_quota - $1 WHERE id = $2 AND remain_quota >= $1 RETURNING id), ' +
-    'u AS (UPDATE users SET quota = quota - $1 WHERE id = $3 AND quota >= $1 AND EXISTS (SELECT 1 FROM t) RETURNING id) ' +
+  'WITH t AS (UPDATE tokens SET remain_quota = remain_quota - $1::bigint WHERE id = $2::bigint AND remain_quota >= $1::bigint RETURNING id), ' +
+    'u AS (UPDATE users SET quota = quota - $1::bigint WHERE id = $3::bigint AND quota >= $1::bigint AND EXISTS (SELECT 1 FROM t) RETURNING id), ' +
+    `h AS (${HOLD_INSERT} SELECT $4::varchar, $3::bigint, $2::bigint, $1::bigint, $1::bigint FROM u ${HOLD_CONFLICT_PG}) ` +
     'SELECT CASE WHEN (SELECT count(*) FROM t) = 0 THEN 0 ELSE 1 / (SELECT count(*) FROM u) END AS reserved',
 );
 
@@ -118,7 +130,8 @@ const RESERVE_BOTH_PG = pgPrepared(
  * taken only if every sum fits: a token or user short of its sum divides by zero (22012), which rolls the whole
  * statement back. Whoever fits the sum fits each of its parts one after the other, so a success is what reserving
  * them one by one would have done; after a refusal they are reserved one by one.
- * $1 token ids, $2 their sums, $3 user ids, $4 their sums.
+ * $1 token ids, $2 their sums, $3 user ids, $4 their sums; the node's holds: $5 node, $6 user ids, $7 token ids, $8 user
+ * amounts, $9 token amounts (one per pair, in pair order), written after the users' UPDATE.
  */
 const RESERVE_MANY_PG = pgPrepared(
   'WITH tv AS (SELECT * FROM unnest($1::bigint[], $2::bigint[]) AS tv(id, pre)), ' +
@@ -129,7 +142,10 @@ const RESERVE_MANY_PG = pgPrepared(
     // the users' locks only once the tokens' UPDATE is done (it is read first)
     'lu AS (SELECT y.id FROM users y JOIN uv ON uv.id = y.id WHERE (SELECT count(*) FROM t) >= 0 ORDER BY y.id FOR UPDATE OF y), ' +
     'u AS (UPDATE users y SET quota = y.quota - uv.pre FROM uv JOIN lu ON lu.id = uv.id ' +
-    'WHERE y.id = uv.id AND y.quota >= uv.pre RETURNING y.id) ' +
+    'WHERE y.id = uv.id AND y.quota >= uv.pre RETURNING y.id), ' +
+    `h AS (${HOLD_INSERT} SELECT $5::varchar, hv.u, hv.t, hv.uq, hv.tq ` +
+    'FROM unnest($6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[]) AS hv(u, t, uq, tq) ' +
+    `WHERE (SELECT count(*) FROM u) >= 0 ORDER BY hv.u, hv.t ${HOLD_CONFLICT_PG}) ` +
     'SELECT 1 / ((SELECT count(*) FROM t) = cardinality($1::bigint[]) AND (SELECT count(*) FROM u) = cardinality($3::bigint[]))::int AS reserved',
 );
 
@@ -152,20 +168,37 @@ function statements(kind: string) {
     /**
      * A limited token and its user in one atomic statement (PostgreSQL / MySQL): either both are reserved or neither,
      * in one round trip, the token's row locked before the user's (the order settlement and refunds use too).
-     * Params: pre, tokenId, userId.
      *   PostgreSQL: the user's UPDATE runs only when the token's did (EXISTS on its RETURNING). When the token was
      *   reserved but the user is short, the statement divides by zero (error 22012, PG_REFUSED): the error
      *   rolls the whole statement back, token included. `reserved` is 1 when both were taken, 0 when the token is short.
-     *   MySQL / MariaDB: a two-table UPDATE changes both rows or none (2 or 0 affected rows).
+     *   MySQL / MariaDB: a three-table UPDATE (with the hold's row) changes all rows or none (3 or 0 affected rows).
+     * Both add the amounts to the node's hold (services/quota-holds.ts). Params: pre, tokenId, userId, node.
      */
     reserveBoth: ((params: unknown[]) => {
-      const [pre, tokenId, userId] = params;
+      const [pre, tokenId, userId, node] = params;
       return kind === 'postgres'
-        ? CompiledQuery.raw(RESERVE_BOTH_PG, [pre, tokenId, userId])
+        ? CompiledQuery.raw(RESERVE_BOTH_PG, [pre, tokenId, userId, node])
         : CompiledQuery.raw(
-            'UPDATE tokens STRAIGHT_JOIN users SET tokens.remain_quota = tokens.remain_quota - ?, users.quota = users.quota - ? ' +
-              'WHERE tokens.id = ? AND tokens.remain_quota >= ? AND users.id = ? AND users.quota >= ?',
-            [pre, pre, tokenId, pre, userId, pre],
+            'UPDATE tokens STRAIGHT_JOIN users STRAIGHT_JOIN quota_holds SET tokens.remain_quota = tokens.remain_quota - ?, users.quota = users.quota - ?, ' +
+              'quota_holds.user_quota = quota_holds.user_quota + ?, quota_holds.token_quota = quota_holds.token_quota + ? ' +
+              'WHERE tokens.id = ? AND tokens.remain_quota >= ? AND users.id = ? AND users.quota >= ? ' +
+              'AND quota_holds.node = ? AND quota_holds.user_id = ? AND quota_holds.token_id = ?',
+            [pre, pre, pre, pre, tokenId, pre, userId, pre, node, userId, tokenId],
+          );
+    }) as Stmt,
+    /**
+     * A user's reservation with the node's hold, in one statement (PostgreSQL / MySQL): params pre, userId, node,
+     * tokenId. One row on PostgreSQL (the hold's upsert), two on MySQL (the user's and the hold's) when reserved.
+     * On MySQL the hold's row must exist (Billing.ensureHoldRow).
+     */
+    reserveUserHeld: ((params: unknown[]) => {
+      const [pre, userId, node, tokenId] = params;
+      return kind === 'postgres'
+        ? CompiledQuery.raw(RESERVE_USER_PG, [pre, userId, node, tokenId])
+        : CompiledQuery.raw(
+            'UPDATE users STRAIGHT_JOIN quota_holds SET users.quota = users.quota - ?, quota_holds.user_quota = quota_holds.user_quota + ? ' +
+              'WHERE users.id = ? AND users.quota >= ? AND quota_holds.node = ? AND quota_holds.user_id = ? AND quota_holds.token_id = ?',
+            [pre, pre, userId, pre, node, userId, tokenId],
           );
     }) as Stmt,
   };
@@ -311,16 +344,23 @@ class SqliteStatements {
   private readonly reserveMany: (batch: PendingReservation[]) => void;
   /** gives a reservation back in one transaction; the caller holds the write lock */
   readonly refund: (r: Reservation) => void;
+  /** adds signed amounts to the node's holds in one transaction (settlement releases); false like `settle` */
+  readonly addHolds: (rows: HoldChange[]) => boolean;
   private queue: ReserveBatch | null = null;
   /** shared with the writer worker (logs): every write here holds it */
   readonly lock: SqliteWriteLock;
 
-  constructor(readonly handle: BetterSqlite3.Database) {
+  constructor(
+    readonly handle: BetterSqlite3.Database,
+    node: string,
+  ) {
     const lock = (this.lock = writeLockOf(handle));
     const sql = statements('sqlite');
     this.run = {} as Record<StmtName, BetterSqlite3.Statement>;
-    // reserveBoth is PostgreSQL / MySQL only: SQLite takes both in one transaction (reserveMany)
-    for (const name of Object.keys(sql) as StmtName[]) if (name !== 'reserveBoth') this.run[name] = handle.prepare(sql[name]([]).sql);
+    // reserveBoth and reserveUserHeld are PostgreSQL / MySQL only: SQLite takes the token, the user and the hold in
+    // one transaction (reserveMany)
+    for (const name of Object.keys(sql) as StmtName[]) if (name !== 'reserveBoth' && name !== 'reserveUserHeld') this.run[name] = handle.prepare(sql[name]([]).sql);
+    const hold = handle.prepare(HOLD_UPSERT_SQLITE);
     const { reserveToken, reserveUser, refundToken } = this.run;
     this.reserveMany = handle.transaction((batch: PendingReservation[]) => {
       for (const r of batch) {
@@ -329,26 +369,40 @@ class SqliteStatements {
           // give the token its reservation back: this request reserves nothing
           if (r.limitedToken) refundToken.run(r.pre, r.tokenId);
           r.outcome = 2;
-        } else r.outcome = 0;
+        } else {
+          r.outcome = 0;
+          hold.run(node, r.userId, r.tokenId, r.pre, r.limitedToken ? r.pre : 0);
+        }
       }
     });
     const { refundUser } = this.run;
     this.refund = handle.transaction((r: Reservation) => {
       if (r.token) refundToken.run(r.token, r.tokenId);
       if (r.user) refundUser.run(r.user, r.userId);
+      if (r.user || r.token) hold.run(node, r.userId, r.tokenId, -r.user, -r.token);
     });
-    const settle = handle.transaction((work: Array<{ stmt: SettleStmt; params: unknown[] }>) => {
-      for (const w of work) this.run[w.stmt].run(...w.params);
-    });
-    this.settle = (work) => {
-      if (!lock.tryAcquire()) return false;
-      try {
-        settle(work);
-      } finally {
-        lock.release();
-      }
-      return true;
-    };
+    /** runs a transaction only if the writer worker does not hold the file: false (nothing written) if it does */
+    const whenFree =
+      <A>(fn: (arg: A) => void) =>
+      (arg: A): boolean => {
+        if (!lock.tryAcquire()) return false;
+        try {
+          fn(arg);
+        } finally {
+          lock.release();
+        }
+        return true;
+      };
+    this.addHolds = whenFree(
+      handle.transaction((rows: HoldChange[]) => {
+        for (const h of rows) hold.run(node, h.userId, h.tokenId, h.user, h.token);
+      }),
+    );
+    this.settle = whenFree(
+      handle.transaction((work: Array<{ stmt: SettleStmt; params: unknown[] }>) => {
+        for (const w of work) this.run[w.stmt].run(...w.params);
+      }),
+    );
   }
 
   /**
@@ -423,7 +477,7 @@ interface PendingBatched {
  * Takes every sum (limited token id → amount, user id → amount) or none; false when one did not fit (nothing taken).
  * Locks tokens before users, each by id.
  */
-type TakeAll = (tokens: Map<number, number>, users: Map<number, number>) => Promise<boolean>;
+type TakeAll = (tokens: Map<number, number>, users: Map<number, number>, holds: HoldChange[]) => Promise<boolean>;
 
 /**
  * PostgreSQL / MySQL: reservations batched as they come: one goes at once when none is in flight; those that arrive
@@ -472,13 +526,17 @@ class BatchedReservations {
     if (items.length === 1) return this.oneByOne(items);
     const tokens = new Map<number, number>();
     const users = new Map<number, number>();
+    const holds = new HoldDeltas();
     for (const { inp, pre } of items) {
-      if (limitsToken(inp)) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
+      const limited = limitsToken(inp);
+      if (limited) tokens.set(inp.tokenId, (tokens.get(inp.tokenId) ?? 0) + pre);
       users.set(inp.userId, (users.get(inp.userId) ?? 0) + pre);
+      holds.add(inp.userId, inp.tokenId, pre, limited ? pre : 0);
     }
+    const held = holds.take();
     let taken: boolean;
     try {
-      taken = await retryDeadlock(() => this.takeAll(tokens, users), this.onDeadlock);
+      taken = await retryDeadlock(() => this.takeAll(tokens, users, held), this.onDeadlock);
     } catch (err) {
       // the outcome is unknown (a connection lost after the commit): asking again could take it twice, so they
       // fail as a single reservation would
@@ -538,6 +596,14 @@ export class Billing {
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
+  /** holds released by settlements, written before their deltas (services/quota-holds.ts) */
+  private releases = new HoldDeltas();
+  /** this process's id in quota_holds */
+  readonly node: string;
+  /** heartbeat and recovery of dead processes' holds (start / stop) */
+  readonly holdNodes: HoldNodes;
+  /** MySQL: (user, token) pairs whose hold row exists (reserveUserHeld and reserveBoth update it in place) */
+  private holdRows = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
   private readonly flushMs: number;
@@ -555,11 +621,14 @@ export class Billing {
     private readonly ctx: AppContext,
     private readonly tokens: TokenCache,
     private readonly users: UserCache,
+    holdOptions: { heartbeatMs?: number; staleSec?: number } = {},
   ) {
     this.db = ctx.db;
     this.sql = statements(ctx.dbKind);
+    this.node = newNodeId();
+    this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onLost: () => this.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
-    this.fast = handle ? new SqliteStatements(handle) : null;
+    this.fast = handle ? new SqliteStatements(handle, this.node) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
     this.batch = takeAll ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
@@ -573,10 +642,29 @@ export class Billing {
     }, this.flushMs);
   }
 
-  /** Writes every queued settlement delta in one transaction. Failed writes are re-queued. */
+  /** Registers this process's holds and gives back those of processes that died (services/quota-holds.ts). */
+  async start(): Promise<void> {
+    await this.holdNodes.start();
+  }
+
+  /**
+   * Writes every queued settlement: first the holds it releases (a transaction of their own), then the deltas in
+   * short transactions. Failed writes are re-queued.
+   */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (!this.users_.size && !this.tokens_.size && !this.channels_.size) return;
+    if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size) return;
+    const released = this.releases.take();
+    if (released.length) {
+      try {
+        await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
+      } catch (err) {
+        // nothing of this flush is written: a delta applied while its hold stayed would be given back after a crash
+        for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
+        this.schedule();
+        throw err;
+      }
+    }
     const users = this.users_;
     const tokens = this.tokens_;
     const channels = this.channels_;
@@ -633,10 +721,20 @@ export class Billing {
     );
   }
 
+  /** Adds signed amounts to this node's holds, in one transaction. */
+  private async addHolds(rows: HoldChange[]): Promise<void> {
+    for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.addHolds(rows)) return;
+    // PostgreSQL / MySQL (and SQLite's Kysely path): up to 1,000 rows per statement, each statement on its own
+    for (let i = 0; i < rows.length; i += 1000) {
+      await retryDeadlock(() => this.db.executeQuery(addHoldsQuery(this.ctx.dbKind, this.node, rows.slice(i, i + 1000))), this.onDeadlock);
+    }
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.flush();
+    await this.holdNodes.stop();
   }
 
   private addUser(id: number, quota: number, used: number, count: number): void {
@@ -688,9 +786,21 @@ export class Billing {
   private readonly exec = (q: CompiledQuery) => this.db.executeQuery(q);
 
   /** PostgreSQL: one statement, rolled back whole by a sum that does not fit (RESERVE_MANY_PG). */
-  private readonly takeAllPg: TakeAll = async (tokens, users) => {
+  private readonly takeAllPg: TakeAll = async (tokens, users, holds) => {
     try {
-      await this.exec(CompiledQuery.raw(RESERVE_MANY_PG, [[...tokens.keys()], [...tokens.values()], [...users.keys()], [...users.values()]]));
+      await this.exec(
+        CompiledQuery.raw(RESERVE_MANY_PG, [
+          [...tokens.keys()],
+          [...tokens.values()],
+          [...users.keys()],
+          [...users.values()],
+          this.node,
+          holds.map((h) => h.userId),
+          holds.map((h) => h.tokenId),
+          holds.map((h) => h.user),
+          holds.map((h) => h.token),
+        ]),
+      );
       return true;
     } catch (err) {
       if ((err as { code?: unknown })?.code === PG_REFUSED) return false;
@@ -702,12 +812,14 @@ export class Billing {
    * MySQL / MariaDB: no single statement takes several rows all or none, so a transaction: the tokens' UPDATE, then
    * the users', each by id; fewer rows changed than sums → rolled back.
    */
-  private readonly takeAllMysql: TakeAll = async (tokens, users) => {
+  private readonly takeAllMysql: TakeAll = async (tokens, users, holds) => {
     try {
       await this.db.transaction().execute(async (trx) => {
         if (tokens.size && affected(await trx.executeQuery(takeSumsMysql('tokens', 'remain_quota', tokens))) !== tokens.size) throw BATCH_SHORT;
         if (affected(await trx.executeQuery(takeSumsMysql('users', 'quota', users))) !== users.size) throw BATCH_SHORT;
+        await trx.executeQuery(addHoldsQuery('mysql', this.node, holds));
       });
+      for (const h of holds) this.holdRows.add(`${h.userId}:${h.tokenId}`);
       return true;
     } catch (err) {
       if (err === BATCH_SHORT) return false;
@@ -741,15 +853,17 @@ export class Billing {
    */
   private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number): Promise<Reservation> {
     const limitedToken = limitsToken(inp);
+    const mysql = this.ctx.dbKind === 'mysql';
+    if (mysql) await this.ensureHoldRow(exec, inp.userId, inp.tokenId);
     if (!limitedToken) {
-      const r = await retryDeadlock(() => exec(this.sql.reserveUser([pre, inp.userId, pre])), this.onDeadlock);
-      if (affected(r) !== 1) throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
+      const r = await retryDeadlock(() => exec(this.sql.reserveUserHeld([pre, inp.userId, this.node, inp.tokenId])), this.onDeadlock);
+      if (affected(r) !== (mysql ? 2 : 1)) throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
       return openReservation(inp, pre, false);
     }
     let taken: boolean;
     try {
-      const r = await retryDeadlock(() => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId])), this.onDeadlock);
-      taken = this.ctx.dbKind === 'postgres' ? Number((r.rows[0] as { reserved?: unknown } | undefined)?.reserved) === 1 : affected(r) === 2;
+      const r = await retryDeadlock(() => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId, this.node])), this.onDeadlock);
+      taken = mysql ? affected(r) === 3 : Number((r.rows[0] as { reserved?: unknown } | undefined)?.reserved) === 1;
     } catch (err) {
       if ((err as { code?: unknown })?.code !== PG_REFUSED) throw err;
       throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
@@ -760,6 +874,18 @@ export class Billing {
     const remain = Number(row?.remain_quota ?? 0);
     if (remain < pre) throw this.tokenShort(remain, pre);
     throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
+  }
+
+  /**
+   * MySQL: the hold's row of a (user, token) pair, created once with zero amounts, so that a reservation can update it
+   * in the same multi-table UPDATE as the quota (MySQL has no single statement that updates one table and upserts
+   * another).
+   */
+  private async ensureHoldRow(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number, tokenId: number): Promise<void> {
+    const k = `${userId}:${tokenId}`;
+    if (this.holdRows.has(k)) return;
+    await exec(CompiledQuery.raw('INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)', [this.node, userId, tokenId]));
+    this.holdRows.add(k);
   }
 
   private async userQuotaOf(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number): Promise<number> {
@@ -780,6 +906,9 @@ export class Billing {
           this.db.transaction().execute(async (trx) => {
             if (res.token) await trx.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
             if (res.user) await trx.executeQuery(this.sql.refundUser([res.user, res.userId]));
+            if (res.user || res.token) {
+              await trx.executeQuery(addHoldsQuery(this.ctx.dbKind, this.node, [{ userId: res.userId, tokenId: res.tokenId, user: -res.user, token: -res.token }]));
+            }
           }),
         this.onDeadlock,
       );
@@ -806,6 +935,7 @@ export class Billing {
       this.tokens.adjustRemain(res.tokenKey, -tokenDelta, used);
     }
     if (used && inp.channelId) this.channels_.set(inp.channelId, (this.channels_.get(inp.channelId) ?? 0) + used);
+    if (res.user || res.token) this.releases.add(res.userId, res.tokenId, res.user, res.token);
     this.schedule();
     return true;
   }

@@ -54,6 +54,8 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       pending: new Set(),
     };
+    // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
+    await svc.billing.start();
     tokens.start();
     users.start();
     await channels.start();

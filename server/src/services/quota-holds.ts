@@ -1,0 +1,216 @@
+// Crash recovery of reservations. A reservation takes quota from the user (and a limited token) before the upstream
+// call, and settlement gives back or takes the difference afterwards. A process that dies in between (killed, out of
+// memory, the machine lost) used to keep every reservation it held: users paid the reservation of each request in
+// flight for nothing. Now each process ("node") records what it holds in `quota_holds`, one row per (node, user,
+// token), changed in the same transaction as the quota it describes:
+//   - a reservation adds its amounts (in the reservation's own statement or transaction, services/billing.ts);
+//   - a refund subtracts them in the refund's transaction;
+//   - settlement subtracts them in a transaction of their own, committed before the settlement deltas are written.
+//     A crash between the two charges the request its reservation instead of its final amount (what a crash did
+//     before); a crash before both gives the reservation back, as for a request in flight.
+// Each node keeps a heartbeat in `quota_hold_nodes`. A node whose heartbeat is older than HOLD_STALE_SEC is dead: any
+// live node gives its holds back to the users and tokens, in one transaction that first deletes the dead node's row
+// (whoever deletes it does the recovery, so it happens once). A SQLite file has one process, so on SQLite a starting
+// node recovers every other node's holds at once, before it serves.
+// What a crash still loses: the settlement deltas of the last flush window (services/billing.ts, 50 ms by default)
+// whose holds were still recorded; those requests are then charged nothing rather than twice.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { DbKind } from '../config.js';
+import { pgPrepared } from '../db/connect.js';
+import type { Database } from '../db/schema.js';
+
+/** A change of the quota one node holds for a (user, token) pair; token 0 is the playground (user quota only). */
+export interface HoldChange {
+  userId: number;
+  tokenId: number;
+  user: number;
+  token: number;
+}
+
+/** Hold changes merged per (user, token), to be written together. */
+export class HoldDeltas {
+  private map = new Map<string, HoldChange>();
+
+  add(userId: number, tokenId: number, user: number, token: number): void {
+    const k = `${userId}:${tokenId}`;
+    const d = this.map.get(k);
+    if (d) {
+      d.user += user;
+      d.token += token;
+    } else this.map.set(k, { userId, tokenId, user, token });
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  /** The merged changes by (user, token), which is the order rows are locked in; empties the set. */
+  take(): HoldChange[] {
+    const rows = [...this.map.values()].filter((r) => r.user || r.token);
+    this.map = new Map();
+    return rows.sort((a, b) => a.userId - b.userId || a.tokenId - b.tokenId);
+  }
+}
+
+/** A node id: readable in the table (host and pid) and unique across restarts. */
+export function newNodeId(): string {
+  return `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+/** The start of every hold upsert: `${HOLD_INSERT} VALUES …` or `${HOLD_INSERT} SELECT …`, then the dialect's conflict clause. */
+export const HOLD_INSERT = 'INSERT INTO quota_holds (node, user_id, token_id, user_quota, token_quota)';
+/** PostgreSQL (reservation statements in services/billing.ts use it too) */
+export const HOLD_CONFLICT_PG =
+  'ON CONFLICT (node, user_id, token_id) DO UPDATE SET user_quota = quota_holds.user_quota + excluded.user_quota, ' +
+  'token_quota = quota_holds.token_quota + excluded.token_quota';
+const HOLD_CONFLICT_SQLITE =
+  'ON CONFLICT (node, user_id, token_id) DO UPDATE SET user_quota = user_quota + excluded.user_quota, token_quota = token_quota + excluded.token_quota';
+const HOLD_CONFLICT_MYSQL = 'ON DUPLICATE KEY UPDATE user_quota = user_quota + VALUES(user_quota), token_quota = token_quota + VALUES(token_quota)';
+
+const UPSERT_PG = pgPrepared(
+  `${HOLD_INSERT} SELECT $1::varchar, v.u, v.t, v.uq, v.tq FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(u, t, uq, tq) ` +
+    `ORDER BY v.u, v.t ${HOLD_CONFLICT_PG}`,
+);
+
+/** SQLite's single-row upsert (prepared once by Billing): node, user id, token id, user amount, token amount. */
+export const HOLD_UPSERT_SQLITE = `${HOLD_INSERT} VALUES (?, ?, ?, ?, ?) ${HOLD_CONFLICT_SQLITE}`;
+
+/** Adds signed amounts to a node's holds, creating rows as needed; `rows` in (user, token) order (HoldDeltas.take). */
+export function addHoldsQuery(kind: DbKind, node: string, rows: HoldChange[]): CompiledQuery {
+  if (kind === 'postgres') {
+    return CompiledQuery.raw(UPSERT_PG, [node, rows.map((r) => r.userId), rows.map((r) => r.tokenId), rows.map((r) => r.user), rows.map((r) => r.token)]);
+  }
+  const params: unknown[] = [];
+  const values = rows.map((r) => {
+    params.push(node, r.userId, r.tokenId, r.user, r.token);
+    return '(?, ?, ?, ?, ?)';
+  });
+  return CompiledQuery.raw(`${HOLD_INSERT} VALUES ${values.join(', ')} ${kind === 'mysql' ? HOLD_CONFLICT_MYSQL : HOLD_CONFLICT_SQLITE}`, params);
+}
+
+/** Heartbeat period, and the age after which a node's heartbeat makes it dead. */
+export const HOLD_HEARTBEAT_MS = 15_000;
+export const HOLD_STALE_SEC = 120;
+
+export interface RecoveredHolds {
+  node: string;
+  users: number;
+  tokens: number;
+  /** quota given back to users */
+  quota: number;
+}
+
+/** One node's heartbeat, and the recovery of dead nodes' holds. */
+export class HoldNodes {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly db: Kysely<Database>;
+
+  constructor(
+    private readonly ctx: AppContext,
+    readonly node: string,
+    private readonly opts: { heartbeatMs?: number; staleSec?: number; onLost?: () => void } = {},
+  ) {
+    this.db = ctx.db;
+  }
+
+  private get staleSec(): number {
+    return this.opts.staleSec ?? HOLD_STALE_SEC;
+  }
+
+  /** Registers this node, recovers dead nodes (on SQLite: every other node), then keeps the heartbeat. */
+  async start(): Promise<RecoveredHolds[]> {
+    await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
+    const recovered = await this.sweep(this.ctx.dbKind === 'sqlite');
+    this.timer = setInterval(() => void this.beat().catch((err) => this.ctx.log.error({ err }, 'quota hold heartbeat failed')), this.opts.heartbeatMs ?? HOLD_HEARTBEAT_MS);
+    this.timer.unref();
+    return recovered;
+  }
+
+  private async beat(): Promise<void> {
+    const r = await this.db.updateTable('quota_hold_nodes').set({ seen_at: now() }).where('node', '=', this.node).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) {
+      // another node took this one for dead (no heartbeat for HOLD_STALE_SEC: a stalled process) and gave its holds
+      // back; the ones still open will be settled against amounts already returned. Register again and say so.
+      this.ctx.log.error({ node: this.node }, 'this node was recovered as dead by another node; its open reservations were given back');
+      this.opts.onLost?.();
+      await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
+    }
+    await this.sweep(false);
+  }
+
+  /** Gives back the holds of dead nodes (`all`: of every node but this one). */
+  async sweep(all: boolean): Promise<RecoveredHolds[]> {
+    const cutoff = now() - this.staleSec;
+    const dead = new Set<string>();
+    let q = this.db.selectFrom('quota_hold_nodes').select('node').where('node', '<>', this.node);
+    if (!all) q = q.where('seen_at', '<', cutoff);
+    for (const r of await q.execute()) dead.add(r.node);
+    if (all) for (const r of await this.db.selectFrom('quota_holds').select('node').distinct().where('node', '<>', this.node).execute()) dead.add(r.node);
+    const out: RecoveredHolds[] = [];
+    for (const node of dead) {
+      const r = await this.recover(node, all ? null : cutoff);
+      if (r) out.push(r);
+    }
+    return out;
+  }
+
+  /** Gives one dead node's holds back, once: null when another node did it first or the node came back. */
+  private async recover(node: string, cutoff: number | null): Promise<RecoveredHolds | null> {
+    const result = await this.db.transaction().execute(async (trx) => {
+      let del = trx.deleteFrom('quota_hold_nodes').where('node', '=', node);
+      if (cutoff !== null) del = del.where('seen_at', '<', cutoff);
+      const gone = Number((await del.executeTakeFirst()).numDeletedRows);
+      if (cutoff !== null && gone === 0) return null;
+      const holds = await trx.selectFrom('quota_holds').select(['user_id', 'token_id', 'user_quota', 'token_quota']).where('node', '=', node).execute();
+      const users = new Map<number, number>();
+      const tokens = new Map<number, number>();
+      for (const h of holds) {
+        users.set(Number(h.user_id), (users.get(Number(h.user_id)) ?? 0) + Number(h.user_quota));
+        if (Number(h.token_id) > 0) tokens.set(Number(h.token_id), (tokens.get(Number(h.token_id)) ?? 0) + Number(h.token_quota));
+      }
+      // tokens before users, each by id: the lock order of every quota statement
+      const byId = (m: Map<number, number>) => [...m].filter(([, v]) => v > 0).sort((a, b) => a[0] - b[0]);
+      const t = byId(tokens);
+      const u = byId(users);
+      for (const [id, v] of t) await trx.updateTable('tokens').set((eb) => ({ remain_quota: eb('remain_quota', '+', v) })).where('id', '=', id).execute();
+      for (const [id, v] of u) await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', v) })).where('id', '=', id).execute();
+      await trx.deleteFrom('quota_holds').where('node', '=', node).execute();
+      return { node, users: u.map(([id]) => id), tokens: t.map(([id]) => id), quota: u.reduce((s, [, v]) => s + v, 0) };
+    });
+    if (!result) return null;
+    for (const id of result.users) this.ctx.changes.publish({ kind: 'user', id });
+    for (const id of result.tokens) this.ctx.changes.publish({ kind: 'token', id });
+    if (result.users.length) {
+      this.ctx.log.warn({ node, users: result.users.length, tokens: result.tokens.length, quota: result.quota }, 'gave back the reservations of a gateway process that stopped without settling them');
+    }
+    return { node, users: result.users.length, tokens: result.tokens.length, quota: result.quota };
+  }
+
+  /**
+   * Clean stop, after the final settlement flush: this node's rows go if it holds nothing. Anything still held (a
+   * settlement that could not be written) stays with the node's row, for recovery once its heartbeat is stale.
+   */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const open = await this.db
+      .selectFrom('quota_holds')
+      .select('node')
+      .where('node', '=', this.node)
+      .where((eb) => eb.or([eb('user_quota', '<>', 0), eb('token_quota', '<>', 0)]))
+      .executeTakeFirst();
+    if (open) {
+      this.ctx.log.error({ node: this.node }, 'stopping with reservations not settled; they will be given back by the next node');
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('quota_holds').where('node', '=', this.node).execute();
+      await trx.deleteFrom('quota_hold_nodes').where('node', '=', this.node).execute();
+    });
+  }
+}
+
+const now = () => Math.floor(Date.now() / 1000);

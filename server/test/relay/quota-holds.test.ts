@@ -1,0 +1,213 @@
+// Crash recovery of reservations (services/quota-holds.ts): every open reservation is recorded as its process's hold,
+// released exactly when it is settled or refunded; a process that dies holding some has them given back once, by
+// the next process on SQLite and by a live node once its heartbeat is stale on PostgreSQL / MySQL. The last test kills
+// a real gateway process (SIGKILL) with streams in flight and restarts over the same SQLite file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDb, createTestDatabase } from '../helpers/databases.js';
+import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { openDatabase } from '../../src/db/connect.js';
+import { relayServices } from '../../src/services/cache/index.js';
+import { Billing, type ReserveInput } from '../../src/services/billing.js';
+import { addChannel, addToken, addUser, tokenRow, userRow, waitFor } from './fixtures.js';
+
+const now = () => Math.floor(Date.now() / 1000);
+
+await describeEachDb('quota holds', (kind) => {
+  let s: TestServer;
+
+  beforeAll(async () => {
+    s = await startTestServer({ kind });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  /** a Billing of its own: another gateway process on the same database (not started: tests register it as needed) */
+  const node = (opts: { staleSec?: number } = {}) => {
+    const { tokens, users } = relayServices(s.ctx);
+    return new Billing(s.ctx, tokens, users, { heartbeatMs: 1e9, ...opts });
+  };
+
+  const holdsOf = async (b: Billing) =>
+    (
+      await s.ctx.db
+        .selectFrom('quota_holds')
+        .select(['user_id', 'token_id', 'user_quota', 'token_quota'])
+        .where('node', '=', b.node)
+        .orderBy('user_id')
+        .orderBy('token_id')
+        .execute()
+    ).map((h) => [Number(h.user_id), Number(h.token_id), Number(h.user_quota), Number(h.token_quota)]);
+
+  async function caller() {
+    const u = await addUser(s, { quota: 1_000_000 });
+    const limited = await addToken(s, u.id, { unlimited: false, remain: 500_000 });
+    const unlimited = await addToken(s, u.id, { unlimited: true });
+    const input = (t: { id: number; key: string } | null, amount: number, tokenUnlimited = t !== limited): ReserveInput => ({
+      userId: u.id,
+      tokenId: t?.id ?? 0,
+      tokenKey: t?.key ?? '',
+      tokenUnlimited,
+      cachedUserQuota: 1_000_000,
+      amount,
+    });
+    const balances = async () => ({ user: (await userRow(s, u.id)).quota, token: (await tokenRow(s, limited.id)).remain_quota });
+    return { u, limited, unlimited, input, balances };
+  }
+
+  it('records each open reservation as the node’s hold and releases it exactly on settlement and refund', async () => {
+    const b = node();
+    const c = await caller();
+    const r1 = await b.reserve(c.input(c.limited, 300));
+    const r2 = await b.reserve(c.input(c.limited, 200));
+    const r3 = await b.reserve(c.input(c.unlimited, 50));
+    const r4 = await b.reserve(c.input(null, 70)); // the playground: the user's quota only
+    const [pg, lim, unl] = [0, c.limited.id, c.unlimited.id];
+    const expected = (rows: number[][]) => rows.filter((r) => r[2] || r[3]).sort((a, z) => a[1] - z[1]);
+    const open = async () => expected(await holdsOf(b));
+    expect(await open()).toEqual(expected([[c.u.id, pg, 70, 0], [c.u.id, lim, 500, 500], [c.u.id, unl, 50, 0]]));
+
+    b.settle(r1, { quota: 120, channelId: 0, countRequest: true });
+    await b.refund(r3);
+    // a settlement's release is written with its flush, before its deltas
+    expect(await open()).toEqual(expected([[c.u.id, pg, 70, 0], [c.u.id, lim, 500, 500]]));
+    await b.flush();
+    expect(await open()).toEqual(expected([[c.u.id, pg, 70, 0], [c.u.id, lim, 200, 200]]));
+    b.settle(r2, { quota: 0, channelId: 0, countRequest: false });
+    b.settle(r4, { quota: 70, channelId: 0, countRequest: true });
+    await b.flush();
+    expect(await open()).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 120 - 70, token: 500_000 - 120 });
+
+    // a clean stop leaves no row of the node behind
+    await s.ctx.db.insertInto('quota_hold_nodes').values({ node: b.node, seen_at: now() }).execute();
+    await b.stop();
+    expect(await holdsOf(b)).toEqual([]);
+    expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', b.node).execute()).toEqual([]);
+  });
+
+  it('gives a dead node’s open reservations back once, and leaves a live node’s and every settled charge alone', async () => {
+    const c = await caller();
+    const dead = node();
+    const live = node();
+    // both registered; the dead one's heartbeat stopped ten minutes ago
+    await s.ctx.db.insertInto('quota_hold_nodes').values([{ node: dead.node, seen_at: now() - 600 }, { node: live.node, seen_at: now() }]).execute();
+    const settled = await dead.reserve(c.input(c.limited, 400));
+    dead.settle(settled, { quota: 333, channelId: 0, countRequest: true });
+    await dead.flush();
+    // in flight when the process died: never settled
+    await dead.reserve(c.input(c.limited, 250));
+    await dead.reserve(c.input(c.unlimited, 90));
+    await dead.reserve(c.input(null, 10));
+    const onLive = await live.reserve(c.input(c.limited, 1_000));
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 350 - 1_000, token: 500_000 - 333 - 250 - 1_000 });
+
+    const recoverer = node({ staleSec: 60 });
+    const recovered = await recoverer.holdNodes.sweep(false);
+    expect(recovered).toEqual([{ node: dead.node, users: 1, tokens: 1, quota: 350 }]);
+    // the settled charge stays, the in-flight reservations are back, the live node's reservation is untouched
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 1_000, token: 500_000 - 333 - 1_000 });
+    expect(await holdsOf(dead)).toEqual([]);
+    expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', dead.node).execute()).toEqual([]);
+    expect(await holdsOf(live)).toEqual([[c.u.id, c.limited.id, 1_000, 1_000]]);
+    // once: a second sweep (another node's, or the next round) finds nothing
+    expect(await node({ staleSec: 60 }).holdNodes.sweep(false)).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 1_000, token: 500_000 - 333 - 1_000 });
+    await live.refund(onLive);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 333, token: 500_000 - 333 });
+  });
+});
+
+// A real process, killed: the reservations of its streams in flight come back when the next process starts on the
+// same SQLite file, and every charge that was logged stays (charged + remaining = start, to the unit).
+it('gives back the reservations of a gateway process killed with streams in flight (SQLite, SIGKILL, restart)', async () => {
+  const upstream = await MockUpstream.start();
+  const database = await createTestDatabase('sqlite');
+  let child: ChildProcess | undefined;
+  let restarted: TestServer | undefined;
+  const reader = await openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
+  try {
+    const START = 1_000_000;
+    const seed = await startTestServer({ database });
+    const u = await addUser(seed, { quota: START });
+    const t = await addToken(seed, u.id, { unlimited: false, remain: START });
+    await addChannel(seed, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
+    await seed.close();
+
+    // streams: one chunk, then the upstream hangs; the one JSON request completes
+    upstream.behave = (req) => (req.body?.stream ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } } : { kind: 'json', body: chatCompletion(req.body?.model, 'done') });
+    child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: {
+        ...process.env,
+        SQL_DSN: '',
+        SQLITE_PATH: database.sqlitePath,
+        PORT: '0',
+        SESSION_SECRET: 'crash-test-secret-0123456789',
+        LOG_LEVEL: 'info',
+        WEB_DIST_DIR: '/nonexistent-web-dist',
+        GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
+        REDIS_CONN_STRING: '',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      child!.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /"address":"[^"]*:(\d+)"/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child!.once('exit', (code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const post = (stream: boolean) =>
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hello there' }] }),
+      });
+
+    const done = await post(false);
+    expect(done.status).toBe(200);
+    await done.json();
+    const streams = await Promise.all([post(true), post(true), post(true)]);
+    const readers = streams.map((r) => r.body!.getReader());
+    // each stream has delivered its first chunk: its reservation is committed
+    for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
+
+    const quotaNow = async () => Number((await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
+    const logged = async () => Number((await reader.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).where('type', '=', 2).executeTakeFirst())?.q ?? 0);
+    const held = async () =>
+      (await reader.db.selectFrom('quota_holds').select(['node', 'user_quota', 'token_quota']).where('user_id', '=', u.id).execute()).filter((h) => Number(h.user_quota) !== 0);
+    // the finished request is settled and logged; what is missing from the balance is exactly what the streams hold
+    await waitFor(async () => (await logged()) > 0 && (await held()).length === 1 && START - (await quotaNow()) - (await logged()) === Number((await held())[0].user_quota), 10_000);
+    const charged = await logged();
+    const [hold] = await held();
+    const pre = Number(hold.user_quota) / 3;
+    expect(Number.isInteger(pre) && pre > 0).toBe(true);
+    expect(Number(hold.token_quota)).toBe(3 * pre);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    for (const r of readers) await r.cancel().catch(() => undefined);
+    expect(await quotaNow()).toBe(START - charged - 3 * pre);
+
+    // the next process gives them back before it serves
+    restarted = await startTestServer({ database });
+    expect((await userRow(restarted, u.id)).quota).toBe(START - charged);
+    expect((await tokenRow(restarted, t.id)).remain_quota).toBe(START - charged);
+    expect(await restarted.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', hold.node).execute()).toEqual([]);
+    expect(await restarted.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', hold.node).execute()).toEqual([]);
+  } finally {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await restarted?.close();
+    await reader.close();
+    await database.drop();
+    await upstream.close();
+  }
+}, 60_000);
