@@ -133,7 +133,7 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
     // ---- Distribute
     let group = checkAccess(ctx, caller, req.ip, model);
     if (opts.playground && typeof body.group === 'string' && body.group && body.group !== group) {
-      if (!isUsableGroup(ctx, group, body.group)) throw new RelayError(403, `无权访问 ${body.group} 分组`);
+      if (!isUsableGroup(ctx, group, body.group)) throw new RelayError(403, '无权访问该分组', 'new_api_error', 'group_not_allowed');
       group = body.group;
     }
     if (opts.playground && 'group' in body) {
@@ -150,7 +150,11 @@ export async function relayJson(svc: RelayServices, ctx: AppContext, req: Fastif
       const invalid = !model ? mode.validate(body) : null;
       if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
       channel = svc.channels.pick(group, model, 0);
-      if (!channel) throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`);
+      // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
+      if (!channel) {
+        const message = `当前分组 ${group} 下对于模型 ${model} 无可用渠道`;
+        throw opts.playground ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed') : new RelayError(503, message);
+      }
     }
 
     // ---- validate, price, reserve

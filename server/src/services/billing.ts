@@ -654,17 +654,8 @@ export class Billing {
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size) return;
+    // everything is taken in this turn, and `flushing` is set before the first await: flushes never overlap
     const released = this.releases.take();
-    if (released.length) {
-      try {
-        await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
-      } catch (err) {
-        // nothing of this flush is written: a delta applied while its hold stayed would be given back after a crash
-        for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
-        this.schedule();
-        throw err;
-      }
-    }
     const users = this.users_;
     const tokens = this.tokens_;
     const channels = this.channels_;
@@ -682,6 +673,17 @@ export class Billing {
     for (const [id, used] of byId(channels))
       if (used) work.push({ stmt: 'settleChannel', params: [used, id], requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
     this.flushing = (async () => {
+      if (released.length) {
+        try {
+          await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
+        } catch (err) {
+          // nothing of this flush is written: a delta applied while its hold stayed would be given back after a crash
+          for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
+          for (const w of work) w.requeue();
+          this.schedule();
+          throw err;
+        }
+      }
       // short transactions with a yield in between: SQLite blocks the event loop while a statement runs
       for (let i = 0; i < work.length; i += SETTLE_CHUNK) {
         const chunk = work.slice(i, i + SETTLE_CHUNK);
@@ -851,14 +853,17 @@ export class Billing {
    * reserved, then the user, and a short user's token reservation was given back by a third statement — a connection
    * lost in between kept the token charged for a request that never ran. Now a refusal changes nothing.
    */
-  private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number): Promise<Reservation> {
+  private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number, retried = false): Promise<Reservation> {
     const limitedToken = limitsToken(inp);
     const mysql = this.ctx.dbKind === 'mysql';
     if (mysql) await this.ensureHoldRow(exec, inp.userId, inp.tokenId);
+    // MySQL: a refusal may also be a hold row gone (another node took this one for dead): create it, try once more
+    const again = async () => mysql && !retried && (await this.lostHoldRow(exec, inp.userId, inp.tokenId));
     if (!limitedToken) {
       const r = await retryDeadlock(() => exec(this.sql.reserveUserHeld([pre, inp.userId, this.node, inp.tokenId])), this.onDeadlock);
-      if (affected(r) !== (mysql ? 2 : 1)) throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
-      return openReservation(inp, pre, false);
+      if (affected(r) === (mysql ? 2 : 1)) return openReservation(inp, pre, false);
+      if (await again()) return this.reserveWith(exec, inp, pre, true);
+      throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
     }
     let taken: boolean;
     try {
@@ -869,6 +874,7 @@ export class Billing {
       throw this.userShort(await this.userQuotaOf(exec, inp.userId), pre);
     }
     if (taken) return openReservation(inp, pre, true);
+    if (await again()) return this.reserveWith(exec, inp, pre, true);
     // refused and nothing changed: name the side that was short (token first, as the reservation order)
     const row = (await exec(this.sql.tokenRemain([inp.tokenId]))).rows[0] as { remain_quota?: number } | undefined;
     const remain = Number(row?.remain_quota ?? 0);
@@ -886,6 +892,14 @@ export class Billing {
     if (this.holdRows.has(k)) return;
     await exec(CompiledQuery.raw('INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)', [this.node, userId, tokenId]));
     this.holdRows.add(k);
+  }
+
+  /** MySQL: the pair's hold row is not there (forgotten, to be created again). */
+  private async lostHoldRow(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number, tokenId: number): Promise<boolean> {
+    const q = CompiledQuery.raw('SELECT 1 AS x FROM quota_holds WHERE node = ? AND user_id = ? AND token_id = ?', [this.node, userId, tokenId]);
+    if ((await exec(q)).rows.length) return false;
+    this.holdRows.delete(`${userId}:${tokenId}`);
+    return true;
   }
 
   private async userQuotaOf(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number): Promise<number> {

@@ -8,10 +8,11 @@
 //   - settlement subtracts them in a transaction of their own, committed before the settlement deltas are written.
 //     A crash between the two charges the request its reservation instead of its final amount (what a crash did
 //     before); a crash before both gives the reservation back, as for a request in flight.
-// Each node keeps a heartbeat in `quota_hold_nodes`. A node whose heartbeat is older than HOLD_STALE_SEC is dead: any
-// live node gives its holds back to the users and tokens, in one transaction that first deletes the dead node's row
-// (whoever deletes it does the recovery, so it happens once). A SQLite file has one process, so on SQLite a starting
-// node recovers every other node's holds at once, before it serves.
+// Each node keeps a heartbeat in `quota_hold_nodes`. A node is dead when its heartbeat is older than HOLD_STALE_SEC, or
+// at once when it ran on this host and its process is gone (the node id names host, pid and process start; a restart
+// on the same host, a container's included, recovers before it serves). Any live node gives a dead node's holds back
+// to the users and tokens, in one transaction that first deletes the dead node's row (whoever deletes it does the
+// recovery, so it happens once).
 // What a crash still loses: the settlement deltas of the last flush window (services/billing.ts, 50 ms by default)
 // whose holds were still recorded; those requests are then charged nothing rather than twice.
 import { hostname } from 'node:os';
@@ -55,9 +56,32 @@ export class HoldDeltas {
   }
 }
 
-/** A node id: readable in the table (host and pid) and unique across restarts. */
+const HOST = hostname().slice(0, 32);
+/** this process's start (unix seconds, base 36): a container restarted keeps its pid (often 1), not its start */
+const BOOT = Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
+
+/** A node id: host, pid, process start, and a random part (several nodes in one process: tests). At most 64 chars. */
 export function newNodeId(): string {
-  return `${hostname().slice(0, 40)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return `${HOST}-${process.pid}-${BOOT}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * The node's process ran on this host and is gone: its pid is ours but from an earlier start, or no process has its
+ * pid. A pid taken again by another process reads as alive, and the node waits for its heartbeat to go stale.
+ */
+export function processGone(node: string): boolean {
+  const parts = node.split('-');
+  if (parts.length < 4) return false;
+  const pid = Number(parts[parts.length - 3]);
+  const boot = parts[parts.length - 2];
+  if (parts.slice(0, -3).join('-') !== HOST || !Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return boot !== BOOT;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /** The start of every hold upsert: `${HOLD_INSERT} VALUES …` or `${HOLD_INSERT} SELECT …`, then the dialect's conflict clause. */
@@ -120,10 +144,10 @@ export class HoldNodes {
     return this.opts.staleSec ?? HOLD_STALE_SEC;
   }
 
-  /** Registers this node, recovers dead nodes (on SQLite: every other node), then keeps the heartbeat. */
+  /** Registers this node, recovers dead nodes, then keeps the heartbeat. */
   async start(): Promise<RecoveredHolds[]> {
     await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
-    const recovered = await this.sweep(this.ctx.dbKind === 'sqlite');
+    const recovered = await this.sweep();
     this.timer = setInterval(() => void this.beat().catch((err) => this.ctx.log.error({ err }, 'quota hold heartbeat failed')), this.opts.heartbeatMs ?? HOLD_HEARTBEAT_MS);
     this.timer.unref();
     return recovered;
@@ -138,20 +162,21 @@ export class HoldNodes {
       this.opts.onLost?.();
       await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
     }
-    await this.sweep(false);
+    await this.sweep();
   }
 
-  /** Gives back the holds of dead nodes (`all`: of every node but this one). */
-  async sweep(all: boolean): Promise<RecoveredHolds[]> {
+  /** Gives back the holds of dead nodes: a stale heartbeat, or a process of this host that is gone. */
+  async sweep(): Promise<RecoveredHolds[]> {
     const cutoff = now() - this.staleSec;
-    const dead = new Set<string>();
-    let q = this.db.selectFrom('quota_hold_nodes').select('node').where('node', '<>', this.node);
-    if (!all) q = q.where('seen_at', '<', cutoff);
-    for (const r of await q.execute()) dead.add(r.node);
-    if (all) for (const r of await this.db.selectFrom('quota_holds').select('node').distinct().where('node', '<>', this.node).execute()) dead.add(r.node);
     const out: RecoveredHolds[] = [];
-    for (const node of dead) {
-      const r = await this.recover(node, all ? null : cutoff);
+    const nodes = await this.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '<>', this.node).execute();
+    const registered = new Set(nodes.map((n) => n.node));
+    // holds without a node row: left by a process that died before registering again (HoldNodes.beat)
+    const unregistered = (await this.db.selectFrom('quota_holds').select('node').distinct().where('node', '<>', this.node).execute()).filter((h) => !registered.has(h.node));
+    for (const { node, seen_at } of [...nodes, ...unregistered.map((h) => ({ node: h.node, seen_at: null }))]) {
+      const gone = processGone(node);
+      if (!gone && (seen_at === null || Number(seen_at) >= cutoff)) continue;
+      const r = await this.recover(node, gone ? null : cutoff);
       if (r) out.push(r);
     }
     return out;

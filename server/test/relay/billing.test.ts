@@ -317,4 +317,22 @@ await describeEachDb('relay billing', (kind) => {
     const anon = await fetch(`${s.url}/pg/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(anon.status).toBe(401);
   });
+
+  it('answers the playground’s group and channel errors as new-api’s Playground handler', async () => {
+    const u = await addUser(s, { quota: 1_000_000 });
+    await s.ctx.db.updateTable('users').set({ access_token: `at-${u.id}-pg-errors` }).where('id', '=', u.id).execute();
+    const pg = (body: unknown) =>
+      fetch(`${s.url}/pg/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `at-${u.id}-pg-errors`, 'new-api-user': String(u.id), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const denied = await pg({ model: MODEL, messages, group: 'no-such-group' });
+    expect(denied.status).toBe(403);
+    expect(((await denied.json()) as { error: unknown }).error).toMatchObject({ message: expect.stringMatching(/^无权访问该分组/), code: 'group_not_allowed' });
+    const none = await pg({ model: 'no-channel-model', messages });
+    expect(none.status).toBe(500);
+    expect(((await none.json()) as { error: unknown }).error).toMatchObject({ message: expect.stringMatching(/^当前分组 default 下对于模型 no-channel-model 无可用渠道/), code: 'get_playground_channel_failed' });
+    expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000, used_quota: 0, request_count: 0 });
+  });
 });

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { relayServices } from '../../src/services/cache/index.js';
 import { Billing, type ReserveInput } from '../../src/services/billing.js';
+import { newNodeId, processGone } from '../../src/services/quota-holds.js';
 import { addChannel, addToken, addUser, tokenRow, userRow, waitFor } from './fixtures.js';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -107,7 +108,7 @@ await describeEachDb('quota holds', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 350 - 1_000, token: 500_000 - 333 - 250 - 1_000 });
 
     const recoverer = node({ staleSec: 60 });
-    const recovered = await recoverer.holdNodes.sweep(false);
+    const recovered = await recoverer.holdNodes.sweep();
     expect(recovered).toEqual([{ node: dead.node, users: 1, tokens: 1, quota: 350 }]);
     // the settled charge stays, the in-flight reservations are back, the live node's reservation is untouched
     expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 1_000, token: 500_000 - 333 - 1_000 });
@@ -115,11 +116,43 @@ await describeEachDb('quota holds', (kind) => {
     expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', dead.node).execute()).toEqual([]);
     expect(await holdsOf(live)).toEqual([[c.u.id, c.limited.id, 1_000, 1_000]]);
     // once: a second sweep (another node's, or the next round) finds nothing
-    expect(await node({ staleSec: 60 }).holdNodes.sweep(false)).toEqual([]);
+    expect(await node({ staleSec: 60 }).holdNodes.sweep()).toEqual([]);
     expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 1_000, token: 500_000 - 333 - 1_000 });
     await live.refund(onLive);
     expect(await c.balances()).toEqual({ user: 1_000_000 - 333, token: 500_000 - 333 });
   });
+
+  it('records the reservations of a node whose rows were taken from it (taken for dead while alive) again', async () => {
+    const b = node();
+    const c = await caller();
+    b.settle(await b.reserve(c.input(c.limited, 10)), { quota: 10, channelId: 0, countRequest: true });
+    await b.flush();
+    await s.ctx.db.deleteFrom('quota_holds').where('node', '=', b.node).execute();
+    const r = await b.reserve(c.input(c.limited, 40));
+    const r2 = await b.reserve(c.input(c.unlimited, 5));
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 40, 40], [c.u.id, c.unlimited.id, 5, 0]].sort((x, y) => x[1] - y[1]));
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 55, token: 500_000 - 50 });
+    await b.refund(r);
+    await b.refund(r2);
+  });
+});
+
+it('tells a node whose process on this host is gone from one that may be alive', async () => {
+  const mine = newNodeId();
+  const [pid, boot] = mine.split('-').slice(-3, -1);
+  const host = mine.split('-').slice(0, -3).join('-');
+  // another node of this very process (tests run several): alive
+  expect(processGone(newNodeId())).toBe(false);
+  // this pid, but an earlier start of it (a container restarted keeps pid 1): gone
+  expect(processGone(`${host}-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(true);
+  // a process that has exited
+  const exited = spawn(process.execPath, ['-e', '0']);
+  await once(exited, 'exit');
+  expect(processGone(`${host}-${exited.pid}-${boot}-abcd0123`)).toBe(true);
+  // a live process of this host (our parent), another host, or an id of another form: maybe alive
+  expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(false);
+  expect(processGone(`other-host-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
+  expect(processGone('node-a')).toBe(false);
 });
 
 // A real process, killed: the reservations of its streams in flight come back when the next process starts on the
