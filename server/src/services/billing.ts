@@ -605,6 +605,7 @@ export class Billing {
   /** MySQL: (user, token) pairs whose hold row exists (reserveUserHeld and reserveBoth update it in place) */
   private holdRows = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private releaseTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
   private readonly flushMs: number;
   /**
@@ -635,11 +636,45 @@ export class Billing {
   }
 
   private schedule(): void {
-    if (this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush().catch((err) => this.ctx.log.error({ err }, 'settlement flush failed'));
-    }, this.flushMs);
+    if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        void this.flush().catch((err) => this.ctx.log.error({ err }, 'settlement flush failed'));
+      }, this.flushMs);
+    }
+    // BATCH_UPDATE_INTERVAL holds the deltas for seconds; the holds go within SETTLE_FLUSH_MS all the same, so that a
+    // crash in between charges an answered request its reservation rather than nothing
+    if (this.flushMs > SETTLE_FLUSH_MS && !this.releaseTimer && this.releases.size) {
+      this.releaseTimer = setTimeout(() => {
+        this.releaseTimer = undefined;
+        void this.flushReleases().catch((err) => this.ctx.log.error({ err }, 'quota hold release failed'));
+      }, SETTLE_FLUSH_MS);
+    }
+  }
+
+  /** Writes the queued hold releases alone (the deltas wait for their flush), serialised with flushes. */
+  async flushReleases(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    const released = this.releases.take();
+    if (!released.length) return;
+    this.flushing = this.release(released, () => undefined);
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  /** Writes released holds; on failure puts them back (and runs `undo` for whatever else must wait for them). */
+  private async release(released: HoldChange[], undo: () => void): Promise<void> {
+    try {
+      await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
+    } catch (err) {
+      for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
+      undo();
+      this.schedule();
+      throw err;
+    }
   }
 
   /** Registers this process's holds and gives back those of processes that died (services/quota-holds.ts). */
@@ -673,17 +708,9 @@ export class Billing {
     for (const [id, used] of byId(channels))
       if (used) work.push({ stmt: 'settleChannel', params: [used, id], requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
     this.flushing = (async () => {
-      if (released.length) {
-        try {
-          await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
-        } catch (err) {
-          // nothing of this flush is written: a delta applied while its hold stayed would be given back after a crash
-          for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
-          for (const w of work) w.requeue();
-          this.schedule();
-          throw err;
-        }
-      }
+      // nothing of this flush is written if this fails: a delta applied while its hold stayed would be given back
+      // after a crash
+      if (released.length) await this.release(released, () => work.forEach((w) => w.requeue()));
       // short transactions with a yield in between: SQLite blocks the event loop while a statement runs
       for (let i = 0; i < work.length; i += SETTLE_CHUNK) {
         const chunk = work.slice(i, i + SETTLE_CHUNK);
@@ -734,7 +761,9 @@ export class Billing {
 
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.timer = undefined;
+    this.releaseTimer = undefined;
     await this.flush();
     await this.holdNodes.stop();
   }

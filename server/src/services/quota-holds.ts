@@ -13,8 +13,8 @@
 // on the same host, a container's included, recovers before it serves). Any live node gives a dead node's holds back
 // to the users and tokens, in one transaction that first deletes the dead node's row (whoever deletes it does the
 // recovery, so it happens once).
-// What a crash still loses: the settlement deltas of the last flush window (services/billing.ts, 50 ms by default)
-// whose holds were still recorded; those requests are then charged nothing rather than twice.
+// What a crash still loses: requests answered in the last 50 ms whose holds were not released yet are charged nothing
+// (never twice); holds are released every 50 ms even when BATCH_UPDATE_INTERVAL keeps the deltas longer.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';

@@ -118,6 +118,20 @@ await describeEachDb('quota holds', (kind) => {
     expect(await holdsOf(b)).toEqual([]);
   });
 
+  it('releases the holds within 50 ms when BATCH_UPDATE_INTERVAL keeps the deltas for seconds', async () => {
+    const { tokens, users } = relayServices(s.ctx);
+    const b = new Billing({ ...s.ctx, config: { ...s.ctx.config, batchUpdateEnabled: true, batchUpdateIntervalSec: 60 } }, tokens, users);
+    const c = await caller();
+    const r = await b.reserve(c.input(c.limited, 100));
+    const reserved = await c.balances();
+    b.settle(r, { quota: 30, channelId: 0, countRequest: true });
+    await waitFor(async () => (await holdsOf(b)).length === 0, 2_000);
+    // a crash now would charge the answered request its reservation: the deltas wait for their interval
+    expect(await c.balances()).toEqual(reserved);
+    await b.stop();
+    expect(await c.balances()).toEqual({ user: reserved.user + 70, token: reserved.token + 70 });
+  });
+
   it('gives a dead node’s open reservations back once, and leaves a live node’s and every settled charge alone', async () => {
     const c = await caller();
     const dead = node();
