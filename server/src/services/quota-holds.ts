@@ -17,7 +17,7 @@
 // (never twice); holds are released every 50 ms even when BATCH_UPDATE_INTERVAL keeps the deltas longer.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { DbKind } from '../config.js';
 import { pgPrepared } from '../db/connect.js';
@@ -140,13 +140,26 @@ export class HoldNodes {
     this.db = ctx.db;
   }
 
+  /**
+   * The database's clock (unix seconds): every node's heartbeat and every cutoff read one clock, so a node whose own
+   * clock runs minutes ahead cannot take live nodes for dead.
+   */
+  private dbNow(): RawBuilder<number> {
+    const kind = this.ctx.dbKind;
+    return kind === 'postgres'
+      ? sql<number>`CAST(EXTRACT(EPOCH FROM now()) AS BIGINT)`
+      : kind === 'mysql'
+        ? sql<number>`UNIX_TIMESTAMP()`
+        : sql<number>`CAST(strftime('%s', 'now') AS INTEGER)`;
+  }
+
   private get staleSec(): number {
     return this.opts.staleSec ?? HOLD_STALE_SEC;
   }
 
   /** Registers this node, recovers dead nodes, then keeps the heartbeat. */
   async start(): Promise<RecoveredHolds[]> {
-    await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
+    await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: this.dbNow() }).execute();
     const recovered = await this.sweep();
     this.timer = setInterval(() => void this.beat().catch((err) => this.ctx.log.error({ err }, 'quota hold heartbeat failed')), this.opts.heartbeatMs ?? HOLD_HEARTBEAT_MS);
     this.timer.unref();
@@ -154,20 +167,20 @@ export class HoldNodes {
   }
 
   private async beat(): Promise<void> {
-    const r = await this.db.updateTable('quota_hold_nodes').set({ seen_at: now() }).where('node', '=', this.node).executeTakeFirst();
+    const r = await this.db.updateTable('quota_hold_nodes').set({ seen_at: this.dbNow() }).where('node', '=', this.node).executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) {
       // another node took this one for dead (no heartbeat for HOLD_STALE_SEC: a stalled process) and gave its holds
       // back; the ones still open will be settled against amounts already returned. Register again and say so.
       this.ctx.log.error({ node: this.node }, 'this node was recovered as dead by another node; its open reservations were given back');
       this.opts.onLost?.();
-      await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: now() }).execute();
+      await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: this.dbNow() }).execute();
     }
     await this.sweep();
   }
 
   /** Gives back the holds of dead nodes: a stale heartbeat, or a process of this host that is gone. */
   async sweep(): Promise<RecoveredHolds[]> {
-    const cutoff = now() - this.staleSec;
+    const cutoff = Number((await sql<{ t: number }>`SELECT ${this.dbNow()} AS t`.execute(this.db)).rows[0].t) - this.staleSec;
     const out: RecoveredHolds[] = [];
     const nodes = await this.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '<>', this.node).execute();
     const registered = new Set(nodes.map((n) => n.node));
@@ -238,4 +251,3 @@ export class HoldNodes {
   }
 }
 
-const now = () => Math.floor(Date.now() / 1000);

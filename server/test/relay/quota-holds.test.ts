@@ -132,6 +132,18 @@ await describeEachDb('quota holds', (kind) => {
     expect(await c.balances()).toEqual({ user: reserved.user + 70, token: reserved.token + 70 });
   });
 
+  it('keeps a started node’s heartbeat on the database clock, and registers it again if another node removed it', async () => {
+    const { tokens, users } = relayServices(s.ctx);
+    const b = new Billing(s.ctx, tokens, users, { heartbeatMs: 50 });
+    await b.start();
+    const row = () => s.ctx.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '=', b.node).executeTakeFirst();
+    expect(Math.abs(Number((await row())!.seen_at) - now())).toBeLessThanOrEqual(2);
+    await s.ctx.db.deleteFrom('quota_hold_nodes').where('node', '=', b.node).execute();
+    await waitFor(async () => !!(await row()), 2_000);
+    await b.stop();
+    expect(await row()).toBeUndefined();
+  });
+
   it('gives a dead node’s open reservations back once, and leaves a live node’s and every settled charge alone', async () => {
     const c = await caller();
     const dead = node();
