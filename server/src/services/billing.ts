@@ -919,7 +919,8 @@ export class Billing {
   private async ensureHoldRow(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number, tokenId: number): Promise<void> {
     const k = `${userId}:${tokenId}`;
     if (this.holdRows.has(k)) return;
-    await exec(CompiledQuery.raw('INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)', [this.node, userId, tokenId]));
+    const q = CompiledQuery.raw('INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)', [this.node, userId, tokenId]);
+    await retryDeadlock(() => exec(q), this.onDeadlock);
     this.holdRows.add(k);
   }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
 import { chatPromptBound, countChatPromptTokens, loadedEncodings } from '../../src/services/tokenizer.js';
 import { relayServices } from '../../src/services/cache/index.js';
 
@@ -157,6 +157,8 @@ await describeEachDb('relay billing', (kind) => {
     expect(charged + row.quota).toBe(start);
     expect(row.used_quota).toBe(charged);
     expect(row.request_count).toBe(ok);
+    // every reservation taken was released exactly once: nothing is left to give back after a crash
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   it('never overdraws a limited token under concurrent requests', async () => {
@@ -176,6 +178,7 @@ await describeEachDb('relay billing', (kind) => {
     expect(tr.remain_quota + charged).toBe(startRemain);
     expect(tr.used_quota).toBe(charged);
     expect((await userRow(s, u.id)).quota).toBe(10_000_000 - charged);
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   it('refunds the reservation when the upstream fails', async () => {
@@ -189,6 +192,7 @@ await describeEachDb('relay billing', (kind) => {
     expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000, used_quota: 0, request_count: 0 });
     expect((await tokenRow(s, t.id)).remain_quota).toBe(100_000);
     expect(await logsOf(s, u.id)).toHaveLength(0);
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   // A cached balance above 100 × the reservation lets the request go upstream while the reservation commits; the

@@ -137,6 +137,17 @@ export async function tokenRow(s: TestServer, id: number) {
   return s.ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'accessed_time', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
 }
 
+/** What the server's process still holds for a user in open reservations (services/quota-holds.ts), as [token, user, token amount]. */
+export async function openHolds(s: TestServer, userId: number) {
+  const rows = await s.ctx.db
+    .selectFrom('quota_holds')
+    .select(['token_id', 'user_quota', 'token_quota'])
+    .where('node', '=', relayServices(s.ctx).billing.node)
+    .where('user_id', '=', userId)
+    .execute();
+  return rows.filter((h) => Number(h.user_quota) || Number(h.token_quota)).map((h) => [Number(h.token_id), Number(h.user_quota), Number(h.token_quota)]);
+}
+
 export async function logsOf(s: TestServer, userId: number) {
   await flushLogs(s);
   const rows = await s.ctx.logDb.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id', 'asc').execute();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, userRow, waitFor } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, userRow, waitFor } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 import { streamIdleMs } from '../../src/relay/engine.js';
 
@@ -61,6 +61,7 @@ describe('relay streaming edge cases', () => {
     expect(l.completion_tokens).toBeLessThanOrEqual(deliveredMax);
     expect(l.quota).toBe(l.prompt_tokens + l.completion_tokens);
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - l.quota);
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   it('ends a broken upstream stream with an error event and [DONE], billing what was delivered', async () => {
@@ -78,6 +79,7 @@ describe('relay streaming edge cases', () => {
     const [l] = await logsOf(s, u.id);
     expect(l.completion_tokens).toBe(countTextTokens(' alpha beta', MODEL));
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - l.quota);
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   it('gives up on an idle upstream after STREAMING_TIMEOUT', async () => {
