@@ -1,7 +1,8 @@
 // Crash recovery of reservations (services/quota-holds.ts): every open reservation is recorded as its process's hold,
-// released exactly when it is settled or refunded; a process that dies holding some has them given back once, by
-// the next process on SQLite and by a live node once its heartbeat is stale on PostgreSQL / MySQL. The last test kills
-// a real gateway process (SIGKILL) with streams in flight and restarts over the same SQLite file.
+// released exactly when it is settled or refunded; a process that dies holding some has them given back once: at
+// once by the next process on the same host, else by a live node once its heartbeat is stale. The last test kills a
+// real gateway process (SIGKILL) with streams in flight and starts the next one over the same database, on each of
+// SQLite, PostgreSQL and MariaDB.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -209,91 +210,93 @@ it('tells a node whose process on this host is gone from one that may be alive',
 });
 
 // A real process, killed: the reservations of its streams in flight come back when the next process starts on the
-// same SQLite file, and every charge that was logged stays (charged + remaining = start, to the unit).
-it('gives back the reservations of a gateway process killed with streams in flight (SQLite, SIGKILL, restart)', async () => {
-  const upstream = await MockUpstream.start();
-  const database = await createTestDatabase('sqlite');
-  let child: ChildProcess | undefined;
-  let restarted: TestServer | undefined;
-  const reader = await openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
-  try {
-    const START = 1_000_000;
-    const seed = await startTestServer({ database });
-    const u = await addUser(seed, { quota: START });
-    const t = await addToken(seed, u.id, { unlimited: false, remain: START });
-    await addChannel(seed, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
-    await seed.close();
+// same host and database, and every charge that was logged stays (charged + remaining = start, to the unit).
+await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
+  it('gives back the reservations of its streams in flight when the next process starts', async () => {
+    const upstream = await MockUpstream.start();
+    const database = await createTestDatabase(kind);
+    let child: ChildProcess | undefined;
+    let restarted: TestServer | undefined;
+    const reader = await openDatabase({ dsn: database.dsn, sqlitePath: database.sqlitePath });
+    try {
+      const START = 1_000_000;
+      const seed = await startTestServer({ database });
+      const u = await addUser(seed, { quota: START });
+      const t = await addToken(seed, u.id, { unlimited: false, remain: START });
+      await addChannel(seed, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
+      await seed.close();
 
-    // streams: one chunk, then the upstream hangs; the one JSON request completes
-    upstream.behave = (req) => (req.body?.stream ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } } : { kind: 'json', body: chatCompletion(req.body?.model, 'done') });
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      env: {
-        ...process.env,
-        SQL_DSN: '',
-        SQLITE_PATH: database.sqlitePath,
-        PORT: '0',
-        SESSION_SECRET: 'crash-test-secret-0123456789',
-        LOG_LEVEL: 'info',
-        WEB_DIST_DIR: '/nonexistent-web-dist',
-        GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
-        REDIS_CONN_STRING: '',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      child!.stdout!.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /"address":"[^"]*:(\d+)"/.exec(out);
-        if (m) resolve(Number(m[1]));
+      // streams: one chunk, then the upstream hangs; the one JSON request completes
+      upstream.behave = (req) => (req.body?.stream ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } } : { kind: 'json', body: chatCompletion(req.body?.model, 'done') });
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        env: {
+          ...process.env,
+          SQL_DSN: database.dsn,
+          SQLITE_PATH: database.sqlitePath || './data/unused.db',
+          PORT: '0',
+          SESSION_SECRET: 'crash-test-secret-0123456789',
+          LOG_LEVEL: 'info',
+          WEB_DIST_DIR: '/nonexistent-web-dist',
+          GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
+          REDIS_CONN_STRING: '',
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child!.once('exit', (code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
-    });
-    const url = `http://127.0.0.1:${port}`;
-    const post = (stream: boolean) =>
-      fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hello there' }] }),
+      const port = await new Promise<number>((resolve, reject) => {
+        let out = '';
+        child!.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /"address":"[^"]*:(\d+)"/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child!.once('exit', (code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
       });
+      const url = `http://127.0.0.1:${port}`;
+      const post = (stream: boolean) =>
+        fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hello there' }] }),
+        });
 
-    const done = await post(false);
-    expect(done.status).toBe(200);
-    await done.json();
-    const streams = await Promise.all([post(true), post(true), post(true)]);
-    const readers = streams.map((r) => r.body!.getReader());
-    // each stream has delivered its first chunk: its reservation is committed
-    for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
+      const done = await post(false);
+      expect(done.status).toBe(200);
+      await done.json();
+      const streams = await Promise.all([post(true), post(true), post(true)]);
+      const readers = streams.map((r) => r.body!.getReader());
+      // each stream has delivered its first chunk: its reservation is committed
+      for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
 
-    const quotaNow = async () => Number((await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
-    const logged = async () => Number((await reader.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).where('type', '=', 2).executeTakeFirst())?.q ?? 0);
-    const held = async () =>
-      (await reader.db.selectFrom('quota_holds').select(['node', 'user_quota', 'token_quota']).where('user_id', '=', u.id).execute()).filter((h) => Number(h.user_quota) !== 0);
-    // the finished request is settled and logged; what is missing from the balance is exactly what the streams hold
-    await waitFor(async () => (await logged()) > 0 && (await held()).length === 1 && START - (await quotaNow()) - (await logged()) === Number((await held())[0].user_quota), 10_000);
-    const charged = await logged();
-    const [hold] = await held();
-    const pre = Number(hold.user_quota) / 3;
-    expect(Number.isInteger(pre) && pre > 0).toBe(true);
-    expect(Number(hold.token_quota)).toBe(3 * pre);
+      const quotaNow = async () => Number((await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
+      const logged = async () => Number((await reader.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).where('type', '=', 2).executeTakeFirst())?.q ?? 0);
+      const held = async () =>
+        (await reader.db.selectFrom('quota_holds').select(['node', 'user_quota', 'token_quota']).where('user_id', '=', u.id).execute()).filter((h) => Number(h.user_quota) !== 0);
+      // the finished request is settled and logged; what is missing from the balance is exactly what the streams hold
+      await waitFor(async () => (await logged()) > 0 && (await held()).length === 1 && START - (await quotaNow()) - (await logged()) === Number((await held())[0].user_quota), 10_000);
+      const charged = await logged();
+      const [hold] = await held();
+      const pre = Number(hold.user_quota) / 3;
+      expect(Number.isInteger(pre) && pre > 0).toBe(true);
+      expect(Number(hold.token_quota)).toBe(3 * pre);
 
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-    for (const r of readers) await r.cancel().catch(() => undefined);
-    expect(await quotaNow()).toBe(START - charged - 3 * pre);
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      for (const r of readers) await r.cancel().catch(() => undefined);
+      expect(await quotaNow()).toBe(START - charged - 3 * pre);
 
-    // the next process gives them back before it serves
-    restarted = await startTestServer({ database });
-    expect((await userRow(restarted, u.id)).quota).toBe(START - charged);
-    expect((await tokenRow(restarted, t.id)).remain_quota).toBe(START - charged);
-    expect(await restarted.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', hold.node).execute()).toEqual([]);
-    expect(await restarted.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', hold.node).execute()).toEqual([]);
-  } finally {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await restarted?.close();
-    await reader.close();
-    await database.drop();
-    await upstream.close();
-  }
-}, 60_000);
+      // the next process gives them back before it serves
+      restarted = await startTestServer({ database });
+      expect((await userRow(restarted, u.id)).quota).toBe(START - charged);
+      expect((await tokenRow(restarted, t.id)).remain_quota).toBe(START - charged);
+      expect(await restarted.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', hold.node).execute()).toEqual([]);
+      expect(await restarted.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', hold.node).execute()).toEqual([]);
+    } finally {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await restarted?.close();
+      await reader.close();
+      await database.drop();
+      await upstream.close();
+    }
+  }, 60_000);
+});
