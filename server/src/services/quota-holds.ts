@@ -9,12 +9,13 @@
 //     A crash between the two charges the request its reservation instead of its final amount (what a crash did
 //     before); a crash before both gives the reservation back, as for a request in flight.
 // Each node keeps a heartbeat in `quota_hold_nodes`. A node is dead when its heartbeat is older than HOLD_STALE_SEC, or
-// at once when it ran on this host and its process is gone (the node id names host, pid and process start; a restart
-// on the same host, a container's included, recovers before it serves). Any live node gives a dead node's holds back
-// to the users and tokens, in one transaction that first deletes the dead node's row (whoever deletes it does the
-// recovery, so it happens once).
+// at once when it ran on this host, in this PID namespace, and its process is gone (the node id names them, the pid and
+// the process start; a restart on the same host outside containers recovers before it serves). Any live node gives a
+// dead node's holds back to the users and tokens, in one transaction that first deletes the dead node's row (whoever
+// deletes it does the recovery, so it happens once).
 // What a crash still loses: requests answered in the last 50 ms whose holds were not released yet are charged nothing
 // (never twice); holds are released every 50 ms even when BATCH_UPDATE_INTERVAL keeps the deltas longer.
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
@@ -56,9 +57,23 @@ export class HoldDeltas {
   }
 }
 
-const HOST = hostname().slice(0, 32);
-/** this process's start (unix seconds, base 36): a container restarted keeps its pid (often 1), not its start */
+/**
+ * Where a pid means one process: the host name and, on Linux, the PID namespace. Two containers that share the host's
+ * name (`--network host`) each have their own namespace, where both may be pid 1: without it each would take the
+ * other for a dead earlier start of itself.
+ */
+const HOST = `${hostname().slice(0, 24)}.${pidNamespace()}`;
+/** this process's start (unix seconds, base 36): a process restarted in the same namespace may get its old pid back */
 const BOOT = Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
+
+function pidNamespace(): string {
+  try {
+    const inode = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    return inode ? Number(inode).toString(36) : '0';
+  } catch {
+    return '0'; // not Linux: no PID namespaces to tell apart
+  }
+}
 
 /** A node id: host, pid, process start, and a random part (several nodes in one process: tests). At most 64 chars. */
 export function newNodeId(): string {
@@ -66,8 +81,9 @@ export function newNodeId(): string {
 }
 
 /**
- * The node's process ran on this host and is gone: its pid is ours but from an earlier start, or no process has its
- * pid. A pid taken again by another process reads as alive, and the node waits for its heartbeat to go stale.
+ * The node's process ran on this host, in this PID namespace, and is gone: its pid is ours but from an earlier start,
+ * or no process has its pid. A pid taken again by another process reads as alive, and the node waits for its heartbeat
+ * to go stale; so does a node of another namespace (a container restarted gets a new one).
  */
 export function processGone(node: string): boolean {
   const parts = node.split('-');

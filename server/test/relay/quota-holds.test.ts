@@ -197,7 +197,7 @@ it('tells a node whose process on this host is gone from one that may be alive',
   const host = mine.split('-').slice(0, -3).join('-');
   // another node of this very process (tests run several): alive
   expect(processGone(newNodeId())).toBe(false);
-  // this pid, but an earlier start of it (a container restarted keeps pid 1): gone
+  // this pid in this namespace, but an earlier start of it: gone
   expect(processGone(`${host}-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(true);
   // a process that has exited
   const exited = spawn(process.execPath, ['-e', '0']);
@@ -206,6 +206,10 @@ it('tells a node whose process on this host is gone from one that may be alive',
   // a live process of this host (our parent), another host, or an id of another form: maybe alive
   expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(false);
   expect(processGone(`other-host-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
+  // the same host name in another PID namespace (containers sharing the host's name, both pid 1): maybe alive
+  const otherNs = host.replace(/\.[0-9a-z]+$/, '.zzzz');
+  expect(otherNs).not.toBe(host);
+  expect(processGone(`${otherNs}-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
   expect(processGone('node-a')).toBe(false);
 });
 
