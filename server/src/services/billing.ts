@@ -622,12 +622,12 @@ export class Billing {
     private readonly ctx: AppContext,
     private readonly tokens: TokenCache,
     private readonly users: UserCache,
-    holdOptions: { heartbeatMs?: number; staleSec?: number } = {},
+    holdOptions: { heartbeatMs?: number; staleSec?: number; pruneBeats?: number } = {},
   ) {
     this.db = ctx.db;
     this.sql = statements(ctx.dbKind);
     this.node = newNodeId();
-    this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onLost: () => this.holdRows.clear() });
+    this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onRowsGone: () => this.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
     this.fast = handle ? new SqliteStatements(handle, this.node) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;

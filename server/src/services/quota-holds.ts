@@ -134,6 +134,11 @@ export function addHoldsQuery(kind: DbKind, node: string, rows: HoldChange[]): C
 /** Heartbeat period, and the age after which a node's heartbeat makes it dead. */
 export const HOLD_HEARTBEAT_MS = 15_000;
 export const HOLD_STALE_SEC = 120;
+/**
+ * Every this many heartbeats (10 minutes) a node deletes its rows that hold nothing: a (user, token) pair keeps its
+ * row between requests, and a long-running node would otherwise keep one for every pair it ever served.
+ */
+export const HOLD_PRUNE_BEATS = 40;
 
 export interface RecoveredHolds {
   node: string;
@@ -151,7 +156,13 @@ export class HoldNodes {
   constructor(
     private readonly ctx: AppContext,
     readonly node: string,
-    private readonly opts: { heartbeatMs?: number; staleSec?: number; onLost?: () => void } = {},
+    private readonly opts: {
+      heartbeatMs?: number;
+      staleSec?: number;
+      pruneBeats?: number;
+      /** some of this node's rows were deleted (pruned, or recovered by another node) */
+      onRowsGone?: () => void;
+    } = {},
   ) {
     this.db = ctx.db;
   }
@@ -182,13 +193,19 @@ export class HoldNodes {
     return recovered;
   }
 
+  private beats = 0;
+
   private async beat(): Promise<void> {
+    if (++this.beats % (this.opts.pruneBeats ?? HOLD_PRUNE_BEATS) === 0) {
+      await this.db.deleteFrom('quota_holds').where('node', '=', this.node).where('user_quota', '=', 0).where('token_quota', '=', 0).execute();
+      this.opts.onRowsGone?.();
+    }
     const r = await this.db.updateTable('quota_hold_nodes').set({ seen_at: this.dbNow() }).where('node', '=', this.node).executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) {
       // another node took this one for dead (no heartbeat for HOLD_STALE_SEC: a stalled process) and gave its holds
       // back; the ones still open will be settled against amounts already returned. Register again and say so.
       this.ctx.log.error({ node: this.node }, 'this node was recovered as dead by another node; its open reservations were given back');
-      this.opts.onLost?.();
+      this.opts.onRowsGone?.();
       await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: this.dbNow() }).execute();
     }
     await this.sweep();

@@ -145,6 +145,22 @@ await describeEachDb('quota holds', (kind) => {
     expect(await row()).toBeUndefined();
   });
 
+  it('prunes the rows of pairs that hold nothing, and records the next reservation of such a pair again', async () => {
+    const { tokens, users } = relayServices(s.ctx);
+    const b = new Billing(s.ctx, tokens, users, { heartbeatMs: 50, pruneBeats: 1 });
+    await b.start();
+    const c = await caller();
+    const rows = () => s.ctx.db.selectFrom('quota_holds').select('token_id').where('node', '=', b.node).execute();
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true });
+    await b.flush();
+    await waitFor(async () => (await rows()).length === 0, 2_000);
+    const r = await b.reserve(c.input(c.limited, 100));
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 100, 100]]);
+    await b.refund(r);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
+    await b.stop();
+  });
+
   it('gives a dead node’s open reservations back once, and leaves a live node’s and every settled charge alone', async () => {
     const c = await caller();
     const dead = node();
