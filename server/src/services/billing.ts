@@ -28,7 +28,7 @@ import type { AppContext } from '../context.js';
 import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import { writeLockOf, type SqliteWriteLock } from '../db/sqlite-write-lock.js';
 import type { Database } from '../db/schema.js';
-import { addHoldsQuery, HOLD_CONFLICT_PG, HOLD_INSERT, HOLD_UPSERT_SQLITE, HoldDeltas, HoldNodes, newNodeId, type HoldChange } from './quota-holds.js';
+import { addHoldsQuery, HOLD_CONFLICT_PG, HOLD_INSERT, HOLD_UPSERT_SQLITE, HoldDeltas, HoldNodes, newNodeId, type HoldChange, type HoldNodeOptions } from './quota-holds.js';
 import type { TokenCache } from './cache/token-cache.js';
 import type { UserCache } from './cache/user-cache.js';
 
@@ -622,7 +622,7 @@ export class Billing {
     private readonly ctx: AppContext,
     private readonly tokens: TokenCache,
     private readonly users: UserCache,
-    holdOptions: { heartbeatMs?: number; staleSec?: number; pruneBeats?: number } = {},
+    holdOptions: HoldNodeOptions = {},
   ) {
     this.db = ctx.db;
     this.sql = statements(ctx.dbKind);
@@ -653,7 +653,7 @@ export class Billing {
   }
 
   /** Writes the queued hold releases alone (the deltas wait for their flush), serialised with flushes. */
-  async flushReleases(): Promise<void> {
+  private async flushReleases(): Promise<void> {
     while (this.flushing) await this.flushing;
     const released = this.releases.take();
     if (!released.length) return;

@@ -148,6 +148,13 @@ export interface RecoveredHolds {
   quota: number;
 }
 
+/** Timings of a node (tests shorten them): HOLD_HEARTBEAT_MS, HOLD_STALE_SEC, HOLD_PRUNE_BEATS. */
+export interface HoldNodeOptions {
+  heartbeatMs?: number;
+  staleSec?: number;
+  pruneBeats?: number;
+}
+
 /** One node's heartbeat, and the recovery of dead nodes' holds. */
 export class HoldNodes {
   private timer: NodeJS.Timeout | undefined;
@@ -156,10 +163,7 @@ export class HoldNodes {
   constructor(
     private readonly ctx: AppContext,
     readonly node: string,
-    private readonly opts: {
-      heartbeatMs?: number;
-      staleSec?: number;
-      pruneBeats?: number;
+    private readonly opts: HoldNodeOptions & {
       /** some of this node's rows were deleted (pruned, or recovered by another node) */
       onRowsGone?: () => void;
     } = {},
