@@ -349,6 +349,27 @@ describe('SQLite writer worker with the app', () => {
     }
   });
 
+  it('a quiet gateway\'s log rows are in the file within milliseconds, not after a 100-ms batch', async () => {
+    // at a low rate the worker writes what it gets at once (sqlite-worker.ts, LOW_RATE): short bursts of its CPU
+    const s = await startTestServer();
+    servers.push(s);
+    const logs = relayServices(s.ctx).logs;
+    const logUser = 900_004;
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = Date.now();
+      logs.add(logRow(logUser, i));
+      while ((await logStats(s.ctx.logDb, logUser)).n < i + 1) {
+        if (Date.now() - t0 > 2000) throw new Error(`row ${i} not written after 2 s`);
+        await sleep(1);
+      }
+      delays.push(Date.now() - t0);
+      await sleep(20);
+    }
+    // before: each row waited for 128 more or for the worker's 100-ms batch timer
+    expect(Math.max(...delays)).toBeLessThan(60);
+  });
+
   it('with the worker running, the main connection checkpoints only as a safety net and both cut the WAL back to 64 MB', async () => {
     const s = await startTestServer();
     servers.push(s);
