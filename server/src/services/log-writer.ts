@@ -1,5 +1,5 @@
 // Batched inserts into the logs table (ctx.logDb), off the request path, so a request never waits on the log DB:
-//   - a SQLite file: rows go to the file's writer worker (services/sqlite-worker.ts) every WORKER_POST_MS or
+//   - a SQLite file: rows go to the file's writer worker (services/sqlite-worker.ts) every few ms (LOW_RATE) or
 //     WORKER_ROWS rows, as flat value lists;
 //   - PostgreSQL / MySQL (and an in-memory SQLite): rows queue in memory and are inserted every ~1 s or BATCH_ROWS rows.
 // Both are flushed once more on shutdown (ctx.onClose).
@@ -100,12 +100,26 @@ const BATCH_ROWS = 200;
 const CHUNK_ROWS = 50;
 const MAX_QUEUE = 100_000;
 /**
- * SQLite with a worker: rows are handed over after WORKER_POST_MS, or at once when WORKER_ROWS are waiting. Short:
- * rows kept longer on the main thread survive young-generation GCs and get copied, and a quiet gateway's worker writes
- * what it gets at once, so smaller hand-overs are shorter bursts of its CPU (sqlite-worker.ts, LOW_RATE); a busy one's
- * worker batches them itself. 2 ms rather than 10: one more postMessage per 2 ms at most.
+ * SQLite with a worker, below LOW_RATE rows a second: rows are handed over every QUIET_POST_MS and the worker writes them
+ * at once, in transactions of a few rows; from LOW_RATE on, every BUSY_POST_MS (or WORKER_ROWS rows) and the worker
+ * waits for 128 rows or 100 ms (sqlite-worker.ts). A few-row transaction costs about twice the CPU per row of a 128-row
+ * one (every touched index leaf is written at commit: 33-43 µs against 17-18 µs a row with 100,000 rows in the table),
+ * but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a 2-core machine the hops of requests
+ * in flight queue behind it: one-connection probes (`npm run bench`, 3 runs each) put the gateway's added first-byte
+ * p99 at 1.5-2.0 ms (JSON) and 2.0-2.6 ms (stream) with 128-row batches, 0.9-1.6 and 1.0-1.4 ms with rows written as
+ * they came (handed over every 2 ms), and 0.8-0.9 and 0.9-1.0 ms with no inserts at all. A busier gateway keeps
+ * the cheaper big transactions: there the CPU per row is what limits throughput, and a tail of a few ms is noise
+ * against the queueing of a saturated machine.
  */
-const WORKER_POST_MS = 2;
+const LOW_RATE = 4000;
+/** rows a second, measured over windows of at least RATE_WINDOW_MS */
+const RATE_WINDOW_MS = 100;
+/**
+ * Short: rows kept longer on the main thread survive young-generation GCs and get copied. A busy gateway hands them
+ * over less often, since its worker batches them anyway: one postMessage and one wake-up of the worker fewer per 2 ms.
+ */
+const QUIET_POST_MS = 2;
+const BUSY_POST_MS = 10;
 const WORKER_ROWS = 128;
 const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
 
@@ -120,6 +134,10 @@ export class LogWriter {
   private worker: SqliteWorker | null = null;
   private pending: unknown[] = [];
   private postTimer: NodeJS.Timeout | undefined;
+  /** rows handed over in the current rate window, since windowStart; `quiet`: the last window's rate < LOW_RATE */
+  private windowRows = 0;
+  private windowStart = Date.now();
+  private quiet = true;
 
   constructor(private readonly ctx: AppContext) {
     this.handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
@@ -136,7 +154,7 @@ export class LogWriter {
     if (this.worker?.usable) {
       pushSqliteValues(this.pending, row);
       if (this.pending.length >= WORKER_ROWS * COLUMNS.length) this.post();
-      else if (!this.postTimer) this.postTimer = setTimeout(this.post, WORKER_POST_MS);
+      else if (!this.postTimer) this.postTimer = setTimeout(this.post, this.quiet ? QUIET_POST_MS : BUSY_POST_MS);
       return;
     }
     if (this.queue.length >= MAX_QUEUE) {
@@ -153,7 +171,8 @@ export class LogWriter {
     if (!this.pending.length) return;
     const values = this.pending;
     this.pending = [];
-    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values);
+    this.countRate(values.length / COLUMNS.length);
+    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, this.quiet);
     // the worker died since these rows were taken: they go the main-thread way
     for (let i = 0; i < values.length; i += COLUMNS.length) {
       const row: Record<string, unknown> = {};
@@ -161,6 +180,15 @@ export class LogWriter {
       this.queue.push(row as unknown as NewLog);
     }
   };
+
+  private countRate(rows: number): void {
+    this.windowRows += rows;
+    const now = Date.now();
+    if (now - this.windowStart < RATE_WINDOW_MS) return;
+    this.quiet = (this.windowRows * 1000) / (now - this.windowStart) < LOW_RATE;
+    this.windowRows = 0;
+    this.windowStart = now;
+  }
 
   /** Writes everything queued so far; concurrent calls wait for the same write. */
   async flush(): Promise<void> {

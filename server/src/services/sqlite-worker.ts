@@ -6,8 +6,8 @@
 //     whichever commit crosses the threshold — on the relay's event loop, or in this worker while it holds the write
 //     lock, it stalled requests for milliseconds. This connection has none; the main one keeps one as a safety net.
 // The worker and the main thread take turns through the file's write lock (db/sqlite-write-lock.ts): the worker
-// writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting; below LOW_RATE
-// rows a second it writes what it gets at once instead of waiting for a full transaction.
+// writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting. It waits for a
+// full transaction's worth of rows (or BATCH_MS) unless the rows come marked `now` (a quiet gateway: log-writer.ts).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -36,20 +36,8 @@ const MAIN_AUTOCHECKPOINT_FRAMES = 50_000;
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 /** bytes the WAL file is cut back to when it starts over (it keeps its largest size otherwise) */
 const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
-/** longest a row waits in the worker for its transaction (when rows arrive at LOW_RATE or more) */
+/** longest a row waits in the worker for its transaction (rows not marked to be written at once) */
 const BATCH_MS = 100;
-/**
- * Below this many rows a second the worker writes what it has as soon as it has it, in transactions of a few rows; from
- * it on, it waits for TXN_ROWS rows or BATCH_MS. A few-row transaction costs about twice the CPU per row of a 128-row
- * one (every touched index leaf is written at commit: 33-43 µs against 17-18 µs a row with 100,000 rows in the table),
- * but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a 2-core machine the hops of requests
- * in flight queue behind it: one-connection probes (`npm run bench`, 3 runs each) put the gateway's added first-byte
- * p99 at 1.5-2.0 ms (JSON) and 2.0-2.6 ms (stream) with 128-row batches, 0.9-1.6 and 1.0-1.4 ms with rows written as
- * they came (handed over every 2 ms, see log-writer.ts), and 0.8-0.9 and 0.9-1.0 ms with no inserts at all. A busier gateway keeps
- * the cheaper big transactions: there the CPU per row is what limits throughput, and a tail of a few ms is noise
- * against the queueing of a saturated machine.
- */
-const LOW_RATE = 4000;
 // The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
 // 0.3 ms better on a noisy 2-core VM; but as the logs table grows a row costs the worker about twice as much, and at
 // nice +5 under a saturating load it fell behind: 120-260 ms of rows still queued after 8-s runs, more each run, and
@@ -76,20 +64,6 @@ const queue = [];
 let queued = 0;
 let soon = false;
 let later = null;
-// rows received in the current window of at least 100 ms, and the rate (rows/s) of the last complete one
-let windowStart = Date.now();
-let windowRows = 0;
-let rate = 0;
-function arrived(n) {
-  windowRows += n;
-  const now = Date.now();
-  if (now - windowStart >= 100) {
-    rate = (windowRows * 1000) / (now - windowStart);
-    windowRows = 0;
-    windowStart = now;
-  }
-}
-
 function acquire() {
   for (;;) {
     // give a waiting main thread its turn first (bounded: the flag is a request, not a lock)
@@ -163,12 +137,10 @@ const timer = setInterval(checkpoint, workerData.checkpointMs);
 parentPort.on('message', (m) => {
   if (m.t === 'rows') {
     queue.push({ sql: m.sql, cols: m.cols, p: m.p, at: 0 });
-    const n = m.p.length / m.cols;
-    queued += n;
-    arrived(n);
+    queued += m.p.length / m.cols;
     // a transaction of a few rows costs about twice as much per row (every touched index page is written at commit):
-    // a busy gateway waits for a full transaction's worth of rows, or BATCH_MS; a quieter one writes at once (LOW_RATE)
-    if (queued >= ${TXN_ROWS} || rate < ${LOW_RATE}) { if (!soon) { soon = true; setImmediate(drain); } }
+    // unless told to write at once (m.now), wait for a full transaction's worth of rows, or BATCH_MS
+    if (queued >= ${TXN_ROWS} || m.now) { if (!soon) { soon = true; setImmediate(drain); } }
     else if (!later) later = setTimeout(drain, ${BATCH_MS});
   } else if (m.t === 'flush') {
     drain();
@@ -223,9 +195,12 @@ export class SqliteWorker {
     return this.alive;
   }
 
-  /** Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. */
-  insert(insertSql: string, cols: number, values: unknown[]): void {
-    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values });
+  /**
+   * Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. `now`:
+   * write them at once rather than waiting for a full transaction.
+   */
+  insert(insertSql: string, cols: number, values: unknown[], now = false): void {
+    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values, now });
   }
 
   /** Resolves when everything queued before the call is committed (at once if the worker is gone). */
