@@ -1,5 +1,5 @@
 // Batched inserts into the logs table (ctx.logDb), off the request path, so a request never waits on the log DB:
-//   - a SQLite file: rows go to the file's writer worker (services/sqlite-worker.ts) every few ms (LOW_RATE) or
+//   - a SQLite file: rows go to the file's writer worker (services/sqlite-worker.ts) every few ms (BUSY_LOOP) or
 //     WORKER_ROWS rows, as flat value lists;
 //   - PostgreSQL / MySQL (and an in-memory SQLite): rows queue in memory and are inserted every ~1 s or BATCH_ROWS rows.
 // Both are flushed once more on shutdown (ctx.onClose).
@@ -100,20 +100,24 @@ const BATCH_ROWS = 200;
 const CHUNK_ROWS = 50;
 const MAX_QUEUE = 100_000;
 /**
- * SQLite with a worker, below LOW_RATE rows a second: rows are handed over every QUIET_POST_MS and the worker writes them
- * at once, in transactions of a few rows; from LOW_RATE on, every BUSY_POST_MS (or WORKER_ROWS rows) and the worker
- * waits for 128 rows or 100 ms (sqlite-worker.ts). A few-row transaction costs about twice the CPU per row of a 128-row
- * one (every touched index leaf is written at commit: 33-43 µs against 17-18 µs a row with 100,000 rows in the table),
- * but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a 2-core machine the hops of requests
- * in flight queue behind it: one-connection probes (`npm run bench`, 3 runs each) put the gateway's added first-byte
- * p99 at 1.5-2.0 ms (JSON) and 2.0-2.6 ms (stream) with 128-row batches, 0.9-1.6 and 1.0-1.4 ms with rows written as
- * they came (handed over every 2 ms), and 0.8-0.9 and 0.9-1.0 ms with no inserts at all. A busier gateway keeps
- * the cheaper big transactions: there the CPU per row is what limits throughput, and a tail of a few ms is noise
- * against the queueing of a saturated machine.
+ * SQLite with a worker, while the event loop is busy less than BUSY_LOOP of the time (a quiet gateway): rows are handed
+ * over every QUIET_POST_MS and the worker writes them at once, in transactions of a few rows; from BUSY_LOOP on, every
+ * BUSY_POST_MS (or WORKER_ROWS rows) and the worker waits for 128 rows or 100 ms (sqlite-worker.ts). A few-row
+ * transaction costs about twice the CPU per row of a 128-row one (every touched index leaf is written at commit:
+ * 33-43 µs against 17-18 µs a row with 100,000 rows in the table), but a 128-row transaction is a 3-4 ms burst of CPU
+ * on the other core, and on a 2-core machine the hops of requests in flight queue behind it: one-connection probes
+ * (`npm run bench`, 3 runs each) put the gateway's added first-byte p99 at 1.5-2.0 ms (JSON) and 2.0-2.6 ms (stream)
+ * with 128-row batches, 0.9-1.6 and 1.0-1.4 ms with rows written as they came (handed over every 2 ms), and 0.8-0.9
+ * and 0.9-1.0 ms with no inserts at all. A busy gateway keeps the cheaper big transactions: there the CPU per row is
+ * what limits throughput. Busy is judged by the main thread's event-loop utilisation, not by a rate of rows: a
+ * one-connection client makes ~2,000 requests a second on these 2-core VMs and a saturated gateway 4,000-8,000, so a
+ * rate threshold between them would depend on the machine, and a saturated gateway just under it would pay the
+ * dearer rows and stay under it. Utilisation per 100 ms window, measured: 0.4-0.6 for most windows of the
+ * one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections with a 0-ms upstream.
  */
-const LOW_RATE = 4000;
-/** rows a second, measured over windows of at least RATE_WINDOW_MS */
-const RATE_WINDOW_MS = 100;
+const BUSY_LOOP = 0.7;
+/** how often the event-loop utilisation is read (at a hand-over) */
+const LOOP_WINDOW_MS = 100;
 /**
  * Short: rows kept longer on the main thread survive young-generation GCs and get copied. A busy gateway hands them
  * over less often, since its worker batches them anyway: one postMessage and one wake-up of the worker fewer per 2 ms.
@@ -134,10 +138,10 @@ export class LogWriter {
   private worker: SqliteWorker | null = null;
   private pending: unknown[] = [];
   private postTimer: NodeJS.Timeout | undefined;
-  /** rows handed over in the current rate window, since windowStart; `quiet`: the last window's rate < LOW_RATE */
-  private windowRows = 0;
-  private windowStart = Date.now();
+  /** the event loop was busy less than BUSY_LOOP of the last window (since loop's reading, at windowStart) */
   private quiet = true;
+  private loop = performance.eventLoopUtilization();
+  private windowStart = Date.now();
 
   constructor(private readonly ctx: AppContext) {
     this.handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
@@ -171,7 +175,7 @@ export class LogWriter {
     if (!this.pending.length) return;
     const values = this.pending;
     this.pending = [];
-    this.countRate(values.length / COLUMNS.length);
+    this.checkLoad();
     if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, this.quiet);
     // the worker died since these rows were taken: they go the main-thread way
     for (let i = 0; i < values.length; i += COLUMNS.length) {
@@ -181,12 +185,12 @@ export class LogWriter {
     }
   };
 
-  private countRate(rows: number): void {
-    this.windowRows += rows;
+  private checkLoad(): void {
     const now = Date.now();
-    if (now - this.windowStart < RATE_WINDOW_MS) return;
-    this.quiet = (this.windowRows * 1000) / (now - this.windowStart) < LOW_RATE;
-    this.windowRows = 0;
+    if (now - this.windowStart < LOOP_WINDOW_MS) return;
+    const loop = performance.eventLoopUtilization();
+    this.quiet = performance.eventLoopUtilization(loop, this.loop).utilization < BUSY_LOOP;
+    this.loop = loop;
     this.windowStart = now;
   }
 
