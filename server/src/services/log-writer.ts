@@ -106,9 +106,9 @@ const MAX_QUEUE = 100_000;
  * transaction costs about twice the CPU per row of a 128-row one (every touched index leaf is written at commit:
  * 33-43 µs against 17-18 µs a row with 100,000 rows in the table), but a 128-row transaction is a 3-4 ms burst of CPU
  * on the other core, and on a 2-core machine the hops of requests in flight queue behind it: one-connection probes
- * (`npm run bench`, 3 runs each) put the gateway's added first-byte p99 at 1.5-2.0 ms (JSON) and 2.0-2.6 ms (stream)
- * with 128-row batches, 0.9-1.6 and 1.0-1.4 ms with rows written as they came (handed over every 2 ms), and 0.8-0.9
- * and 0.9-1.0 ms with no inserts at all. A busy gateway keeps the cheaper big transactions: there the CPU per row is
+ * (`npm run bench`'s probe, 5 alternating runs each) put the gateway's added first-byte p99 at a median of 1.73 ms
+ * (JSON) and 1.87 ms (stream) with 128-row batches, 1.16 and 1.40 ms with rows written as they came (handed over
+ * every 2 ms), and 0.8-1.0 ms with no inserts at all (docs/architecture.md). A busy gateway keeps the cheaper big transactions: there the CPU per row is
  * what limits throughput. Busy is judged by the main thread's event-loop utilisation, not by a rate of rows: a
  * one-connection client makes ~2,000 requests a second on these 2-core VMs and a saturated gateway 4,000-8,000, so a
  * rate threshold between them would depend on the machine, and a saturated gateway just under it would pay the
