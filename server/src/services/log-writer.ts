@@ -103,17 +103,15 @@ const MAX_QUEUE = 100_000;
  * SQLite with a worker, while the event loop is busy less than BUSY_LOOP of the time (a quiet gateway): rows are handed
  * over every QUIET_POST_MS and the worker writes them at once, in transactions of a few rows; from BUSY_LOOP on, every
  * BUSY_POST_MS (or WORKER_ROWS rows) and the worker waits for 128 rows or 100 ms (sqlite-worker.ts). A few-row
- * transaction costs about twice the CPU per row of a 128-row one (every touched index leaf is written at commit:
- * 33-43 µs against 17-18 µs a row with 100,000 rows in the table), but a 128-row transaction is a 3-4 ms burst of CPU
- * on the other core, and on a 2-core machine the hops of requests in flight queue behind it: one-connection probes
- * (`npm run bench`'s probe, 5 alternating runs each) put the gateway's added first-byte p99 at a median of 1.73 ms
- * (JSON) and 1.87 ms (stream) with 128-row batches, 1.16 and 1.40 ms with rows written as they came (handed over
- * every 2 ms), and 0.8-1.0 ms with no inserts at all (docs/architecture.md). A busy gateway keeps the cheaper big transactions: there the CPU per row is
- * what limits throughput. Busy is judged by the main thread's event-loop utilisation, not by a rate of rows: a
- * one-connection client makes ~2,000 requests a second on these 2-core VMs and a saturated gateway 4,000-8,000, so a
- * rate threshold between them would depend on the machine, and a saturated gateway just under it would pay the
- * dearer rows and stay under it. Utilisation per 100 ms window, measured: 0.4-0.6 for most windows of the
- * one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections with a 0-ms upstream.
+ * transaction costs about twice the CPU per row of a 128-row one (every touched index leaf is written at commit), but
+ * a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a 2-core machine the hops of the requests
+ * in flight queue behind it: the one-connection added first-byte p99 had a median of 1.73 / 1.87 ms (JSON / stream)
+ * with 128-row batches and 1.16 / 1.40 ms with rows written as they came (docs/architecture.md, "SQLite writer
+ * worker"). A busy gateway keeps the cheaper big transactions: there the CPU per row limits throughput. Busy is the
+ * main thread's event-loop utilisation, not a rate of rows: a one-connection client makes ~2,000 requests a second on
+ * these 2-core VMs and a saturated gateway 4,000-8,000, so a rate threshold would depend on the machine, and a
+ * saturated gateway just under it would pay the dearer rows and stay under it. Utilisation per 100-ms window: 0.4-0.6
+ * in most windows of the one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections with a 0-ms upstream.
  */
 const BUSY_LOOP = 0.7;
 /** how often the event-loop utilisation is read (at a hand-over) */
@@ -138,7 +136,7 @@ export class LogWriter {
   private worker: SqliteWorker | null = null;
   private pending: unknown[] = [];
   private postTimer: NodeJS.Timeout | undefined;
-  /** the event loop was busy less than BUSY_LOOP of the last window (since loop's reading, at windowStart) */
+  /** the event loop was busy less than BUSY_LOOP of the last window; `loop`: the utilisation read at windowStart */
   private quiet = true;
   private loop = performance.eventLoopUtilization();
   private windowStart = Date.now();

@@ -64,6 +64,7 @@ const queue = [];
 let queued = 0;
 let soon = false;
 let later = null;
+
 function acquire() {
   for (;;) {
     // give a waiting main thread its turn first (bounded: the flag is a request, not a lock)
