@@ -356,7 +356,7 @@ describe('SQLite writer worker with the app', () => {
     const logs = relayServices(s.ctx).logs;
     const logUser = 900_004;
     const delays: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       const t0 = Date.now();
       logs.add(logRow(logUser, i));
       while ((await logStats(s.ctx.logDb, logUser)).n < i + 1) {
@@ -366,8 +366,10 @@ describe('SQLite writer worker with the app', () => {
       delays.push(Date.now() - t0);
       await sleep(20);
     }
-    // before: each row waited for 128 more or for the worker's 100-ms batch timer
-    expect(Math.max(...delays)).toBeLessThan(60);
+    // before: each row waited for 128 more or for the worker's 100-ms batch timer (100-113 ms each); the median
+    // shrugs off a row delayed by a busy machine (the test files run in parallel)
+    const median = [...delays].sort((a, b) => a - b)[3];
+    expect(median).toBeLessThan(60);
   });
 
   it('with the worker running, the main connection checkpoints only as a safety net and both cut the WAL back to 64 MB', async () => {
