@@ -18,6 +18,10 @@
 // measurement instead of as many as possible: the gateway's CPU time per request at a fixed rate is the steadiest
 // figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here),
 // BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+//
+// BENCH_SERVE=<upstream base URL> measures nothing: it seeds the same database with its channels pointing at that
+// upstream, serves the gateway on BENCH_PORT (3300) and prints GATEWAY_URL, GATEWAY_KEY and GATEWAY_PID lines for a
+// load generator of one's own (e.g. a peer benchmark that also runs other gateways), until Ctrl-C.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -325,7 +329,28 @@ async function load(url, stream, connections, authFor, pid) {
 
 const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
+/** BENCH_SERVE: the seeded gateway, for someone else's load generator, until SIGINT / SIGTERM. */
+async function serve(upstream) {
+  const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const sqlitePath = join(work, 'bench.db');
+  const database = SQL_DSN ? await freshDatabase(SQL_DSN) : { label: 'SQLite', dsn: '', drop: async () => {} };
+  dropDatabase = database.drop;
+  const keys = await seed(database.dsn, sqlitePath, upstream.replace(/\/+$/, ''));
+  const port = Number(env.BENCH_PORT ?? 3300);
+  const gw = await startGateway(database.dsn, sqlitePath, port);
+  console.log(`GATEWAY_URL=http://127.0.0.1:${port}/v1\nGATEWAY_KEY=sk-${keys[0]}\nGATEWAY_PID=${gw.pid}`);
+  console.error(`gateway on ${port} (${database.label}, channels at ${upstream}); Ctrl-C stops it`);
+  process.removeAllListeners('SIGINT');
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await stopAll();
+  rmSync(work, { recursive: true, force: true });
+}
+
 async function main() {
+  if (env.BENCH_SERVE) return serve(env.BENCH_SERVE);
   const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const mockPort = await startMock();
   const mockUrl = `http://127.0.0.1:${mockPort}`;
