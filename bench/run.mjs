@@ -329,13 +329,19 @@ async function load(url, stream, connections, authFor, pid) {
 
 const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
-/** BENCH_SERVE: the seeded gateway, for someone else's load generator, until SIGINT / SIGTERM. */
-async function serve(upstream) {
+/** The run's database (SQLite in a temp dir, or BENCH_SQL_DSN's), seeded with channels pointing at `upstream`. */
+async function seededDatabase(upstream) {
   const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const sqlitePath = join(work, 'bench.db');
   const database = SQL_DSN ? await freshDatabase(SQL_DSN) : { label: 'SQLite', dsn: '', drop: async () => {} };
   dropDatabase = database.drop;
-  const keys = await seed(database.dsn, sqlitePath, upstream.replace(/\/+$/, ''));
+  const keys = await seed(database.dsn, sqlitePath, upstream);
+  return { work, sqlitePath, database, keys };
+}
+
+/** BENCH_SERVE: the seeded gateway, for someone else's load generator, until SIGINT / SIGTERM. */
+async function serve(upstream) {
+  const { work, sqlitePath, database, keys } = await seededDatabase(upstream.replace(/\/+$/, ''));
   const port = Number(env.BENCH_PORT ?? 3300);
   const gw = await startGateway(database.dsn, sqlitePath, port);
   console.log(`GATEWAY_URL=http://127.0.0.1:${port}/v1\nGATEWAY_KEY=sk-${keys[0]}\nGATEWAY_PID=${gw.pid}`);
@@ -351,13 +357,9 @@ async function serve(upstream) {
 
 async function main() {
   if (env.BENCH_SERVE) return serve(env.BENCH_SERVE);
-  const work = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const mockPort = await startMock();
   const mockUrl = `http://127.0.0.1:${mockPort}`;
-  const sqlitePath = join(work, 'bench.db');
-  const database = SQL_DSN ? await freshDatabase(SQL_DSN) : { label: 'SQLite', dsn: '', drop: async () => {} };
-  dropDatabase = database.drop;
-  const keys = await seed(database.dsn, sqlitePath, mockUrl);
+  const { work, sqlitePath, database, keys } = await seededDatabase(mockUrl);
   const gwPort = await freePort();
   const gw = await startGateway(database.dsn, sqlitePath, gwPort);
   const gwUrl = `http://127.0.0.1:${gwPort}/v1/chat/completions`;

@@ -350,7 +350,7 @@ describe('SQLite writer worker with the app', () => {
   });
 
   it('a quiet gateway\'s log rows are in the file within milliseconds, not after a 100-ms batch', async () => {
-    // at a low rate the worker writes what it gets at once (sqlite-worker.ts, LOW_RATE): short bursts of its CPU
+    // an idle test server's event loop is quiet: the worker writes what it gets at once (log-writer.ts, BUSY_LOOP)
     const s = await startTestServer();
     servers.push(s);
     const logs = relayServices(s.ctx).logs;
