@@ -33,7 +33,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: 64 * 1024 * 1024,
     trustProxy: true,
     keepAliveTimeout: 65_000,
-    forceCloseConnections: true,
+    // a stop lets requests in flight finish and closes connections itself (shutdown.ts)
+    forceCloseConnections: false,
     // new-api's router answers `/x` and `/x/` alike; clients and its own console use both forms
     routerOptions: { ignoreTrailingSlash: true },
   });

@@ -23,6 +23,8 @@ export interface Config {
   frontendBaseUrl: string;
   streamingTimeoutSec: number;
   relayTimeoutSec: number;
+  /** SIGTERM / SIGINT: seconds requests in flight may take to finish before their connections are cut (shutdown.ts) */
+  shutdownTimeoutSec: number;
   forceStreamOption: boolean;
   channelTestFrequencyMin: number;
   channelUpdateFrequencyMin: number;
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     frontendBaseUrl: env.FRONTEND_BASE_URL?.trim() ?? '',
     streamingTimeoutSec: int(env, 'STREAMING_TIMEOUT', 60, 1),
     relayTimeoutSec: int(env, 'RELAY_TIMEOUT', 0, 0),
+    shutdownTimeoutSec: int(env, 'SHUTDOWN_TIMEOUT', 8, 0),
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),

@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig, loadDotEnv, redactDsn, withPersistedSessionSecret } from './config.js';
 import { createContext } from './context.js';
 import { buildApp } from './app.js';
+import { closeGracefully } from './shutdown.js';
 
 async function main(): Promise<void> {
   loadDotEnv();
@@ -31,10 +32,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     ctx.log.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    // the final flushes get 15 s after the drain
+    const force = setTimeout(() => process.exit(1), config.shutdownTimeoutSec * 1000 + 15_000);
     force.unref();
-    await app.close();
-    await ctx.close();
+    await closeGracefully(app, ctx, config.shutdownTimeoutSec * 1000);
     process.exit(0);
   };
   // A rejection nobody handled is a bug in one request's path. Ending the process for it would drop every other

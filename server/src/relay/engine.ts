@@ -78,7 +78,15 @@ function collapseGizmo(model: string): string {
   return model;
 }
 
-export async function relayJson(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
+/** One relay request, tracked in svc.inFlight until it has settled and logged (a stop waits for it: shutdown.ts). */
+export function relayJson(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
+  const p = relay(svc, ctx, req, reply, opts);
+  const inFlight = svc.inFlight;
+  inFlight.add(p);
+  return p.finally(() => inFlight.delete(p));
+}
+
+async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
   const start = Date.now();
   const reqId = req.id as string;
   const origin = req.headers.origin;

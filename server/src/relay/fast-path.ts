@@ -39,9 +39,10 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   const handlers = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   if (handlers.length !== 1) return; // not the layout we know: leave Fastify in charge
   const fastify = handlers[0];
-  // once Fastify starts closing, let it answer (it returns 503 while draining)
+  // once Fastify starts closing, let it answer (it returns 503 while draining). preClose, not onClose: Fastify's own
+  // onClose handler, which runs first, waits for every connection to close.
   let closing = false;
-  app.addHook('onClose', async () => {
+  app.addHook('preClose', async () => {
     closing = true;
   });
   server.removeListener('request', fastify);

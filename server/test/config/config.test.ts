@@ -12,6 +12,8 @@ describe('configuration from the environment', () => {
     expect(c.sqlitePath).toBe('./data/one-api.db');
     expect(c.syncFrequencySec).toBe(60);
     expect(c.streamingTimeoutSec).toBe(60);
+    expect(c.shutdownTimeoutSec).toBe(8);
+    expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutSec).toBe(0);
     expect(c.nodeType).toBe('master');
     expect(c.sessionSecretGenerated).toBe(true);
   });

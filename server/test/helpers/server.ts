@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/app.js';
+import { closeGracefully } from '../../src/shutdown.js';
 import { createTestDatabase, uniqueName, type TestDbKind, type TestDatabase } from './databases.js';
 
 export interface TestServer {
@@ -11,7 +12,8 @@ export interface TestServer {
   ctx: AppContext;
   app: FastifyInstance;
   database: TestDatabase;
-  close(): Promise<void>;
+  /** stops as SIGTERM does, with `drainMs` for requests in flight (default 0: cut them at once) */
+  close(drainMs?: number): Promise<void>;
 }
 
 export interface TestServerOptions {
@@ -45,11 +47,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ctx,
     app,
     database,
-    async close() {
+    async close(drainMs = 0) {
       if (closed) return;
       closed = true;
-      await app.close();
-      await ctx.close();
+      await closeGracefully(app, ctx, drainMs);
       if (!opts.database) await database.drop();
     },
   };

@@ -124,7 +124,7 @@ export function relayPost(s: TestServer, path: string, key: string, body: unknow
 /** Writes queued settlements and log rows (both are batched off the request path). */
 export async function flushLogs(s: TestServer): Promise<void> {
   const svc = relayServices(s.ctx);
-  await Promise.allSettled([...svc.pending]);
+  await Promise.allSettled([...svc.inFlight]);
   await svc.billing.flush();
   await svc.logs.flush();
 }

@@ -5,10 +5,10 @@
 // SQLite, PostgreSQL and MariaDB.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb, createTestDatabase } from '../helpers/databases.js';
 import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
+import { spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { relayServices } from '../../src/services/cache/index.js';
@@ -248,31 +248,9 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
 
       // streams: one chunk, then the upstream hangs; the one JSON request completes
       upstream.behave = (req) => (req.body?.stream ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } } : { kind: 'json', body: chatCompletion(req.body?.model, 'done') });
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
-        cwd: fileURLToPath(new URL('../..', import.meta.url)),
-        env: {
-          ...process.env,
-          SQL_DSN: database.dsn,
-          SQLITE_PATH: database.sqlitePath || './data/unused.db',
-          PORT: '0',
-          SESSION_SECRET: 'crash-test-secret-0123456789',
-          LOG_LEVEL: 'info',
-          WEB_DIST_DIR: '/nonexistent-web-dist',
-          GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
-          REDIS_CONN_STRING: '',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const port = await new Promise<number>((resolve, reject) => {
-        let out = '';
-        child!.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          const m = /"address":"[^"]*:(\d+)"/.exec(out);
-          if (m) resolve(Number(m[1]));
-        });
-        child!.once('exit', (code) => reject(new Error(`gateway exited (${code}) before listening: ${out}`)));
-      });
-      const url = `http://127.0.0.1:${port}`;
+      const gw = await spawnGateway(database);
+      child = gw.child;
+      const url = gw.url;
       const post = (stream: boolean) =>
         fetch(`${url}/v1/chat/completions`, {
           method: 'POST',

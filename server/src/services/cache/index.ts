@@ -24,8 +24,8 @@ export interface RelayServices {
   channelStatus: ChannelStatus;
   /** keep-alive connection pools, one per upstream origin */
   http: Agent;
-  /** settlements still running (awaited on shutdown before the log flush) */
-  pending: Set<Promise<unknown>>;
+  /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
+  inFlight: Set<Promise<void>>;
 }
 
 const registry = new WeakMap<AppContext, RelayServices>();
@@ -52,7 +52,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       notifier,
       channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content)),
       http,
-      pending: new Set(),
+      inFlight: new Set(),
     };
     // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
     await svc.billing.start();
@@ -65,7 +65,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     quotaData.start();
     // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
     ctx.onClose(async () => {
-      await Promise.allSettled([...svc.pending]);
+      await Promise.allSettled([...svc.inFlight]);
       await svc.billing.stop().catch((err) => ctx.log.error({ err }, 'final settlement flush failed'));
       channels.stop();
       tokens.stop();
