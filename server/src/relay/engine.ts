@@ -16,7 +16,8 @@ import { QuotaError, type Reservation } from '../services/billing.js';
 import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
-import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
+import { baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
+import { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
@@ -116,6 +117,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
   let reservation: Reservation | null = null;
   let reserving: Promise<Reservation> | null = null;
   let rateKey = 0;
+  let keepAlive: StreamKeepAlive | null = null;
+  const fail = (err: RelayError) => (keepAlive?.committed ? sendStreamError(res, err, reqId, !!mode.eventStream) : sendRelayError(res, err, reqId, origin));
   try {
     // ---- parse once
     let raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
@@ -227,6 +230,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
 
     // ---- attempts
     const isStream = mode.canStream && body.stream === true;
+    if (isStream && !mode.rawResponse) keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(reqId, origin));
     const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
     const passThrough = ctx.options.bool('global.pass_through_request_enabled');
     const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
@@ -249,6 +253,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
         start,
         prompt,
         gate: i === 0 ? gate : null,
+        keepAlive,
       });
       if (result.kind !== 'failed') break;
       const err = result.error;
@@ -270,7 +275,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       let err = result.error;
       if (err.status === 429) err = err.withMessage(SATURATED);
       await svc.billing.refund(held).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
-      sendRelayError(res, err, reqId, origin);
+      fail(err);
       return;
     }
     if (result.kind === 'gone') {
@@ -314,7 +319,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
     if (reservation) await svc.billing.refund(reservation).catch((e) => ctx.log.error({ err: e }, 'refund failed'));
     const e = asRelayError(err);
     if (!(err instanceof RelayError)) ctx.log.error({ err, reqId }, 'relay failed');
-    sendRelayError(res, e, reqId, origin);
+    fail(e);
+  } finally {
+    keepAlive?.stop();
   }
 }
 
@@ -353,6 +360,8 @@ interface AttemptInput {
   prompt: () => number;
   /** the reservation, still committing while this attempt's request goes out (overlapsReservation) */
   gate: Promise<Reservation> | null;
+  /** pings of a silent stream (relay/keepalive.ts), when general_setting.ping_interval_enabled is on */
+  keepAlive: StreamKeepAlive | null;
 }
 
 /**
@@ -552,14 +561,10 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'done', usage: { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 }, frt, isStream: false, upstreamModel: info.upstreamModel };
     }
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
-      const h = baseHeaders(a.reqId, a.origin);
-      h['Content-Type'] = 'text/event-stream';
-      h['Cache-Control'] = 'no-cache';
-      h['Connection'] = 'keep-alive';
-      h['X-Accel-Buffering'] = 'no';
       const r = await pipeSse(call!, {
         res,
-        headers: h,
+        headers: sseHeaders(a.reqId, a.origin),
+        keepAlive: a.keepAlive,
         clientWantsUsage: a.clientWantsUsage,
         mode,
         responseModel: info.upstreamModel,
@@ -597,7 +602,9 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
-    sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
+    // a stream request answered with JSON, after pings committed an event stream: the answer as one event
+    if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
+    else sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
       if (!mode.inputOnly) {

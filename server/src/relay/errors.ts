@@ -30,6 +30,16 @@ export function baseHeaders(reqId: string, origin: string | undefined): Record<s
   return h;
 }
 
+/** The headers of an event-stream response. */
+export function sseHeaders(reqId: string, origin: string | undefined): Record<string, string> {
+  const h = baseHeaders(reqId, origin);
+  h['Content-Type'] = 'text/event-stream';
+  h['Cache-Control'] = 'no-cache';
+  h['Connection'] = 'keep-alive';
+  h['X-Accel-Buffering'] = 'no';
+  return h;
+}
+
 export function sendJson(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string>, contentType = 'application/json'): void {
   if (res.headersSent || res.destroyed) {
     if (!res.writableEnded) res.end();
@@ -50,4 +60,13 @@ export function errorBody(err: RelayError, reqId: string): string {
 
 export function sendRelayError(res: ServerResponse, err: RelayError, reqId: string, origin: string | undefined): void {
   sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
+}
+
+/**
+ * The error of a request whose event-stream headers are already out (relay/keepalive.ts): the OpenAI error object as
+ * an event, then `[DONE]` unless the stream is made of typed events (Responses API), and the end.
+ */
+export function sendStreamError(res: ServerResponse, err: RelayError, reqId: string, typedEvents: boolean): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.end(`data: ${errorBody(err, reqId)}\n\n${typedEvents ? '' : 'data: [DONE]\n\n'}`);
 }

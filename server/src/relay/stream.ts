@@ -3,6 +3,7 @@
 // (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf calls.
 // Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
 import type { ServerResponse } from 'node:http';
+import type { StreamKeepAlive } from './keepalive.js';
 import type { RelayMode, StreamDelta } from './modes.js';
 import type { UpstreamUsage } from './providers/types.js';
 import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
@@ -19,6 +20,8 @@ export interface StreamOptions {
   reqId: string;
   /** converts one data payload (non-OpenAI upstreams) */
   convert?: (data: string) => string[];
+  /** pings while the stream is silent (its first ping may already have sent the headers) */
+  keepAlive?: StreamKeepAlive | null;
 }
 
 export interface StreamResult {
@@ -127,12 +130,14 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   };
   res.once('close', onClose);
 
+  const keepAlive = o.keepAlive;
   const write = (buf: Buffer | string): Promise<void> | undefined => {
     if (clientGone) return;
     if (!started) {
       started = true;
-      res.writeHead(200, o.headers);
+      if (!res.headersSent) res.writeHead(200, o.headers);
     }
+    keepAlive?.touch();
     if (res.write(buf)) return;
     return drained(res);
   };
@@ -141,10 +146,12 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   const endWith = (buf: Buffer): void => {
     if (clientGone) return;
     if (!started) {
-      // the whole stream arrived at once: a sized response, without chunked framing
       started = true;
-      o.headers['Content-Length'] = String(buf.length);
-      res.writeHead(200, o.headers);
+      if (!res.headersSent) {
+        // the whole stream arrived at once: a sized response, without chunked framing
+        o.headers['Content-Length'] = String(buf.length);
+        res.writeHead(200, o.headers);
+      }
     }
     ended = true;
     res.end(buf);

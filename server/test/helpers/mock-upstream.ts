@@ -22,6 +22,8 @@ export interface UsageSpec {
 export interface StreamSpec {
   /** content pieces, one chunk each */
   pieces: string[];
+  /** ms before the response headers */
+  delayMs?: number;
   /** ms between chunks */
   intervalMs?: number;
   /** 'auto': a usage chunk only when the request asked include_usage; 'never'; 'always' */
@@ -152,6 +154,8 @@ async function respond(b: Behaviour, req: RecordedRequest, res: http.ServerRespo
   }
   const spec = b.spec;
   const model = req.body?.model ?? 'unknown';
+  if (spec.delayMs) await sleep(spec.delayMs);
+  if (res.destroyed) return;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const asked = req.body?.stream_options?.include_usage === true;
   const withNull = asked; // OpenAI sends "usage":null on every chunk when include_usage is set
