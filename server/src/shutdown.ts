@@ -18,20 +18,27 @@ const TICK_MS = 25;
 export async function closeGracefully(app: FastifyInstance, ctx: AppContext, drainMs: number): Promise<void> {
   const server = app.server;
   let closed = false;
-  const closing = app.close().then(() => {
-    closed = true;
-  });
+  const closing = app
+    .close()
+    .catch((err) => ctx.log.error({ err }, 'closing the HTTP server failed'))
+    .then(() => {
+      closed = true;
+    });
   const deadline = Date.now() + drainMs;
-  // server.close() closes the connections idle at that moment only; one whose response ends later would stay open
-  // until its keep-alive timeout
-  while (!closed) {
-    if (Date.now() >= deadline) {
-      server.closeAllConnections();
-      break;
+  try {
+    // server.close() closes the connections idle at that moment only; one whose response ends later would stay open
+    // until its keep-alive timeout
+    while (!closed) {
+      if (Date.now() >= deadline) {
+        server.closeAllConnections();
+        break;
+      }
+      server.closeIdleConnections();
+      await new Promise((r) => setTimeout(r, Math.min(TICK_MS, Math.max(1, deadline - Date.now()))));
     }
-    server.closeIdleConnections();
-    await new Promise((r) => setTimeout(r, Math.min(TICK_MS, Math.max(1, deadline - Date.now()))));
+    await closing;
+  } finally {
+    // whatever happened to the server, what is queued is written
+    await ctx.close();
   }
-  await closing;
-  await ctx.close();
 }
