@@ -7,6 +7,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
+import { ipAllowed, proxyTrust } from './lib/ip-match.js';
 import { fail, openAIError } from './lib/http.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
@@ -27,11 +28,13 @@ export function webDistDir(ctx: AppContext): string {
 }
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const trusted = proxyTrust(ctx.config.trustedProxies);
   const app = Fastify({
     logger: false,
     genReqId: () => newRequestId(),
     bodyLimit: 64 * 1024 * 1024,
-    trustProxy: true,
+    // request.ip: the left-most X-Forwarded-For entry (new-api), or behind TRUSTED_PROXIES the first hop not trusted
+    trustProxy: trusted ? (addr: string) => ipAllowed(trusted, addr) : true,
     keepAliveTimeout: 65_000,
     // a stop lets requests in flight finish and closes connections itself (shutdown.ts)
     forceCloseConnections: false,

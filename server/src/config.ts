@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { parseIpEntry } from './lib/ip-match.js';
 
 export type DbKind = 'sqlite' | 'postgres' | 'mysql';
 
@@ -23,6 +24,8 @@ export interface Config {
   frontendBaseUrl: string;
   streamingTimeoutSec: number;
   relayTimeoutSec: number;
+  /** TRUSTED_PROXIES: the addresses / CIDR ranges whose X-Forwarded-For is believed; empty: every hop (new-api) */
+  trustedProxies: string[];
   /** SIGTERM / SIGINT: seconds requests in flight may take to finish before their connections are cut (shutdown.ts) */
   shutdownTimeoutSec: number;
   forceStreamOption: boolean;
@@ -68,6 +71,14 @@ function int(env: Env, name: string, def: number, min = Number.MIN_SAFE_INTEGER)
   const n = Number(raw.trim());
   if (n < min) throw new ConfigError(`${name} must be >= ${min}, got ${n}`);
   return n;
+}
+
+function ipList(env: Env, name: string): string[] {
+  const items = (env[name] ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
+  for (const item of items) if (!parseIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
+  return items;
 }
 
 function bool(env: Env, name: string, def: boolean): boolean {
@@ -138,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamingTimeoutSec: int(env, 'STREAMING_TIMEOUT', 60, 1),
     relayTimeoutSec: int(env, 'RELAY_TIMEOUT', 0, 0),
     shutdownTimeoutSec: int(env, 'SHUTDOWN_TIMEOUT', 8, 0),
+    trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),

@@ -1,7 +1,7 @@
 // TokenAuth (facts §4.2) and the group / model-limit / IP checks of Distribute (facts §4.3), all from caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
-import { ipAllowed } from '../services/cache/ip-allow.js';
+import { ipAllowed } from '../lib/ip-match.js';
 import type { RelayServices } from '../services/cache/index.js';
 import type { TokenRecord } from '../services/cache/token-cache.js';
 import type { UserRecord } from '../services/cache/user-cache.js';

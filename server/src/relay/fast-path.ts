@@ -9,21 +9,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
 import { newRequestId } from '../lib/request-id.js';
+import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
 import { relayJson } from './engine.js';
 import { RelayError, sendRelayError } from './errors.js';
 import type { RelayMode } from './modes.js';
 
 const BODY_LIMIT = 64 * 1024 * 1024;
-
-function clientIp(req: IncomingMessage): string {
-  // Fastify runs with trustProxy: true, i.e. the left-most X-Forwarded-For entry wins
-  const xff = req.headers['x-forwarded-for'];
-  if (typeof xff === 'string' && xff) {
-    const comma = xff.indexOf(',');
-    return (comma < 0 ? xff : xff.slice(0, comma)).trim();
-  }
-  return req.socket.remoteAddress ?? '';
-}
 
 function decode(enc: string | undefined, body: Buffer, cb: (err: Error | null, out?: Buffer) => void): void {
   if (!enc || enc === 'identity') return cb(null, body);
@@ -39,6 +30,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   const handlers = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   if (handlers.length !== 1) return; // not the layout we know: leave Fastify in charge
   const fastify = handlers[0];
+  // the same client address as Fastify's request.ip (app.ts)
+  const trusted = proxyTrust(ctx.config.trustedProxies);
   // once Fastify starts closing, let it answer (it returns 503 while draining). preClose, not onClose: Fastify's own
   // onClose handler, which runs first, waits for every connection to close.
   let closing = false;
@@ -65,7 +58,7 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
       decode(req.headers['content-encoding'] as string | undefined, raw, (err, body) => {
         if (err) return sendRelayError(res, new RelayError(400, `invalid ${req.headers['content-encoding']} request body`), id, req.headers.origin);
         // the few request/reply members the engine uses
-        const freq = { id, headers: req.headers, url: req.url, ip: clientIp(req), body, params: {}, raw: req } as unknown as FastifyRequest;
+        const freq = { id, headers: req.headers, url: req.url, ip: clientIpOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined, trusted), body, params: {}, raw: req } as unknown as FastifyRequest;
         const freply = { raw: res, hijack() {} } as unknown as FastifyReply;
         relayJson(svc, ctx, freq, freply, { mode }).catch((e) => {
           ctx.log.error({ err: e, reqId: id }, 'relay failed');

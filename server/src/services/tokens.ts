@@ -1,8 +1,8 @@
 // API tokens as their owner manages them (facts §2.2, §3.4; spec §4 token states, §5 Token form).
 // Every query is scoped to the caller's user id; after each write a `token` change is announced so the relay's
 // token cache drops its copy.
-import { isIP } from 'node:net';
 import { sql, type Kysely } from 'kysely';
+import { parseIpEntry } from '../lib/ip-match.js';
 import type { AppContext } from '../context.js';
 import type { Database, Token } from '../db/schema.js';
 import { generateTokenKey } from '../lib/random.js';
@@ -31,19 +31,6 @@ type Body = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------------------
 // allow_ips: one IP or CIDR range per line
-
-function parseIpEntry(entry: string): { kind: 'ip' | 'cidr'; address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
-  const [address, prefixText, extra] = entry.split('/');
-  if (extra !== undefined) return null;
-  const version = isIP(address);
-  if (!version) return null;
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  if (prefixText === undefined) return { kind: 'ip', address, prefix: version === 4 ? 32 : 128, family };
-  if (!/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = Number(prefixText);
-  if (prefix > (version === 4 ? 32 : 128)) return null;
-  return { kind: 'cidr', address, prefix, family };
-}
 
 /** Validates and normalises allow_ips (newline list; a list value is accepted too). Throws on a bad entry. */
 export function normalizeAllowIps(value: unknown): string {

@@ -14,6 +14,9 @@ describe('configuration from the environment', () => {
     expect(c.streamingTimeoutSec).toBe(60);
     expect(c.shutdownTimeoutSec).toBe(8);
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutSec).toBe(0);
+    expect(c.trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1\n::1' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,cloudflare' })).toThrow('TRUSTED_PROXIES: "cloudflare" is not an IP address or CIDR range');
     expect(c.nodeType).toBe('master');
     expect(c.sessionSecretGenerated).toBe(true);
   });

@@ -105,6 +105,15 @@ describe('relay token auth', () => {
     expect(r.message).toBe('您的 IP 不在令牌允许访问的列表中');
   });
 
+  it('takes the left-most X-Forwarded-For entry as the client address when TRUSTED_PROXIES is unset (new-api)', async () => {
+    const u = await addUser(s);
+    const t = await addToken(s, u.id, { allowIps: '203.0.113.7' });
+    expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
+    // anyone can claim an address: what TRUSTED_PROXIES is for (below)
+    expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' })).status).toBe(200);
+    expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(403);
+  });
+
   it('applies token group rules and model limits', async () => {
     const u = await addUser(s);
     const g1 = await addToken(s, u.id, { group: 'nosuch' });
@@ -165,4 +174,45 @@ describe('relay token auth', () => {
     const r = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { origin: 'https://x.example' }, body: '{}' });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://x.example');
   });
+});
+
+describe('client address behind TRUSTED_PROXIES', () => {
+  let s: TestServer;
+  let up: MockUpstream;
+
+  beforeAll(async () => {
+    // the test client, on 127.0.0.1, plays the proxy
+    s = await startTestServer({ env: { TRUSTED_PROXIES: '127.0.0.1/32, 10.0.0.0/8' } });
+    up = await MockUpstream.start();
+    await setOptions(s, { ModelRatio: { 'm-a': 1 } });
+    await addChannel(s, { baseUrl: up.url, models: ['m-a'] });
+    await channelsChanged(s);
+  });
+  afterAll(async () => {
+    await s?.close();
+    await up?.close();
+  });
+
+  // the relay's fast path (exact route) and Fastify's request.ip (the same route with a query string) agree
+  for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
+    it(`believes only trusted hops' X-Forwarded-For (${path})`, async () => {
+      const u = await addUser(s);
+      const t = await addToken(s, u.id, { allowIps: '203.0.113.7' });
+      const status = async (xff?: string) =>
+        (
+          await fetch(`${s.url}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json', ...(xff ? { 'x-forwarded-for': xff } : {}) },
+            body: JSON.stringify({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] }),
+          })
+        ).status;
+      expect(await status('203.0.113.7')).toBe(200);
+      // through a second trusted proxy
+      expect(await status('203.0.113.7, 10.1.2.3')).toBe(200);
+      // a client that wrote the allowed address itself: the proxy appended its real one, which is not trusted
+      expect(await status('203.0.113.7, 198.51.100.9')).toBe(403);
+      // no header: the proxy itself is the client
+      expect(await status()).toBe(403);
+    });
+  }
 });

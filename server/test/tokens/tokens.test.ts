@@ -4,7 +4,7 @@ import type { TestServer } from '../helpers/server.js';
 import type { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, recordChanges, startConsole } from '../channels/fixture.js';
 import { normalizeAllowIps } from '../../src/services/tokens.js';
-import { compileIpAllowList, ipAllowed as matches } from '../../src/services/cache/ip-allow.js';
+import { compileIpAllowList, ipAllowed as matches } from '../../src/lib/ip-match.js';
 
 /** The relay's check: an empty list lets everyone through. */
 const ipAllowed = (list: string, ip: string) => {

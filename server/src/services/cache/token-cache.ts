@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { Token } from '../../db/schema.js';
-import { compileIpAllowList, type IpMatcher } from './ip-allow.js';
+import { compileIpAllowList, type IpMatcher } from '../../lib/ip-match.js';
 
 export interface TokenRecord {
   id: number;

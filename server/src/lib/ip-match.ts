@@ -1,5 +1,6 @@
-// Token IP allow lists (facts §4.3 step 1): one entry per line (commas also accepted), exact IPv4/IPv6 addresses or
-// CIDR ranges. Compiled once when a token is cached, so the per-request check is a few integer comparisons.
+// IP lists of exact IPv4/IPv6 addresses and CIDR ranges, one entry per line (commas also accepted): token allow lists
+// (facts §4.3 step 1) and TRUSTED_PROXIES. Compiled once (when a token is cached; at start), so a check is a few integer
+// comparisons. Also: the client address of a request behind proxies (clientIpOf).
 import { isIP } from 'node:net';
 
 interface Range {
@@ -74,4 +75,45 @@ export function ipAllowed(m: IpMatcher, ip: string): boolean {
   if (m.exact.has(`${b.v6 ? 6 : 4}:${b.n}`)) return true;
   for (const r of m.ranges) if (r.v6 === b.v6 && (b.n & r.mask) === r.net) return true;
   return false;
+}
+
+/** One allow-list entry (an address, or a CIDR range), or null when it is neither. */
+export function parseIpEntry(entry: string): { kind: 'ip' | 'cidr'; address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address, prefixText, extra] = entry.split('/');
+  if (extra !== undefined) return null;
+  const version = isIP(address);
+  if (!version) return null;
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  if (prefixText === undefined) return { kind: 'ip', address, prefix: version === 4 ? 32 : 128, family };
+  if (!/^\d{1,3}$/.test(prefixText)) return null;
+  const prefix = Number(prefixText);
+  if (prefix > (version === 4 ? 32 : 128)) return null;
+  return { kind: 'cidr', address, prefix, family };
+}
+
+/**
+ * The client address of a request: the first address, from the socket's towards the left of X-Forwarded-For, that is
+ * not a trusted proxy (proxy-addr's rule, which Fastify applies to `request.ip`). `trusted` null trusts every hop, as
+ * new-api (gin's default) does: the left-most X-Forwarded-For entry wins, and a client that reaches the gateway
+ * directly can claim any address.
+ */
+export function clientIpOf(socketIp: string, xff: string | undefined, trusted: IpMatcher | null): string {
+  if (!xff) return socketIp;
+  if (!trusted) {
+    const comma = xff.indexOf(',');
+    return (comma < 0 ? xff : xff.slice(0, comma)).trim();
+  }
+  if (!ipAllowed(trusted, socketIp)) return socketIp;
+  const hops = xff.split(',');
+  let ip = socketIp;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    ip = hops[i].trim();
+    if (!ipAllowed(trusted, ip)) return ip;
+  }
+  return ip;
+}
+
+/** TRUSTED_PROXIES compiled, or null when unset (every hop trusted). */
+export function proxyTrust(trustedProxies: string[]): IpMatcher | null {
+  return compileIpAllowList(trustedProxies.join('\n'));
 }
