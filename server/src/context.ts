@@ -9,6 +9,7 @@ import { migrateToLatest } from './db/migrate.js';
 import type { Database } from './db/schema.js';
 import { OptionStore } from './services/options.js';
 import { ChangeBus } from './services/events.js';
+import { redisTrouble } from './services/cache/redis-outage.js';
 
 export interface AppContext {
   config: Config;
@@ -65,6 +66,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
       // Imported only when configured (~20 MB of memory otherwise spent for nothing).
       const { Redis: RedisClient } = await import('ioredis');
       redis = new RedisClient(config.redisConnString, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      // reconnection attempts and failed commands: logged, throttled (services/cache/redis-outage.ts)
+      redis.on('error', (err) => redisTrouble(log, err, 'connection'));
       await redis.connect();
       await redis.ping();
       const r = redis;

@@ -24,6 +24,8 @@ export class ChangeBus {
   async start(): Promise<void> {
     if (!this.redis) return;
     this.sub = this.redis.duplicate();
+    // the same outage as the main client's, which reports it (context.ts); ioredis subscribes again on reconnection
+    this.sub.on('error', () => undefined);
     await this.sub.subscribe(this.channel);
     this.sub.on('message', (_ch: string, msg: string) => {
       try {

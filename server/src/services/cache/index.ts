@@ -11,6 +11,7 @@ import { ChannelCache } from './channel-cache.js';
 import { TokenCache } from './token-cache.js';
 import { UserCache } from './user-cache.js';
 import { startSqliteWorker } from '../sqlite-worker.js';
+import { clearAfterOutage } from './redis-outage.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -54,6 +55,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       inFlight: new Set(),
     };
+    if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);
     // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
     await svc.billing.start();
     tokens.start();

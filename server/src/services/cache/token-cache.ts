@@ -4,6 +4,7 @@
 // (new-api bug fixed, facts §1.5: its TTL constants were copied before the env was loaded and were 0.)
 // remain_quota here is only a hint for the "exhausted" check; billing's source of truth is the DB's conditional UPDATE.
 import { createHash } from 'node:crypto';
+import { redisIfUp, redisTrouble } from './redis-outage.js';
 import type { AppContext } from '../../context.js';
 import type { Token } from '../../db/schema.js';
 import { compileIpAllowList, type IpMatcher } from '../../lib/ip-match.js';
@@ -99,6 +100,11 @@ export class TokenCache {
     this.unsubscribe?.();
   }
 
+  /** every key redisKey() makes (SCAN pattern) */
+  get redisKeys(): string {
+    return `${this.ctx.redisPrefix}token:*`;
+  }
+
   private redisKey(key: string): string {
     return `${this.ctx.redisPrefix}token:${createHash('sha256').update(key).digest('hex')}`;
   }
@@ -151,9 +157,16 @@ export class TokenCache {
   }
 
   private async getRedis(key: string): Promise<TokenRecord | null> {
-    const redis = this.ctx.redis!;
+    const redis = redisIfUp(this.ctx.redis!);
+    if (!redis) return this.fromDb(key);
     const rk = this.redisKey(key);
-    const h = await redis.hgetall(rk);
+    let h: Record<string, string>;
+    try {
+      h = await redis.hgetall(rk);
+    } catch (err) {
+      redisTrouble(this.ctx.log, err, 'token cache');
+      return this.fromDb(key);
+    }
     if (h && h.id !== undefined) {
       if (h.id === '0') return null;
       return toRecord(h as unknown as Raw);
@@ -177,7 +190,13 @@ export class TokenCache {
           group: rec.group,
         }
       : { id: 0 };
-    await redis.multi().del(rk).hset(rk, fields).expire(rk, ttl).exec();
+    await redis
+      .multi()
+      .del(rk)
+      .hset(rk, fields)
+      .expire(rk, ttl)
+      .exec()
+      .catch((err) => redisTrouble(this.ctx.log, err, 'token cache'));
     return rec;
   }
 

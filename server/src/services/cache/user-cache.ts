@@ -2,6 +2,7 @@
 // cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing new-api's
 // zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's conditional UPDATE.
 import type { AppContext } from '../../context.js';
+import { redisIfUp, redisTrouble } from './redis-outage.js';
 
 export interface UserRecord {
   id: number;
@@ -74,6 +75,11 @@ export class UserCache {
     this.unsubscribe?.();
   }
 
+  /** every key redisKey() makes (SCAN pattern) */
+  get redisKeys(): string {
+    return `${this.ctx.redisPrefix}user:*`;
+  }
+
   private redisKey(id: number): string {
     return `${this.ctx.redisPrefix}user:${id}`;
   }
@@ -114,9 +120,19 @@ export class UserCache {
   }
 
   private async getRedis(id: number): Promise<UserRecord | null> {
-    const redis = this.ctx.redis!;
+    const redis = redisIfUp(this.ctx.redis!);
+    if (!redis) {
+      const raw = await this.fromDb(id);
+      return raw ? toRecord(raw) : null;
+    }
     const rk = this.redisKey(id);
-    const h = await redis.hgetall(rk);
+    let h: Record<string, string>;
+    try {
+      h = await redis.hgetall(rk);
+    } catch (err) {
+      redisTrouble(this.ctx.log, err, 'user cache');
+      h = {};
+    }
     if (h && h.id !== undefined) return toRecord(h as unknown as Raw);
     const raw = await this.fromDb(id);
     if (!raw) return null;
@@ -133,7 +149,8 @@ export class UserCache {
         setting: raw.setting ?? '',
       })
       .expire(rk, this.ctx.config.syncFrequencySec)
-      .exec();
+      .exec()
+      .catch((err) => redisTrouble(this.ctx.log, err, 'user cache'));
     return toRecord(raw);
   }
 
