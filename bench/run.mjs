@@ -165,10 +165,13 @@ async function seed(dsn, sqlitePath, mockUrl) {
   return keys;
 }
 
-async function startGateway(dsn, sqlitePath, port) {
+/** The gateway on `port`, run from a directory of its own inside the run's `work` directory (removed with it). */
+async function startGateway(dsn, sqlitePath, port, work) {
+  const cwd = join(work, 'gateway-cwd');
+  mkdirSync(cwd, { recursive: true });
   // the same V8 flags and malloc settings as `npm start` (scripts/server-flags.mjs explains them)
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean), join(root, 'server/dist/index.js')], {
-    cwd: mkdtempSync(join(tmpdir(), 'gw-bench-cwd-')),
+    cwd,
     env: { ...SERVER_ENV, ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -343,7 +346,7 @@ async function seededDatabase(upstream) {
 async function serve(upstream) {
   const { work, sqlitePath, database, keys } = await seededDatabase(upstream.replace(/\/+$/, ''));
   const port = Number(env.BENCH_PORT ?? 3300);
-  const gw = await startGateway(database.dsn, sqlitePath, port);
+  const gw = await startGateway(database.dsn, sqlitePath, port, work);
   console.log(`GATEWAY_URL=http://127.0.0.1:${port}/v1\nGATEWAY_KEY=sk-${keys[0]}\nGATEWAY_PID=${gw.pid}`);
   console.error(`gateway on ${port} (${database.label}, channels at ${upstream}); Ctrl-C stops it`);
   process.removeAllListeners('SIGINT');
@@ -361,7 +364,7 @@ async function main() {
   const mockUrl = `http://127.0.0.1:${mockPort}`;
   const { work, sqlitePath, database, keys } = await seededDatabase(mockUrl);
   const gwPort = await freePort();
-  const gw = await startGateway(database.dsn, sqlitePath, gwPort);
+  const gw = await startGateway(database.dsn, sqlitePath, gwPort, work);
   const gwUrl = `http://127.0.0.1:${gwPort}/v1/chat/completions`;
   const directUrl = `${mockUrl}/v1/chat/completions`;
   const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
