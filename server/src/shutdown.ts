@@ -1,8 +1,8 @@
 // A clean stop (SIGTERM / SIGINT): requests in flight are let finish, then everything queued is written.
 //
-// 1. No new connections. A new request on a connection already open gets Fastify's 503 with `Connection: close`
-//    (the relay's fast path hands it to Fastify once closing: relay/fast-path.ts), so a load balancer or an SDK
-//    retries it elsewhere.
+// 1. No new connections. A new request on a connection already open gets a 503 with `Connection: close` (Fastify's,
+//    or the relay fast path's in the OpenAI shape: relay/fast-path.ts), so a load balancer or an SDK retries it
+//    elsewhere.
 // 2. Requests in flight (a stream, a slow upstream) run to their end for up to `drainMs` (SHUTDOWN_TIMEOUT); each
 //    connection is closed as soon as it is idle.
 // 3. At the deadline the connections left are cut. A relay request cut this way goes the client-gone path: its

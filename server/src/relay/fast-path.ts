@@ -32,17 +32,22 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   const fastify = handlers[0];
   // the same client address as Fastify's request.ip (app.ts)
   const trusted = proxyTrust(ctx.config.trustedProxies);
-  // once Fastify starts closing, let it answer (it returns 503 while draining). preClose, not onClose: Fastify's own
-  // onClose handler, which runs first, waits for every connection to close.
+  // A request that arrives on an open connection once a stop has begun (shutdown.ts) is refused with a 503 and
+  // `Connection: close`, so the client retries it on another node: Fastify's answer on its routes, the OpenAI error
+  // shape here. preClose, not onClose: Fastify's own onClose handler, which runs first, waits for every connection.
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
   server.removeListener('request', fastify);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const mode = req.method === 'POST' && !closing ? routes[req.url ?? ''] : undefined;
+    const mode = req.method === 'POST' ? routes[req.url ?? ''] : undefined;
     if (!mode) return fastify(req, res);
     const id = newRequestId();
+    if (closing) {
+      res.setHeader('Connection', 'close');
+      return sendRelayError(res, new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'), id, req.headers.origin);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;

@@ -2,6 +2,7 @@
 // after the requests in flight have finished (or been cut at SHUTDOWN_TIMEOUT and billed for what was delivered);
 // quota_data buckets add up per (user, model, hour); ModelRequestRateLimit counts per user.
 import http from 'node:http';
+import net from 'node:net';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
@@ -10,7 +11,7 @@ import { startTestServer } from '../helpers/server.js';
 import { spawnGateway } from '../helpers/process.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { relayServices } from '../../src/services/cache/index.js';
-import { addChannel, addToken, addUser, channelsChanged, client, setOptions, relayPost } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, client, setOptions, relayPost, waitFor } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 
 /** Starts a streamed chat request; `onFirstChunk` runs once the first bytes of the answer arrive. */
@@ -136,6 +137,40 @@ describe('relay background work', () => {
       expect(after.user).toEqual({ quota: START - 18, used_quota: 18, request_count: 1 });
       expect(after.holds).toEqual([]);
       expect(g.up.closedEarly).toBe(0);
+    } finally {
+      await g.dispose();
+    }
+  });
+
+  it('a stop refuses a request sent on an open connection afterwards with a 503 and Connection: close', async () => {
+    const g = await streamingGateway(6, 100);
+    try {
+      // one connection: a stream, then (once the stop has begun) a second request behind it (HTTP/1.1 pipelining)
+      const url = new URL(g.s.url);
+      const sock = net.connect(Number(url.port), url.hostname);
+      const request = (stream: boolean) => {
+        const body = JSON.stringify({ model: 'lc-model', stream, messages: [{ role: 'user', content: 'x' }] });
+        return `POST /v1/chat/completions HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer sk-${g.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      };
+      let text = '';
+      sock.on('data', (d) => (text += d.toString()));
+      const closed = once(sock, 'close');
+      sock.write(request(true));
+      await waitFor(() => text.includes('data: '));
+      const stopping = g.s.close(5000);
+      await new Promise((r) => setTimeout(r, 50));
+      sock.write(request(false));
+      await closed;
+      await stopping;
+      const [first, second] = text.split(/(?=HTTP\/1\.1 )/);
+      expect(first).toMatch(/^HTTP\/1\.1 200 /);
+      expect(first).toContain('data: [DONE]');
+      expect(second).toMatch(/^HTTP\/1\.1 503 /);
+      expect(second).toMatch(/\r\nConnection: close\r\n/i);
+      expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'new_api_error', code: 'shutting_down' });
+      // only the stream was served and charged
+      expect(g.up.requests).toHaveLength(1);
+      expect((await rowsLeft(g.database, g.userId)).logs).toHaveLength(1);
     } finally {
       await g.dispose();
     }
