@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { parseIpEntry } from './lib/ip-match.js';
+import { isIpEntry } from './lib/ip-match.js';
 
 export type DbKind = 'sqlite' | 'postgres' | 'mysql';
 
@@ -77,7 +77,7 @@ function ipList(env: Env, name: string): string[] {
   const items = (env[name] ?? '')
     .split(/[\s,]+/)
     .filter(Boolean);
-  for (const item of items) if (!parseIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
+  for (const item of items) if (!isIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
   return items;
 }
 

@@ -77,18 +77,14 @@ export function ipAllowed(m: IpMatcher, ip: string): boolean {
   return false;
 }
 
-/** One allow-list entry (an address, or a CIDR range), or null when it is neither. */
-export function parseIpEntry(entry: string): { kind: 'ip' | 'cidr'; address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+/** Whether one list entry is an address or a CIDR range (what a token's allow list and TRUSTED_PROXIES accept). */
+export function isIpEntry(entry: string): boolean {
   const [address, prefixText, extra] = entry.split('/');
-  if (extra !== undefined) return null;
+  if (extra !== undefined) return false;
   const version = isIP(address);
-  if (!version) return null;
-  const family = version === 4 ? 'ipv4' : 'ipv6';
-  if (prefixText === undefined) return { kind: 'ip', address, prefix: version === 4 ? 32 : 128, family };
-  if (!/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = Number(prefixText);
-  if (prefix > (version === 4 ? 32 : 128)) return null;
-  return { kind: 'cidr', address, prefix, family };
+  if (!version) return false;
+  if (prefixText === undefined) return true;
+  return /^\d{1,3}$/.test(prefixText) && Number(prefixText) <= (version === 4 ? 32 : 128);
 }
 
 /**

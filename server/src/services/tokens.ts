@@ -2,7 +2,7 @@
 // Every query is scoped to the caller's user id; after each write a `token` change is announced so the relay's
 // token cache drops its copy.
 import { sql, type Kysely } from 'kysely';
-import { parseIpEntry } from '../lib/ip-match.js';
+import { isIpEntry } from '../lib/ip-match.js';
 import type { AppContext } from '../context.js';
 import type { Database, Token } from '../db/schema.js';
 import { generateTokenKey } from '../lib/random.js';
@@ -40,7 +40,7 @@ export function normalizeAllowIps(value: unknown): string {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const e of entries) {
-    if (!parseIpEntry(e)) throw new TokenInputError(`IP 白名单格式错误：${e}（每行一个 IP 地址或 CIDR 网段）`);
+    if (!isIpEntry(e)) throw new TokenInputError(`IP 白名单格式错误：${e}（每行一个 IP 地址或 CIDR 网段）`);
   }
   return [...new Set(entries)].join('\n');
 }

@@ -119,19 +119,22 @@ export class UserCache {
     return rec;
   }
 
+  /** Redis down: the row, uncached */
+  private async recordFromDb(id: number): Promise<UserRecord | null> {
+    const raw = await this.fromDb(id);
+    return raw ? toRecord(raw) : null;
+  }
+
   private async getRedis(id: number): Promise<UserRecord | null> {
     const redis = redisIfUp(this.ctx.redis!);
-    if (!redis) {
-      const raw = await this.fromDb(id);
-      return raw ? toRecord(raw) : null;
-    }
+    if (!redis) return this.recordFromDb(id);
     const rk = this.redisKey(id);
     let h: Record<string, string>;
     try {
       h = await redis.hgetall(rk);
     } catch (err) {
       redisTrouble(this.ctx.log, err, 'user cache');
-      h = {};
+      return this.recordFromDb(id);
     }
     if (h && h.id !== undefined) return toRecord(h as unknown as Raw);
     const raw = await this.fromDb(id);
