@@ -10,6 +10,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0002_quota_columns_64bit': { up: (db: Kysely<any>) => widenQuotaColumns(db, kind) },
     // quota_holds and quota_hold_nodes (crash recovery of reservations); ensureTables only adds what is missing
     '0003_quota_holds': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // quota_hold_journal (SQLite's record of the same holds, one row per commit)
+    '0004_quota_hold_journal': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

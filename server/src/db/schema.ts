@@ -209,6 +209,14 @@ export interface QuotaHoldsTable {
   token_quota: number;
 }
 
+/** SQLite's record of holds: one row per commit that changed them (services/quota-holds.ts). */
+export interface QuotaHoldJournalTable {
+  node: string;
+  seq: number;
+  /** the commit's signed changes, a JSON array of (user id, token id, user amount, token amount) quadruples */
+  holds: string;
+}
+
 export interface QuotaHoldNodesTable {
   node: string;
   /** unix seconds of the node's last heartbeat */
@@ -230,6 +238,7 @@ export interface Database {
   setups: SetupsTable;
   quota_holds: QuotaHoldsTable;
   quota_hold_nodes: QuotaHoldNodesTable;
+  quota_hold_journal: QuotaHoldJournalTable;
 }
 
 export type User = Selectable<UsersTable>;

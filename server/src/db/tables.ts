@@ -320,6 +320,13 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['node', 'user_id', 'token_id'],
     indexes: [],
   },
+  // SQLite records holds as one row per commit instead of one per pair (services/quota-holds.ts)
+  {
+    name: 'quota_hold_journal',
+    columns: [c('node', 'varchar(64)', undefined, true), c('seq', 'bigint', undefined, true), c('holds', 'text', undefined, true)],
+    primaryKey: ['node', 'seq'],
+    indexes: [],
+  },
   {
     name: 'quota_hold_nodes',
     columns: [c('node', 'varchar(64)', undefined, true), c('seen_at', 'bigint', 0)],

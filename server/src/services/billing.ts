@@ -28,7 +28,22 @@ import type { AppContext } from '../context.js';
 import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import { writeLockOf, type SqliteWriteLock } from '../db/sqlite-write-lock.js';
 import type { Database } from '../db/schema.js';
-import { addHoldsQuery, HOLD_CONFLICT_PG, HOLD_INSERT, HOLD_UPSERT_SQLITE, HoldDeltas, HoldNodes, newNodeId, type HoldChange, type HoldNodeOptions } from './quota-holds.js';
+import {
+  addHoldsQuery,
+  addJournalText,
+  flatHolds,
+  HOLD_CONFLICT_PG,
+  HOLD_INSERT,
+  HOLD_JOURNAL_COMPACT,
+  HOLD_JOURNAL_INSERT,
+  HoldDeltas,
+  HoldNodes,
+  journalText,
+  newNodeId,
+  nextJournalSeq,
+  type HoldChange,
+  type HoldNodeOptions,
+} from './quota-holds.js';
 import type { TokenCache } from './cache/token-cache.js';
 import type { UserCache } from './cache/user-cache.js';
 
@@ -360,9 +375,16 @@ class SqliteStatements {
     // reserveBoth and reserveUserHeld are PostgreSQL / MySQL only: SQLite takes the token, the user and the hold in
     // one transaction (reserveMany)
     for (const name of Object.keys(sql) as StmtName[]) if (name !== 'reserveBoth' && name !== 'reserveUserHeld') this.run[name] = handle.prepare(sql[name]([]).sql);
-    const hold = handle.prepare(HOLD_UPSERT_SQLITE);
+    // the node's holds: one journal row per commit (services/quota-holds.ts)
+    const journal = handle.prepare(HOLD_JOURNAL_INSERT);
+    let journalRows = 0;
+    const record = (flat: number[]) => {
+      journal.run(node, nextJournalSeq(), journalText(flat));
+      journalRows++;
+    };
     const { reserveToken, reserveUser, refundToken } = this.run;
     this.reserveMany = handle.transaction((batch: PendingReservation[]) => {
+      let held: number[] | null = null;
       for (const r of batch) {
         if (r.limitedToken && reserveToken.run(r.pre, r.tokenId, r.pre).changes !== 1) r.outcome = 1;
         else if (reserveUser.run(r.pre, r.userId, r.pre).changes !== 1) {
@@ -371,16 +393,19 @@ class SqliteStatements {
           r.outcome = 2;
         } else {
           r.outcome = 0;
-          hold.run(node, r.userId, r.tokenId, r.pre, r.limitedToken ? r.pre : 0);
+          (held ??= []).push(r.userId, r.tokenId, r.pre, r.limitedToken ? r.pre : 0);
         }
       }
+      if (held) record(held);
     });
     const { refundUser } = this.run;
     this.refund = handle.transaction((r: Reservation) => {
       if (r.token) refundToken.run(r.token, r.tokenId);
       if (r.user) refundUser.run(r.user, r.userId);
-      if (r.user || r.token) hold.run(node, r.userId, r.tokenId, -r.user, -r.token);
+      if (r.user || r.token) record([r.userId, r.tokenId, -r.user, -r.token]);
     });
+    const readJournal = handle.prepare('SELECT holds FROM quota_hold_journal WHERE node = ?').pluck();
+    const clearJournal = handle.prepare('DELETE FROM quota_hold_journal WHERE node = ?');
     /** runs a transaction only if the writer worker does not hold the file: false (nothing written) if it does */
     const whenFree =
       <A>(fn: (arg: A) => void) =>
@@ -395,7 +420,15 @@ class SqliteStatements {
       };
     this.addHolds = whenFree(
       handle.transaction((rows: HoldChange[]) => {
-        for (const h of rows) hold.run(node, h.userId, h.tokenId, h.user, h.token);
+        if (journalRows < HOLD_JOURNAL_COMPACT) return record(flatHolds(rows));
+        // compaction: the node's journal and these changes, summed into one row
+        const net = new HoldDeltas();
+        for (const text of readJournal.all(node) as string[]) addJournalText(net, text);
+        for (const h of rows) net.add(h.userId, h.tokenId, h.user, h.token);
+        clearJournal.run(node);
+        journalRows = 0;
+        const left = net.take();
+        if (left.length) record(flatHolds(left));
       }),
     );
     this.settle = whenFree(

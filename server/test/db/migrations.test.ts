@@ -11,7 +11,7 @@ await describeEachDb('migrations', (kind) => {
     const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
     try {
       const first = await migrateToLatest(db, kind);
-      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds']);
+      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal']);
       expect(await migrateToLatest(db, kind)).toEqual([]);
       const tables = await db.introspection.getTables();
       const names = new Set(tables.map((t) => t.name));

@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
 import type { TestServer } from '../helpers/server.js';
 import { relayServices } from '../../src/services/cache/index.js';
+import { readHolds } from '../../src/services/quota-holds.js';
 
 export const key48 = () => randomBytes(24).toString('hex');
 
@@ -139,13 +140,8 @@ export async function tokenRow(s: TestServer, id: number) {
 
 /** What the server's process still holds for a user in open reservations (services/quota-holds.ts), as [token, user, token amount]. */
 export async function openHolds(s: TestServer, userId: number) {
-  const rows = await s.ctx.db
-    .selectFrom('quota_holds')
-    .select(['token_id', 'user_quota', 'token_quota'])
-    .where('node', '=', relayServices(s.ctx).billing.node)
-    .where('user_id', '=', userId)
-    .execute();
-  return rows.filter((h) => Number(h.user_quota) || Number(h.token_quota)).map((h) => [Number(h.token_id), Number(h.user_quota), Number(h.token_quota)]);
+  const rows = await readHolds(s.ctx.db, { node: relayServices(s.ctx).billing.node, userId });
+  return rows.map((h) => [h.tokenId, h.user, h.token]);
 }
 
 export async function logsOf(s: TestServer, userId: number) {

@@ -70,7 +70,7 @@ async function rowsLeft(database: { sqlitePath: string }, userId: number) {
     return {
       logs: await db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute(),
       user: await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow(),
-      holds: await db.selectFrom('quota_holds').selectAll().execute(),
+      holds: [...(await db.selectFrom('quota_holds').selectAll().execute()), ...(await db.selectFrom('quota_hold_journal').selectAll().execute())],
     };
   } finally {
     await close();
