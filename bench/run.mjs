@@ -17,12 +17,13 @@
 // server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
 // measurement instead of as many as possible: the gateway's CPU time per request at a fixed rate is the steadiest
 // figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here),
-// BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
+// BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
+// BENCH_LOADGEN (wrk when it is installed, else autocannon; see LOADGEN below).
 //
 // BENCH_SERVE=<upstream base URL> measures nothing: it seeds the same database with its channels pointing at that
 // upstream, serves the gateway on BENCH_PORT (3300) and prints GATEWAY_URL, GATEWAY_KEY and GATEWAY_PID lines for a
 // load generator of one's own (e.g. a peer benchmark that also runs other gateways), until Ctrl-C.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -60,6 +61,16 @@ const TOKEN_QUOTA = Number(env.BENCH_TOKEN_QUOTA ?? 1e12);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
 const RATE = Number(env.BENCH_RATE ?? 0);
 const MODEL = 'gpt-4o-mini';
+// The load generator shares the two cores with the mock and the gateway, and takes CPU from them. wrk (C, one
+// thread, a process of its own) is what perf-anchors.md measured the targets' references with (Portkey, the lean
+// Node relay); autocannon in this process costs several times more CPU per request. Measured on one VM, same build,
+// 0-ms JSON at 32 connections: 21-23 % of direct with autocannon, 24-27 % with wrk, whose rounds also spread less.
+// autocannon stays for machines without wrk (apt-get install wrk) and for BENCH_RATE, which wrk cannot do; the report
+// names the one used.
+const hasWrk = () => !spawnSync('wrk', ['-v'], { stdio: 'ignore' }).error;
+const LOADGEN = env.BENCH_LOADGEN ?? (RATE > 0 || !hasWrk() ? 'autocannon' : 'wrk');
+if (LOADGEN !== 'wrk' && LOADGEN !== 'autocannon') throw new Error(`BENCH_LOADGEN: wrk or autocannon, not ${LOADGEN}`);
+if (LOADGEN === 'wrk' && RATE > 0) throw new Error('BENCH_RATE needs autocannon (wrk has no fixed rate)');
 
 const children = [];
 const cleanup = () => {
@@ -291,7 +302,66 @@ async function probe(url, stream, authFor) {
   return { ttfbP50: pct(ttfb, 50), ttfbP99: pct(ttfb, 99), totalP50: pct(total, 50), totalP99: pct(total, 99), bad, sample };
 }
 
+/**
+ * A wrk script: POSTs `payload`, each request with the next of `auths` (the gateway's tokens in turn, as autocannon's
+ * setupRequest does), and prints wrk's summary as one JSON line.
+ */
+function wrkScript(file, payload, auths) {
+  const lua = (v) => `[==[${v}]==]`;
+  writeFileSync(
+    file,
+    `local body = ${lua(payload)}
+local auths = { ${auths.map(lua).join(', ')} }
+local reqs = {}
+local i = 0
+function init(args)
+  for k = 1, #auths do reqs[k] = wrk.format("POST", nil, { ["Content-Type"] = "application/json", ["Authorization"] = auths[k] }, body) end
+end
+function request()
+  i = i % #reqs + 1
+  return reqs[i]
+end
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK_RESULT {"requests":%d,"us":%d,"errors":%d,"status":%d,"p50":%d,"p99":%d}\\n', summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.timeout, e.status, latency:percentile(50), latency:percentile(99)))
+end
+`,
+  );
+  return file;
+}
+
+/** One wrk run: the same figures as autocannon's (RPS, p50/p99 in ms, errors incl. non-2xx). */
+function wrk(url, script, connections) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${DURATION}s`, '--timeout', '10s', '-s', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.on('error', reject);
+    child.on('exit', () => {
+      const m = /WRK_RESULT (\{.*\})/.exec(text);
+      if (!m) return reject(new Error(`wrk printed no result: ${text.slice(0, 300)}`));
+      const r = JSON.parse(m[1]);
+      resolve({ rps: r.requests / (r.us / 1e6), p50: Math.round(r.p50 / 1000), p99: Math.round(r.p99 / 1000), errors: r.errors + r.status, served: r.requests });
+    });
+  });
+}
+
+const scripts = new Map();
+let scriptDir = '';
+
 async function load(url, stream, connections, authFor, pid) {
+  if (LOADGEN === 'wrk') {
+    const key = `${stream}-${authFor.name}`;
+    if (!scripts.has(key)) scripts.set(key, wrkScript(join(scriptDir, `wrk-${scripts.size}.lua`), body(stream), Array.from({ length: N_TOKENS }, (_, i) => authFor(i))));
+    let peak = 0;
+    const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
+    const cpu0 = cpuTimes();
+    const own0 = pid ? processCpuMs(pid) : NaN;
+    const r = await wrk(url, scripts.get(key), connections).finally(() => timer && clearInterval(timer));
+    return { ...cpuShares(cpu0, cpuTimes()), ...r, rssPeak: peak, cpuPerReq: pid && r.served > 0 ? (1000 * (processCpuMs(pid) - own0)) / r.served : NaN };
+  }
   let i = 0;
   let peak = 0;
   const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
@@ -369,6 +439,7 @@ async function main() {
   const directUrl = `${mockUrl}/v1/chat/completions`;
   const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
   const noAuth = () => 'Bearer sk-upstream';
+  scriptDir = work;
 
   const sanity = await fetch(gwUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: gwAuth(0) }, body: body(false) });
   if (sanity.status !== 200) throw new Error(`gateway answered ${sanity.status}: ${(await sanity.text()).slice(0, 300)}`);
@@ -381,7 +452,7 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator autocannon in-process${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}.`);
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}.`);
   out();
 
   await setMockDelay(mockPort, 0);
@@ -400,7 +471,7 @@ async function main() {
     );
   }
   out();
-  out('## Load (autocannon)');
+  out(`## Load (${LOADGEN})`);
   out();
   out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.`);
   out();
