@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 // semi-spaces the young generation grew to ~48 MB and the heap to 90-125 MB under load (RSS 170-245 MB at 128
 // connections); with 8 MB the heap stayed at 53-62 MB with the same throughput.
 //
-// --heap-growing-percent=60: the old generation may grow to 1.6x what survived the last full GC (V8 picks 1.1-4x by
+// --heap-growing-percent=50 (60 until --single-threaded-gc below came; see there): the old generation may grow to 1.5x
+// what survived the last full GC (V8 picks 1.1-4x by
 // itself and, under a steady request load, chose large factors: RSS kept climbing to 180-215 MB at 128 connections).
 // Measured with the perf harness at 128 connections, 0-ms upstream: RSS 138-151 MB instead of 181-192 MB, with the
 // same RPS within the run-to-run noise (JSON 7.0-8.3k vs 7.1-7.3k, stream 4.6-5.1k vs 4.2k).
@@ -15,6 +16,9 @@ import { availableParallelism } from 'node:os';
 // and in six paired probe-only runs it was higher every time (1.83-2.20 vs 0.75-1.89 ms). With the smaller factor
 // major GCs come more often, and the incremental marking steps of each (50 steps, up to 3.3 ms, in one traced probe)
 // land on requests. Latency at low concurrency was kept over ~10 MB at saturation.
+// With --single-threaded-gc at 60, the peak went to 150-153 MB in three of four full runs (marking no longer runs
+// beside the main thread, so a cycle ends later and the heap grows meanwhile); at 50: 145-146 MB in two runs, with
+// the one-connection added p99 at 0.98-1.36 ms and the throughput of the runs at 60.
 //
 // --no-allocation-site-pretenuring: at 128 connections a request lives about as long as one young-generation cycle,
 // so its objects survive a scavenge at a high rate; V8 then starts allocating them straight in the old generation
@@ -28,11 +32,12 @@ import { availableParallelism } from 'node:os';
 // fresh gateway per run, alternating with the default: faster in 9 of 9 pairs (+2 to +27 %; gateway CPU per request
 // 128-163 µs instead of 156-180), and no different beyond the noise at 32 connections (4 pairs, -5 to +6 %).
 // --no-parallel-scavenge alone was slower, --no-concurrent-marking or --no-concurrent-sweeping alone no better.
-// `npm run bench` peak RSS at 128 connections: 141-151 MB in three runs with it, 140 MB in one without; one-connection
-// added p99 0.87-1.49 ms either way. With more cores the helpers have cores of their own, and V8's default stays.
+// `npm run bench` peak RSS at 128 connections: 141-153 MB in four runs with it, 140 MB in one without (hence the heap
+// growing factor of 50 above); one-connection added p99 0.87-1.49 ms either way. With more cores the helpers have cores
+// of their own, and V8's default stays.
 export const SERVER_NODE_FLAGS = [
   '--max-semi-space-size=8',
-  '--heap-growing-percent=60',
+  '--heap-growing-percent=50',
   '--no-allocation-site-pretenuring',
   ...(availableParallelism() <= 2 ? ['--single-threaded-gc'] : []),
 ];
