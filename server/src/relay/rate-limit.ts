@@ -6,7 +6,7 @@
 // LLEN/LINDEX/LPUSH let concurrent requests pass together), and the success counter counts only successful requests
 // (new-api's memory variant also counted its own `_check` probes).
 import type { Redis } from 'ioredis';
-import { redisIfUp, redisTrouble } from '../services/cache/redis-outage.js';
+import { redisAsk } from '../services/cache/redis-outage.js';
 import type { AppContext } from '../context.js';
 import { RelayError } from './errors.js';
 
@@ -108,15 +108,9 @@ class RedisModelRateLimiter implements ModelRateLimiter {
   async check(userId: number): Promise<void> {
     const p = limitsOf(this.ctx);
     // a Redis outage lets requests through (services/cache/redis-outage.ts)
-    const redis = redisIfUp(this.redis);
-    if (!redis) return;
-    let r: number;
-    try {
-      r = Number(await redis.eval(CHECK_LUA, 2, this.key('MRRL', userId), this.key('MRRLS', userId), p.total, p.success, p.windowMs, Date.now()));
-    } catch (err) {
-      redisTrouble(this.ctx.log, err, 'model rate limit');
-      return;
-    }
+    const r = await redisAsk(this.redis, this.ctx.log, 'model rate limit', async (redis) =>
+      Number(await redis.eval(CHECK_LUA, 2, this.key('MRRL', userId), this.key('MRRLS', userId), p.total, p.success, p.windowMs, Date.now())),
+    );
     if (r === 1) throw refusal(p.minutes, p.total);
     if (r === 2) throw refusal(p.minutes, p.success);
   }

@@ -11,9 +11,18 @@ import type { Logger } from 'pino';
 const WARN_EVERY_MS = 10_000;
 const lastWarned = new WeakMap<object, number>();
 
-/** The client, when it is connected; null while it is not (callers go to the database). */
-export function redisIfUp(redis: Redis): Redis | null {
-  return redis.status === 'ready' ? redis : null;
+/**
+ * Asks Redis, when the client is connected: undefined while it is not, or when the command fails (logged), and the
+ * caller goes on without it (the database, or letting the request through).
+ */
+export async function redisAsk<T>(redis: Redis, log: Logger, doing: string, ask: (redis: Redis) => Promise<T>): Promise<T | undefined> {
+  if (redis.status !== 'ready') return undefined;
+  try {
+    return await ask(redis);
+  } catch (err) {
+    redisTrouble(log, err, doing);
+    return undefined;
+  }
 }
 
 /** Logs a Redis failure, at most once per WARN_EVERY_MS for each logger. */

@@ -4,7 +4,7 @@
 // (new-api bug fixed, facts §1.5: its TTL constants were copied before the env was loaded and were 0.)
 // remain_quota here is only a hint for the "exhausted" check; billing's source of truth is the DB's conditional UPDATE.
 import { createHash } from 'node:crypto';
-import { redisIfUp, redisTrouble } from './redis-outage.js';
+import { redisAsk, redisTrouble } from './redis-outage.js';
 import type { AppContext } from '../../context.js';
 import type { Token } from '../../db/schema.js';
 import { compileIpAllowList, type IpMatcher } from '../../lib/ip-match.js';
@@ -157,16 +157,10 @@ export class TokenCache {
   }
 
   private async getRedis(key: string): Promise<TokenRecord | null> {
-    const redis = redisIfUp(this.ctx.redis!);
-    if (!redis) return this.fromDb(key);
+    const redis = this.ctx.redis!;
     const rk = this.redisKey(key);
-    let h: Record<string, string>;
-    try {
-      h = await redis.hgetall(rk);
-    } catch (err) {
-      redisTrouble(this.ctx.log, err, 'token cache');
-      return this.fromDb(key);
-    }
+    const h = await redisAsk(redis, this.ctx.log, 'token cache', (r) => r.hgetall(rk));
+    if (h === undefined) return this.fromDb(key);
     if (h && h.id !== undefined) {
       if (h.id === '0') return null;
       return toRecord(h as unknown as Raw);

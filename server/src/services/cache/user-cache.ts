@@ -2,7 +2,7 @@
 // cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing new-api's
 // zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's conditional UPDATE.
 import type { AppContext } from '../../context.js';
-import { redisIfUp, redisTrouble } from './redis-outage.js';
+import { redisAsk, redisTrouble } from './redis-outage.js';
 
 export interface UserRecord {
   id: number;
@@ -126,16 +126,10 @@ export class UserCache {
   }
 
   private async getRedis(id: number): Promise<UserRecord | null> {
-    const redis = redisIfUp(this.ctx.redis!);
-    if (!redis) return this.recordFromDb(id);
+    const redis = this.ctx.redis!;
     const rk = this.redisKey(id);
-    let h: Record<string, string>;
-    try {
-      h = await redis.hgetall(rk);
-    } catch (err) {
-      redisTrouble(this.ctx.log, err, 'user cache');
-      return this.recordFromDb(id);
-    }
+    const h = await redisAsk(redis, this.ctx.log, 'user cache', (r) => r.hgetall(rk));
+    if (h === undefined) return this.recordFromDb(id);
     if (h && h.id !== undefined) return toRecord(h as unknown as Raw);
     const raw = await this.fromDb(id);
     if (!raw) return null;
