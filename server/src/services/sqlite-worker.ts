@@ -34,8 +34,15 @@ const RESTART_FRAMES = 10_000;
  */
 const MAIN_AUTOCHECKPOINT_FRAMES = 50_000;
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
-/** bytes the WAL file is cut back to when it starts over (it keeps its largest size otherwise) */
-const WAL_SIZE_LIMIT = 64 * 1024 * 1024;
+/**
+ * Bytes the WAL file is cut back to when it starts over (it keeps its largest size otherwise). Under a steady load the
+ * WAL holds a second of commits when it starts over, ~200 MB at a 0-ms upstream here (each log row dirties a page in
+ * six indexes keyed by user, token or channel). With 64 MB, every restart truncated it, and the next second of commits
+ * had the file system allocate those blocks again: `node bench/sqlite-log-writes.mjs` (the worker's inserts, 40-row
+ * transactions, a checkpoint every 12,000 rows): 20.2-20.5 µs of CPU per row at 512 MB against 22.8-25.2 µs at 64 MB,
+ * three alternating rounds; the main thread's ftruncate (1.5 % of its samples in a perf profile) went too.
+ */
+const WAL_SIZE_LIMIT = 512 * 1024 * 1024;
 /** longest a row waits in the worker for its transaction (rows not marked to be written at once) */
 const BATCH_MS = 100;
 // The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
