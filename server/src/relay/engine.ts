@@ -16,6 +16,7 @@ import { QuotaError, type Reservation } from '../services/billing.js';
 import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
+import { addUpstreamHeaders } from './response-headers.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes.js';
@@ -604,7 +605,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
     // a stream request answered with JSON, after pings committed an event stream: the answer as one event
     if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
-    else sendJson(res, 200, buf, baseHeaders(a.reqId, a.origin), ctype || undefined);
+    else sendJson(res, 200, buf, addUpstreamHeaders(call!.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
       if (!mode.inputOnly) {

@@ -16,6 +16,8 @@ export class UpstreamCall {
   statusCode = 0;
   /** content-type response header ('' when absent) */
   contentType = '';
+  /** the response headers as undici gives them: name, value, name, value… */
+  rawHeaders: Buffer[] = [];
   /** Date.now() when the response headers arrived (first-response time) */
   headersAt = 0;
   /** the body failed after the headers arrived */
@@ -56,6 +58,7 @@ export class UpstreamCall {
     this.statusCode = status;
     this.headersAt = Date.now();
     this.resumeFn = resume;
+    this.rawHeaders = rawHeaders;
     for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
       const name = rawHeaders[i];
       if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { MockUpstream } from '../helpers/mock-upstream.js';
+import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, tokenRow, userRow } from './fixtures.js';
 
 const MODEL = 'mock-chat';
@@ -77,6 +77,42 @@ await describeEachDb('chat relay', (kind) => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-oneapi-request-id')).toBeTruthy();
     expect(up.requests[0].raw).toBe(raw);
+  });
+
+  it('passes the upstream response headers through, but not framing, cookies or the channel account', async () => {
+    up.reset();
+    up.behave = (req) => ({
+      kind: 'json',
+      body: chatCompletion(req.body.model, 'Hello world!'),
+      headers: {
+        'x-request-id': 'req_up_123',
+        'x-ratelimit-remaining-requests': '4999',
+        'openai-processing-ms': '42',
+        'set-cookie': '__cf_bm=abc; path=/',
+        'openai-organization': 'org-secret',
+        'alt-svc': 'h3=":443"; ma=86400',
+        'x-oneapi-request-id': 'spoofed',
+        'access-control-allow-origin': 'https://evil.example',
+      },
+    });
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id);
+    const { data, response } = await client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0].message.content).toBe('Hello world!');
+    const h = response.headers;
+    expect(h.get('x-request-id')).toBe('req_up_123');
+    expect(h.get('x-ratelimit-remaining-requests')).toBe('4999');
+    expect(h.get('openai-processing-ms')).toBe('42');
+    expect(h.get('set-cookie')).toBeNull();
+    expect(h.get('openai-organization')).toBeNull();
+    expect(h.get('alt-svc')).toBeNull();
+    expect(h.get('x-oneapi-request-id')).not.toBe('spoofed');
+    expect(h.get('x-oneapi-request-id')).toBeTruthy();
+    expect(h.get('access-control-allow-origin')).toBe('*');
+    expect(h.get('content-type')).toBe('application/json');
+    // the body's own length, not the upstream's
+    expect(Number(h.get('content-length'))).toBe(Buffer.byteLength(JSON.stringify(data)));
+    expect((await logsOf(s, u.id))[0].quota).toBe(64);
   });
 
   it('bills cached tokens and the token group ratio', async () => {
