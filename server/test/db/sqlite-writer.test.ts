@@ -372,14 +372,14 @@ describe('SQLite writer worker with the app', () => {
     expect(median).toBeLessThan(60);
   });
 
-  it('with the worker running, the main connection checkpoints only as a safety net and both cut the WAL back to 64 MB', async () => {
+  it('with the worker running, the main connection checkpoints only as a safety net and both cut the WAL back to 512 MB', async () => {
     const s = await startTestServer();
     servers.push(s);
     const handle = sqliteHandle(s.ctx.db)!;
     expect(await sqliteWorker(s.ctx, handle)).not.toBeNull();
     // the worker checkpoints every second and starts the WAL over at 10,000 frames; a relay commit must not do it
     expect(handle.pragma('wal_autocheckpoint', { simple: true })).toBe(50_000);
-    expect(handle.pragma('journal_size_limit', { simple: true })).toBe(64 * 1024 * 1024);
+    expect(handle.pragma('journal_size_limit', { simple: true })).toBe(512 * 1024 * 1024);
   });
 
   it('falls back to the main thread once the worker is gone, and the lock is not left held', async () => {
