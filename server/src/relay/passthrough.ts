@@ -1,6 +1,8 @@
 // Non-JSON success bodies (audio/speech): piped to the client chunk by chunk as they arrive, with the upstream's
-// content-type (and length when known), honouring backpressure. Nothing is buffered or inspected.
+// content-type (and length when known, the body being unchanged) and its other passable headers
+// (relay/response-headers.ts), honouring backpressure. Nothing is buffered or inspected.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { addUpstreamHeaderObject } from './response-headers.js';
 import { drained } from './stream.js';
 
 export interface RawPipeResult {
@@ -22,6 +24,7 @@ export async function pipeRaw(
     if (typeof v === 'string' && v) headers[h === 'content-type' ? 'Content-Type' : h] = v;
   }
   if (!headers['Content-Type']) headers['Content-Type'] = 'application/octet-stream';
+  addUpstreamHeaderObject(upstream, headers);
   let started = false;
   let clientGone = false;
   let error: Error | null = null;

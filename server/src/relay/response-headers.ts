@@ -34,12 +34,25 @@ const DROPPED = new Set([
   'x-oneapi-request-id',
 ]);
 
+/** `name` (lower case) may be copied from the upstream's answer into ours, which does not have it yet. */
+function passes(name: string, into: Record<string, string>): boolean {
+  return !DROPPED.has(name) && !name.startsWith('access-control-') && name !== '__proto__' && !Object.hasOwn(into, name);
+}
+
 /** Adds the upstream's passable headers (undici's raw name/value pairs) to `into`, names in lower case. */
 export function addUpstreamHeaders(raw: readonly Buffer[], into: Record<string, string>): Record<string, string> {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i].toString('latin1').toLowerCase();
-    if (DROPPED.has(name) || name.startsWith('access-control-') || name === '__proto__' || Object.hasOwn(into, name)) continue;
-    into[name] = raw[i + 1].toString('latin1');
+    if (passes(name, into)) into[name] = raw[i + 1].toString('latin1');
+  }
+  return into;
+}
+
+/** The same from a parsed header object (lower-case names, as undici's Dispatcher.request() gives them). */
+export function addUpstreamHeaderObject(headers: Record<string, string | string[] | undefined>, into: Record<string, string>): Record<string, string> {
+  for (const [name, v] of Object.entries(headers)) {
+    const value = Array.isArray(v) ? v[0] : v;
+    if (value !== undefined && passes(name, into)) into[name] = value;
   }
   return into;
 }

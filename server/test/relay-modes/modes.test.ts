@@ -226,6 +226,9 @@ await describeEachDb('relay modes', (kind) => {
     const input = '你好, world';
     const r = await c.audio.speech.create({ model: 'tts-1', voice: 'alloy', input });
     expect(r.headers.get('content-type')).toBe('audio/mpeg');
+    // the upstream's other headers pass, its cookies do not (relay/response-headers.ts)
+    expect(r.headers.get('x-request-id')).toBe('req_tts_1');
+    expect(r.headers.get('set-cookie')).toBeNull();
     expect(Buffer.from(await r.arrayBuffer()).equals(AUDIO)).toBe(true);
     expect(up.requests[0].path).toBe('/v1/audio/speech');
     expect(up.requests[0].json).toEqual({ model: 'tts-1', voice: 'alloy', input });

@@ -82,7 +82,7 @@ function defaultHandler(req: Received, res: http.ServerResponse): void {
   if (p.includes('/images/')) return sendJson(res, IMAGE_RESPONSE);
   if (p.endsWith('/audio/speech')) {
     // sent in several pieces, as a real TTS stream would
-    res.writeHead(200, { 'content-type': 'audio/mpeg' });
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'x-request-id': 'req_tts_1', 'set-cookie': 'up=1' });
     res.write(AUDIO.subarray(0, 1000));
     setTimeout(() => {
       res.write(AUDIO.subarray(1000, 2000));
