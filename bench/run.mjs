@@ -351,22 +351,14 @@ function wrk(url, script, connections) {
 const scripts = new Map();
 let scriptDir = '';
 
-async function load(url, stream, connections, authFor, pid) {
+/** One load run with the chosen generator: { rps, p50, p99 (ms), errors (incl. non-2xx), served }. */
+async function generate(url, stream, connections, authFor) {
   if (LOADGEN === 'wrk') {
     const key = `${stream}-${authFor.name}`;
     if (!scripts.has(key)) scripts.set(key, wrkScript(join(scriptDir, `wrk-${scripts.size}.lua`), body(stream), Array.from({ length: N_TOKENS }, (_, i) => authFor(i))));
-    let peak = 0;
-    const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
-    const cpu0 = cpuTimes();
-    const own0 = pid ? processCpuMs(pid) : NaN;
-    const r = await wrk(url, scripts.get(key), connections).finally(() => timer && clearInterval(timer));
-    return { ...cpuShares(cpu0, cpuTimes()), ...r, rssPeak: peak, cpuPerReq: pid && r.served > 0 ? (1000 * (processCpuMs(pid) - own0)) / r.served : NaN };
+    return wrk(url, scripts.get(key), connections);
   }
   let i = 0;
-  let peak = 0;
-  const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
-  const cpu0 = cpuTimes();
-  const own0 = pid ? processCpuMs(pid) : NaN;
   const result = await autocannon({
     url,
     connections,
@@ -385,18 +377,28 @@ async function load(url, stream, connections, authFor, pid) {
       },
     ],
   });
-  if (timer) clearInterval(timer);
-  const cpu = cpuShares(cpu0, cpuTimes());
-  const served = result.requests.total;
   return {
-    ...cpu,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts + result.non2xx,
+    served: result.requests.total,
+  };
+}
+
+/** A load run, with the machine's CPU shares, the measured process's RSS peak and its CPU per request served. */
+async function load(url, stream, connections, authFor, pid) {
+  let peak = 0;
+  const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
+  const cpu0 = cpuTimes();
+  const own0 = pid ? processCpuMs(pid) : NaN;
+  const r = await generate(url, stream, connections, authFor).finally(() => timer && clearInterval(timer));
+  return {
+    ...cpuShares(cpu0, cpuTimes()),
+    ...r,
     rssPeak: peak,
     // µs of the measured process's CPU per request served
-    cpuPerReq: pid && served > 0 ? (1000 * (processCpuMs(pid) - own0)) / served : NaN,
+    cpuPerReq: pid && r.served > 0 ? (1000 * (processCpuMs(pid) - own0)) / r.served : NaN,
   };
 }
 

@@ -11,7 +11,8 @@ export interface RawPipeResult {
   error: Error | null;
 }
 
-const FORWARDED = ['content-type', 'content-length', 'content-disposition'] as const;
+// the body goes unchanged, so its type and length stay the upstream's (the shared filter drops both for re-sent bodies)
+const FORWARDED = ['content-type', 'content-length'] as const;
 
 export async function pipeRaw(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },

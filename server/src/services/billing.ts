@@ -38,9 +38,8 @@ import {
   HOLD_JOURNAL_INSERT,
   HoldDeltas,
   HoldNodes,
-  journalText,
+  journalRow,
   newNodeId,
-  nextJournalSeq,
   type HoldChange,
   type HoldNodeOptions,
 } from './quota-holds.js';
@@ -379,7 +378,7 @@ class SqliteStatements {
     const journal = handle.prepare(HOLD_JOURNAL_INSERT);
     let journalRows = 0;
     const record = (flat: number[]) => {
-      journal.run(node, nextJournalSeq(), journalText(flat));
+      journal.run(journalRow(node, flat));
       journalRows++;
     };
     const { reserveToken, reserveUser, refundToken } = this.run;

@@ -126,7 +126,7 @@ const UPSERT_PG = pgPrepared(
  * HoldDeltas.take), SQLite appends a journal row.
  */
 export function addHoldsQuery(kind: DbKind, node: string, rows: HoldChange[]): CompiledQuery {
-  if (kind === 'sqlite') return CompiledQuery.raw(HOLD_JOURNAL_INSERT, [node, nextJournalSeq(), journalText(flatHolds(rows))]);
+  if (kind === 'sqlite') return CompiledQuery.raw(HOLD_JOURNAL_INSERT, journalRow(node, flatHolds(rows)));
   if (kind === 'postgres') {
     return CompiledQuery.raw(UPSERT_PG, [node, rows.map((r) => r.userId), rows.map((r) => r.tokenId), rows.map((r) => r.user), rows.map((r) => r.token)]);
   }
@@ -138,26 +138,23 @@ export function addHoldsQuery(kind: DbKind, node: string, rows: HoldChange[]): C
   return CompiledQuery.raw(`${HOLD_INSERT} VALUES ${values.join(', ')} ${HOLD_CONFLICT_MYSQL}`, params);
 }
 
-/** SQLite: one commit's hold changes, `holds` as journalText gives them (node, seq, holds). */
+/** SQLite: one commit's hold changes (journalRow gives the parameters: node, seq, holds). */
 export const HOLD_JOURNAL_INSERT = 'INSERT INTO quota_hold_journal (node, seq, holds) VALUES (?, ?, ?)';
 /** journal rows after which the next settlement release compacts a node's journal into one row */
 export const HOLD_JOURNAL_COMPACT = 256;
 
-let journalSeq = 0;
 /** The next journal row's number: unique per node, since a node id names one process. */
-export function nextJournalSeq(): number {
-  return ++journalSeq;
-}
+let journalSeq = 0;
 
 /**
- * A journal row's `holds`: the signed changes as (user id, token id, user amount, token amount) quadruples, one flat
- * JSON array. The hot path builds `flat` itself rather than HoldChange objects.
+ * HOLD_JOURNAL_INSERT's parameters for one commit's changes: `flat` holds (user id, token id, user amount, token
+ * amount) quadruples, stored as one JSON array. The hot path builds `flat` itself rather than HoldChange objects.
  */
-export function journalText(flat: number[]): string {
-  return JSON.stringify(flat);
+export function journalRow(node: string, flat: number[]): [string, number, string] {
+  return [node, ++journalSeq, JSON.stringify(flat)];
 }
 
-/** HoldChange objects as journalText's flat quadruples. */
+/** HoldChange objects as journalRow's flat quadruples. */
 export function flatHolds(rows: HoldChange[]): number[] {
   const flat: number[] = [];
   for (const r of rows) flat.push(r.userId, r.tokenId, r.user, r.token);
@@ -168,6 +165,12 @@ export function flatHolds(rows: HoldChange[]): number[] {
 export function addJournalText(into: HoldDeltas, text: string): void {
   const f = JSON.parse(text) as number[];
   for (let i = 0; i + 3 < f.length; i += 4) into.add(f[i], f[i + 1], f[i + 2], f[i + 3]);
+}
+
+/** Deletes every hold row of a node, in both tables (its holds are given back, or it holds nothing). */
+async function forgetHolds(db: Kysely<Database>, node: string): Promise<void> {
+  await db.deleteFrom('quota_holds').where('node', '=', node).execute();
+  await db.deleteFrom('quota_hold_journal').where('node', '=', node).execute();
 }
 
 /** A node's hold on a (user, token) pair. */
@@ -322,8 +325,7 @@ export class HoldNodes {
       const u = byId(users);
       for (const [id, v] of t) await trx.updateTable('tokens').set((eb) => ({ remain_quota: eb('remain_quota', '+', v) })).where('id', '=', id).execute();
       for (const [id, v] of u) await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', v) })).where('id', '=', id).execute();
-      await trx.deleteFrom('quota_holds').where('node', '=', node).execute();
-      await trx.deleteFrom('quota_hold_journal').where('node', '=', node).execute();
+      await forgetHolds(trx, node);
       return { node, users: u.map(([id]) => id), tokens: t.map(([id]) => id), quota: u.reduce((s, [, v]) => s + v, 0) };
     });
     if (!result) return null;
@@ -347,8 +349,7 @@ export class HoldNodes {
       return;
     }
     await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('quota_holds').where('node', '=', this.node).execute();
-      await trx.deleteFrom('quota_hold_journal').where('node', '=', this.node).execute();
+      await forgetHolds(trx, this.node);
       await trx.deleteFrom('quota_hold_nodes').where('node', '=', this.node).execute();
     });
   }

@@ -150,7 +150,7 @@ await describeEachDb('quota holds', (kind) => {
     for (const r of batch) await b.refund(r);
     // one open reservation all along, and enough settled ones (a row each for the reservation and its release) to be
     // compacted twice
-    const open = await b.reserve(c.input(c.limited, 7));
+    await b.reserve(c.input(c.limited, 7));
     const rounds = HOLD_JOURNAL_COMPACT + 20;
     for (let i = 0; i < rounds; i++) {
       b.settle(await b.reserve(c.input(c.unlimited, 3)), { quota: 1, channelId: 0, countRequest: true });
@@ -164,7 +164,6 @@ await describeEachDb('quota holds', (kind) => {
     expect(await node({ staleSec: 60 }).holdNodes.sweep()).toEqual([{ node: b.node, users: 1, tokens: 1, quota: 7 }]);
     expect(await c.balances()).toEqual({ user: 1_000_000 - rounds, token: 500_000 });
     expect(await rowsOf(b)).toEqual([]);
-    void open;
   });
 
   // PostgreSQL / MySQL: a pair's row stays between its requests (SQLite writes no pair rows)
