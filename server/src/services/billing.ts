@@ -327,13 +327,15 @@ interface ReserveBatch {
   items: PendingReservation[];
   /** items whose requests wait for the commit (not overlapped) */
   waiting: number;
+  /** a commit at this turn's check phase is scheduled (not only the one after the upstream writes) */
+  soon: boolean;
   done: Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 function newBatch(): ReserveBatch {
-  const b = { items: [], waiting: 0 } as unknown as ReserveBatch;
+  const b = { items: [], waiting: 0, soon: false } as unknown as ReserveBatch;
   b.done = new Promise<void>((resolve, reject) => {
     b.resolve = resolve;
     b.reject = reject;
@@ -444,11 +446,28 @@ class SqliteStatements {
   enqueue(r: PendingReservation, overlapped: boolean): Promise<void> {
     const b = (this.queue ??= newBatch());
     const n = b.items.push(r);
-    if (!overlapped) b.waiting++;
-    if (n === 1) setImmediate(this.commit);
+    if (overlapped) {
+      if (n === 1) setImmediate(this.commitAfterWrites);
+    } else {
+      b.waiting++;
+      if (!b.soon) {
+        b.soon = true;
+        setImmediate(this.commit);
+      }
+    }
     if (b.waiting >= RESERVE_BATCH || n >= RESERVE_BATCH_MAX) this.commit();
     return b.done;
   }
+
+  /**
+   * Overlapped reservations commit one check phase later: undici writes a request on a reused keep-alive socket
+   * from a setImmediate of its own (it first lets the poll phase see whatever the idle socket received), queued
+   * after ours, so committing at the first check phase held every overlapped upstream call back for the whole
+   * commit. Requests read in the poll phase between the two join the batch.
+   */
+  private readonly commitAfterWrites = (): void => {
+    setImmediate(this.commit);
+  };
 
   private retrying = false;
   private readonly retry = (): void => {
