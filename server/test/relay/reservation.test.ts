@@ -111,6 +111,25 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
   });
 
+  it.runIf(kind === 'sqlite')('commits overlapped reservations after the upstream writes queued behind them, waiting ones before', async () => {
+    const c = await caller(1_000_000, 1_000_000);
+    const handle = sqliteHandle(s.ctx.db)!;
+    const userNow = () => (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
+    // undici writes a request on a reused keep-alive socket from a setImmediate queued after the reservation's
+    const atUpstreamWrite = () => new Promise<number>((resolve) => setImmediate(() => resolve(userNow())));
+
+    const overlapped = billing().reserve({ ...c.input(10), overlapped: true });
+    expect(await atUpstreamWrite()).toBe(1_000_000);
+    await overlapped;
+    expect(userNow()).toBe(1_000_000 - 10);
+
+    // a waiting request joining a batch of overlapped ones brings the commit forward to the first check phase
+    const both = [billing().reserve({ ...c.input(10), overlapped: true }), billing().reserve({ ...c.input(20), overlapped: false })];
+    expect(await atUpstreamWrite()).toBe(1_000_000 - 40);
+    await Promise.all(both);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 1_000_000 - 40 });
+  });
+
   // on PostgreSQL / MySQL every reservation is batched, whether its request waits for it or is already upstream
   for (const overlapped of [true, false]) {
     it.runIf(kind !== 'sqlite')(`takes the ${overlapped ? 'overlapped' : 'waiting'} reservations that come while one is in flight together, every unit exact`, async () => {
