@@ -2,7 +2,7 @@
 // master node only (facts §1.1); each step is idempotent so a half-applied run can simply be repeated.
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
-import { ensureTables, widenQuotaColumns } from './tables.js';
+import { ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
 function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -12,6 +12,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0003_quota_holds': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // quota_hold_journal (SQLite's record of the same holds, one row per commit)
     '0004_quota_hold_journal': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // SQLite: the journal without a rowid table beside its primary key (one page less per reservation commit)
+    '0005_hold_journal_without_rowid': { up: (db: Kysely<any>) => rebuildWithoutRowid(db, kind) },
   };
 }
 

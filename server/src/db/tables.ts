@@ -23,6 +23,8 @@ export interface TableSpec {
   columns: ColumnSpec[];
   primaryKey?: string[];
   indexes: IndexSpec[];
+  /** SQLite: the rows are stored in the primary key's B-tree (no rowid table beside it) */
+  withoutRowid?: boolean;
 }
 
 const c = (name: string, type: ColType, def?: string | number | boolean, notNull = def !== undefined): ColumnSpec => ({
@@ -326,6 +328,9 @@ export const TABLES: TableSpec[] = [
     columns: [c('node', 'varchar(64)', undefined, true), c('seq', 'bigint', undefined, true), c('holds', 'text', undefined, true)],
     primaryKey: ['node', 'seq'],
     indexes: [],
+    // one B-tree instead of a rowid table plus its primary-key index: a reservation's group commit writes one page
+    // less (migration 0005)
+    withoutRowid: true,
   },
   {
     name: 'quota_hold_nodes',
@@ -380,8 +385,29 @@ export function columnDdl(kind: DbKind, col: ColumnSpec): string {
 export function createTableDdl(kind: DbKind, t: TableSpec): string {
   const parts = t.columns.map((col) => columnDdl(kind, col));
   if (t.primaryKey) parts.push(`PRIMARY KEY (${t.primaryKey.map((k) => q(kind, k)).join(', ')})`);
-  const tail = kind === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : '';
+  const tail = kind === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : kind === 'sqlite' && t.withoutRowid ? ' WITHOUT ROWID' : '';
   return `CREATE TABLE IF NOT EXISTS ${q(kind, t.name)} (${parts.join(', ')})${tail}`;
+}
+
+/**
+ * SQLite: rebuilds the tables declared `withoutRowid` that an earlier version created as rowid tables, keeping their
+ * rows (the hold journal of a node that died is still to be recovered).
+ */
+export async function rebuildWithoutRowid(db: Kysely<any>, kind: DbKind): Promise<void> {
+  if (kind !== 'sqlite') return;
+  for (const t of TABLES) {
+    if (!t.withoutRowid) continue;
+    const found = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${t.name}`.execute(db);
+    const ddl = found.rows[0]?.sql;
+    if (!ddl || /WITHOUT\s+ROWID\s*$/i.test(ddl)) continue;
+    const tmp = `${t.name}_rebuilt`;
+    const cols = t.columns.map((col) => q(kind, col.name)).join(', ');
+    await sql.raw(`DROP TABLE IF EXISTS ${q(kind, tmp)}`).execute(db);
+    await sql.raw(createTableDdl(kind, { ...t, name: tmp })).execute(db);
+    await sql.raw(`INSERT INTO ${q(kind, tmp)} (${cols}) SELECT ${cols} FROM ${q(kind, t.name)}`).execute(db);
+    await sql.raw(`DROP TABLE ${q(kind, t.name)}`).execute(db);
+    await sql.raw(`ALTER TABLE ${q(kind, tmp)} RENAME TO ${q(kind, t.name)}`).execute(db);
+  }
 }
 
 /** Creates missing tables, columns and indexes. Safe to run on a database created by new-api. */

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { TABLES } from '../../src/db/tables.js';
+import { TABLES, ensureTables } from '../../src/db/tables.js';
 import { createTestDatabase, describeEachDb } from '../helpers/databases.js';
 
 await describeEachDb('migrations', (kind) => {
@@ -11,7 +11,7 @@ await describeEachDb('migrations', (kind) => {
     const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
     try {
       const first = await migrateToLatest(db, kind);
-      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal']);
+      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal', '0005_hold_journal_without_rowid']);
       expect(await migrateToLatest(db, kind)).toEqual([]);
       const tables = await db.introspection.getTables();
       const names = new Set(tables.map((t) => t.name));
@@ -30,6 +30,38 @@ await describeEachDb('migrations', (kind) => {
       expect(tok.expired_time).toBe(-1);
       await expect(db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute()).rejects.toThrow();
       await sql`SELECT 1`.execute(db);
+    } finally {
+      await close();
+      await tdb.drop();
+    }
+  });
+
+  it.runIf(kind === 'sqlite')('rebuilds a hold journal created with a rowid as a WITHOUT ROWID table, keeping its rows', async () => {
+    const tdb = await createTestDatabase(kind);
+    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+    try {
+      // the database of a version before 0005, with a dead node's journal still to recover
+      await sql.raw('CREATE TABLE kysely_migration (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)').execute(db);
+      await sql.raw('CREATE TABLE kysely_migration_lock (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer DEFAULT 0 NOT NULL)').execute(db);
+      await sql.raw(`CREATE TABLE "quota_hold_journal" ("node" varchar(64) NOT NULL, "seq" bigint NOT NULL, "holds" text NOT NULL, PRIMARY KEY ("node", "seq"))`).execute(db);
+      await sql.raw(`INSERT INTO quota_hold_journal VALUES ('dead-node', 1, '[1,2,30,30]'), ('dead-node', 2, '[1,2,-30,-30]'), ('other', 7, '[3,0,5,0]')`).execute(db);
+      for (const name of ['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal']) {
+        await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, '2026-11-01T00:00:00.000Z')`.execute(db);
+      }
+      // the rest of the schema as 0001-0004 left it
+      await ensureTables(db, kind);
+
+      expect(await migrateToLatest(db, kind)).toEqual(['0005_hold_journal_without_rowid']);
+      const ddl = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'quota_hold_journal'`.execute(db);
+      expect(ddl.rows[0].sql).toMatch(/WITHOUT ROWID$/);
+      const rows = await db.selectFrom('quota_hold_journal').selectAll().orderBy('node').orderBy('seq').execute();
+      expect(rows).toEqual([
+        { node: 'dead-node', seq: 1, holds: '[1,2,30,30]' },
+        { node: 'dead-node', seq: 2, holds: '[1,2,-30,-30]' },
+        { node: 'other', seq: 7, holds: '[3,0,5,0]' },
+      ]);
+      await expect(sql.raw(`INSERT INTO quota_hold_journal VALUES ('other', 7, '[]')`).execute(db)).rejects.toThrow(/UNIQUE/);
+      expect(await migrateToLatest(db, kind)).toEqual([]);
     } finally {
       await close();
       await tdb.drop();
