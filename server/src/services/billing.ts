@@ -302,7 +302,8 @@ function idList(ids: Iterable<unknown>, params: unknown[]): string {
 }
 
 /**
- * A group commit runs at the end of the event-loop turn, or as soon as RESERVE_BATCH reservations whose requests wait
+ * A group commit runs at the end of the event-loop turn (one turn later when all its requests are already upstream:
+ * commitAfterWrites), or as soon as RESERVE_BATCH reservations whose requests wait
  * for it are queued: in a burst (many requests read in one turn) the first upstream calls then go out after a few
  * reservations instead of after the whole burst was read. Measured with a 50 ms upstream at 128 connections: waiting
  * for the turn's end cost ~8 % RPS. Overlapped reservations (the request is already on its way upstream; only its
@@ -349,7 +350,7 @@ function newBatch(): ReserveBatch {
  * is open on that connection (they share it); otherwise the Kysely path below runs, queued behind that transaction.
  *
  * Reservations are group-committed: those requested in one event-loop turn run in one transaction at the end of the
- * turn (setImmediate), each still its own conditional UPDATEs checked one after the other, so a burst pays for one
+ * turn (setImmediate; see RESERVE_BATCH), each still its own conditional UPDATEs checked one after the other, so a burst pays for one
  * WAL commit (frames + locks, the bulk of the cost) instead of one per request. The request waits for that commit
  * before its upstream call; the wait is the rest of the current turn (microseconds when idle).
  */
