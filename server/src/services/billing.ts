@@ -350,9 +350,9 @@ function newBatch(): ReserveBatch {
  * is open on that connection (they share it); otherwise the Kysely path below runs, queued behind that transaction.
  *
  * Reservations are group-committed: those requested in one event-loop turn run in one transaction at the end of the
- * turn (setImmediate; see RESERVE_BATCH), each still its own conditional UPDATEs checked one after the other, so a burst pays for one
- * WAL commit (frames + locks, the bulk of the cost) instead of one per request. The request waits for that commit
- * before its upstream call; the wait is the rest of the current turn (microseconds when idle).
+ * turn (setImmediate; see RESERVE_BATCH), each still its own conditional UPDATEs checked one after the other, so a
+ * burst pays for one WAL commit (frames + locks, the bulk of the cost) instead of one per request. The request waits
+ * for that commit before its upstream call; the wait is the rest of the current turn (microseconds when idle).
  */
 class SqliteStatements {
   readonly run: Record<StmtName, BetterSqlite3.Statement>;
