@@ -4,8 +4,9 @@
 // Each case creates a fresh database with the project's migrations, then inserts LOG_ROWS rows (default 100,000) with
 // 1,000 users and tokens in turn, TXN rows per transaction (default 40: what the worker commits on average when the
 // relay's reservations keep asking for the write lock), a PASSIVE checkpoint every CK rows (default 12,000: one
-// second of the worker's checkpoint timer at a 0-ms-upstream load here) and a RESTART one once the WAL holds 10,000
-// frames, as the worker does. It prints the process CPU (user + system) per row, the WAL file's largest size and
+// second of the worker's checkpoint timer at a 0-ms-upstream load here) and a RESTART one once the WAL holds
+// RESTART_FRAMES frames, as the worker does. Rows are the log writer's own INSERT and values (SQLITE_ROW_INSERT,
+// pushSqliteValues). It prints the process CPU (user + system) per row, the WAL file's largest size and
 // the wall time per row. Cases alternate ROUNDS times (default 3), because this machine's timing drifts.
 //
 // Env: LOG_ROWS, TXN, CK, ROUNDS, CASES (space-separated journal_size_limit values in MB, default "64 512").
@@ -15,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../server/dist/db/connect.js';
 import { migrateToLatest } from '../server/dist/db/migrate.js';
+import { pushSqliteValues, SQLITE_ROW_INSERT } from '../server/dist/services/log-writer.js';
+import { RESTART_FRAMES } from '../server/dist/services/sqlite-worker.js';
 
 const env = process.env;
 const ROWS = Number(env.LOG_ROWS ?? 100_000);
@@ -22,7 +25,6 @@ const TXN = Number(env.TXN ?? 40);
 const CK = Number(env.CK ?? 12_000);
 const ROUNDS = Number(env.ROUNDS ?? 3);
 const CASES = (env.CASES ?? '64 512').split(/\s+/).filter(Boolean).map(Number);
-const COLUMNS = ['user_id', 'created_at', 'type', 'content', 'username', 'token_name', 'model_name', 'quota', 'prompt_tokens', 'completion_tokens', 'use_time', 'is_stream', 'channel_id', 'token_id', 'group', 'other'];
 const OTHER = '{"frt":-1000,"model_ratio":0.075,"group_ratio":1,"completion_ratio":4,"cache_tokens":0,"cache_ratio":1,"model_price":-1,"admin_info":{"use_channel":["17"]}}';
 
 async function run(walLimitMb) {
@@ -35,7 +37,7 @@ async function run(walLimitMb) {
   w.pragma('synchronous = NORMAL');
   w.pragma('wal_autocheckpoint = 0');
   w.pragma(`journal_size_limit = ${walLimitMb * 1024 * 1024}`);
-  const insert = w.prepare(`INSERT INTO logs (${COLUMNS.map((c) => `"${c}"`).join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`);
+  const insert = w.prepare(SQLITE_ROW_INSERT);
   const begin = w.prepare('BEGIN IMMEDIATE');
   const commit = w.prepare('COMMIT');
   let maxWal = 0;
@@ -46,14 +48,33 @@ async function run(walLimitMb) {
     begin.run();
     for (let k = 0; k < TXN && n < ROWS; k++, n++) {
       const u = n % 1000;
-      insert.run([u + 1, 1_800_000_000 + Math.floor(n / CK), 2, '模型倍率 0.08，补全倍率 4.00，分组倍率 1.00', `bench${u}`, `bench-token-${u}`, 'gpt-4o-mini', 120, 240, 20, 0, 0, (u % 100) + 1, u + 1, 'default', OTHER]);
+      const values = [];
+      pushSqliteValues(values, {
+        user_id: u + 1,
+        created_at: 1_800_000_000 + Math.floor(n / CK),
+        type: 2,
+        content: '模型倍率 0.08，补全倍率 4.00，分组倍率 1.00',
+        username: `bench${u}`,
+        token_name: `bench-token-${u}`,
+        model_name: 'gpt-4o-mini',
+        quota: 120,
+        prompt_tokens: 240,
+        completion_tokens: 20,
+        use_time: 0,
+        is_stream: false,
+        channel_id: (u % 100) + 1,
+        token_id: u + 1,
+        group: 'default',
+        other: OTHER,
+      });
+      insert.run(values);
     }
     commit.run();
     if ((sinceCheckpoint += TXN) >= CK) {
       sinceCheckpoint = 0;
       maxWal = Math.max(maxWal, statSync(`${path}-wal`).size);
       const r = w.pragma('wal_checkpoint(PASSIVE)')[0];
-      if (r.log >= 10_000 && r.checkpointed === r.log) w.pragma('wal_checkpoint(RESTART)');
+      if (r.log >= RESTART_FRAMES && r.checkpointed === r.log) w.pragma('wal_checkpoint(RESTART)');
     }
   }
   const cpu = process.cpuUsage(cpu0);

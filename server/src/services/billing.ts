@@ -326,17 +326,15 @@ interface PendingReservation {
 /** The reservations of one group commit, settled together (one promise for all of them). */
 interface ReserveBatch {
   items: PendingReservation[];
-  /** items whose requests wait for the commit (not overlapped) */
+  /** items whose requests wait for the commit (not overlapped); the first one schedules a commit at this turn's end */
   waiting: number;
-  /** a commit at this turn's check phase is scheduled (not only the one after the upstream writes) */
-  soon: boolean;
   done: Promise<void>;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
 
 function newBatch(): ReserveBatch {
-  const b = { items: [], waiting: 0, soon: false } as unknown as ReserveBatch;
+  const b = { items: [], waiting: 0 } as unknown as ReserveBatch;
   b.done = new Promise<void>((resolve, reject) => {
     b.resolve = resolve;
     b.reject = reject;
@@ -449,13 +447,7 @@ class SqliteStatements {
     const n = b.items.push(r);
     if (overlapped) {
       if (n === 1) setImmediate(this.commitAfterWrites);
-    } else {
-      b.waiting++;
-      if (!b.soon) {
-        b.soon = true;
-        setImmediate(this.commit);
-      }
-    }
+    } else if (++b.waiting === 1) setImmediate(this.commit);
     if (b.waiting >= RESERVE_BATCH || n >= RESERVE_BATCH_MAX) this.commit();
     return b.done;
   }

@@ -65,7 +65,8 @@ function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
 }
 
 /** One row's values in COLUMNS order, as SQLite binds them (booleans as 0/1). */
-function pushSqliteValues(out: unknown[], row: NewLog): void {
+/** One row's values in the order of SQLITE_ROW_INSERT's placeholders (what the writer worker is handed). */
+export function pushSqliteValues(out: unknown[], row: NewLog): void {
   const r = row as Record<string, unknown>;
   for (const [c, def] of COLUMNS) {
     const v = r[c] ?? def;
@@ -123,7 +124,8 @@ const LOOP_WINDOW_MS = 100;
 const QUIET_POST_MS = 2;
 const BUSY_POST_MS = 10;
 const WORKER_ROWS = 128;
-const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
+/** one log row's INSERT, as the SQLite writer worker runs it (bench/sqlite-log-writes.mjs uses it too) */
+export const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
 
 export class LogWriter {
   private queue: NewLog[] = [];

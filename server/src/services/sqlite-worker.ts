@@ -26,7 +26,7 @@ const TXN_ROWS = 128;
  */
 const CHECKPOINT_MS = 1000;
 /** WAL frames after which the worker makes the WAL start over (see checkpoint() in the worker) */
-const RESTART_FRAMES = 10_000;
+export const RESTART_FRAMES = 10_000;
 /**
  * The main connection's own automatic checkpoint while the worker runs, a safety net for a worker that falls behind:
  * it runs inside a relay commit, so it must stay above what the worker lets the WAL reach (RESTART_FRAMES plus a
