@@ -1,7 +1,8 @@
 // `npm run bench`: the gateway against a direct call to the same mock upstream, in one run on this machine.
 //
 // Starts bench/mock-upstream.mjs and the built gateway (server/dist, SQLite in a temp dir, default caches) loaded
-// with 1,000 tokens and 100 channels, then measures, for direct-to-mock and through the gateway:
+// with 1,000 tokens and 100 channels, then measures, for direct-to-mock, through the gateway and through the stack's
+// floor (bench/floor-relay.mjs):
 //   - an unloaded probe (1 connection): p50/p99 time to first byte and to last byte, JSON and stream;
 //   - RPS and p50/p99 latency with autocannon, JSON and stream, at 32 and 128 connections, 0 ms and 50 ms upstream;
 //   - the gateway's RSS (idle, and the peak during the 128-connection runs);
@@ -18,7 +19,8 @@
 // measurement instead of as many as possible: the gateway's CPU time per request at a fixed rate is the steadiest
 // figure for comparing two builds; a saturated RPS ratio swung by ±7 % between two copies of one build here),
 // BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
-// BENCH_LOADGEN (wrk when it is installed, else autocannon; see LOADGEN below).
+// BENCH_LOADGEN (wrk when it is installed, else autocannon; see LOADGEN below), BENCH_FLOOR (1: bench/floor-relay.mjs,
+// the stack's floor, is measured after the gateway in every probe and round; 0 leaves it out).
 //
 // BENCH_SERVE=<upstream base URL> measures nothing: it seeds the same database with its channels pointing at that
 // upstream, serves the gateway on BENCH_PORT (3300) and prints GATEWAY_URL, GATEWAY_KEY and GATEWAY_PID lines for a
@@ -60,6 +62,8 @@ const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
 const TOKEN_QUOTA = Number(env.BENCH_TOKEN_QUOTA ?? 1e12);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
 const RATE = Number(env.BENCH_RATE ?? 0);
+// the stack's floor (bench/floor-relay.mjs) measured beside the gateway in every probe and round; 0 leaves it out
+const FLOOR = (env.BENCH_FLOOR ?? '1') !== '0';
 const MODEL = 'gpt-4o-mini';
 // The load generator shares the two cores with the mock and the gateway, and takes CPU from them. wrk (C, one
 // thread, a process of its own) is what perf-anchors.md measured the targets' references with (Portkey, the lean
@@ -97,17 +101,22 @@ function freePort() {
   });
 }
 
-function startMock() {
+/** Runs a bench/ script in a process of its own and resolves with the port it prints as `<name>=<port>`. */
+function startScript(script, args, name, { nodeFlags = [], extraEnv = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, 'bench/mock-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeFlags, join(root, 'bench', script), ...args], { env: { ...extraEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     child.stdout.on('data', (d) => {
-      const m = /MOCK_PORT=(\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
+      const m = new RegExp(`${name}=(\\d+)`).exec(String(d));
+      if (m) resolve({ port: Number(m[1]), pid: child.pid });
     });
-    child.on('exit', (code) => reject(new Error(`mock exited ${code}`)));
+    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
   });
 }
+
+const startMock = async () => (await startScript('mock-upstream.mjs', [], 'MOCK_PORT')).port;
+// with the gateway's V8 flags and malloc setting
+const startFloor = (upstream) => startScript('floor-relay.mjs', [upstream], 'FLOOR_PORT', { nodeFlags: SERVER_NODE_FLAGS, extraEnv: SERVER_ENV });
 
 /** BENCH_SQL_DSN: a new database on that server for this run, as a DSN the gateway takes, and how to drop it. */
 async function freshDatabase(serverDsn) {
@@ -441,6 +450,8 @@ async function main() {
   const directUrl = `${mockUrl}/v1/chat/completions`;
   const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
   const noAuth = () => 'Bearer sk-upstream';
+  const floor = FLOOR ? await startFloor(mockUrl) : null;
+  const floorUrl = floor && `http://127.0.0.1:${floor.port}/v1/chat/completions`;
   scriptDir = work;
 
   const sanity = await fetch(gwUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: gwAuth(0) }, body: body(false) });
@@ -460,25 +471,26 @@ async function main() {
   await setMockDelay(mockPort, 0);
   out(`## Unloaded probe (1 connection, 0 ms upstream; ${PROBE_N} sequential requests after ${PROBE_WARMUP} warm-up ones)`);
   out();
-  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | CPU stolen (%) | bad |');
-  out('|---|---|---|---|---|---|---|---|---|---|');
+  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | floor added p50 / p99 (ms) | CPU stolen (%) | bad |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
     const stream = mode === 'stream';
     const cpu0 = cpuTimes();
     const d = await probe(directUrl, stream, noAuth);
     const g = await probe(gwUrl, stream, gwAuth);
     const { steal } = cpuShares(cpu0, cpuTimes());
+    const fl = floor && (await probe(floorUrl, stream, noAuth));
     out(
-      `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${f(steal, 1)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
+      `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${fl ? `${f(fl.ttfbP50 - d.ttfbP50, 3)} / ${f(fl.ttfbP99 - d.ttfbP99, 3)}` : 'n/a'} | ${f(steal, 1)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
     );
   }
   out();
   out(`## Load (${LOADGEN})`);
   out();
-  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.`);
+  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway${floor ? ' then floor' : ''}, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.${floor ? " Floor: bench/floor-relay.mjs, the least a relay on this stack does (no auth, billing or logs), against the same round's direct RPS; the median of the rounds, then every round." : ''}`);
   out();
-  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | gateway CPU per request (µs, every round) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
-  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | floor/direct (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | gateway CPU per request (µs, every round) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
+  out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let peak128 = 0;
   let ran128 = false;
   for (const delay of DELAYS) {
@@ -492,8 +504,11 @@ async function main() {
         for (let r = 0; r < ROUNDS; r++) {
           const d = await load(directUrl, stream, c, noAuth);
           const g = await load(gwUrl, stream, c, gwAuth, gw.pid);
-          rounds.push({ d, g, ratio: (100 * g.rps) / d.rps });
+          const fl = floor && (await load(floorUrl, stream, c, noAuth));
+          rounds.push({ d, g, ratio: (100 * g.rps) / d.rps, floorRatio: fl ? (100 * fl.rps) / d.rps : NaN });
         }
+        const floorRatios = rounds.map((r) => r.floorRatio);
+        const floorCol = floor ? `${f([...floorRatios].sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)], 1)}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}` : 'n/a';
         const { d, g, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)];
         const errors = rounds.reduce((n, r) => n + r.g.errors, 0);
         const rss = Math.max(...rounds.map((r) => r.g.rssPeak));
@@ -502,7 +517,7 @@ async function main() {
           peak128 = Math.max(peak128, rss);
         }
         out(
-          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} | ${rounds.map((r) => f(r.g.cpuPerReq, 0)).join(' / ')} | ${rounds.map((r) => `${f(r.d.idle, 0)}/${f(r.g.idle, 0)}`).join(' ')} | ${rounds.map((r) => `${f(r.d.steal, 0)}/${f(r.g.steal, 0)}`).join(' ')} |`,
+          `| ${mode} | ${delay} ms | ${c} | ${f(d.rps, 0)} | ${f(g.rps, 0)} | **${f(ratio, 1)} %** | ${rounds.map((r) => f(r.ratio, 1)).join(' / ')} | ${floorCol} | ${d.p50}/${d.p99} | ${g.p50}/${g.p99} | ${errors} | ${rss} | ${rounds.map((r) => f(r.g.cpuPerReq, 0)).join(' / ')} | ${rounds.map((r) => `${f(r.d.idle, 0)}/${f(r.g.idle, 0)}`).join(' ')} | ${rounds.map((r) => `${f(r.d.steal, 0)}/${f(r.g.steal, 0)}`).join(' ')} |`,
         );
       }
     }
