@@ -4,7 +4,10 @@
 // machine allows: a share of direct RPS that this relay does not reach either is not the gateway's to win.
 // Usage: node bench/floor-relay.mjs <upstream base URL>; prints FLOOR_PORT=<port> once listening.
 import http from 'node:http';
-import { Agent } from 'undici';
+import { createRequire } from 'node:module';
+
+// the server workspace's undici (the version the gateway runs), wherever npm placed it
+const { Agent } = createRequire(new URL('../server/package.json', import.meta.url))('undici');
 
 const upstream = new URL(process.argv[2]);
 const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 });
