@@ -4,13 +4,11 @@
 // machine allows: a share of direct RPS that this relay does not reach either is not the gateway's to win.
 // Usage: node bench/floor-relay.mjs <upstream base URL>; prints FLOOR_PORT=<port> once listening.
 import http from 'node:http';
-import { createRequire } from 'node:module';
-
-// the server workspace's undici (the version the gateway runs), wherever npm placed it
-const { Agent } = createRequire(new URL('../server/package.json', import.meta.url))('undici');
+// the gateway's own undici modules and pool settings (`npm run bench` builds server/dist first)
+import { Agent, UPSTREAM_POOL } from '../server/dist/lib/undici.js';
 
 const upstream = new URL(process.argv[2]);
-const agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 });
+const agent = new Agent(UPSTREAM_POOL);
 
 const server = http.createServer((req, res) => {
   const parts = [];

@@ -412,6 +412,8 @@ async function load(url, stream, connections, authFor, pid) {
 }
 
 const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+/** The item with the median key (the lower middle of an even count). */
+const medianBy = (items, key) => [...items].sort((a, b) => key(a) - key(b))[Math.floor((items.length - 1) / 2)];
 
 /** The run's database (SQLite in a temp dir, or BENCH_SQL_DSN's), seeded with channels pointing at `upstream`. */
 async function seededDatabase(upstream) {
@@ -508,8 +510,8 @@ async function main() {
           rounds.push({ d, g, ratio: (100 * g.rps) / d.rps, floorRatio: fl ? (100 * fl.rps) / d.rps : NaN });
         }
         const floorRatios = rounds.map((r) => r.floorRatio);
-        const floorCol = floor ? `${f([...floorRatios].sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)], 1)}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}` : 'n/a';
-        const { d, g, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor((rounds.length - 1) / 2)];
+        const floorCol = floor ? `${f(medianBy(floorRatios, (x) => x), 1)}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}` : 'n/a';
+        const { d, g, ratio } = medianBy(rounds, (r) => r.ratio);
         const errors = rounds.reduce((n, r) => n + r.g.errors, 0);
         const rss = Math.max(...rounds.map((r) => r.g.rssPeak));
         if (c >= 128) {

@@ -20,4 +20,6 @@ export const Agent: typeof undici.Agent = load('undici/lib/dispatcher/agent.js')
 export type ProxyAgent = undici.ProxyAgent;
 export const ProxyAgent: typeof undici.ProxyAgent = load('undici/lib/dispatcher/proxy-agent.js');
 export type Socks5ProxyAgent = undici.Socks5ProxyAgent;
+/** The upstream pool's settings (services/cache/index.ts); bench/floor-relay.mjs measures the stack with the same. */
+export const UPSTREAM_POOL: undici.Agent.Options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 };
 export const Socks5ProxyAgent: typeof undici.Socks5ProxyAgent = load('undici/lib/dispatcher/socks5-proxy-agent.js');

@@ -64,7 +64,6 @@ function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
   return CompiledQuery.raw(`INSERT INTO ${q}logs${q} (${cols}) VALUES ${tuples.join(', ')}`, params);
 }
 
-/** One row's values in COLUMNS order, as SQLite binds them (booleans as 0/1). */
 /** One row's values in the order of SQLITE_ROW_INSERT's placeholders (what the writer worker is handed). */
 export function pushSqliteValues(out: unknown[], row: NewLog): void {
   const r = row as Record<string, unknown>;

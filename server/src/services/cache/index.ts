@@ -1,6 +1,6 @@
 // One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
-import { Agent } from '../../lib/undici.js';
+import { Agent, UPSTREAM_POOL } from '../../lib/undici.js';
 import type { AppContext } from '../../context.js';
 import { Billing } from '../billing.js';
 import { ChannelStatus } from '../channel-status.js';
@@ -41,7 +41,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const channels = new ChannelCache(ctx);
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
-    const http = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 });
+    const http = new Agent(UPSTREAM_POOL);
     const notifier = new QuotaNotifier(ctx, http);
     const svc: RelayServices = {
       tokens,
