@@ -1,40 +1,52 @@
-// The stack's floor for `npm run bench`: the least a relay on this stack does (Node's HTTP server, undici's pooled
-// Agent with the gateway's settings, the request and the JSON answer parsed and written again, stream chunks piped
-// as they come), with no auth, pricing, billing or logs. Measured in the same run as the gateway, it tells what the
-// machine allows: a share of direct RPS that this relay does not reach either is not the gateway's to win.
+// The stack's floor for `npm run bench`: the least a relay on this stack does (the gateway's lean HTTP front before
+// Node's HTTP server, undici's pooled Agent with the gateway's settings, the request and the JSON answer parsed and
+// written again, stream chunks piped as they come), with no auth, pricing, billing or logs. Measured in the same run
+// as the gateway, it tells what the machine allows: a share of direct RPS that this relay does not reach either is
+// not the gateway's to win.
 // Usage: node bench/floor-relay.mjs <upstream base URL>; prints FLOOR_PORT=<port> once listening.
 import http from 'node:http';
-// the gateway's own undici modules and pool settings (`npm run bench` builds server/dist first)
+// the gateway's own modules and settings (`npm run bench` builds server/dist first)
 import { Agent, UPSTREAM_POOL } from '../server/dist/lib/undici.js';
+import { LeanHttpFront } from '../server/dist/lib/lean-http/front.js';
 
 const upstream = new URL(process.argv[2]);
 const agent = new Agent(UPSTREAM_POOL);
+const ROUTE = '/v1/chat/completions';
+
+async function relay(raw, authorization, res) {
+  try {
+    const body = JSON.parse(raw.toString());
+    const up = await agent.request({
+      origin: upstream.origin,
+      path: `${upstream.pathname.replace(/\/+$/, '')}${ROUTE}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
+      body: JSON.stringify(body),
+    });
+    const type = up.headers['content-type'] ?? 'application/json';
+    if (body.stream) {
+      res.writeHead(up.statusCode, { 'content-type': type });
+      for await (const chunk of up.body) res.write(chunk);
+      return res.end();
+    }
+    const text = await up.body.text();
+    JSON.parse(text); // the usage a gateway reads
+    res.writeHead(up.statusCode, { 'content-type': type, 'content-length': String(Buffer.byteLength(text)) });
+    res.end(text);
+  } catch (err) {
+    res.writeHead(502, {});
+    res.end(String(err));
+  }
+}
 
 const server = http.createServer((req, res) => {
   const parts = [];
   req.on('data', (c) => parts.push(c));
-  req.on('end', async () => {
-    try {
-      const body = JSON.parse(Buffer.concat(parts).toString());
-      const up = await agent.request({
-        origin: upstream.origin,
-        path: `${upstream.pathname.replace(/\/+$/, '')}/v1/chat/completions`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-        body: JSON.stringify(body),
-      });
-      const type = up.headers['content-type'] ?? 'application/json';
-      if (body.stream) {
-        res.writeHead(up.statusCode, { 'content-type': type });
-        for await (const chunk of up.body) res.write(chunk);
-        return res.end();
-      }
-      const text = await up.body.text();
-      JSON.parse(text); // the usage a gateway reads
-      res.writeHead(up.statusCode, { 'content-type': type, 'content-length': Buffer.byteLength(text) }).end(text);
-    } catch (err) {
-      res.writeHead(502).end(String(err));
-    }
-  });
+  req.on('end', () => relay(Buffer.concat(parts), req.headers.authorization, res));
+});
+LeanHttpFront.install(server, {
+  isRoute: (url) => url === ROUTE,
+  bodyLimit: 64 * 1024 * 1024,
+  handle: (req, res) => relay(req.body, req.headers.authorization, res),
 });
 server.listen(0, '127.0.0.1', () => console.log(`FLOOR_PORT=${server.address().port}`));

@@ -28,6 +28,8 @@ export interface Config {
   trustedProxies: string[];
   /** SIGTERM / SIGINT: seconds requests in flight may take to finish before their connections are cut (shutdown.ts) */
   shutdownTimeoutSec: number;
+  /** LEAN_HTTP: the relay's hot routes served by the lean HTTP front (lib/lean-http/); false: Node's server for all */
+  leanHttp: boolean;
   forceStreamOption: boolean;
   channelTestFrequencyMin: number;
   channelUpdateFrequencyMin: number;
@@ -150,6 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     relayTimeoutSec: int(env, 'RELAY_TIMEOUT', 0, 0),
     shutdownTimeoutSec: int(env, 'SHUTDOWN_TIMEOUT', 8, 0),
     trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
+    leanHttp: bool(env, 'LEAN_HTTP', true),
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 import type { NewLog } from '../db/schema.js';
 import { authenticate, ROLE_COMMON } from '../api/auth.js';
 import type { RelayServices } from '../services/cache/index.js';
@@ -111,7 +112,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       return sendRelayError(reply.raw, asRelayError(err), reqId, origin);
     }
   }
-  const res = reply.raw;
+  // Node's ServerResponse, or the lean front's (fast-path.ts)
+  const res: HttpResponse = reply.raw;
   // new-api's low-quota check compares the balance before the request minus its charge with the threshold.
   const quotaBefore = caller.user.quota;
 
@@ -420,7 +422,7 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
 }
 
-async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: import('node:http').ServerResponse, a: AttemptInput): Promise<AttemptResult> {
+async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: HttpResponse, a: AttemptInput): Promise<AttemptResult> {
   const { channel, mode, body } = a;
   const adaptor = adaptorFor(channel.type);
   const mapped = channel.modelMapping?.[a.model];

@@ -1,5 +1,5 @@
 // Relay errors and the OpenAI error shape (facts §4.2, §4.5): {"error":{"message":"… (request id: X)","type",…}}.
-import type { ServerResponse } from 'node:http';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 
 export class RelayError extends Error {
   constructor(
@@ -40,7 +40,7 @@ export function sseHeaders(reqId: string, origin: string | undefined): Record<st
   return h;
 }
 
-export function sendJson(res: ServerResponse, status: number, body: Buffer | string, headers: Record<string, string>, contentType = 'application/json'): void {
+export function sendJson(res: HttpResponse, status: number, body: Buffer | string, headers: Record<string, string>, contentType = 'application/json'): void {
   if (res.headersSent || res.destroyed) {
     if (!res.writableEnded) res.end();
     return;
@@ -58,7 +58,7 @@ export function errorBody(err: RelayError, reqId: string): string {
   });
 }
 
-export function sendRelayError(res: ServerResponse, err: RelayError, reqId: string, origin: string | undefined): void {
+export function sendRelayError(res: HttpResponse, err: RelayError, reqId: string, origin: string | undefined): void {
   sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
 }
 
@@ -66,7 +66,7 @@ export function sendRelayError(res: ServerResponse, err: RelayError, reqId: stri
  * The error of a request whose event-stream headers are already out (relay/keepalive.ts): the OpenAI error object as
  * an event, then `[DONE]` unless the stream is made of typed events (Responses API), and the end.
  */
-export function sendStreamError(res: ServerResponse, err: RelayError, reqId: string, typedEvents: boolean): void {
+export function sendStreamError(res: HttpResponse, err: RelayError, reqId: string, typedEvents: boolean): void {
   if (res.writableEnded || res.destroyed) return;
   res.end(`data: ${errorBody(err, reqId)}\n\n${typedEvents ? '' : 'data: [DONE]\n\n'}`);
 }

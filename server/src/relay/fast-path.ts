@@ -1,15 +1,19 @@
 // Hot-path shortcut: POST requests to the plain JSON relay routes (/v1/chat/completions, /v1/completions,
-// /v1/embeddings) skip Fastify's router, hooks and body parser and go straight to the engine with the raw Node
-// request/response. Everything else — including these same routes through app.inject(), other methods, the
-// playground and every other path — still goes through Fastify, where the same routes are registered.
+// /v1/embeddings) skip Fastify's router, hooks and body parser and go straight to the engine. Everything else —
+// including these same routes through app.inject(), other methods, the playground and every other path — still goes
+// through Fastify, where the same routes are registered.
 // Why: on a 0-ms upstream the framework work per request was ~10-15 % of the relay's CPU (perf goals G1/G3).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// Two ways in: the lean HTTP front (lib/lean-http/) serves the common form of these requests on its own connections
+// without Node's IncomingMessage/ServerResponse; connections it hands to Node's server reach the `request` hook.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
 import { newRequestId } from '../lib/request-id.js';
 import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
+import { LeanHttpFront } from '../lib/lean-http/front.js';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 import { relayJson } from './engine.js';
 import { RelayError, sendRelayError } from './errors.js';
 import type { RelayMode } from './modes.js';
@@ -36,18 +40,43 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   // `Connection: close`, so the client retries it on another node: Fastify's answer on its routes, the OpenAI error
   // shape here. preClose, not onClose: Fastify's own onClose handler, which runs first, waits for every connection.
   let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  server.removeListener('request', fastify);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const mode = req.method === 'POST' ? routes[req.url ?? ''] : undefined;
-    if (!mode) return fastify(req, res);
+
+  /** one relay request whose body has been read */
+  const serve = (mode: RelayMode, url: string, headers: IncomingHttpHeaders, socketIp: string, raw: Buffer, res: HttpResponse): void => {
     const id = newRequestId();
     if (closing) {
       res.setHeader('Connection', 'close');
-      return sendRelayError(res, new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'), id, req.headers.origin);
+      return sendRelayError(res, new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'), id, headers.origin);
     }
+    decode(headers['content-encoding'], raw, (err, body) => {
+      if (err) return sendRelayError(res, new RelayError(400, `invalid ${headers['content-encoding']} request body`), id, headers.origin);
+      // the few request/reply members the engine uses
+      const freq = { id, headers, url, ip: clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted), body, params: {} } as unknown as FastifyRequest;
+      const freply = { raw: res, hijack() {} } as unknown as FastifyReply;
+      relayJson(svc, ctx, freq, freply, { mode }).catch((e) => {
+        ctx.log.error({ err: e, reqId: id }, 'relay failed');
+        if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin);
+        else res.destroy();
+      });
+    });
+  };
+
+  const front = ctx.config.leanHttp
+    ? LeanHttpFront.install(server, {
+        isRoute: (url) => Object.hasOwn(routes, url),
+        bodyLimit: BODY_LIMIT,
+        handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.body, res),
+      })
+    : null;
+  app.addHook('preClose', async () => {
+    closing = true;
+    if (front) front.closing = true;
+  });
+
+  server.removeListener('request', fastify);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const mode = req.method === 'POST' && Object.hasOwn(routes, req.url ?? '') ? routes[req.url!] : undefined;
+    if (!mode) return fastify(req, res);
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -58,19 +87,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     });
     req.on('error', () => res.destroy());
     req.on('end', () => {
-      if (tooLarge) return sendRelayError(res, new RelayError(413, 'Request body is too large'), id, req.headers.origin);
-      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      decode(req.headers['content-encoding'] as string | undefined, raw, (err, body) => {
-        if (err) return sendRelayError(res, new RelayError(400, `invalid ${req.headers['content-encoding']} request body`), id, req.headers.origin);
-        // the few request/reply members the engine uses
-        const freq = { id, headers: req.headers, url: req.url, ip: clientIpOf(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'] as string | undefined, trusted), body, params: {}, raw: req } as unknown as FastifyRequest;
-        const freply = { raw: res, hijack() {} } as unknown as FastifyReply;
-        relayJson(svc, ctx, freq, freply, { mode }).catch((e) => {
-          ctx.log.error({ err: e, reqId: id }, 'relay failed');
-          if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, req.headers.origin);
-          else res.destroy();
-        });
-      });
+      if (tooLarge) return sendRelayError(res, new RelayError(413, 'Request body is too large'), newRequestId(), req.headers.origin);
+      serve(mode, req.url!, req.headers, req.socket.remoteAddress ?? '', chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
     });
   });
 }

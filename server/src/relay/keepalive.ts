@@ -7,7 +7,7 @@
 // the first ping, once an interval has passed with nothing written: a stream that starts within the interval keeps
 // its HTTP error statuses. Once a ping has committed the headers, the relay reports a failure in-band instead
 // (sendStreamError), and still retries another channel: nothing but pings has been written.
-import type { ServerResponse } from 'node:http';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 import type { AppContext } from '../context.js';
 
 const PING = Buffer.from(': PING\n\n');
@@ -20,7 +20,7 @@ export class StreamKeepAlive {
   committed = false;
 
   private constructor(
-    private readonly res: ServerResponse,
+    private readonly res: HttpResponse,
     private readonly intervalMs: number,
     private readonly headers: () => Record<string, string>,
   ) {
@@ -28,7 +28,7 @@ export class StreamKeepAlive {
   }
 
   /** A keep-alive for `res` when the option is on, else null. `headers`: the event stream's response headers. */
-  static start(ctx: AppContext, res: ServerResponse, headers: () => Record<string, string>): StreamKeepAlive | null {
+  static start(ctx: AppContext, res: HttpResponse, headers: () => Record<string, string>): StreamKeepAlive | null {
     if (!ctx.options.bool('general_setting.ping_interval_enabled')) return null;
     const seconds = ctx.options.num('general_setting.ping_interval_seconds', DEFAULT_SECONDS);
     return new StreamKeepAlive(res, (seconds >= 1 ? seconds : DEFAULT_SECONDS) * 1000, headers);

@@ -1,7 +1,8 @@
 // Non-JSON success bodies (audio/speech): piped to the client chunk by chunk as they arrive, with the upstream's
 // content-type (and length when known, the body being unchanged) and its other passable headers
 // (relay/response-headers.ts), honouring backpressure. Nothing is buffered or inspected.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 import { addUpstreamHeaderObject } from './response-headers.js';
 import { drained } from './stream.js';
 
@@ -16,7 +17,7 @@ const FORWARDED = ['content-type', 'content-length'] as const;
 
 export async function pipeRaw(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
-  res: ServerResponse,
+  res: HttpResponse,
   headers: Record<string, string>,
   upstream: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
 ): Promise<RawPipeResult> {

@@ -2,14 +2,14 @@
 // received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only the
 // (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf calls.
 // Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
-import type { ServerResponse } from 'node:http';
+import type { HttpResponse } from '../lib/lean-http/response.js';
 import type { StreamKeepAlive } from './keepalive.js';
 import type { RelayMode, StreamDelta } from './modes.js';
 import type { UpstreamUsage } from './providers/types.js';
 import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
 
 export interface StreamOptions {
-  res: ServerResponse;
+  res: HttpResponse;
   headers: Record<string, string>;
   /** the client asked for stream_options.include_usage */
   clientWantsUsage: boolean;
@@ -391,7 +391,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
 }
 
 /** Resolves when a response that refused a write can take more (or the client went away): backpressure. */
-export function drained(res: ServerResponse): Promise<void> {
+export function drained(res: HttpResponse): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
       res.off('drain', done);

@@ -1,5 +1,6 @@
 // Core chat relay on every database: non-stream and SSE (with and without include_usage), billing to the unit,
 // the consume log, model mapping and request shaping.
+import http from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -30,6 +31,33 @@ await describeEachDb('chat relay', (kind) => {
   afterAll(async () => {
     await s?.close();
     await up?.close();
+  });
+
+  it('answers and charges alike whether the lean front or Node’s server reads the request (a chunked body is Node’s)', async () => {
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id, { unlimited: true });
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    const post = (chunked: boolean) =>
+      new Promise<{ status: number; json: { choices: Array<{ message: { content: string } }> } }>((resolve, reject) => {
+        const headers: Record<string, string> = { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' };
+        if (!chunked) headers['content-length'] = String(Buffer.byteLength(body));
+        const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers }, (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        if (chunked) req.write(body.slice(0, 10));
+        req.end(chunked ? body.slice(10) : body);
+      });
+    for (const chunked of [false, true]) {
+      const r = await post(chunked);
+      expect(r.status).toBe(200);
+      expect(r.json.choices[0].message.content).toBe('Hello world!');
+    }
+    // 64 each, as in the next test
+    expect((await logsOf(s, u.id)).map((l) => l.quota)).toEqual([64, 64]);
+    expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000 - 128, used_quota: 128, request_count: 2 });
   });
 
   it('relays a non-stream chat and charges exactly (user + token + channel + log)', async () => {

@@ -1,0 +1,282 @@
+// A lean HTTP/1.1 front for a few hot routes, in front of Node's HTTP server on the same listening socket.
+//
+// Why: Node's server builds an IncomingMessage and a ServerResponse (two streams) per request and runs both through
+// its stream machinery; for a relay that does little else per request that was 25-65 µs of CPU per request on the
+// bench machines (a bare `net` server against Node's, docs/architecture.md), much of what the 50-ms cell at 128
+// connections asks for. This front parses only the common case itself (head.ts: `POST <route> HTTP/1.1`, a
+// Content-Length body) and answers through LeanResponse. The first request on a connection that is anything else is
+// handed, with every byte read so far, to Node's own connection handler, which keeps the connection from then on:
+// other routes, chunked bodies, `Expect: 100-continue`, upgrades, malformed requests and their error answers all stay
+// Node's. Requests on one connection are answered in order (pipelined ones wait for the answer before).
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { parseHead, type LeanHead } from './head.js';
+import { LeanResponse, type ResponseOwner } from './response.js';
+
+export interface LeanRequest extends LeanHead {
+  body: Buffer;
+  socket: Socket;
+}
+
+export interface LeanFrontOptions {
+  isRoute: (url: string) => boolean;
+  /** a larger body goes to Node's handler (which answers 413 for the relay routes) */
+  bodyLimit: number;
+  handle: (req: LeanRequest, res: LeanResponse) => void;
+}
+
+// Node's default --max-http-header-size; a longer head goes to Node, which answers 431
+const MAX_HEAD = 16 * 1024;
+const CRLFCRLF = Buffer.from('\r\n\r\n');
+const SWEEP_MS = 1000;
+/** pipelined bytes kept while a response is in flight before the socket stops being read */
+const PIPELINE_BUFFER = 64 * 1024;
+
+const enum State {
+  /** between requests or reading a head */
+  Head,
+  Body,
+  /** the request was handed to the handler; its response is not written out yet */
+  Busy,
+  /** handed to Node's server, or closed */
+  Gone,
+}
+
+class Connection implements ResponseOwner {
+  state = State.Head;
+  /** bytes read and not parsed yet */
+  pending: Buffer | null = null;
+  head: LeanHead | null = null;
+  bodyParts: Buffer[] = [];
+  bodyBytes = 0;
+  /** when the connection last went idle, or when the request being read started */
+  since = Date.now();
+  res: LeanResponse | null = null;
+  private closeAfterResponse = false;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly front: LeanHttpFront,
+  ) {
+    socket.on('data', this.onData);
+    socket.on('end', this.onEnd);
+    socket.on('close', this.onClose);
+    socket.on('drain', this.onDrain);
+    socket.on('error', noop); // 'close' follows
+  }
+
+  get keepAliveSec(): number {
+    return Math.floor(this.front.server.keepAliveTimeout / 1000);
+  }
+
+  mustClose(): boolean {
+    return this.closeAfterResponse || this.front.closing;
+  }
+
+  get idle(): boolean {
+    return this.state === State.Head && this.pending === null;
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.state === State.Busy) {
+      this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+      if (this.pending.length > PIPELINE_BUFFER) this.socket.pause();
+      return;
+    }
+    if (this.state === State.Body) return this.addBody(chunk);
+    if (this.state !== State.Head) return;
+    if (this.pending === null) this.since = Date.now();
+    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.parse();
+  };
+
+  /** parses what is pending, in the Head state */
+  private parse(): void {
+    const buf = this.pending!;
+    const end = buf.indexOf(CRLFCRLF);
+    if (end < 0) {
+      if (buf.length > MAX_HEAD) this.handOver();
+      return;
+    }
+    const head = end <= MAX_HEAD ? parseHead(buf, end, this.front.opts.isRoute) : null;
+    if (!head || head.contentLength > this.front.opts.bodyLimit) return this.handOver();
+    this.head = head;
+    this.closeAfterResponse = head.close;
+    const start = end + 4;
+    this.pending = null;
+    this.bodyParts = [];
+    this.bodyBytes = 0;
+    this.state = State.Body;
+    this.addBody(buf.subarray(start));
+  }
+
+  private addBody(chunk: Buffer): void {
+    const need = this.head!.contentLength - this.bodyBytes;
+    if (chunk.length > need) {
+      this.pending = chunk.subarray(need);
+      chunk = chunk.subarray(0, need);
+    }
+    if (chunk.length) {
+      this.bodyParts.push(chunk);
+      this.bodyBytes += chunk.length;
+    }
+    if (this.bodyBytes < this.head!.contentLength) return;
+    const parts = this.bodyParts;
+    const body = parts.length === 1 ? parts[0] : Buffer.concat(parts, this.bodyBytes);
+    this.bodyParts = [];
+    this.state = State.Busy;
+    const res = new LeanResponse(this.socket, this);
+    this.res = res;
+    const head = this.head!;
+    this.head = null;
+    this.front.opts.handle({ url: head.url, headers: head.headers, contentLength: head.contentLength, close: head.close, body, socket: this.socket }, res);
+  }
+
+  responseEnded(res: LeanResponse): void {
+    if (res !== this.res) return;
+    this.res = null;
+    if (res.closesConnection || this.socket.destroyed) {
+      this.state = State.Gone;
+      this.socket.end();
+      return;
+    }
+    this.state = State.Head;
+    this.since = Date.now();
+    if (this.pending) {
+      // a pipelined request: parsed once the current call stack (the handler that just ended) is done
+      setImmediate(() => {
+        if (this.state !== State.Head || !this.pending) return;
+        if (this.socket.isPaused()) this.socket.resume();
+        this.since = Date.now();
+        this.parse();
+      });
+    }
+  }
+
+  /** Node's server takes the connection over at a request boundary, with the bytes read so far */
+  private handOver(): void {
+    const socket = this.socket;
+    this.state = State.Gone;
+    this.detach();
+    socket.pause();
+    if (this.pending) socket.unshift(this.pending);
+    this.pending = null;
+    this.front.nodeConnection(socket);
+    socket.resume();
+  }
+
+  private detach(): void {
+    const socket = this.socket;
+    socket.off('data', this.onData);
+    socket.off('end', this.onEnd);
+    socket.off('close', this.onClose);
+    socket.off('drain', this.onDrain);
+    socket.off('error', noop);
+    this.front.connections.delete(this);
+  }
+
+  private readonly onEnd = (): void => {
+    // the client will send nothing more. As Node's server (without httpAllowHalfOpen) does, a request in flight is
+    // given up: its response sees `close` unfinished, and the relay aborts the upstream call and bills what was sent.
+    if (this.state === State.Head && this.pending === null) {
+      this.state = State.Gone;
+      this.socket.end();
+    } else this.socket.destroy();
+  };
+
+  private readonly onClose = (): void => {
+    this.state = State.Gone;
+    this.front.connections.delete(this);
+    const res = this.res;
+    this.res = null;
+    if (res) res.emitClose();
+  };
+
+  private readonly onDrain = (): void => {
+    this.res?.emit('drain');
+  };
+
+  /** the periodic check: idle past the keep-alive timeout, or a request that takes too long to arrive */
+  sweep(now: number): void {
+    const server = this.front.server;
+    if (this.state === State.Head && this.pending === null) {
+      if (server.keepAliveTimeout > 0 && now - this.since > server.keepAliveTimeout) this.socket.destroy();
+      return;
+    }
+    const limit = this.state === State.Head ? server.headersTimeout : this.state === State.Body ? server.requestTimeout : 0;
+    if (limit > 0 && now - this.since > limit) {
+      this.state = State.Gone;
+      this.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      this.socket.destroySoon();
+    }
+  }
+}
+
+function noop(): void {}
+
+export class LeanHttpFront {
+  readonly connections = new Set<Connection>();
+  closing = false;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly server: Server,
+    readonly opts: LeanFrontOptions,
+    readonly nodeConnection: (socket: Socket) => void,
+  ) {}
+
+  /**
+   * Puts the front before Node's connection handler, and makes the server's closeIdleConnections /
+   * closeAllConnections (server.close() calls the first) reach the connections it holds. False when the server's
+   * listeners are not the layout this knows (then nothing changes).
+   */
+  static install(server: Server, opts: LeanFrontOptions): LeanHttpFront | null {
+    const listeners = server.listeners('connection') as Array<(socket: Socket) => void>;
+    if (listeners.length !== 1) return null;
+    const node = listeners[0];
+    const front = new LeanHttpFront(server, opts, (socket) => node.call(server, socket));
+    server.removeListener('connection', node);
+    server.on('connection', (socket: Socket) => front.accept(socket));
+    const closeIdle = server.closeIdleConnections.bind(server);
+    const closeAll = server.closeAllConnections.bind(server);
+    server.closeIdleConnections = () => {
+      closeIdle();
+      front.closeIdle();
+    };
+    server.closeAllConnections = () => {
+      closeAll();
+      front.closeAll();
+    };
+    server.once('close', () => front.stopSweeping());
+    return front;
+  }
+
+  accept(socket: Socket): void {
+    this.connections.add(new Connection(socket, this));
+    if (!this.sweeper) {
+      this.sweeper = setInterval(() => {
+        const now = Date.now();
+        for (const c of this.connections) c.sweep(now);
+      }, SWEEP_MS);
+      this.sweeper.unref();
+    }
+  }
+
+  closeIdle(): void {
+    for (const c of this.connections) {
+      if (c.idle) {
+        c.state = State.Gone;
+        c.socket.destroy();
+      }
+    }
+  }
+
+  closeAll(): void {
+    for (const c of this.connections) c.socket.destroy();
+  }
+
+  private stopSweeping(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = null;
+  }
+}

@@ -1,0 +1,207 @@
+// The response side of the lean HTTP front: the part of Node's ServerResponse the relay uses, written straight to the
+// socket. Framing as Node does it: Content-Length when the whole body is given to end() before anything was written
+// (or the caller set it), chunked transfer coding otherwise; `Date`, and `Connection` / `Keep-Alive` unless set.
+import { EventEmitter } from 'node:events';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** What the relay writes its answers to: Node's ServerResponse or a LeanResponse. */
+export interface HttpResponse {
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly writableFinished: boolean;
+  readonly writableNeedDrain: boolean;
+  readonly destroyed: boolean;
+  setHeader(name: string, value: string): unknown;
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: Buffer | string): boolean;
+  end(chunk?: Buffer | string): unknown;
+  destroy(error?: Error): unknown;
+  once(event: 'close' | 'drain', listener: () => void): unknown;
+  off(event: 'close' | 'drain', listener: () => void): unknown;
+}
+
+/** How the connection learns that a response has been written out (or cannot be). */
+export interface ResponseOwner {
+  /** the final bytes were handed to the socket; `close`: the connection ends after them */
+  responseEnded(res: LeanResponse): void;
+  readonly keepAliveSec: number;
+  /** the connection must close after this response (the client asked, or the server is stopping) */
+  mustClose(): boolean;
+}
+
+const INVALID_VALUE = /[\r\n\0]/;
+let dateText = '';
+let dateUntil = 0;
+function httpDate(): string {
+  const now = Date.now();
+  if (now >= dateUntil) {
+    dateText = new Date(now).toUTCString();
+    dateUntil = now - (now % 1000) + 1000;
+  }
+  return dateText;
+}
+
+function noBody(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+export class LeanResponse extends EventEmitter implements HttpResponse {
+  headersSent = false;
+  writableEnded = false;
+  writableFinished = false;
+  private status = 200;
+  private headers: Record<string, string> | null = null;
+  private extra: Record<string, string> | null = null;
+  /** head bytes handed to the socket */
+  private started = false;
+  private chunked = false;
+  private closeAfter = false;
+  private closed = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly owner: ResponseOwner,
+  ) {
+    super();
+  }
+
+  get destroyed(): boolean {
+    return this.socket.destroyed;
+  }
+
+  get writableNeedDrain(): boolean {
+    return this.socket.writableNeedDrain;
+  }
+
+  setHeader(name: string, value: string): this {
+    if (this.headersSent) throw new Error('Cannot set headers after they are sent to the client');
+    (this.extra ??= {})[name] = value;
+    return this;
+  }
+
+  writeHead(status: number, headers?: Record<string, string>): this {
+    if (this.headersSent) throw new Error('Cannot write headers after they are sent to the client');
+    this.status = status;
+    this.headers = headers ?? null;
+    this.headersSent = true;
+    return this;
+  }
+
+  /** `bodyLength` ≥ 0: the whole body is known (Content-Length unless set); -1: chunked unless Content-Length is set */
+  private head(bodyLength: number): string {
+    let s = `HTTP/1.1 ${this.status} ${STATUS_CODES[this.status] ?? 'unknown'}\r\n`;
+    let hasLength = false;
+    let hasConnection = false;
+    let hasDate = false;
+    const close = this.owner.mustClose();
+    for (const set of [this.headers, this.extra]) {
+      if (!set) continue;
+      for (const name in set) {
+        const value = set[name];
+        if (value === undefined) continue;
+        const v = String(value);
+        if (INVALID_VALUE.test(v)) throw new TypeError(`Invalid character in header content ["${name}"]`);
+        const lower = name.length === 14 || name.length === 10 || name.length === 4 || name.length === 17 ? name.toLowerCase() : '';
+        if (lower === 'content-length') hasLength = true;
+        else if (lower === 'date') hasDate = true;
+        else if (lower === 'connection') {
+          hasConnection = true;
+          if (close || /(?:^|,)\s*close\s*(?:,|$)/i.test(v)) {
+            this.closeAfter = true;
+            s += 'Connection: close\r\n';
+            continue;
+          }
+        } else if (lower === 'transfer-encoding') continue; // framing is ours
+        s += `${name}: ${v}\r\n`;
+      }
+    }
+    if (!hasDate) s += `Date: ${httpDate()}\r\n`;
+    if (!hasConnection) {
+      if (close) {
+        this.closeAfter = true;
+        s += 'Connection: close\r\n';
+      } else {
+        s += 'Connection: keep-alive\r\n';
+        if (this.owner.keepAliveSec > 0) s += `Keep-Alive: timeout=${this.owner.keepAliveSec}\r\n`;
+      }
+    }
+    if (noBody(this.status)) return s + '\r\n';
+    if (!hasLength) {
+      if (bodyLength >= 0) s += `Content-Length: ${bodyLength}\r\n`;
+      else {
+        this.chunked = true;
+        s += 'Transfer-Encoding: chunked\r\n';
+      }
+    }
+    return s + '\r\n';
+  }
+
+  write(chunk: Buffer | string): boolean {
+    if (this.writableEnded || this.socket.destroyed) return false;
+    if (!this.headersSent) this.writeHead(200);
+    const socket = this.socket;
+    const len = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    // built before cork(): an invalid header value throws (as Node's does) and must not leave the socket corked
+    const head = this.started ? null : this.head(-1);
+    this.started = true;
+    socket.cork();
+    if (head) socket.write(head, 'latin1');
+    let ok = true;
+    if (len > 0 && !noBody(this.status)) {
+      if (this.chunked) {
+        socket.write(`${len.toString(16)}\r\n`, 'latin1');
+        socket.write(chunk);
+        ok = socket.write('\r\n', 'latin1');
+      } else ok = socket.write(chunk);
+    }
+    socket.uncork();
+    return ok;
+  }
+
+  end(chunk?: Buffer | string): this {
+    if (this.writableEnded) return this;
+    this.writableEnded = true;
+    if (!this.headersSent) this.writeHead(200);
+    const socket = this.socket;
+    if (socket.destroyed) return this;
+    const body = noBody(this.status) || chunk === undefined ? null : typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const head = this.started ? null : this.head(body ? body.length : 0);
+    this.started = true;
+    socket.cork();
+    if (head) socket.write(head, 'latin1');
+    if (this.chunked) {
+      if (body && body.length) {
+        socket.write(`${body.length.toString(16)}\r\n`, 'latin1');
+        socket.write(body);
+        socket.write('\r\n0\r\n\r\n', 'latin1', this.onFinish);
+      } else socket.write('0\r\n\r\n', 'latin1', this.onFinish);
+    } else if (body && body.length) socket.write(body, this.onFinish);
+    else socket.write('', 'latin1', this.onFinish);
+    socket.uncork();
+    this.owner.responseEnded(this);
+    return this;
+  }
+
+  /** the connection ends after this response */
+  get closesConnection(): boolean {
+    return this.closeAfter;
+  }
+
+  private readonly onFinish = (err?: Error | null): void => {
+    if (!err) this.writableFinished = true;
+    this.emitClose();
+  };
+
+  /** the socket closed (or the response finished): `close`, once */
+  emitClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close');
+  }
+
+  destroy(error?: Error): this {
+    this.socket.destroy(error);
+    return this;
+  }
+}
