@@ -237,7 +237,7 @@ describe('lean HTTP front', () => {
     expect(JSON.parse(res.body).body).toBe('ok');
   });
 
-  it('leaves malformed requests to Node, which answers them with its 400 / 431', async () => {
+  it('leaves malformed requests to Node, which answers them with its 400 / 431 at once', async () => {
     const f = await start();
     const bad = new RawClient(f.port);
     bad.send('POST /fast HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\nContent-Length: 1\r\n\r\nb');
@@ -248,7 +248,11 @@ describe('lean HTTP front', () => {
     const big = new RawClient(f.port);
     big.send(`POST /fast HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\nContent-Length: 1\r\n\r\nb`);
     expect((await big.response()).status).toBe(431);
-    for (const c of [bad, noHost, big]) c.socket.destroy();
+    // bare line feeds: no CRLF CRLF will ever come, so the front must not wait for one
+    const lf = new RawClient(f.port);
+    lf.send('POST /fast HTTP/1.1\nHost: x\nContent-Length: 1\n\nb');
+    expect((await lf.response()).status).toBe(400);
+    for (const c of [bad, noHost, big, lf]) c.socket.destroy();
   });
 
   it('streams with chunked framing that Node’s HTTP client reads', async () => {

@@ -28,6 +28,8 @@ export interface LeanFrontOptions {
 // Node's default --max-http-header-size; a longer head goes to Node, which answers 431
 const MAX_HEAD = 16 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
+const LFLF = Buffer.from('\n\n');
+const LFCRLF = Buffer.from('\n\r\n');
 const SWEEP_MS = 1000;
 /** pipelined bytes kept while a response is in flight before the socket stops being read */
 const PIPELINE_BUFFER = 64 * 1024;
@@ -95,7 +97,8 @@ class Connection implements ResponseOwner {
     const buf = this.pending!;
     const end = buf.indexOf(CRLFCRLF);
     if (end < 0) {
-      if (buf.length > MAX_HEAD) this.handOver();
+      // a head ended by bare line feeds would never show CRLF CRLF: Node's parser decides what it is
+      if (buf.length > MAX_HEAD || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0) this.handOver();
       return;
     }
     const head = end <= MAX_HEAD ? parseHead(buf, end, this.front.opts.isRoute) : null;
