@@ -4,6 +4,7 @@
 // (new-api bug fixed, facts §1.5: its TTL constants were copied before the env was loaded and were 0.)
 // remain_quota here is only a hint for the "exhausted" check; billing's source of truth is the DB's conditional UPDATE.
 import { createHash } from 'node:crypto';
+import { BatchRefresh } from './batch-refresh.js';
 import { redisAsk, redisTrouble } from './redis-outage.js';
 import type { AppContext } from '../../context.js';
 import type { Token } from '../../db/schema.js';
@@ -89,6 +90,25 @@ export class TokenCache {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
 
+  private readonly refresh = new BatchRefresh<string>(
+    async (keys) => {
+      const rows = await this.ctx.db.selectFrom('tokens').select(COLUMNS).where('key', 'in', keys).where('deleted_at', 'is', null).execute();
+      const found = new Map(rows.map((r) => [r.key, r]));
+      for (const key of keys) {
+        // an entry replaced or dropped meanwhile (a change to the token) is not overwritten with what was read before
+        if (!this.mem.get(key)?.refreshing) continue;
+        const row = found.get(key);
+        this.put(key, row ? toRecord(row) : null);
+      }
+    },
+    (keys) => {
+      for (const key of keys) {
+        const e = this.mem.get(key);
+        if (e) e.refreshing = false;
+      }
+    },
+  );
+
   start(): void {
     this.unsubscribe = this.ctx.changes.subscribe((ev) => {
       if (ev.kind !== 'token') return;
@@ -127,9 +147,7 @@ export class TokenCache {
     // stale: answer from memory, refresh in the background (no DB wait on the hot path)
     if (!e.refreshing) {
       e.refreshing = true;
-      this.fromDb(key)
-        .then((rec) => this.put(key, rec))
-        .catch(() => (e.refreshing = false));
+      this.refresh.add(key);
     }
     return e.rec;
   }

@@ -2,6 +2,7 @@
 // cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing new-api's
 // zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's conditional UPDATE.
 import type { AppContext } from '../../context.js';
+import { BatchRefresh } from './batch-refresh.js';
 import { redisAsk, redisTrouble } from './redis-outage.js';
 
 export interface UserRecord {
@@ -25,6 +26,8 @@ interface Raw {
   quota: number | string;
   setting: string;
 }
+
+const COLUMNS = ['id', 'username', 'group', 'status', 'role', 'email', 'quota', 'setting'] as const;
 
 function parseSetting(s: string | null | undefined): Record<string, unknown> {
   if (!s) return {};
@@ -65,6 +68,31 @@ export class UserCache {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
 
+  private readonly refresh = new BatchRefresh<number>(
+    async (ids) => {
+      const rows = (await this.ctx.db
+        .selectFrom('users')
+        .select(COLUMNS)
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null)
+        .execute()) as Raw[];
+      const found = new Map(rows.map((r) => [Number(r.id), r]));
+      const now = Date.now();
+      for (const id of ids) {
+        // an entry dropped or replaced meanwhile (a change to the user) is not overwritten with what was read before
+        if (!this.mem.get(id)?.refreshing) continue;
+        const raw = found.get(id) ?? null;
+        this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: now });
+      }
+    },
+    (ids) => {
+      for (const id of ids) {
+        const e = this.mem.get(id);
+        if (e) e.refreshing = false;
+      }
+    },
+  );
+
   start(): void {
     this.unsubscribe = this.ctx.changes.subscribe((ev) => {
       if (ev.kind === 'user') this.forget(ev.id);
@@ -87,7 +115,7 @@ export class UserCache {
   private async fromDb(id: number): Promise<Raw | null> {
     const row = await this.ctx.db
       .selectFrom('users')
-      .select(['id', 'username', 'group', 'status', 'role', 'email', 'quota', 'setting'])
+      .select(COLUMNS)
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
@@ -101,9 +129,7 @@ export class UserCache {
     if (!e || !e.rec) return undefined;
     if (Date.now() - e.at >= this.ttlMs && !e.refreshing) {
       e.refreshing = true;
-      this.fromDb(id)
-        .then((raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }))
-        .catch(() => (e.refreshing = false));
+      this.refresh.add(id);
     }
     return e.rec;
   }
