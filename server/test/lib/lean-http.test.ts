@@ -252,7 +252,11 @@ describe('lean HTTP front', () => {
     const lf = new RawClient(f.port);
     lf.send('POST /fast HTTP/1.1\nHost: x\nContent-Length: 1\n\nb');
     expect((await lf.response()).status).toBe(400);
-    for (const c of [bad, noHost, big, lf]) c.socket.destroy();
+    // not even a request line: Node's 400 without waiting for the rest of a head
+    const junk = new RawClient(f.port);
+    junk.send('HELLO');
+    expect((await junk.response()).status).toBe(400);
+    for (const c of [bad, noHost, big, lf, junk]) c.socket.destroy();
   });
 
   it('streams with chunked framing that Node’s HTTP client reads', async () => {

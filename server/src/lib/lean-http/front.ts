@@ -30,6 +30,7 @@ const MAX_HEAD = 16 * 1024;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const LFLF = Buffer.from('\n\n');
 const LFCRLF = Buffer.from('\n\r\n');
+const POST = Buffer.from('POST ');
 const SWEEP_MS = 1000;
 /** pipelined bytes kept while a response is in flight before the socket stops being read */
 const PIPELINE_BUFFER = 64 * 1024;
@@ -97,7 +98,9 @@ class Connection implements ResponseOwner {
     const buf = this.pending!;
     const end = buf.indexOf(CRLFCRLF);
     if (end < 0) {
-      // a head ended by bare line feeds would never show CRLF CRLF: Node's parser decides what it is
+      // Not one of ours as soon as that shows (another method, garbage: Node answers those at once), a head ended by
+      // bare line feeds (it would never show CRLF CRLF), or too long: Node's parser decides what it is
+      if (buf.compare(POST, 0, Math.min(POST.length, buf.length), 0, Math.min(POST.length, buf.length)) !== 0) return this.handOver();
       if (buf.length > MAX_HEAD || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0) this.handOver();
       return;
     }
