@@ -305,10 +305,11 @@ describe('SQLite writer worker with the app', () => {
     expect(user).toEqual({ quota: 1000 + TXNS, request_count: TXNS, used_quota: 10 * LONE });
 
     // the two really overlapped (otherwise this test proves nothing): the worker had rows left when the transactions
-    // began, and committed some between them
+    // began, and committed some between them (how often depends on the machine's load: CI runs test files in
+    // parallel, and one run saw two distinct counts only)
     expect(seen).toHaveLength(TXNS);
     expect(seen[0]).toBeLessThan(ROWS);
-    expect(new Set(seen).size).toBeGreaterThanOrEqual(3);
+    expect(new Set(seen).size).toBeGreaterThanOrEqual(2);
 
     await logs.flush();
     expect(worker.usable).toBe(true);
