@@ -341,3 +341,96 @@ describe('lean HTTP front', () => {
     await partial.closed();
   });
 });
+
+/**
+ * The front against Node's server alone, request by request: the same status, and for an answered request the same
+ * url, body and header map (the front's parse must be Node's wherever the front serves; everywhere else Node serves).
+ */
+describe('lean HTTP front parity with Node’s server', () => {
+  const servers: http.Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+
+  async function echoServer(withFront: boolean): Promise<number> {
+    const echo = (served: string, url: string, headers: object, body: Buffer) => JSON.stringify({ served, url, headers: { ...headers }, body: body.toString('latin1') });
+    const server = http.createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => res.end(echo('node', req.url!, req.headers, Buffer.concat(parts))));
+    });
+    if (withFront) {
+      LeanHttpFront.install(server, { isRoute: (url) => url === '/fast', bodyLimit: 1 << 20, handle: (req, res) => res.end(echo('lean', req.url, req.headers, req.body)) });
+    }
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return (server.address() as AddressInfo).port;
+  }
+
+  /** status and echo of one raw request on a fresh connection; 'timeout' when nothing complete comes in 400 ms */
+  async function ask(port: number, raw: Buffer): Promise<{ status: number | 'timeout'; echo?: { served: string; url: string; headers: object; body: string } }> {
+    const c = new RawClient(port);
+    c.send(raw);
+    try {
+      const r = await Promise.race([c.response(), new Promise<null>((res) => setTimeout(() => res(null), 400))]);
+      if (!r) return { status: 'timeout' };
+      let echo;
+      try {
+        echo = r.status === 200 ? JSON.parse(r.body) : undefined;
+      } catch {
+        echo = undefined;
+      }
+      return { status: r.status, echo };
+    } catch {
+      return { status: 'timeout' };
+    } finally {
+      c.socket.destroy();
+    }
+  }
+
+  const req = (head: string, body = 'b') => Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
+  const ok = (extra: string, body = 'b') => req(`POST /fast HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, body);
+  // [name, request, served by the front?]
+  const cases: Array<[string, Buffer, boolean]> = [
+    ['a plain request', ok('Authorization: Bearer sk-1\r\n'), true],
+    ['values with surrounding spaces and tabs', ok('X-A: \t v 1 \t \r\n'), true],
+    ['an empty value', ok('X-Empty:\r\n'), true],
+    ['obs-text in a value', ok('X-Latin: caf\xe9\r\n'), true],
+    ['names in any case', ok('AUTHORIZATION: Bearer sk-1\r\nx-Custom-HEADER: 1\r\n'), true],
+    ['a long value', ok(`X-Long: ${'v'.repeat(8000)}\r\n`), true],
+    ['an empty body', ok('', ''), true],
+    ['leading zeros in Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 001\r\n\r\n'), true],
+    ['Connection: close', ok('Connection: close\r\n'), true],
+    ['whitespace before a colon', ok('X-A : 1\r\n'), false],
+    ['a folded header line', ok('X-A: 1\r\n  more\r\n'), false],
+    ['a signed Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: +1\r\n\r\n'), false],
+    ['two Content-Length headers', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n'), false],
+    ['Content-Length with chunked coding', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n', '1\r\nb\r\n0\r\n\r\n'), false],
+    ['a lower-case method', req('post /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['two spaces in the request line', req('POST  /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['HTTP/1.2', req('POST /fast HTTP/1.2\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['an absolute URI', req('POST http://x/fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['a NUL in a value', ok('X-A: a\x00b\r\n'), false],
+    ['a DEL in a value', ok('X-A: a\x7fb\r\n'), false],
+    ['a bad character in a name', ok('X@A: 1\r\n'), false],
+    ['a duplicate header', ok('X-A: 1\r\nx-a: 2\r\n'), false],
+    ['an empty line first', req('\r\nPOST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['a body shorter than its Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n'), false],
+  ];
+
+  it.each(cases)('%s', async (_name, raw, lean) => {
+    const [withFront, nodeOnly] = [await echoServer(true), await echoServer(false)];
+    const a = await ask(withFront, raw);
+    const b = await ask(nodeOnly, raw);
+    expect(a.status).toEqual(b.status);
+    if (lean) expect(a.echo?.served).toBe('lean');
+    if (a.echo || b.echo) {
+      const { served: _a, ...restA } = a.echo!;
+      const { served: _b, ...restB } = b.echo!;
+      expect(restA).toEqual(restB);
+    }
+  });
+});
