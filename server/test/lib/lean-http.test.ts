@@ -418,6 +418,7 @@ describe('lean HTTP front parity with Node’s server', () => {
     ['a bad character in a name', ok('X@A: 1\r\n'), false],
     ['a duplicate header', ok('X-A: 1\r\nx-a: 2\r\n'), false],
     ['an empty line first', req('\r\nPOST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
+    ['more headers than Node keeps', ok(Array.from({ length: 2001 }, (_, i) => `h${i}:\r\n`).join('')), false],
     ['a body shorter than its Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n'), false],
   ];
 

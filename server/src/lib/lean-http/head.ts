@@ -18,6 +18,8 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const OWS = /^[ \t]+|[ \t]+$/g;
 const DIGITS = /^[0-9]{1,15}$/;
 const CLOSE = /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i;
+// Node's default server.maxHeadersCount: past it Node drops the rest, which only Node should decide
+const MAX_HEADERS = 2000;
 const PREFIX = 'POST ';
 const SUFFIX = ' HTTP/1.1';
 
@@ -37,7 +39,9 @@ export function parseHead(buf: Buffer, end: number, isRoute: (url: string) => bo
   let close = false;
   let host = false;
   let pos = lineEnd + 2;
+  let count = 0;
   while (pos < text.length) {
+    if (++count > MAX_HEADERS) return null;
     let e = text.indexOf('\r\n', pos);
     if (e < 0) e = text.length;
     const colon = text.indexOf(':', pos);
