@@ -8,7 +8,7 @@
 // handed, with every byte read so far, to Node's own connection handler, which keeps the connection from then on:
 // other routes, chunked bodies, `Expect: 100-continue`, upgrades, malformed requests and their error answers all stay
 // Node's. Requests on one connection are answered in order (pipelined ones wait for the answer before).
-import type { Server } from 'node:http';
+import { maxHeaderSize, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { parseHead, type LeanHead } from './head.js';
 import { LeanResponse, type ResponseOwner } from './response.js';
@@ -25,8 +25,8 @@ export interface LeanFrontOptions {
   handle: (req: LeanRequest, res: LeanResponse) => void;
 }
 
-// Node's default --max-http-header-size; a longer head goes to Node, which answers 431
-const MAX_HEAD = 16 * 1024;
+// Node's limit (--max-http-header-size, 16 KB by default): a longer head goes to Node, which answers 431
+const MAX_HEAD = maxHeaderSize;
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const LFLF = Buffer.from('\n\n');
 const LFCRLF = Buffer.from('\n\r\n');
