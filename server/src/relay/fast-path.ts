@@ -61,16 +61,16 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     });
   };
 
-  const front = ctx.config.leanHttp
-    ? LeanHttpFront.install(server, {
-        isRoute: (url) => Object.hasOwn(routes, url),
-        bodyLimit: BODY_LIMIT,
-        handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.body, res),
-      })
-    : null;
+  if (ctx.config.leanHttp) {
+    LeanHttpFront.install(server, {
+      isRoute: (url) => Object.hasOwn(routes, url),
+      bodyLimit: BODY_LIMIT,
+      handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.body, res),
+      stopping: () => closing,
+    });
+  }
   app.addHook('preClose', async () => {
     closing = true;
-    if (front) front.closing = true;
   });
 
   server.removeListener('request', fastify);

@@ -13,6 +13,8 @@ interface Fixture {
   port: number;
   /** responses the front's handler saw closed, and whether they had finished */
   closes: boolean[];
+  /** what the front's `stopping` option answers */
+  stopping: boolean;
 }
 
 let fixture: Fixture | null = null;
@@ -42,6 +44,7 @@ async function start(opts: { bodyLimit?: number } = {}): Promise<Fixture> {
   });
   const closes: boolean[] = [];
   const front = LeanHttpFront.install(server, {
+    stopping: () => fixture?.stopping ?? false,
     isRoute: (url) => url === '/fast' || url === '/stream' || url === '/slow',
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     handle: (req, res: LeanResponse) => {
@@ -68,7 +71,7 @@ async function start(opts: { bodyLimit?: number } = {}): Promise<Fixture> {
   });
   expect(front).not.toBeNull();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  fixture = { server, front: front!, port: (server.address() as AddressInfo).port, closes };
+  fixture = { server, front: front!, port: (server.address() as AddressInfo).port, closes, stopping: false };
   return fixture;
 }
 
@@ -316,7 +319,7 @@ describe('lean HTTP front', () => {
     const closed = new Promise((r) => f.server.close(r));
     await idle.closed();
     // the request in flight is answered, with Connection: close once the front is stopping
-    f.front.closing = true;
+    f.stopping = true;
     const r = await busy.response();
     expect(r.status).toBe(200);
     expect(r.headers.connection).toBe('close');

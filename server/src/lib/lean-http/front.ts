@@ -23,6 +23,8 @@ export interface LeanFrontOptions {
   /** a larger body goes to Node's handler (which answers 413 for the relay routes) */
   bodyLimit: number;
   handle: (req: LeanRequest, res: LeanResponse) => void;
+  /** the server is stopping: every answer carries `Connection: close` */
+  stopping?: () => boolean;
 }
 
 // Node's limit (--max-http-header-size, 16 KB by default): a longer head goes to Node, which answers 431
@@ -73,7 +75,7 @@ class Connection implements ResponseOwner {
   }
 
   mustClose(): boolean {
-    return this.closeAfterResponse || this.front.closing;
+    return this.closeAfterResponse || (this.front.opts.stopping?.() ?? false);
   }
 
   get idle(): boolean {
@@ -135,7 +137,7 @@ class Connection implements ResponseOwner {
     this.res = res;
     const head = this.head!;
     this.head = null;
-    this.front.opts.handle({ url: head.url, headers: head.headers, contentLength: head.contentLength, close: head.close, body, socket: this.socket }, res);
+    this.front.opts.handle({ ...head, body, socket: this.socket }, res);
   }
 
   responseEnded(res: LeanResponse): void {
@@ -222,7 +224,6 @@ function noop(): void {}
 
 export class LeanHttpFront {
   readonly connections = new Set<Connection>();
-  closing = false;
   private sweeper: NodeJS.Timeout | null = null;
 
   constructor(

@@ -18,6 +18,11 @@ const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const OWS = /^[ \t]+|[ \t]+$/g;
 const DIGITS = /^[0-9]{1,15}$/;
 const CLOSE = /(?:^|,)[ \t]*close[ \t]*(?:,|$)/i;
+
+/** A Connection header value that asks to close (request or response). */
+export function hasCloseToken(value: string): boolean {
+  return CLOSE.test(value);
+}
 // Node's default server.maxHeadersCount: past it Node drops the rest, which only Node should decide
 const MAX_HEADERS = 2000;
 const PREFIX = 'POST ';
@@ -64,7 +69,7 @@ export function parseHead(buf: Buffer, end: number, isRoute: (url: string) => bo
         return null;
       case 'connection':
         if (/upgrade/i.test(value)) return null;
-        close = CLOSE.test(value);
+        close = hasCloseToken(value);
         break;
       case 'host':
         host = true;

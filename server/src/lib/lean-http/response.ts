@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { hasCloseToken } from './head.js';
 
 /** What the relay writes its answers to: Node's ServerResponse or a LeanResponse. */
 export interface HttpResponse {
@@ -107,7 +108,7 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
         else if (lower === 'date') hasDate = true;
         else if (lower === 'connection') {
           hasConnection = true;
-          if (close || /(?:^|,)\s*close\s*(?:,|$)/i.test(v)) {
+          if (close || hasCloseToken(v)) {
             this.closeAfter = true;
             s += 'Connection: close\r\n';
             continue;
@@ -148,15 +149,16 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
     socket.cork();
     if (head) socket.write(head, 'latin1');
     let ok = true;
-    if (len > 0 && !noBody(this.status)) {
-      if (this.chunked) {
-        socket.write(`${len.toString(16)}\r\n`, 'latin1');
-        socket.write(chunk);
-        ok = socket.write('\r\n', 'latin1');
-      } else ok = socket.write(chunk);
-    }
+    if (len > 0 && !noBody(this.status)) ok = this.chunked ? this.writeChunk(chunk, len) : socket.write(chunk);
     socket.uncork();
     return ok;
+  }
+
+  /** one chunk of the chunked transfer coding */
+  private writeChunk(chunk: Buffer | string, len: number): boolean {
+    this.socket.write(`${len.toString(16)}\r\n`, 'latin1');
+    this.socket.write(chunk);
+    return this.socket.write('\r\n', 'latin1');
   }
 
   end(chunk?: Buffer | string): this {
@@ -171,11 +173,8 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
     socket.cork();
     if (head) socket.write(head, 'latin1');
     if (this.chunked) {
-      if (body && body.length) {
-        socket.write(`${body.length.toString(16)}\r\n`, 'latin1');
-        socket.write(body);
-        socket.write('\r\n0\r\n\r\n', 'latin1', this.onFinish);
-      } else socket.write('0\r\n\r\n', 'latin1', this.onFinish);
+      if (body && body.length) this.writeChunk(body, body.length);
+      socket.write('0\r\n\r\n', 'latin1', this.onFinish);
     } else if (body && body.length) socket.write(body, this.onFinish);
     else socket.write('', 'latin1', this.onFinish);
     socket.uncork();

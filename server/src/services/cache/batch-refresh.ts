@@ -5,20 +5,29 @@
 const BATCH = 500;
 const COLLECT_MS = 10;
 
-export class BatchRefresh<K> {
+/** A cache entry as the refresh sees it: marked while its re-read is queued or running. */
+export interface RefreshableEntry {
+  refreshing?: boolean;
+}
+
+export class BatchRefresh<K, V> {
   private keys = new Set<K>();
   private timer: NodeJS.Timeout | null = null;
 
   /**
-   * `load` reads `keys` and stores what it found; on failure `failed` is told, so that the entries are tried again
-   * on their next use.
+   * `read` returns what it found of `keys` (a key it did not find: gone); `store` puts a re-read value (null: gone)
+   * into `entries`. An entry replaced or dropped meanwhile (a published change) is left as it is.
    */
   constructor(
-    private readonly load: (keys: K[]) => Promise<void>,
-    private readonly failed: (keys: K[]) => void,
+    private readonly entries: Map<K, RefreshableEntry>,
+    private readonly read: (keys: K[]) => Promise<Map<K, V>>,
+    private readonly store: (key: K, value: V | null) => void,
   ) {}
 
-  add(key: K): void {
+  /** Queues a re-read of a stale entry, once until it is done. */
+  stale(key: K, entry: RefreshableEntry): void {
+    if (entry.refreshing) return;
+    entry.refreshing = true;
     this.keys.add(key);
     if (this.timer) return;
     this.timer = setTimeout(this.run, COLLECT_MS);
@@ -31,7 +40,18 @@ export class BatchRefresh<K> {
     this.keys.clear();
     for (let i = 0; i < all.length; i += BATCH) {
       const chunk = all.slice(i, i + BATCH);
-      this.load(chunk).catch(() => this.failed(chunk));
+      this.read(chunk).then(
+        (found) => {
+          for (const key of chunk) if (this.entries.get(key)?.refreshing) this.store(key, found.get(key) ?? null);
+        },
+        () => {
+          // tried again at the entry's next use
+          for (const key of chunk) {
+            const e = this.entries.get(key);
+            if (e) e.refreshing = false;
+          }
+        },
+      );
     }
   };
 }

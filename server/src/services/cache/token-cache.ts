@@ -90,23 +90,13 @@ export class TokenCache {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
 
-  private readonly refresh = new BatchRefresh<string>(
+  private readonly refresh = new BatchRefresh<string, TokenRecord>(
+    this.mem,
     async (keys) => {
       const rows = await this.ctx.db.selectFrom('tokens').select(COLUMNS).where('key', 'in', keys).where('deleted_at', 'is', null).execute();
-      const found = new Map(rows.map((r) => [r.key, r]));
-      for (const key of keys) {
-        // an entry replaced or dropped meanwhile (a change to the token) is not overwritten with what was read before
-        if (!this.mem.get(key)?.refreshing) continue;
-        const row = found.get(key);
-        this.put(key, row ? toRecord(row) : null);
-      }
+      return new Map(rows.map((r) => [r.key, toRecord(r)]));
     },
-    (keys) => {
-      for (const key of keys) {
-        const e = this.mem.get(key);
-        if (e) e.refreshing = false;
-      }
-    },
+    (key, rec) => this.put(key, rec),
   );
 
   start(): void {
@@ -145,10 +135,7 @@ export class TokenCache {
     if (Date.now() - e.at < (e.rec ? this.ttlMs : NEGATIVE_TTL_MS)) return e.rec;
     if (!e.rec) return undefined;
     // stale: answer from memory, refresh in the background (no DB wait on the hot path)
-    if (!e.refreshing) {
-      e.refreshing = true;
-      this.refresh.add(key);
-    }
+    this.refresh.stale(key, e);
     return e.rec;
   }
 

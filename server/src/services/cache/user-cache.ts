@@ -68,29 +68,13 @@ export class UserCache {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
 
-  private readonly refresh = new BatchRefresh<number>(
+  private readonly refresh = new BatchRefresh<number, Raw>(
+    this.mem,
     async (ids) => {
-      const rows = (await this.ctx.db
-        .selectFrom('users')
-        .select(COLUMNS)
-        .where('id', 'in', ids)
-        .where('deleted_at', 'is', null)
-        .execute()) as Raw[];
-      const found = new Map(rows.map((r) => [Number(r.id), r]));
-      const now = Date.now();
-      for (const id of ids) {
-        // an entry dropped or replaced meanwhile (a change to the user) is not overwritten with what was read before
-        if (!this.mem.get(id)?.refreshing) continue;
-        const raw = found.get(id) ?? null;
-        this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: now });
-      }
+      const rows = (await this.ctx.db.selectFrom('users').select(COLUMNS).where('id', 'in', ids).where('deleted_at', 'is', null).execute()) as Raw[];
+      return new Map(rows.map((r) => [Number(r.id), r]));
     },
-    (ids) => {
-      for (const id of ids) {
-        const e = this.mem.get(id);
-        if (e) e.refreshing = false;
-      }
-    },
+    (id, raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }),
   );
 
   start(): void {
@@ -127,10 +111,7 @@ export class UserCache {
     if (this.ctx.redis) return undefined;
     const e = this.mem.get(id);
     if (!e || !e.rec) return undefined;
-    if (Date.now() - e.at >= this.ttlMs && !e.refreshing) {
-      e.refreshing = true;
-      this.refresh.add(id);
-    }
+    if (Date.now() - e.at >= this.ttlMs) this.refresh.stale(id, e);
     return e.rec;
   }
 
