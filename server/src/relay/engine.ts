@@ -509,7 +509,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       bodyTimeout: a.isStream ? streamIdleMs(ctx.config.streamingTimeoutSec, info.upstreamModel) : relayTimeoutMs,
     };
     if (call) {
-      const sent = call.send(d, opts);
+      const sent = call.send(d, opts, d === svc.http ? svc.lean : null);
       if (a.gate) {
         // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
         // read below, after the gate; without a handler now it would be an unhandled rejection and end the process

@@ -9,6 +9,7 @@
 // the headers sets `error` (whole) or ends the stream with it (streaming). destroy() (the client went away) aborts
 // the request at any point.
 import type { Dispatcher } from 'undici';
+import type { LeanHttpClient } from '../lib/lean-http/client.js';
 
 const ABORTED = 'Request aborted';
 
@@ -38,12 +39,15 @@ export class UpstreamCall {
 
   constructor(private readonly streaming: boolean) {}
 
-  /** Sends the request: resolves with this call (whole: at the end of the body; streaming: at the headers). */
-  send(d: Dispatcher, opts: Dispatcher.DispatchOptions): Promise<UpstreamCall> {
+  /**
+   * Sends the request: resolves with this call (whole: at the end of the body; streaming: at the headers). `lean`:
+   * the lean client tried first (lib/lean-http/client.ts), `d` for what it does not take.
+   */
+  send(d: Dispatcher, opts: Dispatcher.DispatchOptions, lean: LeanHttpClient | null = null): Promise<UpstreamCall> {
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      d.dispatch(opts, this as unknown as Dispatcher.DispatchHandler);
+      if (!lean?.dispatch(opts, this)) d.dispatch(opts, this as unknown as Dispatcher.DispatchHandler);
     });
   }
 

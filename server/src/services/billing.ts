@@ -368,6 +368,11 @@ class SqliteStatements {
   constructor(
     readonly handle: BetterSqlite3.Database,
     node: string,
+    /**
+     * the relay's upstream calls are written during their dispatch (the lean HTTP client, LEAN_HTTP): a group of
+     * overlapped reservations need not wait a check phase for undici's writes (commitAfterWrites)
+     */
+    private readonly writesAtDispatch = false,
   ) {
     const lock = (this.lock = writeLockOf(handle));
     const sql = statements('sqlite');
@@ -446,7 +451,7 @@ class SqliteStatements {
     const b = (this.queue ??= newBatch());
     const n = b.items.push(r);
     if (overlapped) {
-      if (n === 1) setImmediate(this.commitAfterWrites);
+      if (n === 1) setImmediate(this.writesAtDispatch ? this.commit : this.commitAfterWrites);
     } else if (++b.waiting === 1) setImmediate(this.commit);
     if (b.waiting >= RESERVE_BATCH || n >= RESERVE_BATCH_MAX) this.commit();
     return b.done;
@@ -673,7 +678,7 @@ export class Billing {
     this.node = newNodeId();
     this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onRowsGone: () => this.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
-    this.fast = handle ? new SqliteStatements(handle, this.node) : null;
+    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
     this.batch = takeAll ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;

@@ -1,6 +1,7 @@
 // One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
 import { Agent, UPSTREAM_POOL } from '../../lib/undici.js';
+import { LeanHttpClient } from '../../lib/lean-http/client.js';
 import type { AppContext } from '../../context.js';
 import { Billing } from '../billing.js';
 import { ChannelStatus } from '../channel-status.js';
@@ -25,6 +26,8 @@ export interface RelayServices {
   channelStatus: ChannelStatus;
   /** keep-alive connection pools, one per upstream origin */
   http: Agent;
+  /** the relay's upstream calls through `http` that lib/lean-http/client.ts takes (LEAN_HTTP; null when off) */
+  lean: LeanHttpClient | null;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
   inFlight: Set<Promise<void>>;
 }
@@ -42,6 +45,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
     const http = new Agent(UPSTREAM_POOL);
+    const lean = ctx.config.leanHttp ? new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout! }) : null;
     const notifier = new QuotaNotifier(ctx, http);
     const svc: RelayServices = {
       tokens,
@@ -53,6 +57,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       notifier,
       channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content)),
       http,
+      lean,
       inFlight: new Set(),
     };
     if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);
@@ -75,6 +80,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       await logs.stop();
       await quotaData.stop();
       await http.close().catch(() => undefined);
+      lean?.close();
     });
     registry.set(ctx, svc);
     return svc;
