@@ -115,19 +115,32 @@ await describeEachDb('quota reservations', (kind) => {
     const c = await caller(1_000_000, 1_000_000);
     const handle = sqliteHandle(s.ctx.db)!;
     const userNow = () => (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
-    // undici writes a request on a reused keep-alive socket from a setImmediate queued after the reservation's
-    const atUpstreamWrite = () => new Promise<number>((resolve) => setImmediate(() => resolve(userNow())));
+    // at the first check phase: undici writes a request on a reused keep-alive socket from a setImmediate queued after
+    // the reservation's; the lean client (LEAN_HTTP, the default) writes it during the dispatch, before any
+    const atCheckPhase = () => new Promise<number>((resolve) => setImmediate(() => resolve(userNow())));
 
-    const overlapped = billing().reserve({ ...c.input(10), overlapped: true });
-    expect(await atUpstreamWrite()).toBe(1_000_000);
-    await overlapped;
-    expect(userNow()).toBe(1_000_000 - 10);
+    // the lean client: nothing to wait for, the group commits at the first check phase
+    const lean = billing().reserve({ ...c.input(10), overlapped: true });
+    expect(await atCheckPhase()).toBe(1_000_000 - 10);
+    await lean;
 
-    // a waiting request joining a batch of overlapped ones brings the commit forward to the first check phase
-    const both = [billing().reserve({ ...c.input(10), overlapped: true }), billing().reserve({ ...c.input(20), overlapped: false })];
-    expect(await atUpstreamWrite()).toBe(1_000_000 - 40);
-    await Promise.all(both);
-    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 1_000_000 - 40 });
+    // undici's calls (LEAN_HTTP=false): the overlapped group commits one check phase later, after the writes
+    const other = await startTestServer({ kind, database: s.database, env: { LEAN_HTTP: 'false' } });
+    try {
+      const undici = () => relayServices(other.ctx).billing;
+      const overlapped = undici().reserve({ ...c.input(10), overlapped: true });
+      expect(await atCheckPhase()).toBe(1_000_000 - 10);
+      await overlapped;
+      expect(userNow()).toBe(1_000_000 - 20);
+
+      // a waiting request joining a batch of overlapped ones brings the commit forward to the first check phase
+      const both = [undici().reserve({ ...c.input(10), overlapped: true }), undici().reserve({ ...c.input(20), overlapped: false })];
+      expect(await atCheckPhase()).toBe(1_000_000 - 50);
+      await Promise.all(both);
+      expect(await c.balances()).toEqual({ user: 1_000_000 - 50, token: 1_000_000 - 50 });
+    } finally {
+      await other.close();
+    }
   });
 
   // on PostgreSQL / MySQL every reservation is batched, whether its request waits for it or is already upstream

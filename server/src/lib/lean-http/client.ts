@@ -452,7 +452,7 @@ export class LeanHttpClient {
     handler.onConnect(a.abort);
     if (a.finished) return true; // aborted in onConnect
     let conn = origin.idle.pop();
-    while (conn && conn.idleUntil < Date.now()) {
+    while (conn && (conn.idleUntil < Date.now() || conn.socket.destroyed || conn.socket.readableEnded)) {
       conn.destroy();
       conn = origin.idle.pop();
     }
