@@ -1,8 +1,10 @@
 // The lean upstream client against a raw TCP server that scripts each response byte by byte: framing (length,
 // chunked, until the close), keep-alive and its limits, the retry of a request whose kept connection was closed,
 // timeouts, backpressure, aborts, and what it leaves to undici.
+import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeanHttpClient, type LeanDispatchHandler } from '../../src/lib/lean-http/client.js';
 
@@ -305,6 +307,32 @@ describe('lean HTTP client', () => {
     expect(o.error?.code).toBe('UND_ERR_ABORTED');
     await new Promise((res) => setTimeout(res, 50));
     expect(up.sockets[0].destroyed || up.sockets[0].readableEnded).toBe(true);
+  });
+
+  it('speaks TLS to https: origins, verifies the certificate, and keeps the connection', async () => {
+    const fixture = (f: string) => readFileSync(new URL(`../fixtures/tls/${f}`, import.meta.url));
+    const cert = fixture('localhost-cert.pem');
+    const server = https.createServer({ key: fixture('localhost-key.pem'), cert }, (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => res.end(JSON.stringify({ body, host: req.headers.host, port: req.socket.remotePort })));
+    });
+    await new Promise<void>((r) => server.listen(0, 'localhost', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    cleanups.push(() => server.closeAllConnections());
+    const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+    const trusting = new LeanHttpClient({ keepAliveTimeout: 30_000, tls: { ca: cert } });
+    cleanups.push(() => trusting.destroy());
+    const a = await send(trusting, origin, { body: '{"n":1}' }).done;
+    const b = await send(trusting, origin, { body: '{"n":2}' }).done;
+    expect(a).toMatchObject({ status: 200, completed: true });
+    expect(JSON.parse(a.body)).toMatchObject({ body: '{"n":1}', host: origin.slice(8) });
+    expect(JSON.parse(b.body).body).toBe('{"n":2}');
+    expect(JSON.parse(b.body).port).toBe(JSON.parse(a.body).port);
+    // without the CA the self-signed certificate is refused, as Node's defaults do
+    const refused = await send(client(), origin).done;
+    expect(refused.completed).toBe(false);
+    expect(refused.error?.message).toMatch(/self[- ]signed/);
   });
 
   it('leaves to undici what it does not take, untouched', async () => {

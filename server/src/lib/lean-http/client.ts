@@ -47,6 +47,8 @@ export interface LeanClientOptions {
   keepAliveTimeout: number;
   /** longest response head in bytes */
   maxHeaderSize?: number;
+  /** extra TLS options for https: origins (e.g. a `ca`); certificates are verified as Node's defaults do */
+  tls?: tls.ConnectionOptions;
 }
 
 /** Errors with the codes undici gives the same failures. */
@@ -173,7 +175,14 @@ class Conn {
     readonly origin: Origin,
   ) {
     const s = origin.https
-      ? tls.connect({ host: origin.host, port: origin.port, servername: net.isIP(origin.host) ? undefined : origin.host, session: origin.session, ALPNProtocols: ['http/1.1'] })
+      ? tls.connect({
+          ...client.tlsOptions,
+          host: origin.host,
+          port: origin.port,
+          servername: net.isIP(origin.host) ? undefined : origin.host,
+          session: origin.session,
+          ALPNProtocols: ['http/1.1'],
+        })
       : net.connect({ host: origin.host, port: origin.port });
     this.socket = s;
     s.setNoDelay(true);
@@ -410,6 +419,7 @@ class Conn {
 
 export class LeanHttpClient {
   readonly maxHeaderSize: number;
+  readonly tlsOptions: tls.ConnectionOptions | undefined;
   private readonly origins = new Map<string, Origin>();
   private readonly active = new Set<Active>();
   private readonly conns = new Set<Conn>();
@@ -418,6 +428,7 @@ export class LeanHttpClient {
 
   constructor(private readonly opts: LeanClientOptions) {
     this.maxHeaderSize = opts.maxHeaderSize ?? 64 * 1024;
+    this.tlsOptions = opts.tls;
   }
 
   /**
