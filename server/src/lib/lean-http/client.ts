@@ -168,7 +168,6 @@ class Conn {
   private paused = false;
   /** the server ended its side (a body read until the close is then complete) */
   private eof = false;
-  private status = 0;
 
   constructor(
     private readonly client: LeanHttpClient,
@@ -254,7 +253,7 @@ class Conn {
     if (this.reused && !a.answered && !a.retried) {
       // the server closed the kept connection as the request went out: once more on a new one
       a.retried = true;
-      this.client.sendOn(this.client.connect(a.origin), a);
+      this.client.connect(a.origin).send(a);
       return;
     }
     a.fail(err ?? new LeanClientError('other side closed', 'UND_ERR_SOCKET'));
@@ -387,7 +386,6 @@ class Conn {
       else if (lower === 'keep-alive') keepAliveHint = value;
     }
     if (status < 200) return true; // 100 Continue, 103 Early Hints: the final response follows
-    this.status = status;
     this.keepAlive = http10 ? /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection) : !/(?:^|,)\s*close\s*(?:,|$)/.test(connection);
     const t = /timeout=(\d+)/i.exec(keepAliveHint);
     this.hintMs = t ? Number(t[1]) * 1000 : 0;
@@ -402,7 +400,7 @@ class Conn {
     }
     a.gotHeaders = true;
     a.deadline = a.bodyTimeout > 0 ? Date.now() + a.bodyTimeout : 0;
-    a.handler!.onHeaders(this.status, raw, this.resume);
+    a.handler!.onHeaders(status, raw, this.resume);
     return !a.finished;
   }
 
@@ -467,7 +465,7 @@ export class LeanHttpClient {
       conn.destroy();
       conn = origin.idle.pop();
     }
-    this.sendOn(conn ?? this.connect(origin), a);
+    (conn ?? this.connect(origin)).send(a);
     return true;
   }
 
@@ -488,10 +486,6 @@ export class LeanHttpClient {
     const c = new Conn(this, origin);
     this.conns.add(c);
     return c;
-  }
-
-  sendOn(conn: Conn, a: Active): void {
-    conn.send(a);
   }
 
   release(conn: Conn): void {
