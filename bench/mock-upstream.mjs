@@ -1,7 +1,10 @@
 // Benchmark upstream: an OpenAI-compatible mock on 127.0.0.1 with a fixed JSON answer and a 20-chunk SSE stream
 // (plus a usage chunk). The response delay can be changed at run time with POST /__mock/config {"delayMs": N}.
-// Prints "MOCK_PORT=<port>" once listening.
+// Prints "MOCK_PORT=<port>" once listening. With MOCK_TLS_CERT and MOCK_TLS_KEY (PEM files) it serves https instead
+// (`BENCH_TLS=1 npm run bench`: real upstreams are https, so the relay's upstream calls then pay for TLS as they do there).
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 
 const cfg = { delayMs: Number(process.env.MOCK_DELAY_MS ?? 0), chunks: 20 };
 const WORDS = ['Hello', ' from', ' the', ' bench', ' upstream', '.', ' A', ' fixed', ' streamed', ' answer'];
@@ -19,7 +22,8 @@ function send(res, status, obj) {
   res.end(body);
 }
 
-const server = http.createServer((req, res) => {
+const tls = process.env.MOCK_TLS_CERT && process.env.MOCK_TLS_KEY ? { cert: readFileSync(process.env.MOCK_TLS_CERT), key: readFileSync(process.env.MOCK_TLS_KEY) } : null;
+const handler = (req, res) => {
   const parts = [];
   req.on('data', (c) => parts.push(c));
   req.on('end', () => {
@@ -59,7 +63,8 @@ const server = http.createServer((req, res) => {
     if (cfg.delayMs > 0) setTimeout(respond, cfg.delayMs);
     else respond();
   });
-});
+};
+const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
 server.keepAliveTimeout = 65_000;
 server.listen(Number(process.env.MOCK_PORT ?? 0), '127.0.0.1', () => {
   console.log(`MOCK_PORT=${server.address().port}`);

@@ -21,6 +21,9 @@
 // BENCH_NODE_FLAGS (extra Node.js flags for the gateway process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"),
 // BENCH_LOADGEN (wrk when it is installed, else autocannon; see LOADGEN below), BENCH_FLOOR (1: bench/floor-relay.mjs,
 // the stack's floor, is measured after the gateway in every probe and round; 0 leaves it out).
+// BENCH_TLS=1: the mock serves https with the self-signed certificate of server/test/fixtures/tls (name localhost),
+// which the gateway, the floor and this script trust through NODE_EXTRA_CA_CERTS: the relay's upstream calls pay for
+// TLS as they do against a real provider; direct is then measured over https too.
 //
 // BENCH_SERVE=<upstream base URL> measures nothing: it seeds the same database with its channels pointing at that
 // upstream, serves the gateway on BENCH_PORT (3300) and prints GATEWAY_URL, GATEWAY_KEY and GATEWAY_PID lines for a
@@ -28,6 +31,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +80,14 @@ const LOADGEN = env.BENCH_LOADGEN ?? (RATE > 0 || !hasWrk() ? 'autocannon' : 'wr
 if (LOADGEN !== 'wrk' && LOADGEN !== 'autocannon') throw new Error(`BENCH_LOADGEN: wrk or autocannon, not ${LOADGEN}`);
 if (LOADGEN === 'wrk' && RATE > 0) throw new Error('BENCH_RATE needs autocannon (wrk has no fixed rate)');
 
+const TLS = env.BENCH_TLS === '1';
+const TLS_FILES = { MOCK_TLS_CERT: join(root, 'server/test/fixtures/tls/localhost-cert.pem'), MOCK_TLS_KEY: join(root, 'server/test/fixtures/tls/localhost-key.pem') };
+// NODE_EXTRA_CA_CERTS is read once at start: this script runs itself again with it, and its children inherit it
+if (TLS && env.NODE_EXTRA_CA_CERTS !== TLS_FILES.MOCK_TLS_CERT) {
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env: { ...env, NODE_EXTRA_CA_CERTS: TLS_FILES.MOCK_TLS_CERT }, stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
 const children = [];
 const cleanup = () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
@@ -114,7 +126,9 @@ function startScript(script, args, name, { nodeFlags = [], extraEnv = {} } = {})
   });
 }
 
-const startMock = async () => (await startScript('mock-upstream.mjs', [], 'MOCK_PORT')).port;
+const startMock = async () => (await startScript('mock-upstream.mjs', [], 'MOCK_PORT', { extraEnv: TLS ? TLS_FILES : {} })).port;
+/** the mock's base URL; https on the certificate's name */
+const mockBase = (port) => (TLS ? `https://localhost:${port}` : `http://127.0.0.1:${port}`);
 // with the gateway's V8 flags and malloc setting
 const startFloor = (upstream) => startScript('floor-relay.mjs', [upstream], 'FLOOR_PORT', { nodeFlags: SERVER_NODE_FLAGS, extraEnv: SERVER_ENV });
 
@@ -258,14 +272,15 @@ const body = (stream) =>
   });
 
 async function setMockDelay(mockPort, delayMs) {
-  await fetch(`http://127.0.0.1:${mockPort}/__mock/config`, { method: 'POST', body: JSON.stringify({ delayMs }) });
+  await fetch(`${mockBase(mockPort)}/__mock/config`, { method: 'POST', body: JSON.stringify({ delayMs }) });
 }
 
 /** One connection, sequential requests: time to first byte and to last byte. */
 async function probe(url, stream, authFor) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const payload = body(stream);
   const u = new URL(url);
+  const proto = u.protocol === 'https:' ? https : http;
+  const agent = new proto.Agent({ keepAlive: true, maxSockets: 1 });
+  const payload = body(stream);
   const once = (i) =>
     new Promise((resolve) => {
       const t0 = process.hrtime.bigint();
@@ -273,7 +288,7 @@ async function probe(url, stream, authFor) {
       const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
       const auth = authFor(i);
       if (auth) headers.authorization = auth;
-      const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent }, (res) => {
+      const req = proto.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent }, (res) => {
         let text = '';
         res.on('data', (c) => {
           if (!tFirst) tFirst = process.hrtime.bigint();
@@ -444,7 +459,7 @@ async function serve(upstream) {
 async function main() {
   if (env.BENCH_SERVE) return serve(env.BENCH_SERVE);
   const mockPort = await startMock();
-  const mockUrl = `http://127.0.0.1:${mockPort}`;
+  const mockUrl = mockBase(mockPort);
   const { work, sqlitePath, database, keys } = await seededDatabase(mockUrl);
   const gwPort = await freePort();
   const gw = await startGateway(database.dsn, sqlitePath, gwPort, work);
@@ -467,7 +482,7 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}.`);
+  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`);
   out();
 
   await setMockDelay(mockPort, 0);
