@@ -21,6 +21,7 @@
 // bodyTimeout between body chunks (both checked every 250 ms by one timer while requests are active).
 import net from 'node:net';
 import tls from 'node:tls';
+import { hasCloseToken, TOKEN } from './head.js';
 
 /** undici's legacy dispatch handler, the part this client calls */
 export interface LeanDispatchHandler {
@@ -61,7 +62,6 @@ export class LeanClientError extends Error {
   }
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const BAD_VALUE = /[\0-\x08\x0a-\x1f\x7f]/;
 const PATH = /^\/[\x21-\x7e]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
@@ -386,7 +386,7 @@ class Conn {
       else if (lower === 'keep-alive') keepAliveHint = value;
     }
     if (status < 200) return true; // 100 Continue, 103 Early Hints: the final response follows
-    this.keepAlive = http10 ? /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection) : !/(?:^|,)\s*close\s*(?:,|$)/.test(connection);
+    this.keepAlive = http10 ? /(?:^|,)\s*keep-alive\s*(?:,|$)/.test(connection) : !hasCloseToken(connection);
     const t = /timeout=(\d+)/i.exec(keepAliveHint);
     this.hintMs = t ? Number(t[1]) * 1000 : 0;
     if (chunked) this.phase = Phase.ChunkSize;

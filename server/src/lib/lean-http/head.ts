@@ -12,7 +12,8 @@ export interface LeanHead {
   close: boolean;
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** an HTTP token (RFC 9110): method and header-name syntax */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // field values: visible ASCII, space, tab and obs-text; llhttp rejects the other control characters
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const OWS = /^[ \t]+|[ \t]+$/g;
