@@ -22,6 +22,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { hasCloseToken, TOKEN } from './head.js';
+import { writeJoined } from './write.js';
 
 /** undici's legacy dispatch handler, the part this client calls */
 export interface LeanDispatchHandler {
@@ -202,12 +203,8 @@ class Conn {
     this.hintMs = 0;
     a.deadline = a.headersTimeout > 0 ? Date.now() + a.headersTimeout : 0;
     const s = this.socket;
-    if (a.body && a.body.length) {
-      s.cork();
-      s.write(a.head, 'latin1');
-      s.write(a.body);
-      s.uncork();
-    } else s.write(a.head, 'latin1');
+    if (a.body && a.body.length) writeJoined(s, [a.head, a.body]);
+    else s.write(a.head, 'latin1');
   }
 
   destroy(): void {

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { hasCloseToken } from './head.js';
+import { writeJoined } from './write.js';
 
 /** What the relay writes its answers to: Node's ServerResponse or a LeanResponse. */
 export interface HttpResponse {
@@ -141,24 +142,18 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
   write(chunk: Buffer | string): boolean {
     if (this.writableEnded || this.socket.destroyed) return false;
     if (!this.headersSent) this.writeHead(200);
-    const socket = this.socket;
     const len = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    // built before cork(): an invalid header value throws (as Node's does) and must not leave the socket corked
     const head = this.started ? null : this.head(-1);
     this.started = true;
-    socket.cork();
-    if (head) socket.write(head, 'latin1');
-    let ok = true;
-    if (len > 0 && !noBody(this.status)) ok = this.chunked ? this.writeChunk(chunk, len) : socket.write(chunk);
-    socket.uncork();
-    return ok;
+    const parts: Array<string | Buffer> = head ? [head] : [];
+    if (len > 0 && !noBody(this.status)) this.pushBody(parts, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    return parts.length ? writeJoined(this.socket, parts) : true;
   }
 
-  /** one chunk of the chunked transfer coding */
-  private writeChunk(chunk: Buffer | string, len: number): boolean {
-    this.socket.write(`${len.toString(16)}\r\n`, 'latin1');
-    this.socket.write(chunk);
-    return this.socket.write('\r\n', 'latin1');
+  /** the body bytes, framed as one chunk of the chunked transfer coding when that is the framing */
+  private pushBody(parts: Array<string | Buffer>, body: Buffer): void {
+    if (this.chunked) parts.push(`${body.length.toString(16)}\r\n`, body, '\r\n');
+    else parts.push(body);
   }
 
   end(chunk?: Buffer | string): this {
@@ -170,14 +165,10 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
     const body = noBody(this.status) || chunk === undefined ? null : typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const head = this.started ? null : this.head(body ? body.length : 0);
     this.started = true;
-    socket.cork();
-    if (head) socket.write(head, 'latin1');
-    if (this.chunked) {
-      if (body && body.length) this.writeChunk(body, body.length);
-      socket.write('0\r\n\r\n', 'latin1', this.onFinish);
-    } else if (body && body.length) socket.write(body, this.onFinish);
-    else socket.write('', 'latin1', this.onFinish);
-    socket.uncork();
+    const parts: Array<string | Buffer> = head ? [head] : [];
+    if (body && body.length) this.pushBody(parts, body);
+    if (this.chunked) parts.push('0\r\n\r\n');
+    writeJoined(socket, parts, this.onFinish);
     this.owner.responseEnded(this);
     return this;
   }
