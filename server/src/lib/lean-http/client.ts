@@ -154,6 +154,15 @@ class Active {
   }
 }
 
+/**
+ * The read buffer of every plain-TCP upstream connection (net's `onread`): each read lands here and is copied out at
+ * once, since the parser and the handlers keep what they are given. A socket's own reads allocate a 64-KB buffer per
+ * read and go through the Readable machinery ('data' events): reading a 525-byte answer per round trip that way cost
+ * 15.6-22.5 µs of CPU per read against 14.3-15.9 µs (`node bench/socket-micro.mjs`, five alternating runs of
+ * 100,000 reads on a loopback socket). TLS sockets read the usual way.
+ */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
 class Conn {
   readonly socket: net.Socket;
   active: Active | null = null;
@@ -183,11 +192,13 @@ class Conn {
           session: origin.session,
           ALPNProtocols: ['http/1.1'],
         })
-      : net.connect({ host: origin.host, port: origin.port });
+      : net.connect({ host: origin.host, port: origin.port, onread: { buffer: READ_BUFFER, callback: this.onRead } });
     this.socket = s;
     s.setNoDelay(true);
-    if (origin.https) s.on('session', (session: Buffer) => (origin.session = session));
-    s.on('data', (d: Buffer) => this.onData(d));
+    if (origin.https) {
+      s.on('session', (session: Buffer) => (origin.session = session));
+      s.on('data', (d: Buffer) => this.onData(d));
+    }
     s.on('end', () => this.onEnd());
     s.on('error', (err) => this.onClose(err));
     s.on('close', () => this.onClose(null));
@@ -219,6 +230,14 @@ class Conn {
     this.paused = false;
     this.socket.resume();
     this.parse();
+  };
+
+  /** a read into READ_BUFFER: its bytes, in a buffer of their own (from Node's pool when small) */
+  private readonly onRead = (n: number): boolean => {
+    const own = Buffer.allocUnsafe(n);
+    READ_BUFFER.copy(own, 0, 0, n);
+    this.onData(own);
+    return true;
   };
 
   private onData(d: Buffer): void {
