@@ -4,9 +4,11 @@
 //   read:  a 525-byte answer per round trip, through 'data' events ("data") or net's `onread` into one shared
 //          buffer and copied out ("onread", client.ts).
 // Each measurement runs in a child process of its own against a peer process, alternating the two ways, and prints
-// the child's CPU time per operation. Usage: node bench/socket-micro.mjs [rounds=5]
+// the child's CPU time per operation. "joined" calls the server's own writeJoined (build first: npm run build -w
+// server). Usage: node bench/socket-micro.mjs [rounds=5]
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
+import { writeJoined } from '../server/dist/lib/lean-http/write.js';
 
 const [role, ...args] = process.argv.slice(2);
 const HEAD =
@@ -42,12 +44,7 @@ if (role === 'peer') {
           sock.write(BODY, cb);
           sock.uncork();
         }
-      : () => {
-          const b = Buffer.allocUnsafe(HEAD.length + BODY.length);
-          b.write(HEAD, 0, 'latin1');
-          BODY.copy(b, HEAD.length);
-          sock.write(b, cb);
-        };
+      : () => writeJoined(sock, [HEAD, BODY], cb);
   const c0 = process.cpuUsage();
   let i = 0;
   // a few responses per event-loop turn, as a loaded server writes them

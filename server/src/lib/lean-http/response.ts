@@ -142,11 +142,11 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
   write(chunk: Buffer | string): boolean {
     if (this.writableEnded || this.socket.destroyed) return false;
     if (!this.headersSent) this.writeHead(200);
-    const len = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    const body = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const head = this.started ? null : this.head(-1);
     this.started = true;
     const parts: Array<string | Buffer> = head ? [head] : [];
-    if (len > 0 && !noBody(this.status)) this.pushBody(parts, typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    if (body.length > 0 && !noBody(this.status)) this.pushBody(parts, body);
     return parts.length ? writeJoined(this.socket, parts) : true;
   }
 
