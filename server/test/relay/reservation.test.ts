@@ -200,6 +200,27 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await rich.balances()).toEqual({ user: 1_000_000 - 500, token: 1_000_000 - 500 });
   });
 
+  it.runIf(kind === 'sqlite')('sums a group commit per user, and takes a sum that does not fit part by part in order', async () => {
+    const a = await caller(100, 1_000);
+    const rich = await caller(1_000_000, 1_000_000);
+    const richToken2 = await addToken(s, rich.u.id, { unlimited: false, remain: 1_000 });
+    const ask = (c: typeof a, amount: number, t = c.t) => billing().reserve({ ...c.input(amount), tokenId: t.id, tokenKey: t.key, overlapped: true });
+    // one group commit: 3 × 40 on a user with 100 (the sum, 120, does not fit: 40, 40, then refused), and the rich
+    // user's two tokens, whose sum fits, with one of them short on its own token
+    const outcomes = await Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(rich, 2_000, richToken2), ask(a, 40), ask(rich, 300, richToken2)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect(((outcomes[3] as PromiseRejectedResult).reason as QuotaError).code).toBe('pre_consume_token_quota_failed');
+    expect(((outcomes[4] as PromiseRejectedResult).reason as QuotaError).code).toBe('insufficient_user_quota');
+    expect(await a.balances()).toEqual({ user: 20, token: 920 });
+    expect(await rich.balances()).toEqual({ user: 1_000_000 - 800, token: 1_000_000 - 500 });
+    expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(700);
+    // what was taken is held for this node, nothing more: given back, every balance is whole again
+    for (const o of outcomes) if (o.status === 'fulfilled') await billing().refund(o.value);
+    expect(await a.balances()).toEqual({ user: 100, token: 1_000 });
+    expect(await rich.balances()).toEqual({ user: 1_000_000, token: 1_000_000 });
+    expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(1_000);
+  });
+
   it('gives a refunded reservation back to both the token and the user', async () => {
     const c = await caller(1_000, 500);
     const r = await billing().reserve(c.input(300));
