@@ -403,6 +403,7 @@ class SqliteStatements {
         if (r.limitedToken && reserveToken.run(r.pre, r.tokenId, r.pre).changes !== 1) r.outcome = 1;
         else {
           r.outcome = 0;
+          // a commit of one request (the usual one at low load) needs no sums, and a refusal no second UPDATE
           if (batch.length === 1) reserveOne(r);
           else (users ??= new Map()).set(r.userId, (users.get(r.userId) ?? 0) + r.pre);
         }
