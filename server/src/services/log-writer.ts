@@ -102,12 +102,13 @@ const MAX_QUEUE = 100_000;
 /**
  * SQLite with a worker, while the event loop is busy less than BUSY_LOOP of the time (a quiet gateway): rows are handed
  * over every QUIET_POST_MS and the worker writes them at once, in transactions of a few rows; from BUSY_LOOP on, every
- * BUSY_POST_MS (or WORKER_ROWS rows) and the worker waits for 128 rows or 100 ms (sqlite-worker.ts). A few-row
- * transaction costs about twice the CPU per row of a 128-row one (every touched index leaf is written at commit), but
- * a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a 2-core machine the hops of the requests
- * in flight queue behind it: the one-connection added first-byte p99 had a median of 1.73 / 1.87 ms (JSON / stream)
- * with 128-row batches and 1.16 / 1.40 ms with rows written as they came (docs/architecture.md, "SQLite writer
- * worker"). A busy gateway keeps the cheaper big transactions: there the CPU per row limits throughput. Busy is the
+ * BUSY_POST_MS (or WORKER_ROWS rows), and the worker holds them up to a second to write them grouped by token
+ * (sqlite-worker.ts, GROUP_MS). A few-row transaction costs about twice the CPU per row of a 128-row one (every touched
+ * index leaf is written at commit), but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a
+ * 2-core machine the hops of the requests in flight queue behind it: the one-connection added first-byte p99 had a
+ * median of 1.73 / 1.87 ms (JSON / stream) with 128-row batches and 1.16 / 1.40 ms with rows written as they came
+ * (docs/architecture.md, "SQLite writer worker"). A busy gateway takes the cheaper rows: there the CPU per row limits
+ * throughput. Busy is the
  * main thread's event-loop utilisation, not a rate of rows: a one-connection client makes ~2,000 requests a second on
  * these 2-core VMs and a saturated gateway 4,000-8,000, so a rate threshold would depend on the machine, and a
  * saturated gateway just under it would pay the dearer rows and stay under it. Utilisation per 100-ms window: 0.4-0.6
@@ -125,6 +126,18 @@ const BUSY_POST_MS = 10;
 const WORKER_ROWS = 128;
 /** one log row's INSERT, as the SQLite writer worker runs it (bench/sqlite-log-writes.mjs uses it too) */
 export const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
+
+/** the columns of SQLITE_ROW_INSERT, in order */
+export const SQLITE_ROW_COLUMNS: readonly string[] = COLUMNS.map(([c]) => c);
+const column = (name: string) => SQLITE_ROW_COLUMNS.indexOf(name);
+/**
+ * A busy gateway's rows are written grouped by token (sqlite-worker.ts, GROUP_MS): new-api's indexes on token_id and
+ * token_name put each token's rows in a leaf page of its own, so rows of many tokens in turn dirtied (and wrote to the
+ * WAL, and checkpointed) two leaves per row; a token's rows together share them.
+ */
+const GROUP_COLUMN = column('token_id');
+/** text that repeats from row to row, kept once in the worker while the rows wait there */
+const REPEATED_COLUMNS = ['content', 'username', 'token_name', 'model_name', 'group'].map(column);
 
 export class LogWriter {
   private queue: NewLog[] = [];
@@ -149,7 +162,8 @@ export class LogWriter {
 
   async start(): Promise<void> {
     if (this.handle) this.worker = await sqliteWorker(this.ctx, this.handle);
-    this.timer = setInterval(() => void this.flush(), FLUSH_MS);
+    // the worker has timers of its own (and a busy gateway's rows wait there on purpose, to be grouped)
+    this.timer = setInterval(() => void this.writeQueue(), FLUSH_MS);
     this.timer.unref();
   }
 
@@ -175,7 +189,7 @@ export class LogWriter {
     const values = this.pending;
     this.pending = [];
     this.checkLoad();
-    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, this.quiet);
+    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS });
     // the worker died since these rows were taken: they go the main-thread way
     for (let i = 0; i < values.length; i += COLUMNS.length) {
       const row: Record<string, unknown> = {};
@@ -199,6 +213,11 @@ export class LogWriter {
       this.post();
       await this.worker.flush();
     }
+    await this.writeQueue();
+  }
+
+  /** the main-thread way: rows of a database without a worker, or left when the worker died */
+  private async writeQueue(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (!this.queue.length) return;
     const rows = this.queue;

@@ -6,9 +6,10 @@
 //     whichever commit crosses the threshold — on the relay's event loop, or in this worker while it holds the write
 //     lock, it stalled requests for milliseconds. This connection has none; the main one keeps one as a safety net.
 // The worker and the main thread take turns through the file's write lock (db/sqlite-write-lock.ts): the worker
-// writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting. It waits for a
-// full transaction's worth of rows (or BATCH_MS) unless the rows come marked `now` (a quiet gateway: log-writer.ts).
+// writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting. Rows marked `now`
+// (a quiet gateway: log-writer.ts) are written at once; the others wait up to GROUP_MS, to be written grouped.
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
@@ -43,8 +44,19 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
  * three alternating rounds; the main thread's ftruncate (1.5 % of its samples in a perf profile) went too.
  */
 const WAL_SIZE_LIMIT = 512 * 1024 * 1024;
-/** longest a row waits in the worker for its transaction (rows not marked to be written at once) */
-const BATCH_MS = 100;
+/**
+ * Longest a row not marked to be written at once waits in the worker (or until GROUP_ROWS rows wait), so that rows
+ * given a column to group by are written grouped by it. The log writer groups a busy gateway's rows by token: with
+ * the bench's 1,000 tokens in turn, each token's leaves in the token_id / token_name indexes took one row per
+ * transaction when rows were written by 128 or 100 ms, and take ~8 a second now. `PRE=200000 LOG_ROWS=60000 FOREIGN=1
+ * CASES=512 GROUP_WINDOWS="0 7000" node bench/sqlite-log-writes.mjs` (40-row transactions, another connection committing
+ * between them): 17.3-18.0 µs of CPU per row grouped in 7,000-row windows instead of 36.3-37.4 in order, the WAL's
+ * largest size 92 MB instead of 303. Two gateways served at once, six alternating 3-s wrk bursts each (0-ms JSON, 32
+ * connections): 81-84 µs of gateway CPU per request instead of 86-92, and the old way's cost grew as the table did. What waiting costs: up to a second more before a
+ * busy gateway's log rows can be read, and up to GROUP_ROWS rows in this heap (~3 MB).
+ */
+const GROUP_MS = 1000;
+const GROUP_ROWS = 8192;
 // The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
 // 0.3 ms better on a noisy 2-core VM; but as the logs table grows a row costs the worker about twice as much, and at
 // nice +5 under a saturating load it fell behind: 120-260 ms of rows still queued after 8-s runs, more each run, and
@@ -88,11 +100,66 @@ function insertFor(sql) {
   return st;
 }
 
-// queue items: { sql, cols, p (flat values), at (next row) }
+// queue items: { sql, cols, p (flat values), at (next row), key (column to group by, or -1) }
+// Before writing, the queued rows of one statement with a key become one item: keys in ascending order, each key's
+// rows together in arrival order.
+function group() {
+  let keyed = 0;
+  for (const item of queue) if (item.key >= 0) keyed++;
+  if (!keyed) return;
+  const out = [];
+  const bySql = new Map();
+  for (const item of queue) {
+    if (item.key < 0) { out.push(item); continue; }
+    let g = bySql.get(item.sql);
+    if (!g) { g = { sql: item.sql, cols: item.cols, key: item.key, parts: [], n: 0 }; bySql.set(item.sql, g); out.push(g); }
+    g.parts.push(item);
+    g.n += (item.p.length - item.at) / item.cols;
+  }
+  queue.length = 0;
+  for (const g of out) {
+    if (!g.parts) { queue.push(g); continue; }
+    // the rows' keys sorted (a stable sort: a key's rows keep their order), then the values copied once in that order
+    const rows = new Array(g.n);
+    let r = 0;
+    for (let i = 0; i < g.parts.length; i++) {
+      const { p, at } = g.parts[i];
+      for (let o = at; o < p.length; o += g.cols) rows[r++] = { k: p[o + g.key], i, o };
+    }
+    rows.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+    const p = new Array(g.n * g.cols);
+    let w = 0;
+    for (const { i, o } of rows) {
+      const src = g.parts[i].p;
+      for (let j = 0; j < g.cols; j++) p[w++] = src[o + j];
+    }
+    queue.push({ sql: g.sql, cols: g.cols, p, at: 0, key: g.key });
+  }
+}
+
+// Rows wait up to GROUP_MS in this heap; the strings that repeat from row to row (for log rows: user and token names,
+// model, group, the content line) are kept once each instead of once per row.
+const shared = new Map();
+function share(p, cols, idx) {
+  for (let o = 0; o < p.length; o += cols) {
+    for (const c of idx) {
+      const v = p[o + c];
+      if (typeof v !== 'string') continue;
+      const s = shared.get(v);
+      if (s !== undefined) p[o + c] = s;
+      else {
+        if (shared.size >= 20000) shared.clear();
+        shared.set(v, v);
+      }
+    }
+  }
+}
+
 function drain() {
   soon = false;
   if (later) { clearTimeout(later); later = null; }
   queued = 0;
+  group();
   while (queue.length) {
     acquire();
     let n = 0;
@@ -144,15 +211,17 @@ const timer = setInterval(checkpoint, workerData.checkpointMs);
 
 parentPort.on('message', (m) => {
   if (m.t === 'rows') {
-    queue.push({ sql: m.sql, cols: m.cols, p: m.p, at: 0 });
+    if (m.repeated) share(m.p, m.cols, m.repeated);
+    queue.push({ sql: m.sql, cols: m.cols, p: m.p, at: 0, key: m.groupBy ?? -1 });
     queued += m.p.length / m.cols;
-    // a transaction of a few rows costs about twice as much per row (every touched index page is written at commit):
-    // unless told to write at once (m.now), wait for a full transaction's worth of rows, or BATCH_MS
-    if (queued >= ${TXN_ROWS} || m.now) { if (!soon) { soon = true; setImmediate(drain); } }
-    else if (!later) later = setTimeout(drain, ${BATCH_MS});
+    if (queued >= ${GROUP_ROWS} || m.now) { if (!soon) { soon = true; setImmediate(drain); } }
+    else if (!later) later = setTimeout(drain, ${GROUP_MS});
   } else if (m.t === 'flush') {
     drain();
     parentPort.postMessage({ t: 'flushed', id: m.id });
+  } else if (m.t === 'heap') {
+    const spaces = require('node:v8').getHeapSpaceStatistics();
+    parentPort.postMessage({ t: 'heap', id: m.id, newSpace: spaces.find((s) => s.space_name === 'new_space').space_size });
   } else if (m.t === 'stop') {
     clearInterval(timer);
     drain();
@@ -164,24 +233,69 @@ parentPort.on('message', (m) => {
 });
 `;
 
+/** the worker isolate's semi-space (MB): its young objects are log rows on their way to SQLite */
+const WORKER_SEMI_SPACE_MB = 1;
+
+/**
+ * Creates a worker whose isolate gets WORKER_SEMI_SPACE_MB semi-spaces. V8 flags are the process's, and the server's
+ * --max-semi-space-size (scripts/server-flags.mjs: 8 MB, for the relay's young garbage) wins over a Worker's
+ * resourceLimits; V8 reads it when it sets up an isolate's heap, so it is lowered until the worker is online. With
+ * the process's 8 MB the worker's new space grew to 16 MB under load, ~14 MB of RSS for a thread whose rows are
+ * either written within milliseconds or held (grouped by token) until they go to the old generation anyway.
+ */
+function withSmallYoungGeneration(create: () => Worker): Worker {
+  const own = semiSpaceFlag();
+  v8.setFlagsFromString(`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`);
+  let worker: Worker;
+  try {
+    worker = create();
+  } catch (err) {
+    v8.setFlagsFromString(`--max-semi-space-size=${own}`);
+    throw err;
+  }
+  let restored = false;
+  const restore = () => {
+    if (!restored) v8.setFlagsFromString(`--max-semi-space-size=${own}`);
+    restored = true;
+  };
+  worker.once('online', restore);
+  worker.once('exit', restore);
+  return worker;
+}
+
+/** the process's --max-semi-space-size (0: V8's default) */
+function semiSpaceFlag(): number {
+  const args = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  let mb = 0;
+  for (const a of args) {
+    const m = /^--max[-_]semi[-_]space[-_]size=(\d+)$/.exec(a);
+    if (m) mb = Number(m[1]);
+  }
+  return mb;
+}
+
 export class SqliteWorker {
   private readonly worker: Worker;
   private alive = true;
   private nextId = 1;
-  private readonly waiting = new Map<number, () => void>();
+  private readonly waiting = new Map<number, (value?: number) => void>();
 
   constructor(
     private readonly ctx: AppContext,
     handle: BetterSqlite3.Database,
   ) {
     const lock = writeLockOf(handle);
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path: handle.name, lock: lock.buffer, checkpointMs: CHECKPOINT_MS },
-    });
+    this.worker = withSmallYoungGeneration(
+      () =>
+        new Worker(WORKER_SOURCE, {
+          eval: true,
+          workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), path: handle.name, lock: lock.buffer, checkpointMs: CHECKPOINT_MS },
+        }),
+    );
     this.worker.unref();
-    this.worker.on('message', (m: { t: string; id?: number; message?: string; rows?: number }) => {
+    this.worker.on('message', (m: { t: string; id?: number; message?: string; rows?: number; newSpace?: number }) => {
       if (m.t === 'flushed') this.settle(m.id!);
+      else if (m.t === 'heap') this.settle(m.id!, m.newSpace);
       else if (m.t === 'error') ctx.log.error({ err: m.message, rows: m.rows }, 'sqlite worker: writing rows failed');
     });
     this.worker.on('error', (err) => ctx.log.error({ err }, 'sqlite worker failed'));
@@ -205,10 +319,11 @@ export class SqliteWorker {
 
   /**
    * Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. `now`:
-   * write them at once rather than waiting for a full transaction.
+   * write them at once; otherwise they wait up to GROUP_MS, to be written grouped by the value of column `groupBy`
+   * (keys ascending, a key's rows in the order they came). `repeated`: columns whose text repeats from row to row.
    */
-  insert(insertSql: string, cols: number, values: unknown[], now = false): void {
-    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values, now });
+  insert(insertSql: string, cols: number, values: unknown[], how: { now?: boolean; groupBy?: number; repeated?: readonly number[] }): void {
+    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values, ...how });
   }
 
   /** Resolves when everything queued before the call is committed (at once if the worker is gone). */
@@ -216,15 +331,25 @@ export class SqliteWorker {
     if (!this.alive) return Promise.resolve();
     const id = this.nextId++;
     return new Promise<void>((resolve) => {
-      this.waiting.set(id, resolve);
+      this.waiting.set(id, () => resolve());
       this.worker.postMessage({ t: 'flush', id });
     });
   }
 
-  private settle(id: number): void {
+  /** Bytes of the worker isolate's young generation (its new space), or NaN once the worker is gone. */
+  newSpaceSize(): Promise<number> {
+    if (!this.alive) return Promise.resolve(NaN);
+    const id = this.nextId++;
+    return new Promise<number>((resolve) => {
+      this.waiting.set(id, (value) => resolve(value ?? NaN));
+      this.worker.postMessage({ t: 'heap', id });
+    });
+  }
+
+  private settle(id: number, value?: number): void {
     const resolve = this.waiting.get(id);
     this.waiting.delete(id);
-    resolve?.();
+    resolve?.(value);
   }
 
   /** Writes what is queued, checkpoints, closes the worker's connection. */
