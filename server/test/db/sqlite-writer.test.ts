@@ -429,7 +429,7 @@ describe('SQLite writer worker with the app', () => {
     expect(await order(900_009)).toEqual([...Array(10)].flatMap(() => [7, 3, 5, 3]));
   });
 
-  it('the worker\'s young generation stays at 1 MB semi-spaces while rows wait in it', async () => {
+  it('the worker\'s isolate has 1 MB semi-spaces and gc() (the main thread\'s has neither) while rows wait in it', async () => {
     const s = await startTestServer();
     servers.push(s);
     const { ctx } = s;
@@ -445,7 +445,20 @@ describe('SQLite writer worker with the app', () => {
     }
     await worker.flush();
     expect((await logStats(ctx.logDb, logUser)).n).toBe(24_000);
-    expect(await worker.newSpaceSize()).toBeLessThanOrEqual(2 * 1024 * 1024);
+    const heap = await worker.heap();
+    expect(heap!.newSpace).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(heap!.gc).toBe(true);
+    // the flags went back once the worker was online: an isolate created now has neither
+    const probe = new Worker(
+      `const v8 = require('node:v8'); const keep = []; for (let i = 0; i < 200000; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.splice(0, 25000); }
+       require('node:worker_threads').parentPort.postMessage({ gc: typeof gc, newSpace: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size });`,
+      { eval: true },
+    );
+    const [seen] = (await once(probe, 'message')) as [{ gc: string; newSpace: number }];
+    await probe.terminate();
+    expect(seen.gc).toBe('undefined');
+    expect(seen.newSpace).toBeGreaterThan(2 * 1024 * 1024);
+    expect(typeof (globalThis as { gc?: unknown }).gc).toBe('undefined');
   });
 
   it('with the worker running, the main connection checkpoints only as a safety net and both cut the WAL back to 512 MB', async () => {
