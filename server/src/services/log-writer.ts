@@ -108,11 +108,11 @@ const MAX_QUEUE = 100_000;
  * 2-core machine the hops of the requests in flight queue behind it: the one-connection added first-byte p99 had a
  * median of 1.73 / 1.87 ms (JSON / stream) with 128-row batches and 1.16 / 1.40 ms with rows written as they came
  * (docs/architecture.md, "SQLite writer worker"). A busy gateway takes the cheaper rows: there the CPU per row limits
- * throughput. Busy is the
- * main thread's event-loop utilisation, not a rate of rows: a one-connection client makes ~2,000 requests a second on
- * these 2-core VMs and a saturated gateway 4,000-8,000, so a rate threshold would depend on the machine, and a
- * saturated gateway just under it would pay the dearer rows and stay under it. Utilisation per 100-ms window: 0.4-0.6
- * in most windows of the one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections with a 0-ms upstream.
+ * throughput. Busy is the main thread's event-loop utilisation, not a rate of rows: a one-connection client makes
+ * ~2,000 requests a second on these 2-core VMs and a saturated gateway 4,000-8,000, so a rate threshold would depend on
+ * the machine, and a saturated gateway just under it would pay the dearer rows and stay under it. Utilisation per
+ * 100-ms window: 0.4-0.6 in most windows of the one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections
+ * with a 0-ms upstream.
  */
 const BUSY_LOOP = 0.7;
 /** how often the event-loop utilisation is read (at a hand-over) */

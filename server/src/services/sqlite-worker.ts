@@ -52,8 +52,9 @@ const WAL_SIZE_LIMIT = 512 * 1024 * 1024;
  * CASES=512 GROUP_WINDOWS="0 7000" node bench/sqlite-log-writes.mjs` (40-row transactions, another connection committing
  * between them): 17.3-18.0 µs of CPU per row grouped in 7,000-row windows instead of 36.3-37.4 in order, the WAL's
  * largest size 92 MB instead of 303. Two gateways served at once, six alternating 3-s wrk bursts each (0-ms JSON, 32
- * connections): 81-84 µs of gateway CPU per request instead of 86-92, and the old way's cost grew as the table did. What waiting costs: up to a second more before a
- * busy gateway's log rows can be read, and up to GROUP_ROWS rows in this heap (~3 MB).
+ * connections): 81-84 µs of gateway CPU per request instead of 86-92, and the old way's cost grew as the table did.
+ * What waiting costs: up to a second more before a busy gateway's log rows can be read, and up to GROUP_ROWS rows in
+ * this heap (~3 MB).
  */
 const GROUP_MS = 1000;
 const GROUP_ROWS = 8192;
@@ -160,9 +161,9 @@ function share(p, cols, idx) {
 // A written group leaves its rows as garbage in the old generation: collected at once, they do not raise the heap's
 // high-water mark (gc is exposed to this isolate only: withLeanHeap).
 function drain() {
-  const group = queued;
+  const rows = queued;
   drainQueue();
-  if (group >= ${GC_AFTER_ROWS} && typeof gc === 'function') gc();
+  if (rows >= ${GC_AFTER_ROWS} && typeof gc === 'function') gc();
 }
 
 function drainQueue() {
@@ -299,6 +300,7 @@ export class SqliteWorker {
   private readonly worker: Worker;
   private alive = true;
   private nextId = 1;
+  /** replies awaited from the worker ('flushed', 'heap'), by request id */
   private readonly waiting = new Map<number, (value?: WorkerHeap) => void>();
 
   constructor(
@@ -348,22 +350,22 @@ export class SqliteWorker {
   }
 
   /** Resolves when everything queued before the call is committed (at once if the worker is gone). */
-  flush(): Promise<void> {
-    if (!this.alive) return Promise.resolve();
-    const id = this.nextId++;
-    return new Promise<void>((resolve) => {
-      this.waiting.set(id, () => resolve());
-      this.worker.postMessage({ t: 'flush', id });
-    });
+  async flush(): Promise<void> {
+    await this.ask('flush');
   }
 
   /** The worker isolate's heap settings as it sees them (withLeanHeap), or null once the worker is gone. */
-  heap(): Promise<WorkerHeap | null> {
-    if (!this.alive) return Promise.resolve(null);
+  async heap(): Promise<WorkerHeap | null> {
+    return (await this.ask('heap')) ?? null;
+  }
+
+  /** Sends a request and resolves with the worker's reply (undefined at once, or on exit, if the worker is gone). */
+  private ask(t: 'flush' | 'heap'): Promise<WorkerHeap | undefined> {
+    if (!this.alive) return Promise.resolve(undefined);
     const id = this.nextId++;
-    return new Promise<WorkerHeap | null>((resolve) => {
-      this.waiting.set(id, (value) => resolve(value ?? null));
-      this.worker.postMessage({ t: 'heap', id });
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ t, id });
     });
   }
 

@@ -250,6 +250,21 @@ describe('SQLite writer worker with the app', () => {
   afterEach(async () => {
     for (const s of servers.splice(0)) await s.close();
   });
+  /** a test server (closed after the test) and its file's writer worker */
+  const appWithWorker = async () => {
+    const s = await startTestServer();
+    servers.push(s);
+    return { ctx: s.ctx, worker: (await sqliteWorker(s.ctx, sqliteHandle(s.ctx.db)!))! };
+  };
+  /** rows handed to the worker as a busy log writer hands them over: to be grouped by token */
+  const insertGrouped = (worker: SqliteWorker, rows: NewLog[], repeated?: string[]) => {
+    const values: unknown[] = [];
+    for (const row of rows) pushSqliteValues(values, row);
+    worker.insert(SQLITE_ROW_INSERT, SQLITE_ROW_COLUMNS.length, values, {
+      groupBy: SQLITE_ROW_COLUMNS.indexOf('token_id'),
+      repeated: repeated?.map((c) => SQLITE_ROW_COLUMNS.indexOf(c)),
+    });
+  };
 
   it('Kysely transactions on the main connection never meet SQLITE_BUSY while the worker writes log rows', async () => {
     const s = await startTestServer();
@@ -375,21 +390,16 @@ describe('SQLite writer worker with the app', () => {
   });
 
   it('rows not marked to be written at once wait in the worker, then go in grouped by token, each token\'s in order', async () => {
-    const s = await startTestServer();
-    servers.push(s);
-    const { ctx } = s;
-    const worker = (await sqliteWorker(ctx, sqliteHandle(ctx.db)!))!;
+    const { ctx, worker } = await appWithWorker();
     const logUser = 900_007;
     const tokens = [5, 2, 9, 2, 5, 1, 9, 9, 2, 1];
     let seq = 0;
-    const post = () => {
-      const values: unknown[] = [];
-      for (const t of tokens) pushSqliteValues(values, { ...logRow(logUser, seq++), token_id: t, token_name: `t${t}` });
-      worker.insert(SQLITE_ROW_INSERT, SQLITE_ROW_COLUMNS.length, values, {
-        groupBy: SQLITE_ROW_COLUMNS.indexOf('token_id'),
-        repeated: ['content', 'username', 'token_name', 'model_name', 'group'].map((c) => SQLITE_ROW_COLUMNS.indexOf(c)),
-      });
-    };
+    const post = () =>
+      insertGrouped(
+        worker,
+        tokens.map((t) => ({ ...logRow(logUser, seq++), token_id: t, token_name: `t${t}` })),
+        ['content', 'username', 'token_name', 'model_name', 'group'],
+      );
     const t0 = Date.now();
     for (let i = 0; i < 3; i++) {
       post();
@@ -412,10 +422,7 @@ describe('SQLite writer worker with the app', () => {
   });
 
   it('a busy gateway\'s log writer has its rows grouped by token; a quiet one\'s keep their order', async () => {
-    const s = await startTestServer();
-    servers.push(s);
-    const { ctx } = s;
-    await sqliteWorker(ctx, sqliteHandle(ctx.db)!);
+    const { ctx } = await appWithWorker();
     const logs = relayServices(ctx).logs;
     const setQuiet = (quiet: boolean) => Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, { quiet, windowStart: Date.now() + 60_000 });
     const order = async (userId: number) =>
@@ -433,17 +440,15 @@ describe('SQLite writer worker with the app', () => {
   });
 
   it('the worker\'s isolate has 1 MB semi-spaces and gc() (the main thread\'s has neither) while rows wait in it', async () => {
-    const s = await startTestServer();
-    servers.push(s);
-    const { ctx } = s;
-    const worker = (await sqliteWorker(ctx, sqliteHandle(ctx.db)!))!;
+    const { ctx, worker } = await appWithWorker();
     // ~8,000 rows at a time held for grouping survive the worker's scavenges: with the process's semi-space size
     // (16 MB by default, 8 MB under the server's flags) its new space grew to that size twice over
     const logUser = 900_010;
     for (let k = 0; k < 6; k++) {
-      const values: unknown[] = [];
-      for (let i = 0; i < 4000; i++) pushSqliteValues(values, { ...logRow(logUser, k * 4000 + i), token_id: i % 500, other: `{"n":${i},"k":${k}}` });
-      worker.insert(SQLITE_ROW_INSERT, SQLITE_ROW_COLUMNS.length, values, { groupBy: SQLITE_ROW_COLUMNS.indexOf('token_id') });
+      insertGrouped(
+        worker,
+        Array.from({ length: 4000 }, (_, i) => ({ ...logRow(logUser, k * 4000 + i), token_id: i % 500, other: `{"n":${i},"k":${k}}` })),
+      );
       await sleep(10);
     }
     await worker.flush();
