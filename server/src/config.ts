@@ -18,6 +18,8 @@ export interface Config {
   redisConnString: string;
   sessionSecret: string;
   sessionSecretGenerated: boolean;
+  /** SESSION_COOKIE_SECURE: the session cookie is always Secure (otherwise only on requests that came over HTTPS) */
+  sessionCookieSecure: boolean;
   cryptoSecret: string;
   syncFrequencySec: number;
   nodeType: 'master' | 'slave';
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisConnString: redis,
     sessionSecret,
     sessionSecretGenerated: !sessionSecretRaw,
+    sessionCookieSecure: bool(env, 'SESSION_COOKIE_SECURE', false),
     cryptoSecret: env.CRYPTO_SECRET?.trim() || sessionSecret,
     syncFrequencySec: int(env, 'SYNC_FREQUENCY', 60, 1),
     nodeType: nodeType as 'master' | 'slave',

@@ -1,9 +1,11 @@
-// Console authentication (facts §3.2): a signed cookie session, or a user access token in Authorization
-// (with or without "Bearer "), plus the New-Api-User header that must name the same user (a CSRF guard).
-// The user row is re-read on every console call so a ban or role change takes effect at once.
+// Console authentication (facts §3.2): a signed cookie naming a server-side session (services/sessions.ts), or a
+// user access token in Authorization (with or without "Bearer "), plus the New-Api-User header that must name the
+// same user (a CSRF guard). The user row is re-read on every console call (with the session, in one query) so a ban or
+// role change takes effect at once.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
+import { SESSION_TTL_SEC, createSession, endSession, isSessionId, sessionUser } from '../services/sessions.js';
 
 export const ROLE_GUEST = 0;
 export const ROLE_COMMON = 1;
@@ -14,17 +16,6 @@ export const USER_STATUS_ENABLED = 1;
 export const USER_STATUS_DISABLED = 2;
 
 export const SESSION_COOKIE = 'session';
-export const SESSION_MAX_AGE_SEC = 30 * 24 * 3600;
-
-export interface SessionData {
-  id: number;
-  username: string;
-  role: number;
-  status: number;
-  group: string;
-  /** issued at, unix seconds */
-  iat: number;
-}
 
 export interface AuthInfo {
   id: number;
@@ -42,49 +33,41 @@ declare module 'fastify' {
   }
 }
 
-export function readSession(req: FastifyRequest): SessionData | null {
+/**
+ * The session id from the signed cookie, or null. Cookies of the former stateless format (a signed JSON payload) are
+ * no session id and so no longer log anyone in.
+ */
+export function readSession(req: FastifyRequest): string | null {
   const raw = req.cookies?.[SESSION_COOKIE];
   if (!raw) return null;
   const unsigned = req.unsignCookie(raw);
-  if (!unsigned.valid || !unsigned.value) return null;
-  try {
-    const data = JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')) as SessionData;
-    if (typeof data.id !== 'number' || !data.username) return null;
-    if (Math.floor(Date.now() / 1000) - (data.iat ?? 0) > SESSION_MAX_AGE_SEC) return null;
-    return data;
-  } catch {
-    return null;
-  }
+  if (!unsigned.valid || !unsigned.value || !isSessionId(unsigned.value)) return null;
+  return unsigned.value;
 }
 
-export function writeSession(reply: FastifyReply, user: Pick<User, 'id' | 'username' | 'role' | 'status' | 'group'>): void {
-  const data: SessionData = {
-    id: user.id,
-    username: user.username,
-    role: user.role,
-    status: user.status,
-    group: user.group,
-    iat: Math.floor(Date.now() / 1000),
-  };
-  reply.setCookie(SESSION_COOKIE, Buffer.from(JSON.stringify(data)).toString('base64url'), {
+/** Starts a server-side session for the user and sets its cookie (Secure over HTTPS or with SESSION_COOKIE_SECURE). */
+export async function writeSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+  const id = await createSession(ctx, userId);
+  reply.setCookie(SESSION_COOKIE, id, {
     signed: true,
     path: '/',
-    maxAge: SESSION_MAX_AGE_SEC,
+    maxAge: SESSION_TTL_SEC,
     httpOnly: true,
-    secure: false,
+    // request.protocol follows X-Forwarded-Proto only from trusted proxies, so a client cannot switch it
+    secure: ctx.config.sessionCookieSecure || req.protocol === 'https',
     sameSite: 'strict',
   });
 }
 
-export function clearSession(reply: FastifyReply): void {
+/** Logout: ends the request's session on the server (every node) and clears the cookie. */
+export async function clearSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const id = readSession(req);
+  if (id) await endSession(ctx, id);
   reply.clearCookie(SESSION_COOKIE, { path: '/' });
 }
 
-async function findActiveUser(ctx: AppContext, where: { id?: number; accessToken?: string }): Promise<User | undefined> {
-  let q = ctx.db.selectFrom('users').selectAll().where('deleted_at', 'is', null);
-  if (where.id !== undefined) q = q.where('id', '=', where.id);
-  if (where.accessToken !== undefined) q = q.where('access_token', '=', where.accessToken);
-  return q.executeTakeFirst();
+async function findActiveUser(ctx: AppContext, accessToken: string): Promise<User | undefined> {
+  return ctx.db.selectFrom('users').selectAll().where('deleted_at', 'is', null).where('access_token', '=', accessToken).executeTakeFirst();
 }
 
 /**
@@ -96,7 +79,7 @@ export async function authenticate(ctx: AppContext, req: FastifyRequest, reply: 
   let user: User | undefined;
   let useAccessToken = false;
   if (session) {
-    user = await findActiveUser(ctx, { id: session.id });
+    user = await sessionUser(ctx, session);
     if (!user) {
       reply.status(401).send({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
       return null;
@@ -108,7 +91,7 @@ export async function authenticate(ctx: AppContext, req: FastifyRequest, reply: 
       reply.status(401).send({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
       return null;
     }
-    user = await findActiveUser(ctx, { accessToken: header });
+    user = await findActiveUser(ctx, header);
     if (!user) {
       reply.send({ success: false, message: '无权进行此操作，access token 无效' });
       return null;
@@ -163,7 +146,7 @@ export function authGuards(ctx: AppContext) {
     try: (async function (req) {
       const s = readSession(req);
       if (!s) return;
-      const user = await findActiveUser(ctx, { id: s.id });
+      const user = await sessionUser(ctx, s);
       if (user && user.status !== USER_STATUS_DISABLED) {
         req.auth = { id: user.id, username: user.username, role: user.role, status: user.status, group: user.group, user, useAccessToken: false };
       }

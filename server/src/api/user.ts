@@ -114,7 +114,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       const password = str(b.password);
       if (!username.trim() || !password) return fail('无效的参数');
       const user = await authenticatePassword(ctx, username, password);
-      writeSession(reply, user);
+      await writeSession(ctx, req, reply, user.id);
       return ok({
         id: user.id,
         username: user.username,
@@ -126,8 +126,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.get('/api/user/logout', async (_req, reply) => {
-    clearSession(reply);
+  app.get('/api/user/logout', async (req, reply) => {
+    await clearSession(ctx, req, reply);
     return ok(undefined, '');
   });
 
@@ -215,7 +215,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.put('/api/user/self', { preHandler: auth.user }, async (req) =>
+  app.put('/api/user/self', { preHandler: auth.user }, async (req, reply) =>
     attempt(async () => {
       const b = bodyOf(req);
       const input = {
@@ -226,7 +226,10 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       };
       const invalid = validateUserFields({ username: input.username?.trim(), display_name: input.display_name, password: input.password });
       if (invalid) return fail(invalid);
-      await updateSelf(ctx, caller(req).id, input);
+      const me = caller(req);
+      const { passwordChanged } = await updateSelf(ctx, me.id, input);
+      // every session ended with the password change; the console that changed it gets a fresh one
+      if (passwordChanged && !me.useAccessToken) await writeSession(ctx, req, reply, me.id);
       return ok(undefined, '');
     }),
   );
@@ -236,7 +239,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       const me = caller(req);
       if (me.role === ROLE_ROOT) return fail('不能删除超级管理员账户');
       await softDeleteUser(ctx, me.id);
-      clearSession(reply);
+      await clearSession(ctx, req, reply);
       return ok(undefined, '');
     }),
   );

@@ -14,6 +14,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0004_quota_hold_journal': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // SQLite: the journal without a rowid table beside its primary key (one page less per reservation commit)
     '0005_hold_journal_without_rowid': { up: (db: Kysely<any>) => rebuildWithoutRowid(db, kind) },
+    // sessions (console logins that logout, password changes, bans and role changes can end)
+    '0006_sessions': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

@@ -223,6 +223,16 @@ export interface QuotaHoldNodesTable {
   seen_at: number;
 }
 
+/** a console login session (services/sessions.ts); the cookie holds the random id, the row only its SHA-256 */
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  /** unix seconds */
+  created_at: number;
+  /** unix seconds; the row is no longer valid from then on */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -239,6 +249,7 @@ export interface Database {
   quota_holds: QuotaHoldsTable;
   quota_hold_nodes: QuotaHoldNodesTable;
   quota_hold_journal: QuotaHoldJournalTable;
+  sessions: SessionsTable;
 }
 
 export type User = Selectable<UsersTable>;

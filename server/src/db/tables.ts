@@ -338,6 +338,19 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['node'],
     indexes: [],
   },
+  // Ours: console login sessions (services/sessions.ts). Only a hash of the cookie's random id is kept, so a copy of
+  // the table cannot be turned into cookies; deleting the rows ends the sessions on every node.
+  {
+    name: 'sessions',
+    columns: [
+      c('id_hash', 'char(64)', undefined, true),
+      c('user_id', 'bigint', undefined, true),
+      c('created_at', 'bigint', 0),
+      c('expires_at', 'bigint', 0),
+    ],
+    primaryKey: ['id_hash'],
+    indexes: [ix('sessions', 'user_id'), ix('sessions', 'expires_at')],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

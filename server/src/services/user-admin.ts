@@ -5,14 +5,15 @@ import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from '../api/auth.js';
 import { LOG_TYPE_MANAGE, logQuota, recordUserLog } from './user-logs.js';
+import { endUserSessions } from './sessions.js';
 import {
   UserFacingError,
   USER_EXISTS_MESSAGE,
   getUser,
   hashPassword,
   insertUser,
+  adminUserView,
   likePattern,
-  publicUser,
   softDeleteUser,
   userExistsOrDeleted,
   validateUserFields,
@@ -62,7 +63,7 @@ export async function searchUsers(ctx: AppContext, opts: { keyword?: string; gro
     .limit(opts.pageSize)
     .offset((opts.page - 1) * opts.pageSize)
     .execute();
-  return { items: rows.map(publicUser), total: Number(countRow?.n ?? 0), page: opts.page, page_size: opts.pageSize };
+  return { items: rows.map(adminUserView), total: Number(countRow?.n ?? 0), page: opts.page, page_size: opts.pageSize };
 }
 
 /** Loads a target user and checks that the caller outranks it (root may act on anyone, as in new-api). */
@@ -76,7 +77,7 @@ async function targetFor(ctx: AppContext, callerRole: number, id: number, refusa
 
 export async function adminGetUser(ctx: AppContext, callerRole: number, id: number): Promise<Record<string, unknown>> {
   const user = await targetFor(ctx, callerRole, id, '无权获取同级或更高等级用户的信息', true);
-  return publicUser(user);
+  return adminUserView(user);
 }
 
 export interface AdminCreateInput {
@@ -154,6 +155,7 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
     .where('id', '=', id)
     .execute();
   ctx.changes.publish({ kind: 'user', id });
+  if (patch.password) await endUserSessions(ctx, id);
   if (delta !== 0) {
     await recordUserLog(ctx, id, LOG_TYPE_MANAGE, `管理员将用户额度从 ${logQuota(ctx, origin.quota)}修改为 ${logQuota(ctx, quota!)}`);
   }
@@ -192,6 +194,8 @@ export async function manageUser(ctx: AppContext, callerRole: number, id: number
   }
   await ctx.db.updateTable('users').set({ role, status }).where('id', '=', id).execute();
   ctx.changes.publish({ kind: 'user', id });
+  // a ban or a role change ends the user's sessions: whoever holds one logs in again under the new rules
+  if (role !== user.role || status === USER_STATUS_DISABLED) await endUserSessions(ctx, id);
   return { role, status };
 }
 
@@ -202,6 +206,7 @@ export async function hardDeleteUser(ctx: AppContext, callerRole: number, id: nu
   if (!user) throw new UserFacingError('用户不存在');
   if (callerRole <= user.role) throw new UserFacingError('无权删除同权限等级或更高权限等级的用户');
   await ctx.db.deleteFrom('users').where('id', '=', id).execute();
+  await endUserSessions(ctx, id);
   ctx.changes.publish({ kind: 'user', id });
   ctx.changes.publish({ kind: 'token', userId: id });
 }

@@ -8,6 +8,7 @@ import type { Database, NewUser, User } from '../db/schema.js';
 import { generateTokenKey, randomAlnum } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
 import { LOG_TYPE_SYSTEM, logQuota, recordUserLog } from './user-logs.js';
+import { endUserSessions } from './sessions.js';
 
 export class UserFacingError extends Error {}
 
@@ -61,7 +62,7 @@ export function isValidEmail(email: string): boolean {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) && email.length <= EMAIL_MAX;
 }
 
-/** A user row as the console receives it: new-api's JSON names, never the password hash. */
+/** The caller's own user row as the console receives it: new-api's JSON names, never the password hash. */
 export function publicUser(u: User): Record<string, unknown> {
   const { password: _pw, aff_history, deleted_at, access_token, ...rest } = u;
   let deleted: string | null = null;
@@ -73,6 +74,39 @@ export function publicUser(u: User): Record<string, unknown> {
     DeletedAt: deleted,
   };
 }
+
+/**
+ * A user row as an admin's user list and user form receive it: only the fields that page shows. Never the access
+ * token, the password hash or the settings (a webhook secret): an admin reading root's token could act as root.
+ */
+export function adminUserView(u: User): Record<string, unknown> {
+  const p = publicUser(u);
+  const out: Record<string, unknown> = {};
+  for (const key of ADMIN_USER_FIELDS) out[key] = p[key];
+  return out;
+}
+
+const ADMIN_USER_FIELDS = [
+  'id',
+  'username',
+  'display_name',
+  'role',
+  'status',
+  'email',
+  'group',
+  'quota',
+  'used_quota',
+  'request_count',
+  'aff_count',
+  'aff_history_quota',
+  'inviter_id',
+  'github_id',
+  'oidc_id',
+  'wechat_id',
+  'telegram_id',
+  'linux_do_id',
+  'DeletedAt',
+] as const;
 
 async function insertReturningId(ctx: AppContext, db: Kysely<Database>, values: NewUser): Promise<number> {
   if (ctx.dbKind === 'postgres') {
@@ -237,16 +271,20 @@ export async function getUser(ctx: AppContext, id: number, opts: { includeDelete
 /** Soft delete (sets deleted_at); the row stays so the name and email remain taken. */
 export async function softDeleteUser(ctx: AppContext, id: number): Promise<void> {
   await ctx.db.updateTable('users').set({ deleted_at: new Date() }).where('id', '=', id).execute();
+  await endUserSessions(ctx, id);
   ctx.changes.publish({ kind: 'user', id });
   ctx.changes.publish({ kind: 'token', userId: id });
 }
 
-/** Self-service profile change; empty fields are left alone (new-api's Updates semantics). */
+/**
+ * Self-service profile change; empty fields are left alone (new-api's Updates semantics). A new password ends every
+ * session of the user; returns whether it did.
+ */
 export async function updateSelf(
   ctx: AppContext,
   id: number,
   input: { username?: string; display_name?: string; password?: string; original_password?: string },
-): Promise<void> {
+): Promise<{ passwordChanged: boolean }> {
   const patch: { username?: string; display_name?: string; password?: string } = {};
   if (input.username) patch.username = input.username.trim();
   if (input.display_name) patch.display_name = input.display_name;
@@ -257,13 +295,15 @@ export async function updateSelf(
     if (!current || !(await verifyPassword(input.original_password, current.password))) throw new UserFacingError('原密码错误');
     patch.password = await hashPassword(input.password);
   }
-  if (!Object.keys(patch).length) return;
+  if (!Object.keys(patch).length) return { passwordChanged: false };
   if (patch.username) {
     const other = await ctx.db.selectFrom('users').select('id').where('username', '=', patch.username).where('id', '!=', id).executeTakeFirst();
     if (other) throw new UserFacingError(USER_EXISTS_MESSAGE);
   }
   await ctx.db.updateTable('users').set(patch).where('id', '=', id).execute();
   ctx.changes.publish({ kind: 'user', id });
+  if (patch.password) await endUserSessions(ctx, id);
+  return { passwordChanged: !!patch.password };
 }
 
 /** A new console access token (exactly 32 chars, so a char(32) column never pads it). */
@@ -347,13 +387,16 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
 }
 
 
-/** Resets a forgotten password to a random 12-char one (returned to the caller, as new-api does). */
+/** Resets a forgotten password to a random 12-char one (returned to the caller, as new-api does); ends the sessions. */
 export async function resetPasswordByEmail(ctx: AppContext, email: string): Promise<string> {
   const password = randomAlnum(12);
   const hash = await hashPassword(password);
   const users = await ctx.db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).execute();
   await ctx.db.updateTable('users').set({ password: hash }).where('email', '=', email).where('deleted_at', 'is', null).execute();
-  for (const u of users) ctx.changes.publish({ kind: 'user', id: u.id });
+  for (const u of users) {
+    ctx.changes.publish({ kind: 'user', id: u.id });
+    await endUserSessions(ctx, u.id);
+  }
   return password;
 }
 

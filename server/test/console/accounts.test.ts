@@ -64,8 +64,10 @@ await describeEachDb('accounts', (kind) => {
     const disabled = await root.post('/api/user/manage', { id: u.id, action: 'disable' });
     expect(disabled.body).toEqual({ success: true, message: '', data: { role: 1, status: 2 } });
     expect((await c.post('/api/user/login', { username: u.username, password: u.password })).body).toEqual(msg);
-    // the still-open session of a banned user stops working at once
-    expect((await u.client.get('/api/user/self')).body).toEqual({ success: false, message: '用户已被封禁' });
+    // the still-open session of a banned user ends at once
+    const banned = await u.client.get('/api/user/self');
+    expect(banned.status).toBe(401);
+    expect(banned.body).toEqual({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
     await root.post('/api/user/manage', { id: u.id, action: 'enable' });
     expect((await c.post('/api/user/login', { username: u.username, password: u.password })).body.success).toBe(true);
 

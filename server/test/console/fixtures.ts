@@ -41,6 +41,8 @@ export async function userWithRole(server: TestServer, root: ConsoleClient, role
   if (role === 10) {
     const res = await root.post('/api/user/manage', { id: u.id, action: 'promote' });
     expect(res.body).toMatchObject({ success: true, data: { role: 10, status: 1 } });
+    // a role change ends the user's sessions
+    expect((await u.client.login(u.username, u.password)).body.success).toBe(true);
   }
   return u;
 }

@@ -78,7 +78,9 @@ await describeEachDb('user admin', (kind) => {
     expect((await m(user.id, 'disable')).body).toEqual({ success: true, message: '', data: { role: 1, status: 2 } });
     expect((await m(user.id, 'enable')).body).toEqual({ success: true, message: '', data: { role: 1, status: 1 } });
     expect((await m(admin2.id, 'demote', root)).body).toEqual({ success: true, message: '', data: { role: 1, status: 1 } });
-    // demoted: admin2 is now below admin and loses the admin routes
+    // demoted: admin2's sessions ended; logged in again, it is below admin and lacks the admin routes
+    expect((await admin2.client.get('/api/user/')).status).toBe(401);
+    expect((await admin2.client.login(admin2.username, admin2.password)).body.success).toBe(true);
     expect((await admin2.client.get('/api/user/')).body.message).toBe('无权进行此操作，权限不足');
     expect((await m(admin2.id, 'delete')).body).toEqual({ success: true, message: '', data: { role: 1, status: 1 } });
     expect((await m(admin2.id, 'enable')).body).toEqual({ success: false, message: '用户已注销' });
