@@ -77,6 +77,18 @@ export interface AddressPolicy {
   treatAsPublic?: (address: string, port: number) => boolean;
 }
 
+/** a resolver that hangs (unreachable DNS servers) must not hold a settings save or a notice for long */
+const RESOLVE_TIMEOUT_MS = 5_000;
+
+function withTimeout<T>(p: Promise<T>, ms: number, hostname: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`resolving ${hostname} timed out`)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export class ForbiddenAddressError extends Error {
@@ -99,7 +111,7 @@ export class SafeFetch {
   /** Every address `hostname` resolves to, each checked; throws ForbiddenAddressError if any is forbidden. */
   async addressesOf(hostname: string, port: number): Promise<string[]> {
     const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-    const addresses = isIP(bare) ? [bare] : await (this.policy.resolve ?? systemResolver)(bare);
+    const addresses = isIP(bare) ? [bare] : await withTimeout((this.policy.resolve ?? systemResolver)(bare), RESOLVE_TIMEOUT_MS, bare);
     if (!addresses.length) throw new Error(`${bare} has no address`);
     const treatAsPublic = this.policy.treatAsPublic;
     for (const a of addresses) if (isForbiddenAddress(a) && !treatAsPublic?.(a, port)) throw new ForbiddenAddressError(bare, a);

@@ -226,4 +226,16 @@ describe('SafeFetch', () => {
       await t.close();
     }
   });
+
+  it('gives up on a name whose resolution hangs: the save keeps it as unresolved, a delivery fails', async () => {
+    const f = new SafeFetch({ resolve: () => new Promise<string[]>(() => undefined) });
+    try {
+      const started = Date.now();
+      expect(await f.check('https://stuck.test/hook')).toBe('unresolved');
+      await expect(f.post('http://stuck.test/hook', {}, '', 30_000)).rejects.toThrow(/timed out/);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await f.close();
+    }
+  }, 30_000);
 });
