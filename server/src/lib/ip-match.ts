@@ -14,7 +14,8 @@ export interface IpMatcher {
   ranges: Range[];
 }
 
-function ipToBig(ip: string): { v6: boolean; n: bigint } | null {
+/** An address as a number (IPv4-mapped addresses written with a dotted tail count as IPv4); null if not an address. */
+export function ipToBig(ip: string): { v6: boolean; n: bigint } | null {
   if (ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4) ip = ip.slice(7);
   const kind = isIP(ip);
   if (kind === 4) {

@@ -23,3 +23,5 @@ export type Socks5ProxyAgent = undici.Socks5ProxyAgent;
 /** The upstream pool's settings (services/cache/index.ts); bench/floor-relay.mjs measures the stack with the same. */
 export const UPSTREAM_POOL: undici.Agent.Options = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 1024, pipelining: 1 };
 export const Socks5ProxyAgent: typeof undici.Socks5ProxyAgent = load('undici/lib/dispatcher/socks5-proxy-agent.js');
+/** undici's socket opener; lib/safe-fetch.ts wraps it to check the address it connects to */
+export const buildConnector: typeof undici.buildConnector = load('undici/lib/core/connect.js');

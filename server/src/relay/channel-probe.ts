@@ -162,6 +162,8 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
 
 // ---- balances (facts §3.4 update_balance)
 
+// Probes reach private addresses on purpose (admins run upstreams there), and carry the channel's key: the URL is
+// always built from the channel's base URL, and a redirect is never followed, so the key goes to no other host.
 async function getJson(svc: RelayServices, url: string, key: string): Promise<any> {
   const u = new URL(url);
   const r = await svc.http.request({

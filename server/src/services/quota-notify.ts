@@ -5,8 +5,8 @@
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
 // The same delivery tells the root user of automatic channel disables and enables (notifyRoot, facts §4.9).
 import { createHmac } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
+import { userUrlFetch, type SafeFetch } from '../lib/safe-fetch.js';
 import { sendEmail } from './mail.js';
 
 export const QUOTA_NOTICE_WINDOW_SEC = 2 * 3600;
@@ -34,8 +34,8 @@ export class QuotaNotifier {
 
   constructor(
     private readonly ctx: AppContext,
-    /** the relay's keep-alive pool (RelayServices.http), closed with it on shutdown */
-    private readonly http: Dispatcher,
+    /** webhooks are user-chosen URLs: they go only to public addresses (lib/safe-fetch.ts), checked again here */
+    private readonly webhooks: SafeFetch = userUrlFetch(ctx),
   ) {}
 
   private threshold(user: NotifyUser): number {
@@ -133,17 +133,7 @@ export class QuotaNotifier {
     const body = JSON.stringify(notice);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
-    const u = new URL(url);
-    const res = await this.http.request({
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
-      method: 'POST',
-      headers,
-      body,
-      headersTimeout: 10_000,
-      bodyTimeout: 10_000,
-    });
-    await res.body.dump();
-    if (res.statusCode >= 300) throw new Error(`webhook answered ${res.statusCode}`);
+    const status = await this.webhooks.post(url, headers, body, 10_000);
+    if (status >= 300) throw new Error(`webhook answered ${status}`);
   }
 }

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database, NewUser, User } from '../db/schema.js';
 import { generateTokenKey, randomAlnum } from '../lib/random.js';
+import { userUrlFetch } from '../lib/safe-fetch.js';
 import { nowSec } from '../lib/time.js';
 import { LOG_TYPE_SYSTEM, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
@@ -373,6 +374,8 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
       throw new UserFacingError('无效的Webhook地址');
     }
     if (parsed.protocol !== 'https:') throw new UserFacingError('Webhook地址必须以https://开头');
+    // a name that does not resolve now is kept: the address is checked again at every delivery
+    if ((await userUrlFetch(ctx).check(url)) === 'forbidden') throw new UserFacingError('Webhook地址不能指向本机、内网或保留地址');
     setting.webhook_url = url;
     if (typeof input.webhook_secret === 'string' && input.webhook_secret) setting.webhook_secret = input.webhook_secret;
   }

@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import ts from 'typescript';
 import * as undici from 'undici';
-import { Agent, ProxyAgent, Socks5ProxyAgent } from '../../src/lib/undici.js';
+import { Agent, buildConnector, ProxyAgent, Socks5ProxyAgent } from '../../src/lib/undici.js';
 
 const SOURCE = fileURLToPath(new URL('../../src/lib/undici.ts', import.meta.url));
 
@@ -39,6 +39,7 @@ describe('undici dispatchers loaded without the package index', () => {
     expect(Agent).toBe(undici.Agent);
     expect(ProxyAgent).toBe(undici.ProxyAgent);
     expect(Socks5ProxyAgent).toBe(undici.Socks5ProxyAgent);
+    expect(buildConnector).toBe(undici.buildConnector);
   });
 
   it('carry the request API in a process that never loads the index', async () => {

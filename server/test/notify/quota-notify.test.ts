@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayServices } from '../../src/services/cache/index.js';
 import { QuotaNotifier } from '../../src/services/quota-notify.js';
+import { userUrlFetch } from '../../src/lib/safe-fetch.js';
 import { testAllChannels } from '../../src/relay/channel-probe.js';
 import { startFakeSmtp } from '../console/fake-smtp.js';
 import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
@@ -28,7 +29,8 @@ async function webhookReceiver() {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, hits, close: () => new Promise((r) => server.close(r)) };
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}/hook`, port, hits, close: () => new Promise((r) => server.close(r)) };
 }
 
 const hasRedis = await redisAvailable();
@@ -39,6 +41,8 @@ describe('low-quota notices', () => {
   beforeAll(async () => {
     s = await startTestServer();
     hook = await webhookReceiver();
+    // the receiver stands for a public host: webhooks to local addresses are refused (test/notify/ssrf.test.ts)
+    userUrlFetch(s.ctx).policy = { treatAsPublic: (address, port) => address === '127.0.0.1' && port === hook.port };
     await s.ctx.options.set('ServerAddress', 'https://gw.example.com/');
   });
   afterAll(async () => {
@@ -47,7 +51,7 @@ describe('low-quota notices', () => {
   });
 
   it('posts a signed webhook once when the balance falls below the user threshold, then waits 2 hours', async () => {
-    const notifier = new QuotaNotifier(s.ctx, relayServices(s.ctx).http);
+    const notifier = new QuotaNotifier(s.ctx);
     const user = { id: 7, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, webhook_secret: 's3cret', quota_warning_threshold: 500000 } };
     expect(await notifier.check(user, 500000)).toBe('above');
     expect(hook.hits).toHaveLength(0);
@@ -69,7 +73,7 @@ describe('low-quota notices', () => {
       await s.ctx.options.set('SMTPPort', String(smtp.port));
       await s.ctx.options.set('SMTPAccount', 'bot@gateway.test');
       await s.ctx.options.set('QuotaRemindThreshold', '1000');
-      const notifier = new QuotaNotifier(s.ctx, relayServices(s.ctx).http);
+      const notifier = new QuotaNotifier(s.ctx);
       const user = { id: 8, email: 'account@example.com', setting: { notification_email: 'alerts@example.com' } };
       expect(await notifier.check(user, 1000)).toBe('above');
       expect(await notifier.check(user, 999)).toBe('sent');
@@ -84,9 +88,10 @@ describe('low-quota notices', () => {
 
   it.skipIf(!hasRedis)('shares the 2-hour limit between nodes through Redis', async () => {
     const a = await startTestServer({ env: { REDIS_CONN_STRING: REDIS_URL } });
+    userUrlFetch(a.ctx).policy = userUrlFetch(s.ctx).policy;
     try {
-      const b = new QuotaNotifier(a.ctx, relayServices(a.ctx).http);
-      const c = new QuotaNotifier(a.ctx, relayServices(a.ctx).http); // a second notifier stands for a second node on the same Redis
+      const b = new QuotaNotifier(a.ctx);
+      const c = new QuotaNotifier(a.ctx); // a second notifier stands for a second node on the same Redis
       const user = { id: 9, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, quota_warning_threshold: 10 } };
       const before = hook.hits.length;
       expect(await b.check(user, 1)).toBe('sent');

@@ -46,7 +46,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const quotaData = new QuotaData(ctx);
     const http = new Agent(UPSTREAM_POOL);
     const lean = ctx.config.leanHttp ? new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout! }) : null;
-    const notifier = new QuotaNotifier(ctx, http);
+    const notifier = new QuotaNotifier(ctx);
     const svc: RelayServices = {
       tokens,
       users,
