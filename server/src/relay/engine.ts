@@ -570,9 +570,9 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     const ctype = String((call ? call.contentType : up!.headers['content-type']) ?? '');
     if (mode.rawResponse) {
       const usage = { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 };
-      // billed from the request alone: the answer of a client that left is not needed
+      // billed from the request alone; the answer of a client that left is read to its end and dropped
       if (clientGone) {
-        up!.body.destroy();
+        await up!.body.dump({ limit: Number.MAX_SAFE_INTEGER });
         return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: true };
       }
       const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);

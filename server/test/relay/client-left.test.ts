@@ -17,11 +17,12 @@ import { countTextTokens } from '../../src/services/tokenizer.js';
 
 const MODEL = 'left-model';
 const RETRY_MODEL = 'left-retry-model';
+const TTS_MODEL = 'tts-left';
 const USAGE = { prompt_tokens: 10, completion_tokens: 50 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A relay request on a raw socket: what came back so far, and the socket to drop. */
-function rawChat(url: string, key: string, body: unknown, onData?: (text: string) => void) {
+function rawChat(url: string, key: string, body: unknown, onData?: (text: string) => void, path = '/v1/chat/completions') {
   const u = new URL(url);
   const payload = JSON.stringify(body);
   const sock = net.connect(Number(u.port), u.hostname);
@@ -32,7 +33,7 @@ function rawChat(url: string, key: string, body: unknown, onData?: (text: string
   });
   sock.on('error', () => undefined);
   sock.write(
-    `POST /v1/chat/completions HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer sk-${key}\r\nContent-Type: application/json\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer sk-${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
   );
   return { sock, received: () => received };
@@ -52,8 +53,8 @@ describe.each([
     up = await MockUpstream.start();
     failing = await MockUpstream.start();
     spare = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { [MODEL]: 1, [RETRY_MODEL]: 1 }, CompletionRatio: { [MODEL]: 1, [RETRY_MODEL]: 1 } });
-    await addChannel(s, { baseUrl: up.url, models: [MODEL] });
+    await setOptions(s, { ModelRatio: { [MODEL]: 1, [RETRY_MODEL]: 1, [TTS_MODEL]: 1 }, CompletionRatio: { [MODEL]: 1, [RETRY_MODEL]: 1 } });
+    await addChannel(s, { baseUrl: up.url, models: [MODEL, TTS_MODEL] });
     // RETRY_MODEL: a channel that fails slowly first, then one that would answer
     await addChannel(s, { baseUrl: failing.url, models: [RETRY_MODEL], priority: 10 });
     await addChannel(s, { baseUrl: spare.url, models: [RETRY_MODEL], priority: 0 });
@@ -135,6 +136,29 @@ describe.each([
       expect(l.otherJson.client_left).toBe(true);
       expect(await userRow(s, u.id)).toEqual({ quota: 2_000 - 60, used_quota: 60, request_count: 1 });
       expect((await tokenRow(s, t.id)).remain_quota).toBe(1_500 - 60);
+      expect(await openHolds(s, u.id)).toEqual([]);
+    } finally {
+      up.reset();
+    }
+  });
+
+  it('bills a speech request whose client left before the audio came, and logs client_left', async () => {
+    up.behave = () => ({ kind: 'json', delayMs: 400, body: { audio: 'bytes' } });
+    try {
+      const u = await addUser(s, { quota: 2_000 });
+      const t = await addToken(s, u.id, { unlimited: false, remain: 1_500 });
+      const sent = up.requests.length;
+      const c = rawChat(s.url, t.key, { model: TTS_MODEL, voice: 'alloy', input: 'read this aloud' }, undefined, '/v1/audio/speech');
+      await waitFor(() => up.requests.length === sent + 1);
+      c.sock.destroy();
+      await waitFor(async () => (await logsOf(s, u.id)).length === 1);
+      const [l] = await logsOf(s, u.id);
+      expect(c.received()).toBe('');
+      expect(l.prompt_tokens).toBe('read this aloud'.length);
+      expect(l.quota).toBe(l.prompt_tokens);
+      expect(l.otherJson.client_left).toBe(true);
+      expect(await userRow(s, u.id)).toEqual({ quota: 2_000 - l.quota, used_quota: l.quota, request_count: 1 });
+      expect((await tokenRow(s, t.id)).remain_quota).toBe(1_500 - l.quota);
       expect(await openHolds(s, u.id)).toEqual([]);
     } finally {
       up.reset();
