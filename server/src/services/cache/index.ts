@@ -75,8 +75,8 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     quotaData.start();
     // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
     ctx.onClose(async () => {
-      // the connections are closed by now: a whole answer still read for a client that left is given up (its request
-      // is refunded) so that the stop stays within SHUTDOWN_TIMEOUT
+      // the connections are closed by now: a whole answer still read for a client that left is given up (a chat
+      // answer is then refunded) so that the stop stays within SHUTDOWN_TIMEOUT
       for (const call of svc.leftBehind) call.destroy();
       await Promise.allSettled([...svc.inFlight]);
       await svc.billing.stop().catch((err) => ctx.log.error({ err }, 'final settlement flush failed'));
