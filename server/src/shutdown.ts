@@ -6,7 +6,9 @@
 // 2. Requests in flight (a stream, a slow upstream) run to their end for up to `drainMs` (SHUTDOWN_TIMEOUT); each
 //    connection is closed as soon as it is idle.
 // 3. At the deadline the connections left are cut. A relay request cut this way goes the client-gone path: its
-//    upstream call is aborted and it is billed for what was delivered (or refunded), as if its client had left.
+//    upstream call is aborted and it is billed for what was delivered (or refunded), as if its client had left; a
+//    non-stream answer still read for a client who left is given up too (the relay services' close aborts what is in
+//    svc.leftBehind; a chat answer is then refunded), so that the stop does not wait for the upstream.
 // 4. Once every relay request has settled and queued its log row (svc.inFlight), ctx.close() writes the settlement
 //    deltas, log rows and dashboard buckets and closes the databases.
 // Before this, connections were cut at once: a stream in flight was ended mid-answer on every deploy.

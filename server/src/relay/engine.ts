@@ -41,11 +41,13 @@ export interface JsonRelayOptions {
 }
 
 type AttemptResult =
-  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string }
+  /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
+  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string; clientLeft: boolean }
   | { kind: 'gone' }
   | { kind: 'failed'; error: RelayError };
 
 const SATURATED = '当前分组上游负载已饱和，请稍后再试';
+const GONE: AttemptResult = { kind: 'gone' };
 
 function num(v: unknown): number {
   const n = typeof v === 'number' ? v : Number(v);
@@ -312,6 +314,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
         used,
         content: mode.logContent?.(body, price),
         audio,
+        clientLeft: result.clientLeft,
       });
     } catch (e) {
       ctx.log.error({ err: e, reqId }, 'consume log failed');
@@ -423,6 +426,10 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
 }
 
 async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: HttpResponse, a: AttemptInput): Promise<AttemptResult> {
+  // The client went away before this attempt (while its reservation, a rate limit or an earlier attempt ran): its
+  // 'close' has passed, so only the response's state tells. Nothing is sent upstream, and no other channel is tried.
+  // From here to the dispatch below nothing waits, so a client still here now is still here when the request goes out.
+  if (res.destroyed) return GONE;
   const { channel, mode, body } = a;
   const adaptor = adaptorFor(channel.type);
   const mapped = channel.modelMapping?.[a.model];
@@ -482,16 +489,20 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
 
   let clientGone = false;
   // raw responses (audio) are piped as a Readable through Dispatcher.request(); everything else goes through a plain
-  // dispatch handler (upstream-call.ts). A client that goes away aborts either.
+  // dispatch handler (upstream-call.ts).
   const call = mode.rawResponse ? null : new UpstreamCall(a.isStream);
   // undici accepts an EventEmitter as abort signal: cheaper than an AbortController
   const abort = call ? null : new EventEmitter();
+  // A client that goes away once the request is out: a stream is aborted and billed for what it delivered; a whole
+  // answer, which the provider charges for, is read to its end and billed as if the client had stayed (nothing is
+  // written to it). A stop aborts such a call rather than wait for it (svc.leftBehind).
+  let left: { destroy(): void } | null = null;
   const onClose = () => {
-    if (!res.writableFinished) {
-      clientGone = true;
-      if (call) call.destroy();
-      else abort!.emit('abort');
-    }
+    if (res.writableFinished) return;
+    clientGone = true;
+    if (!a.isStream) svc.leftBehind.add((left = call ?? { destroy: () => abort!.emit('abort') }));
+    else if (call) call.destroy();
+    else abort!.emit('abort');
   };
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
@@ -525,12 +536,14 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     } else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
   } catch (err) {
     res.off('close', onClose);
-    if (clientGone) return { kind: 'gone' };
+    if (left) svc.leftBehind.delete(left);
+    if (clientGone) return GONE;
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
     return { kind: 'failed', error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
   }
   if (refused) {
     res.off('close', onClose);
+    if (left) svc.leftBehind.delete(left);
     throw refused;
   }
   const frt = (call ? call.headersAt : Date.now()) - a.start;
@@ -547,7 +560,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
           buf = Buffer.alloc(0);
         }
       }
-      if (clientGone) return { kind: 'gone' };
+      if (clientGone) return GONE;
       const pe = adaptor.parseError(statusCode, buf);
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
       const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
@@ -556,12 +569,18 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
 
     const ctype = String((call ? call.contentType : up!.headers['content-type']) ?? '');
     if (mode.rawResponse) {
+      const usage = { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 };
+      // billed from the request alone; the answer of a client that left is read to its end and dropped
+      if (clientGone) {
+        await up!.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+        return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: true };
+      }
       const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);
       if (!r.started) {
-        if (r.clientGone) return { kind: 'gone' };
+        if (r.clientGone) return GONE;
         if (r.error) return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
       }
-      return { kind: 'done', usage: { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 }, frt, isStream: false, upstreamModel: info.upstreamModel };
+      return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call!, {
@@ -576,7 +595,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
         convert: adaptor.convertStreamEvent ? (d) => adaptor.convertStreamEvent!(info, d) : mode.name === 'chat' ? chatStreamTransform(channel) : undefined,
       });
       if (!r.started) {
-        if (r.clientGone) return { kind: 'gone' };
+        if (r.clientGone) return GONE;
         if (r.error) {
           return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false) };
         }
@@ -590,13 +609,12 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
         };
       }
       const frtStream = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
-      return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel };
+      return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
 
     if (a.isStream) await call!.finished(); // asked to stream, answered with JSON
     if (call!.error) throw call!.error;
     let buf = call!.body();
-    if (clientGone) return { kind: 'gone' };
     let usage: UpstreamUsage | null;
     const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
     if (converted) {
@@ -605,8 +623,11 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
-    // a stream request answered with JSON, after pings committed an event stream: the answer as one event
-    if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
+    // a client that left gets nothing (and is billed below all the same); a stream request answered with JSON, after
+    // pings committed an event stream: the answer as one event
+    if (clientGone) {
+      // nothing to write to
+    } else if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
     else sendJson(res, 200, buf, addUpstreamHeaders(call!.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
@@ -619,12 +640,13 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       }
       usage = { prompt_tokens: a.prompt(), completion_tokens: completion, cached_tokens: 0 };
     }
-    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel };
+    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
   } catch (err) {
-    if (clientGone) return { kind: 'gone' };
+    if (clientGone) return GONE;
     return { kind: 'failed', error: new RelayError(502, (err as Error).message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
   } finally {
     res.off('close', onClose);
+    if (left) svc.leftBehind.delete(left);
   }
 }
 
@@ -646,6 +668,8 @@ interface LogInput {
   content?: string;
   /** gpt-4o-audio: the usage by modality it was billed on */
   audio?: AudioUsage;
+  /** the client went away before its answer was complete */
+  clientLeft?: boolean;
 }
 
 /** The ratio line and the price parts of `other` (JSON text) of a consume log: the same for every request at a price. */
@@ -719,6 +743,7 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
     other += `,"audio":true,"audio_input":${a.audioInput},"audio_output":${a.audioOutput},"text_input":${a.textInput},"text_output":${a.textOutput}`;
     other += `,"audio_ratio":${jsonNum(getAudioRatio(l.model))},"audio_completion_ratio":${jsonNum(getAudioCompletionRatio(l.model))}`;
   }
+  if (l.clientLeft) other += ',"client_left":true';
   other += `,"admin_info":{"use_channel":[${l.used.map((id) => `"${id}"`).join(',')}]}}`;
   const now = Date.now();
   const row: NewLog = {

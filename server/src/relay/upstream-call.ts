@@ -6,8 +6,8 @@
 //   - streaming (SSE): new UpstreamCall(true).send(…) resolves at the response headers; the body is then delivered to
 //     consume() chunk by chunk, with pause()/resume() for backpressure (undici stops reading the socket meanwhile).
 // Both reject only when no response headers arrived (connect error, headers timeout, abort). A body that fails after
-// the headers sets `error` (whole) or ends the stream with it (streaming). destroy() (the client went away) aborts
-// the request at any point.
+// the headers sets `error` (whole) or ends the stream with it (streaming). destroy() (a streaming client went away,
+// the reservation was refused, a stop) aborts the request at any point.
 import type { Dispatcher } from 'undici';
 import type { LeanHttpClient } from '../lib/lean-http/client.js';
 
@@ -125,7 +125,7 @@ export class UpstreamCall {
     this.resumeFn?.();
   }
 
-  /** aborts the request (client gone); a consumer gets its end with the abort error */
+  /** aborts the request; a consumer gets its end with the abort error */
   destroy(): void {
     if (this.aborted) return;
     this.aborted = true;

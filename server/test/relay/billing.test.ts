@@ -256,26 +256,41 @@ await describeEachDb('relay billing', (kind) => {
     expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
   });
 
-  it('refunds a well-funded caller who leaves while its reservation commits, and keeps serving', async () => {
+  it('bills a well-funded caller who leaves while its reservation commits, once its call went out, and keeps serving', async () => {
     const u = await addUser(s, { quota: 10_000_000 });
     const t = await addToken(s, u.id);
     const aborted = up.closedEarly;
-    await withSlowReservations(async () => {
-      const ac = new AbortController();
-      const gone = fetch(`${s.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
-        signal: ac.signal,
-      }).catch((e: Error) => e);
-      setTimeout(() => ac.abort(), 15);
-      expect(await gone).toBeInstanceOf(Error);
-      await waitFor(() => up.closedEarly === aborted + 1); // the upstream call was aborted with it
-    });
+    const sent = up.requests.length;
+    await withReserve(
+      (reserve) => async (inp) => {
+        await new Promise((r) => setTimeout(r, 300));
+        return reserve(inp);
+      },
+      async () => {
+        const ac = new AbortController();
+        const gone = fetch(`${s.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: MODEL, max_tokens: MAX_TOKENS, messages }),
+          signal: ac.signal,
+        }).catch((e: Error) => e);
+        // the request went upstream while the reservation commits; then the client leaves
+        await waitFor(() => up.requests.length === sent + 1);
+        ac.abort();
+        expect(await gone).toBeInstanceOf(Error);
+        // the answer the provider charges for is read to its end and billed once the reservation stands
+        await waitFor(async () => (await logsOf(s, u.id)).length === 1);
+      },
+    );
+    expect(up.closedEarly).toBe(aborted);
+    const [l] = await logsOf(s, u.id);
+    expect(l.quota).toBe(60);
+    expect(l.otherJson.client_left).toBe(true);
     const [next] = await fire(t.key, 1);
     expect(next.status).toBe(200);
-    expect(await logsOf(s, u.id)).toHaveLength(1);
-    expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 60, used_quota: 60, request_count: 1 });
+    expect(await logsOf(s, u.id)).toHaveLength(2);
+    expect(await userRow(s, u.id)).toEqual({ quota: 10_000_000 - 120, used_quota: 120, request_count: 2 });
+    expect(await openHolds(s, u.id)).toEqual([]);
   });
 
   it('answers and refunds an upstream failure that comes while the reservation of a well-funded caller commits', async () => {

@@ -30,6 +30,8 @@ export interface RelayServices {
   lean: LeanHttpClient | null;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
   inFlight: Set<Promise<void>>;
+  /** upstream calls still being read for clients that went away (relay/engine.ts); a stop aborts them */
+  leftBehind: Set<{ destroy(): void }>;
 }
 
 const registry = new WeakMap<AppContext, RelayServices>();
@@ -59,6 +61,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       lean,
       inFlight: new Set(),
+      leftBehind: new Set(),
     };
     if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);
     // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
@@ -72,6 +75,9 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     quotaData.start();
     // ctx.onClose runs last-registered first: flush logs and buckets before the databases close.
     ctx.onClose(async () => {
+      // the connections are closed by now: a whole answer still read for a client that left is given up (a chat
+      // answer is then refunded) so that the stop stays within SHUTDOWN_TIMEOUT
+      for (const call of svc.leftBehind) call.destroy();
       await Promise.allSettled([...svc.inFlight]);
       await svc.billing.stop().catch((err) => ctx.log.error({ err }, 'final settlement flush failed'));
       channels.stop();
