@@ -32,13 +32,14 @@ function fixtureStatements(kind: TestDbKind): string[] {
     .filter(Boolean);
 }
 
-async function columnsOf(db: Kysely<any>, table: string): Promise<string[]> {
+/** Every table's column names, sorted. */
+async function columnsByTable(db: Kysely<any>): Promise<Record<string, string[]>> {
   const tables = await db.introspection.getTables();
-  return tables.find((t) => t.name === table)!.columns.map((c) => c.name);
+  return Object.fromEntries(tables.map((t) => [t.name, t.columns.map((c) => c.name).sort()]));
 }
 
 /** Creates new-api's tables and fills them as new-api does: setup done, root, an OpenAI channel, a token, logs, a code. */
-async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Promise<void> {
+async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Promise<Record<string, string[]>> {
   const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
   const db_ = db as unknown as Kysely<any>;
   // new-api's drivers store booleans as 1/0 on SQLite and MySQL
@@ -46,6 +47,7 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
   const now = Math.floor(Date.now() / 1000);
   try {
     for (const stmt of fixtureStatements(tdb.kind)) await sql.raw(stmt).execute(db_);
+    const columns = await columnsByTable(db_);
     await db_.insertInto('setups').values({ id: 1, version: 'v0.6.6', initialized_at: now - 86400 }).execute();
     // Go's bcrypt writes $2a$ hashes
     const hash = (await bcrypt.hash(ROOT_PASSWORD, 10)).replace(/^\$2[by]\$/, '$2a$');
@@ -171,6 +173,7 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
       // explicit ids leave PostgreSQL's sequences behind; new-api's own inserts would have advanced them
       for (const t of ['users', 'channels', 'tokens', 'logs', 'redemptions', 'setups']) await sql.raw(`SELECT setval('${t}_id_seq', (SELECT MAX(id) FROM "${t}"))`).execute(db_);
     }
+    return columns;
   } finally {
     await close();
   }
@@ -181,11 +184,12 @@ await describeEachDb('a database written by new-api', (kind) => {
   let up: MockUpstream;
   let s: TestServer;
   let root: ConsoleClient;
+  let newApiColumns: Record<string, string[]>;
 
   beforeAll(async () => {
     up = await MockUpstream.start();
     tdb = await createTestDatabase(kind);
-    await buildNewApiDatabase(tdb, up.url);
+    newApiColumns = await buildNewApiDatabase(tdb, up.url);
     s = await startTestServer({ database: tdb, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
     root = new ConsoleClient(s.url);
   });
@@ -195,11 +199,12 @@ await describeEachDb('a database written by new-api', (kind) => {
     await tdb?.drop();
   });
 
-  it('keeps new-api’s column names: no column of ours is added beside the organization', async () => {
-    const db = s.ctx.db as unknown as Kysely<any>;
-    const cols = await columnsOf(db, 'channels');
-    expect(cols).toContain('open_ai_organization');
-    expect(cols).not.toContain('openai_organization');
+  it('keeps new-api’s columns: the migrations add none beside them but our own max_input_tokens', async () => {
+    const after = await columnsByTable(s.ctx.db as unknown as Kysely<any>);
+    for (const [table, before] of Object.entries(newApiColumns)) {
+      const added = after[table].filter((c) => !before.includes(c));
+      expect({ table, added }).toEqual({ table, added: table === 'channels' ? ['max_input_tokens'] : [] });
+    }
     const status = await root.get('/api/status');
     expect(status.body.data.system_name).toBe('Old New API');
   });
