@@ -45,7 +45,8 @@ export const TABLES: TableSpec[] = [
       id,
       c('type', 'bigint', 0),
       c('key', 'text', undefined, true),
-      // gorm's name for the Go field OpenAIOrganization (an earlier version of ours said openai_organization: 0007)
+      // gorm's name for new-api's Go field OpenAIOrganization; earlier versions of ours used a column of their own,
+      // openai_organization, whose values migration 0007 copies here
       c('open_ai_organization', 'text'),
       c('test_model', 'text'),
       c('status', 'bigint', 1),
@@ -471,7 +472,7 @@ export async function widenQuotaColumns(db: Kysely<any>, kind: DbKind): Promise<
  * column is the one read and written now; ours stays in place unused, so that nodes still on the earlier version
  * during a rolling upgrade keep working against it.
  */
-export const RENAMED_COLUMNS: ReadonlyArray<{ table: string; ours: string; newApi: string }> = [
+const RENAMED_COLUMNS: ReadonlyArray<{ table: string; ours: string; newApi: string }> = [
   { table: 'channels', ours: 'openai_organization', newApi: 'open_ai_organization' },
 ];
 
