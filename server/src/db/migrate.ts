@@ -2,7 +2,7 @@
 // master node only (facts §1.1); each step is idempotent so a half-applied run can simply be repeated.
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
-import { ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
+import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
 function migrations(kind: DbKind): Record<string, Migration> {
   return {
@@ -16,6 +16,9 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0005_hold_journal_without_rowid': { up: (db: Kysely<any>) => rebuildWithoutRowid(db, kind) },
     // sessions (console logins that logout, password changes, bans and role changes can end)
     '0006_sessions': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // new-api's own column names where an earlier version of ours had invented one (channels.open_ai_organization);
+    // the values stored under our name are copied over
+    '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
   };
 }
 

@@ -56,7 +56,8 @@ export interface ChannelsTable {
   id: Generated<number>;
   type: Generated<number>;
   key: string;
-  openai_organization: string | null;
+  /** gorm's column for new-api's OpenAIOrganization field; the console API calls it openai_organization */
+  open_ai_organization: string | null;
   test_model: string | null;
   status: Generated<number>;
   name: Generated<string>;

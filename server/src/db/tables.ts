@@ -45,7 +45,9 @@ export const TABLES: TableSpec[] = [
       id,
       c('type', 'bigint', 0),
       c('key', 'text', undefined, true),
-      c('openai_organization', 'text'),
+      // gorm's name for new-api's Go field OpenAIOrganization; earlier versions of ours used a column of their own,
+      // openai_organization, whose values migration 0007 copies here
+      c('open_ai_organization', 'text'),
       c('test_model', 'text'),
       c('status', 'bigint', 1),
       c('name', 'varchar(191)', ''),
@@ -474,5 +476,37 @@ export async function widenQuotaColumns(db: Kysely<any>, kind: DbKind): Promise<
           : `ALTER TABLE ${q(kind, table)} MODIFY ${columnDdl(kind, col)}`;
       await sql.raw(stmt).execute(db);
     }
+  }
+}
+
+/**
+ * Columns that an earlier version of the gateway added under a name of its own although new-api already had the
+ * field under gorm's name (snake case of the Go field name, keeping initialisms such as AI together). new-api's
+ * column is the one read and written now; ours stays in place unused, so that nodes still on the earlier version
+ * during a rolling upgrade keep working against it.
+ */
+const RENAMED_COLUMNS: ReadonlyArray<{ table: string; ours: string; newApi: string }> = [
+  { table: 'channels', ours: 'openai_organization', newApi: 'open_ai_organization' },
+];
+
+/**
+ * Adds new-api's column where missing and copies each value we stored under our own name into it, on the rows where
+ * new-api's column is still empty (a value new-api wrote is never overwritten). Re-runnable.
+ */
+export async function adoptNewApiColumnNames(db: Kysely<any>, kind: DbKind): Promise<void> {
+  const existing = await db.introspection.getTables({ withInternalKyselyTables: false });
+  for (const { table, ours, newApi } of RENAMED_COLUMNS) {
+    const found = existing.find((t) => t.name === table);
+    if (!found) continue;
+    const cols = new Set(found.columns.map((col) => col.name));
+    if (!cols.has(newApi)) {
+      const spec = TABLES.find((t) => t.name === table)!.columns.find((col) => col.name === newApi)!;
+      await sql.raw(`ALTER TABLE ${q(kind, table)} ADD COLUMN ${columnDdl(kind, spec)}`).execute(db);
+    }
+    if (!cols.has(ours)) continue;
+    const [to, from] = [q(kind, newApi), q(kind, ours)];
+    await sql
+      .raw(`UPDATE ${q(kind, table)} SET ${to} = ${from} WHERE (${to} IS NULL OR ${to} = '') AND ${from} IS NOT NULL AND ${from} <> ''`)
+      .execute(db);
   }
 }

@@ -15,14 +15,15 @@ export const CHANNEL_STATUS_AUTO_DISABLED = 3;
 const VERTEX_AI = 41;
 const XUNFEI = 18;
 
-export type PublicChannel = Omit<Channel, 'key'>;
+// The console API names the organization as new-api's JSON does (openai_organization), not as its column.
+export type PublicChannel = Omit<Channel, 'key' | 'open_ai_organization'> & { openai_organization: string | null };
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
 const PUBLIC_COLUMNS = [
   'id',
   'type',
-  'openai_organization',
+  'open_ai_organization as openai_organization',
   'test_model',
   'status',
   'name',
@@ -144,7 +145,7 @@ function channelFields(body: Body): ChannelFields {
     out.type = t;
   }
   if (!isBlank(body.key)) out.key = str(body.key, 'key');
-  if (body.openai_organization !== undefined) out.openai_organization = isBlank(body.openai_organization) ? null : str(body.openai_organization, 'openai_organization');
+  if (body.openai_organization !== undefined) out.open_ai_organization = isBlank(body.openai_organization) ? null : str(body.openai_organization, 'openai_organization');
   if (body.test_model !== undefined) out.test_model = isBlank(body.test_model) ? null : str(body.test_model, 'test_model').trim();
   if (body.base_url !== undefined) out.base_url = isBlank(body.base_url) ? '' : str(body.base_url, 'base_url').trim().replace(/\/+$/, '');
   if (body.other !== undefined) out.other = isBlank(body.other) ? '' : str(body.other, 'other');

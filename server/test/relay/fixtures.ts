@@ -84,7 +84,7 @@ export async function addChannel(s: TestServer, c: ChannelSpec): Promise<number>
       param_override: c.paramOverride ? JSON.stringify(c.paramOverride) : null,
       other: c.other ?? '',
       auto_ban: c.autoBan ?? 1,
-      openai_organization: c.organization ?? null,
+      open_ai_organization: c.organization ?? null,
       setting: c.setting ? JSON.stringify(c.setting) : null,
       created_time: Math.floor(Date.now() / 1000),
     })

@@ -112,7 +112,7 @@ export class ChannelCache {
         status: c.status,
         baseUrl: channelBaseUrl(c.type, c.base_url),
         other: c.other ?? '',
-        organization: c.openai_organization ?? '',
+        organization: c.open_ai_organization ?? '',
         priority: Number(c.priority ?? 0),
         weight: Number(c.weight ?? 0),
         autoBan: Number(c.auto_ban ?? 1) === 1,
