@@ -5,6 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
+import { hasAdaptor, unsupportedTypeMessage } from '../relay/providers/index.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 
 export class ChannelInputError extends Error {}
@@ -312,6 +313,7 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
   if (isBlank(body.models) || commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
   const fields = channelFields(body);
   const type = fields.type ?? 1;
+  if (!hasAdaptor(type)) throw new ChannelInputError(unsupportedTypeMessage(type));
   let keys: string[];
   if (type === VERTEX_AI) {
     const other = (fields.other ?? '').trim();
@@ -379,6 +381,12 @@ export async function copyChannel(ctx: AppContext, id: number, suffix: string, r
   });
 }
 
+/** An edit that changes nothing but a status other than enabled. */
+function onlyDisables(fields: ChannelFields): boolean {
+  const keys = Object.keys(fields);
+  return keys.length === 1 && keys[0] === 'status' && fields.status !== CHANNEL_STATUS_ENABLED;
+}
+
 /**
  * PUT /api/channel/. Only the fields present are written (new-api's gorm Updates skips zero values, which is how
  * the inline {id, status|priority|weight} edits work); an empty key keeps the stored one.
@@ -396,6 +404,9 @@ export async function updateChannel(ctx: AppContext, body: Body): Promise<Public
   return inTx(ctx, async (trx) => {
     const current = await trx.selectFrom('channels').select(['id', 'type', 'other']).where('id', '=', id).executeTakeFirst();
     if (!current) throw new ChannelInputError('渠道不存在');
+    const type = fields.type ?? current.type;
+    // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
+    if (!hasAdaptor(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
     if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
     await rebuildAbilitiesFor(trx, [id]);
     return (await getChannel(trx, id))!;
