@@ -89,7 +89,7 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     // its only channel is the Vertex one: no channel, nothing charged
     const alone = await relayPost(server, '/v1/chat/completions', key, { model: 'gemini-1.5-pro-002', messages: [{ role: 'user', content: 'hi' }] });
     expect(alone.status).toBe(503);
-    const body = await alone.json();
+    const body = (await alone.json()) as { error: { message: string } };
     expect(body.error.message).toContain('gemini-1.5-pro-002');
     expect((await userRow(server, user.id)).quota).toBe(1_000_000);
 
@@ -108,7 +108,7 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     const adminToken = await addToken(server, admin.id);
     const pinned = await relayPost(server, '/v1/chat/completions', `${adminToken.key}-${vertexId}`, { model: 'gemini-1.5-pro-002', messages: [{ role: 'user', content: 'hi' }] });
     expect(pinned.status).toBe(400);
-    const pinnedError = (await pinned.json()).error;
+    const pinnedError = ((await pinned.json()) as { error: { message: string } }).error;
     expect(pinnedError.message).toContain(refusal('Vertex AI', 41));
     expect(pinnedError).toMatchObject({ type: 'new_api_error', code: 'channel_type_not_supported' });
     expect((await userRow(server, admin.id)).quota).toBe(1_000_000);
