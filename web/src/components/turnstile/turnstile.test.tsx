@@ -18,7 +18,7 @@ interface FakeWidget {
 }
 
 let widgets: FakeWidget[];
-let fake: TurnstileApi & { reset: ReturnType<typeof vi.fn>; remove: ReturnType<typeof vi.fn> };
+let fake: TurnstileApi & { render: ReturnType<typeof vi.fn<TurnstileApi['render']>>; reset: ReturnType<typeof vi.fn<TurnstileApi['reset']>>; remove: ReturnType<typeof vi.fn<TurnstileApi['remove']>> };
 let calls: Call[];
 let loginOk: boolean;
 
@@ -29,12 +29,12 @@ beforeEach(async () => {
   await i18n.changeLanguage('zh');
   widgets = [];
   fake = {
-    render: vi.fn((_el: HTMLElement, o: FakeWidget) => {
+    render: vi.fn<TurnstileApi['render']>((_el, o) => {
       widgets.push(o);
       return `w${widgets.length}`;
     }),
-    reset: vi.fn(),
-    remove: vi.fn(),
+    reset: vi.fn<TurnstileApi['reset']>(),
+    remove: vi.fn<TurnstileApi['remove']>(),
   };
   window.turnstile = fake;
   loginOk = false;
