@@ -243,6 +243,8 @@ export function upstreamModelsUrl(type: number, base: string): string {
 
 /** Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). */
 export async function fetchUpstreamModels(svc: RelayServices, type: number, baseUrl: string | null | undefined, key: string): Promise<string[]> {
+  // the key of a type without an adaptor is no Bearer token (Vertex AI's is a service-account JSON): never send it
+  if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const url = upstreamModelsUrl(type, base);

@@ -116,6 +116,11 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     // nor does the channel test reach it
     const test = await root.get(`/api/channel/test/${vertexId}`);
     expect(test.body).toMatchObject({ success: false, message: refusal('Vertex AI', 41) });
+    // nor the model list, by id or with the key given in the form
+    const models = await root.get(`/api/channel/fetch_models/${vertexId}`);
+    expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
+    const formModels = await root.post('/api/channel/fetch_models', { type: 41, base_url: vertexUp.url, key: VERTEX_KEY });
+    expect(formModels.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
 
     expect(vertexUp.requests).toEqual([]);
   });
