@@ -372,6 +372,7 @@ export async function copyChannel(ctx: AppContext, id: number, suffix: string, r
   return inTx(ctx, async (trx) => {
     const src = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     if (!src) return null;
+    if (!hasAdaptor(src.type)) throw new ChannelInputError(unsupportedTypeMessage(src.type));
     const { id: _id, ...fields } = src;
     const copy = { ...fields, name: src.name + suffix, created_time: nowSec(), test_time: 0, response_time: 0 };
     if (resetBalance) Object.assign(copy, { balance: 0, balance_updated_time: 0, used_quota: 0 });

@@ -78,6 +78,10 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     });
     const disable = await root.put('/api/channel/', { id: vertexId, status: 2 });
     expect(disable.body.success, JSON.stringify(disable.body)).toBe(true);
+    // nor can it be copied into a new channel
+    const copy = await root.post(`/api/channel/copy/${vertexId}`);
+    expect(copy.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
+    expect(await channelRows()).toHaveLength(2);
   });
 
   it('never sends a request to a Vertex AI channel new-api wrote: another channel serves, or the caller gets a clear error', async () => {
