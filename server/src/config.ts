@@ -1,9 +1,10 @@
 // Process configuration from the environment, with new-api's variable names and defaults
 // (facts §1.3) so existing deployments keep their .env files.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isIpEntry } from './lib/ip-match.js';
+import { ensurePrivateDir, tightenFile } from './lib/private-files.js';
 
 export type DbKind = 'sqlite' | 'postgres' | 'mysql';
 
@@ -206,9 +207,10 @@ export function withPersistedSessionSecret(config: Config): Config {
   let secret = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
   if (!secret) {
     secret = randomBytes(32).toString('hex');
-    mkdirSync(dirname(file), { recursive: true });
+    ensurePrivateDir(dirname(file));
     writeFileSync(file, secret + '\n', { mode: 0o600 });
   }
+  tightenFile(file);
   const cryptoFollows = config.cryptoSecret === config.sessionSecret;
   return { ...config, sessionSecret: secret, cryptoSecret: cryptoFollows ? secret : config.cryptoSecret, sessionSecretGenerated: false };
 }

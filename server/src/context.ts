@@ -26,6 +26,8 @@ export interface AppContext {
   changes: ChangeBus;
   log: Logger;
   startTime: number;
+  /** Tests only: where Turnstile tokens are verified instead of Cloudflare (a local fake); unset in production. */
+  turnstileVerifyUrl?: string;
   /** Registers work to run on shutdown, in reverse order of registration (last registered runs first). */
   onClose(fn: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -34,6 +36,8 @@ export interface AppContext {
 export interface ContextOptions {
   logger?: Logger;
   redisPrefix?: string;
+  /** Tests only: see AppContext.turnstileVerifyUrl */
+  turnstileVerifyUrl?: string;
 }
 
 export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
@@ -104,6 +108,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
       changes,
       log,
       startTime: Math.floor(Date.now() / 1000),
+      turnstileVerifyUrl: opts.turnstileVerifyUrl,
       onClose: (fn) => closers.push(fn),
       async close() {
         if (closed) return;

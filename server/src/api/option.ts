@@ -5,6 +5,7 @@ import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services/options.js';
 import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
+import { loginSwitchProblem } from '../services/login-methods.js';
 
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
@@ -58,6 +59,8 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
   for (const rule of REQUIRES) {
     if (rule.key === key && value === 'true' && ctx.options.get(rule.needs).trim() === '') return rule.message;
   }
+  const unavailable = loginSwitchProblem(key, value);
+  if (unavailable) return unavailable;
   return null;
 }
 

@@ -3,24 +3,26 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ok } from '../lib/http.js';
 import { isSetupDone } from './setup.js';
+import { loginAvailable } from '../services/login-methods.js';
 
+/** Third-party logins are advertised only when their routes exist here (services/login-methods.ts). */
 export async function buildStatus(ctx: AppContext): Promise<Record<string, unknown>> {
   const o = ctx.options;
   return {
     version: ctx.config.version,
     start_time: ctx.startTime,
     email_verification: o.bool('EmailVerificationEnabled'),
-    github_oauth: o.bool('GitHubOAuthEnabled'),
+    github_oauth: loginAvailable(o, 'GitHubOAuthEnabled'),
     github_client_id: o.get('GitHubClientId'),
-    linuxdo_oauth: o.bool('LinuxDOOAuthEnabled'),
+    linuxdo_oauth: loginAvailable(o, 'LinuxDOOAuthEnabled'),
     linuxdo_client_id: o.get('LinuxDOClientId'),
-    telegram_oauth: o.bool('TelegramOAuthEnabled'),
+    telegram_oauth: loginAvailable(o, 'TelegramOAuthEnabled'),
     telegram_bot_name: o.get('TelegramBotName'),
     system_name: o.get('SystemName'),
     logo: o.get('Logo'),
     footer_html: o.get('Footer'),
     wechat_qrcode: o.get('WeChatAccountQRCodeImageURL'),
-    wechat_login: o.bool('WeChatAuthEnabled'),
+    wechat_login: loginAvailable(o, 'WeChatAuthEnabled'),
     server_address: o.get('ServerAddress'),
     price: o.num('Price', 7.3),
     min_topup: o.num('MinTopUp', 1),
@@ -43,7 +45,7 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     chat_link2: o.get('ChatLink2'),
     demo_site_enabled: o.bool('DemoSiteEnabled'),
     self_use_mode_enabled: o.bool('SelfUseModeEnabled'),
-    oidc_enabled: o.bool('oidc.enabled'),
+    oidc_enabled: loginAvailable(o, 'oidc.enabled'),
     oidc_client_id: o.get('oidc.client_id'),
     oidc_authorization_endpoint: o.get('oidc.authorization_endpoint'),
     setup: await isSetupDone(ctx),

@@ -1,7 +1,7 @@
 // Opens the database a DSN names (facts §1.4): empty or "local" → SQLite file, postgres:// → PostgreSQL,
 // anything else → MySQL/MariaDB (Go-style `user:pass@tcp(host:port)/db?…` or a mysql:// URL).
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ensurePrivateDir, ensurePrivateSqliteFiles } from '../lib/private-files.js';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Pool as PgPool, PoolClient as PgClient } from 'pg';
@@ -195,7 +195,10 @@ export interface OpenOptions {
 export async function openDatabase(opts: OpenOptions): Promise<Db> {
   const kind = dbKindOf(opts.dsn);
   if (kind === 'sqlite') {
-    if (opts.sqlitePath !== ':memory:') mkdirSync(dirname(opts.sqlitePath), { recursive: true });
+    if (opts.sqlitePath !== ':memory:') {
+      ensurePrivateDir(dirname(opts.sqlitePath));
+      ensurePrivateSqliteFiles(opts.sqlitePath);
+    }
     const database = new BetterSqlite3(opts.sqlitePath, { timeout: opts.sqliteBusyTimeoutMs ?? 30000 });
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');

@@ -8,7 +8,7 @@ import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../service
 import { channelBaseUrl } from '../services/channel-types.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
 import { chatMode, embeddingsMode, type RelayMode } from './modes.js';
-import { adaptorFor, type RelayInfo } from './providers/index.js';
+import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo } from './providers/index.js';
 import { extractUsage } from './usage.js';
 
 export interface ProbeResult {
@@ -32,6 +32,7 @@ export function testModelOf(ch: CachedChannel, requested?: string): string {
 
 export async function testChannel(ctx: AppContext, svc: RelayServices, ch: CachedChannel, requestedModel?: string): Promise<ProbeResult> {
   if (UNTESTABLE[ch.type]) return { ok: false, message: `${UNTESTABLE[ch.type]} channel test is not supported`, time: 0, disableWorthy: false };
+  if (!hasAdaptor(ch.type)) return { ok: false, message: unsupportedTypeMessage(ch.type), time: 0, disableWorthy: false };
   const model = testModelOf(ch, requestedModel);
   const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
   const mapped = ch.modelMapping?.[model];
@@ -137,7 +138,7 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
     const pauseMs = ctx.config.pollingIntervalSec * 1000;
     let first = true;
     for (const ch of svc.channels.all()) {
-      if (UNTESTABLE[ch.type]) continue;
+      if (UNTESTABLE[ch.type] || !hasAdaptor(ch.type)) continue;
       // POLLING_INTERVAL: spread test-all over time so upstream rate limits are not hit by the tests themselves.
       if (!first && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       first = false;
@@ -244,6 +245,8 @@ export function upstreamModelsUrl(type: number, base: string): string {
 
 /** Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). */
 export async function fetchUpstreamModels(svc: RelayServices, type: number, baseUrl: string | null | undefined, key: string): Promise<string[]> {
+  // the key of a type without an adaptor is no Bearer token (Vertex AI's is a service-account JSON): never send it
+  if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const url = upstreamModelsUrl(type, base);

@@ -21,7 +21,7 @@ import { addUpstreamHeaders } from './response-headers.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes.js';
-import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
@@ -162,6 +162,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       channel = svc.channels.get(caller.channelId) ?? null;
       if (!channel) throw new RelayError(400, '无效的渠道 Id');
       if (channel.status !== 1) throw new RelayError(403, '该渠道已被禁用');
+      if (!hasAdaptor(channel.type)) throw new RelayError(400, unsupportedTypeMessage(channel.type), 'new_api_error', 'channel_type_not_supported');
     } else {
       const invalid = !model ? mode.validate(body) : null;
       if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');

@@ -5,6 +5,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
+import { hasAdaptor, unsupportedTypeMessage } from '../relay/providers/index.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 
 export class ChannelInputError extends Error {}
@@ -313,6 +314,7 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
   if (isBlank(body.models) || commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
   const fields = channelFields(body);
   const type = fields.type ?? 1;
+  if (!hasAdaptor(type)) throw new ChannelInputError(unsupportedTypeMessage(type));
   let keys: string[];
   if (type === VERTEX_AI) {
     const other = (fields.other ?? '').trim();
@@ -371,6 +373,7 @@ export async function copyChannel(ctx: AppContext, id: number, suffix: string, r
   return inTx(ctx, async (trx) => {
     const src = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     if (!src) return null;
+    if (!hasAdaptor(src.type)) throw new ChannelInputError(unsupportedTypeMessage(src.type));
     const { id: _id, ...fields } = src;
     const copy = { ...fields, name: src.name + suffix, created_time: nowSec(), test_time: 0, response_time: 0 };
     if (resetBalance) Object.assign(copy, { balance: 0, balance_updated_time: 0, used_quota: 0 });
@@ -378,6 +381,12 @@ export async function copyChannel(ctx: AppContext, id: number, suffix: string, r
     await rebuildAbilitiesFor(trx, [newId]);
     return newId;
   });
+}
+
+/** An edit that changes nothing but a status other than enabled. */
+function onlyDisables(fields: ChannelFields): boolean {
+  const keys = Object.keys(fields);
+  return keys.length === 1 && keys[0] === 'status' && fields.status !== CHANNEL_STATUS_ENABLED;
 }
 
 /**
@@ -397,6 +406,9 @@ export async function updateChannel(ctx: AppContext, body: Body): Promise<Public
   return inTx(ctx, async (trx) => {
     const current = await trx.selectFrom('channels').select(['id', 'type', 'other']).where('id', '=', id).executeTakeFirst();
     if (!current) throw new ChannelInputError('渠道不存在');
+    const type = fields.type ?? current.type;
+    // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
+    if (!hasAdaptor(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
     if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
     await rebuildAbilitiesFor(trx, [id]);
     return (await getChannel(trx, id))!;

@@ -66,6 +66,8 @@ export async function deleteCode(ctx: AppContext, email: string, purpose: string
   else memory(ctx).delete(key);
 }
 
+const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+
 /**
  * Cloudflare Turnstile check (facts §9.6) for login, register, verification and reset when TurnstileCheckEnabled.
  * Returns an error message, or null when the request may go on. new-api remembers a passed check in the session;
@@ -75,7 +77,7 @@ export async function checkTurnstile(ctx: AppContext, token: string | undefined,
   if (!ctx.options.bool('TurnstileCheckEnabled')) return null;
   if (!token) return 'Turnstile token 为空';
   try {
-    const res = await fetch('https://challenges.cloudflare.com/turnstile/v0/siteverify', {
+    const res = await fetch(ctx.turnstileVerifyUrl ?? TURNSTILE_VERIFY_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ secret: ctx.options.get('TurnstileSecretKey'), response: token, remoteip: remoteIp }),

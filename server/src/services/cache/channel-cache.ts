@@ -4,6 +4,7 @@
 // here, not per request.
 import type { AppContext } from '../../context.js';
 import { channelBaseUrl } from '../channel-types.js';
+import { hasAdaptor } from '../../relay/providers/index.js';
 
 export interface CachedChannel {
   id: number;
@@ -126,12 +127,13 @@ export class ChannelCache {
         otherInfo: c.other_info ?? '',
       });
     }
-    // group → model → channels (only enabled abilities of enabled channels)
+    // group → model → channels (only enabled abilities of enabled channels of a type the relay has an adaptor for:
+    // a database written by new-api may hold others, which must never be sent a request)
     const flat = new Map<string, Map<string, CachedChannel[]>>();
     for (const a of abilities) {
       if (!a.enabled) continue;
       const ch = byId.get(Number(a.channel_id));
-      if (!ch || ch.status !== 1) continue;
+      if (!ch || ch.status !== 1 || !hasAdaptor(ch.type)) continue;
       let models = flat.get(a.group);
       if (!models) flat.set(a.group, (models = new Map()));
       let list = models.get(a.model);

@@ -7,6 +7,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { useStatus } from '../../context/status.js';
 import { useUser, type StoredUser } from '../../context/user.js';
+import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
 import { NS } from './i18n.js';
 
@@ -18,6 +19,7 @@ export default function Login() {
   const { status } = useStatus();
   const [loading, setLoading] = useState(false);
   const [form] = Form.useForm<{ username: string; password: string }>();
+  const turnstile = useTurnstile();
 
   const submit = async () => {
     const { username = '', password = '' } = form.getFieldsValue();
@@ -27,7 +29,7 @@ export default function Login() {
     }
     setLoading(true);
     try {
-      const res = await api.post<StoredUser>('/api/user/login', { username: username.trim(), password });
+      const res = await api.post<StoredUser>(turnstile.withToken('/api/user/login'), { username: username.trim(), password });
       if (res.success && res.data) {
         setUser(res.data);
         void message.success(t('loginSuccess'));
@@ -38,6 +40,7 @@ export default function Login() {
     } catch {
       /* toasted by the client */
     } finally {
+      turnstile.reset();
       setLoading(false);
     }
   };
@@ -54,7 +57,8 @@ export default function Login() {
         <Form.Item name="password" label={t('password')}>
           <Input.Password prefix={<LockOutlined />} placeholder={t('passwordPh')} autoComplete="current-password" />
         </Form.Item>
-        <Button type="primary" htmlType="submit" block loading={loading}>
+        {turnstile.widget}
+        <Button type="primary" htmlType="submit" block loading={loading} disabled={!turnstile.ready}>
           {t('login')}
         </Button>
       </Form>

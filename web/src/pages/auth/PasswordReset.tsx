@@ -5,6 +5,7 @@ import { MailOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import { api } from '../../lib/api.js';
+import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
 import { useCountdown } from './useCountdown.js';
 import { NS } from './i18n.js';
@@ -14,12 +15,13 @@ export default function PasswordReset() {
   const [email, setEmail] = useState('');
   const [loading, setLoading] = useState(false);
   const countdown = useCountdown();
+  const turnstile = useTurnstile();
 
   const submit = async () => {
     if (!email.trim()) return void message.error(t('resetEmailRequired'));
     setLoading(true);
     try {
-      const res = await api.get('/api/reset_password', { email: email.trim() });
+      const res = await api.get('/api/reset_password', { email: email.trim(), ...turnstile.params() });
       if (res.success) {
         void message.success(t('resetSent'));
         setEmail('');
@@ -28,6 +30,7 @@ export default function PasswordReset() {
     } catch {
       /* toasted */
     } finally {
+      turnstile.reset();
       setLoading(false);
     }
   };
@@ -38,7 +41,8 @@ export default function PasswordReset() {
         <Form.Item>
           <Input prefix={<MailOutlined />} placeholder={t('resetEmailPh')} value={email} onChange={(e) => setEmail(e.target.value)} />
         </Form.Item>
-        <Button type="primary" htmlType="submit" block loading={loading} disabled={countdown.left > 0}>
+        {turnstile.widget}
+        <Button type="primary" htmlType="submit" block loading={loading} disabled={countdown.left > 0 || !turnstile.ready}>
           {countdown.left > 0 ? t('resetRetry', { n: countdown.left }) : t('resetSubmit')}
         </Button>
       </Form>

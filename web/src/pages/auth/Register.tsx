@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { useStatus } from '../../context/status.js';
+import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
 import { useCountdown } from './useCountdown.js';
 import { NS } from './i18n.js';
@@ -27,6 +28,7 @@ export default function Register() {
   const [form] = Form.useForm<RegisterForm>();
   const [loading, setLoading] = useState(false);
   const countdown = useCountdown();
+  const turnstile = useTurnstile();
 
   // An invite link (/register?aff=CODE) is remembered so it survives navigation before registering.
   useEffect(() => {
@@ -41,13 +43,15 @@ export default function Register() {
       return;
     }
     try {
-      const res = await api.get('/api/verification', { email });
+      const res = await api.get('/api/verification', { email, ...turnstile.params() });
       if (res.success) {
         void message.success(t('codeSent'));
         countdown.start(30);
       } else void message.error(res.message);
     } catch {
       /* toasted */
+    } finally {
+      turnstile.reset();
     }
   };
 
@@ -60,7 +64,7 @@ export default function Register() {
     if (status.email_verification && !v.email?.trim()) return void message.error(t('emailRequired'));
     setLoading(true);
     try {
-      const res = await api.post('/api/user/register', {
+      const res = await api.post(turnstile.withToken('/api/user/register'), {
         username,
         password,
         password2: v.password2,
@@ -75,6 +79,7 @@ export default function Register() {
     } catch {
       /* toasted */
     } finally {
+      turnstile.reset();
       setLoading(false);
     }
   };
@@ -98,7 +103,7 @@ export default function Register() {
                 <Form.Item name="email" noStyle>
                   <Input placeholder={t('emailPh')} type="email" />
                 </Form.Item>
-                <Button onClick={sendCode} disabled={countdown.left > 0}>
+                <Button onClick={sendCode} disabled={countdown.left > 0 || !turnstile.ready}>
                   {countdown.left > 0 ? t('resendIn', { n: countdown.left }) : t('sendCode')}
                 </Button>
               </Space.Compact>
@@ -108,7 +113,8 @@ export default function Register() {
             </Form.Item>
           </>
         ) : null}
-        <Button type="primary" htmlType="submit" block loading={loading}>
+        {turnstile.widget}
+        <Button type="primary" htmlType="submit" block loading={loading} disabled={!turnstile.ready}>
           {t('register')}
         </Button>
       </Form>

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { quotaPerUnit, renderQuota } from '../../lib/render.js';
 import { useCountdown } from '../auth/useCountdown.js';
+import { useTurnstile } from '../../components/turnstile/index.js';
 import { NS } from './i18n.js';
 
 interface DialogProps {
@@ -20,14 +21,19 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
   const [code, setCode] = useState('');
   const [loading, setLoading] = useState(false);
   const countdown = useCountdown();
+  const turnstile = useTurnstile();
 
   const send = async () => {
     if (!email.trim()) return void message.error(t('emailRequired'));
-    const res = await api.get('/api/verification', { email: email.trim() });
-    if (res.success) {
-      void message.success(t('codeSent'));
-      countdown.start(30);
-    } else void message.error(res.message);
+    try {
+      const res = await api.get('/api/verification', { email: email.trim(), ...turnstile.params() });
+      if (res.success) {
+        void message.success(t('codeSent'));
+        countdown.start(30);
+      } else void message.error(res.message);
+    } finally {
+      turnstile.reset();
+    }
   };
   const bind = async () => {
     if (!email.trim()) return void message.error(t('emailRequired'));
@@ -49,11 +55,12 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
       <Space direction="vertical" style={{ width: '100%' }}>
         <Space.Compact style={{ width: '100%' }}>
           <Input placeholder={t('emailPh')} value={email} onChange={(e) => setEmail(e.target.value)} type="email" />
-          <Button onClick={send} disabled={countdown.left > 0}>
+          <Button onClick={send} disabled={countdown.left > 0 || !turnstile.ready}>
             {countdown.left > 0 ? t('resendIn', { n: countdown.left }) : t('sendCode')}
           </Button>
         </Space.Compact>
         <Input placeholder={t('codePh')} value={code} onChange={(e) => setCode(e.target.value)} />
+        {turnstile.widget}
       </Space>
     </Modal>
   );

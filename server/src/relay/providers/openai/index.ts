@@ -1,6 +1,5 @@
-// OpenAI and OpenAI-compatible channel types (facts §7): 1 OpenAI, 4 Ollama, 8 custom, 20 OpenRouter, 25 Moonshot,
-// 31 Yi, 40 SiliconFlow, 42 Mistral, 43 DeepSeek, 45 VolcEngine Ark, 47 Xinference, 48 xAI, and any type without an
-// adaptor of its own. Requests go to `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through.
+// OpenAI and the OpenAI-compatible channel types listed in providers/index.ts (Ollama's chat too). Requests go to
+// `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through.
 import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
 
 /** Channel types that accept stream_options (facts §7, the OpenAI-compatible subset of SupportStreamOptions). */
@@ -30,6 +29,9 @@ function upstreamPath(info: RelayInfo): string {
     case 45: // VolcEngine Ark
       if (mode.name === 'chat') path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
       else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
+      break;
+    case 27: // Perplexity serves its chat API without the /v1 segment
+      path = path.replace(/^\/v1/, '');
       break;
     case 1:
       // Cloudflare AI Gateway bases already end in the provider segment; the path goes without /v1
