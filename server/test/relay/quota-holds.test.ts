@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { relayServices } from '../../src/services/cache/index.js';
 import { Billing, type ReserveInput } from '../../src/services/billing.js';
-import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, readHolds } from '../../src/services/quota-holds.js';
+import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, procStat, readHolds } from '../../src/services/quota-holds.js';
 import { addChannel, addToken, addUser, tokenRow, userRow, waitFor } from './fixtures.js';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -113,17 +113,21 @@ await describeEachDb('quota holds', (kind) => {
     expect(await holdsOf(b)).toEqual([]);
   });
 
-  it('releases the holds within 50 ms when BATCH_UPDATE_INTERVAL keeps the deltas for seconds', async () => {
+  // the release, the deltas and the log row of a settlement are one commit (a crash leaves each request charged and
+  // logged, or neither): with BATCH_UPDATE_INTERVAL the holds wait with the deltas
+  it('keeps the holds with the deltas when BATCH_UPDATE_INTERVAL holds them for seconds, and writes both at the stop', async () => {
     const { tokens, users } = relayServices(s.ctx);
     const b = new Billing({ ...s.ctx, config: { ...s.ctx.config, batchUpdateEnabled: true, batchUpdateIntervalSec: 60 } }, tokens, users);
     const c = await caller();
     const r = await b.reserve(c.input(c.limited, 100));
     const reserved = await c.balances();
     b.settle(r, { quota: 30, channelId: 0, countRequest: true });
-    await waitFor(async () => (await holdsOf(b)).length === 0, 2_000);
-    // a crash now would charge the answered request its reservation: the deltas wait for their interval
+    await new Promise((r) => setTimeout(r, 300));
+    // a crash now would give the reservation back (and the request has no log row either)
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 100, 100]]);
     expect(await c.balances()).toEqual(reserved);
     await b.stop();
+    expect(await holdsOf(b)).toEqual([]);
     expect(await c.balances()).toEqual({ user: reserved.user + 70, token: reserved.token + 70 });
   });
 
@@ -242,14 +246,38 @@ it('tells a node whose process on this host is gone from one that may be alive',
   const exited = spawn(process.execPath, ['-e', '0']);
   await once(exited, 'exit');
   expect(processGone(`${host}-${exited.pid}-${boot}-abcd0123`)).toBe(true);
-  // a live process of this host (our parent), another host, or an id of another form: maybe alive
-  expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(false);
+  // a live process of this host (our parent, with its own start), another host, or an id of another form: maybe alive
+  const parentStart = `k.${procStat(process.ppid)!.start.toString(36)}`;
+  expect(processGone(`${host}-${process.ppid}-${parentStart}-abcd0123`)).toBe(false);
+  // our parent's pid with another start: the pid was taken again by another process, the node's is gone
+  expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(true);
+  // an id written with a wall-clock start (no start in ticks to compare): maybe alive
+  expect(processGone(`${host}-${process.ppid}-${Math.floor(Date.now() / 1000).toString(36)}-abcd0123`)).toBe(false);
   expect(processGone(`other-host-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
   // the same host name in another PID namespace (containers sharing the host's name, both pid 1): maybe alive
   const otherNs = host.replace(/\.[0-9a-z]+$/, '.zzzz');
   expect(otherNs).not.toBe(host);
   expect(processGone(`${otherNs}-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
   expect(processGone('node-a')).toBe(false);
+});
+
+it('takes a node whose process exited but is not reaped yet (a zombie) for gone', async () => {
+  const host = newNodeId().split('-').slice(0, -3).join('-');
+  // the shell starts a child, then becomes `sleep`, which never waits for it: once it exits, the child is a zombie
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+    const pid = Number(line.toString().trim());
+    await waitFor(async () => procStat(pid)?.state === 'Z', 5_000);
+    const start = `k.${procStat(pid)!.start.toString(36)}`;
+    // signal 0 still reaches it: that alone took the node for alive
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    expect(processGone(`${host}-${pid}-${start}-abcd0123`)).toBe(true);
+    // the live parent, with its own start: alive
+    expect(processGone(`${host}-${parent.pid}-k.${procStat(parent.pid!)!.start.toString(36)}-abcd0123`)).toBe(false);
+  } finally {
+    parent.kill('SIGKILL');
+  }
 });
 
 // A real process, killed: the reservations of its streams in flight come back when the next process starts on the
