@@ -372,6 +372,8 @@ class SqliteStatements {
      * overlapped reservations need not wait a check phase for undici's writes (commitAfterWrites)
      */
     private readonly writesAtDispatch = false,
+    /** a settlement's isolated log row was refused (Settlement.isolateRows) */
+    onRowRefused: (row: NewLog, err: unknown) => void = () => undefined,
   ) {
     const lock = (this.lock = writeLockOf(handle));
     const sql = statements('sqlite');
@@ -451,10 +453,21 @@ class SqliteStatements {
     let insertLog: BetterSqlite3.Statement | undefined;
     this.settle = whenFree(
       handle.transaction((st: Settlement) => {
-        for (const row of st.rows) {
+        const insertRow = (row: NewLog) => {
           const values: unknown[] = [];
           pushSqliteValues(values, row);
           (insertLog ??= handle.prepare(SQLITE_ROW_INSERT)).run(values);
+        };
+        for (const row of st.rows) {
+          if (!st.isolateRows) insertRow(row);
+          else {
+            try {
+              // nested in the settlement's transaction: a savepoint of its own
+              handle.transaction(insertRow)(row);
+            } catch (err) {
+              onRowRefused(row, err);
+            }
+          }
         }
         for (const w of st.work) this.run[w.stmt].run(...w.params);
         if (st.released.length) addHolds(released(st.released));
@@ -540,6 +553,11 @@ interface Settlement {
   work: Array<{ stmt: SettleStmt; params: unknown[] }>;
   /** the holds released, as positive amounts */
   released: HoldChange[];
+  /**
+   * the previous flush failed: each row is inserted under a savepoint of its own, and a row the database refuses is
+   * left out (one it can never take would otherwise block every settlement for good) while its charge is written
+   */
+  isolateRows: boolean;
 }
 
 /** Releases as the signed changes of the node's holds. */
@@ -692,6 +710,8 @@ export class Billing {
   private holdRows = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
+  /** the last settlement flush failed (its next one isolates its log rows: Settlement.isolateRows) */
+  private flushFailed = false;
   private readonly flushMs: number;
   /**
    * Statements retried after the database chose them as deadlock victims. Reservations, refunds and settlement flushes
@@ -714,7 +734,7 @@ export class Billing {
     this.node = newNodeId();
     this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onRowsGone: () => this.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
-    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp) : null;
+    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp, (row, err) => this.dropRow(row, err)) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
     this.batch = takeAll ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
@@ -793,8 +813,10 @@ export class Billing {
     for (const [id, used] of byId(channels)) if (used) work.push({ stmt: 'settleChannel', params: [used, id] });
     this.flushing = (async () => {
       try {
-        await this.writeSettlement({ rows, work, released });
+        await this.writeSettlement({ rows, work, released, isolateRows: this.flushFailed });
+        this.flushFailed = false;
       } catch (err) {
+        this.flushFailed = true;
         // nothing of it was written: all of it waits for the next flush
         this.logRows.unshift(...rows);
         for (const [id, d] of tokens) this.addToken(id, d.remain, d.used, d.at);
@@ -828,12 +850,33 @@ export class Billing {
       () =>
         this.db.transaction().execute(async (trx) => {
           // the log rows first: an INSERT locks no row that a reservation or another flush waits for
-          for (let i = 0; i < st.rows.length; i += LOG_ROWS_PER_INSERT) await trx.executeQuery(insertQuery(kind, st.rows.slice(i, i + LOG_ROWS_PER_INSERT)));
+          const insertRows = async () => {
+            for (let i = 0; i < st.rows.length; i += LOG_ROWS_PER_INSERT) await trx.executeQuery(insertQuery(kind, st.rows.slice(i, i + LOG_ROWS_PER_INSERT)));
+          };
+          if (!st.isolateRows) await insertRows();
+          else {
+            // one savepoint per row: only the rows the database refuses are left out
+            for (const row of st.rows) {
+              await trx.executeQuery(CompiledQuery.raw('SAVEPOINT settle_log'));
+              try {
+                await trx.executeQuery(insertQuery(kind, [row]));
+                await trx.executeQuery(CompiledQuery.raw('RELEASE SAVEPOINT settle_log'));
+              } catch (err) {
+                await trx.executeQuery(CompiledQuery.raw('ROLLBACK TO SAVEPOINT settle_log'));
+                this.dropRow(row, err);
+              }
+            }
+          }
           for (const [stmt, rows] of groups) await trx.executeQuery(settleManyQuery(kind, stmt, rows));
           for (let i = 0; i < holds.length; i += 1000) await trx.executeQuery(addHoldsQuery(kind, this.node, holds.slice(i, i + 1000)));
         }),
       this.onDeadlock,
     );
+  }
+
+  /** An isolated log row that the database refused: its charge is written without it (as a failed log insert was). */
+  private dropRow(row: NewLog, err: unknown): void {
+    this.ctx.log.error({ err, userId: row.user_id, tokenId: row.token_id }, 'writing a consume log row failed; its charge is written without it');
   }
 
   async stop(): Promise<void> {

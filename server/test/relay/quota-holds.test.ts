@@ -11,6 +11,7 @@ import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
 import { spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
+import type { NewLog } from '../../src/db/schema.js';
 import { relayServices } from '../../src/services/cache/index.js';
 import { Billing, type ReserveInput } from '../../src/services/billing.js';
 import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, procStat, readHolds } from '../../src/services/quota-holds.js';
@@ -129,6 +130,50 @@ await describeEachDb('quota holds', (kind) => {
     await b.stop();
     expect(await holdsOf(b)).toEqual([]);
     expect(await c.balances()).toEqual({ user: reserved.user + 70, token: reserved.token + 70 });
+  });
+
+  it('commits a settlement’s log row with its charge and release; a row the database refuses is left out, its charge kept', async () => {
+    const b = node();
+    const c = await caller();
+    const row = (model: string, quota: number): NewLog => ({
+      user_id: c.u.id,
+      created_at: now(),
+      type: 2,
+      content: 'settled',
+      username: c.u.username,
+      token_name: 'test-token',
+      model_name: model,
+      quota,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      use_time: 0,
+      is_stream: false,
+      channel_id: 0,
+      token_id: c.limited.id,
+      group: 'default',
+      other: '',
+    });
+    const logged = async () =>
+      (await s.ctx.db.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', c.u.id).orderBy('id').execute()).map((r) => [r.model_name, Number(r.quota)]);
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true }, row('m-a', 40));
+    expect(await logged()).toEqual([]);
+    await b.flush();
+    expect(await logged()).toEqual([['m-a', 40]]);
+    expect(await holdsOf(b)).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
+    // SQLite takes a model name of any length
+    if (kind === 'sqlite') return;
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 25, channelId: 0, countRequest: true }, row('x'.repeat(300), 25));
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 5, channelId: 0, countRequest: true }, row('m-b', 5));
+    // the row too long for its column fails the flush: nothing of it is written, the holds stay
+    await expect(b.flush()).rejects.toThrow();
+    expect(await logged()).toEqual([['m-a', 40]]);
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 200, 200]]);
+    // the next flush leaves that row out and writes everything else
+    await b.flush();
+    expect(await logged()).toEqual([['m-a', 40], ['m-b', 5]]);
+    expect(await holdsOf(b)).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 70, token: 500_000 - 70 });
   });
 
   it('keeps a started node’s heartbeat on the database clock, and registers it again if another node removed it', async () => {
