@@ -8,15 +8,19 @@
 // nor double a charge.
 //
 // Settlement writes are coalesced: deltas are merged per user / token / channel in memory and written in one
-// transaction every SETTLE_FLUSH_MS (BATCH_UPDATE_INTERVAL when BATCH_UPDATE_ENABLED), and on shutdown. Reservations
-// are never batched. A delayed refund only makes the balance look lower (safe); a delayed extra charge (final >
-// reserved) can let reservations in the next few milliseconds pass that would otherwise fail — bounded by the flush
-// window. A failed flush keeps its deltas and retries, so nothing is lost while the process lives; a crash loses at
-// most one window of settlement deltas.
+// transaction every SETTLE_FLUSH_MS (BATCH_UPDATE_INTERVAL when BATCH_UPDATE_ENABLED), and on shutdown, together with
+// the consume-log rows of the requests they settle and the release of those requests' holds. On a SQLite file the
+// writer worker takes each request's charge with its log row instead (up to a second later on a busy gateway: its
+// rows wait to be written grouped) and writes both in one transaction (attachLogs). Reservations are never batched.
+// A delayed refund only makes the balance look lower (a reservation refused meanwhile on SQLite waits for the charges
+// still on their way and tries again); a delayed extra charge (final > reserved) can let reservations in the next
+// moments pass that would otherwise fail — bounded by that window. A failed flush keeps everything and retries.
 //
 // Crashes: every reservation is also recorded as this process's hold (services/quota-holds.ts), in the same statement
-// or transaction, and released when it is refunded or settled; a process that dies with reservations open has them
-// given back by the next process (SQLite) or by any live node once its heartbeat is stale (PostgreSQL / MySQL).
+// or transaction, and released in the same commit as the request's charge and log row; a process that dies with
+// reservations open has them given back by the next process (SQLite) or by any live node once its heartbeat is stale
+// (PostgreSQL / MySQL). So after a crash each answered request is either charged its final amount and logged, or
+// charged nothing and not logged (with LOG_SQL_DSN the row is in another database and this no longer holds).
 //
 // new-api's "trusted shortcut" (reserve nothing when the balance exceeds 100 × pre) is deliberately NOT kept: it
 // reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Above that

@@ -5,16 +5,16 @@
 // token), changed in the same transaction as the quota it describes:
 //   - a reservation adds its amounts (in the reservation's own statement or transaction, services/billing.ts);
 //   - a refund subtracts them in the refund's transaction;
-//   - settlement subtracts them in a transaction of their own, committed before the settlement deltas are written.
-//     A crash between the two charges the request its reservation instead of its final amount (what a crash did
-//     before); a crash before both gives the reservation back, as for a request in flight.
+//   - settlement subtracts them in the transaction that writes the request's deltas and its consume-log row (the
+//     flush's, or on SQLite the writer worker's: services/billing.ts). A crash before it gives the reservation back
+//     and leaves no row, as for a request in flight; after it the request is charged and logged.
 // Each node keeps a heartbeat in `quota_hold_nodes`. A node is dead when its heartbeat is older than HOLD_STALE_SEC, or
 // at once when it ran on this host, in this PID namespace, and its process is gone (the node id names them, the pid and
 // the process start; a restart on the same host outside containers recovers before it serves). Any live node gives a
 // dead node's holds back to the users and tokens, in one transaction that first deletes the dead node's row (whoever
 // deletes it does the recovery, so it happens once).
-// What a crash still loses: requests answered in the last 50 ms whose holds were not released yet are charged nothing
-// (never twice); holds are released every 50 ms even when BATCH_UPDATE_INTERVAL keeps the deltas longer.
+// What a crash still loses: requests answered whose settlement was not committed yet (the last 50 ms, or
+// BATCH_UPDATE_INTERVAL, or on a busy SQLite gateway the worker's grouping second) are charged nothing (never twice).
 // SQLite records the same changes differently: one `quota_hold_journal` row per commit that changes holds, holding its
 // signed changes (HOLD_JOURNAL_INSERT). A reservation group commit of ~14 requests upserted ~14 pair rows spread over
 // the table's pages, and a settlement flush ~400: on SQLite a statement costs per row and per page written to the WAL,
