@@ -786,8 +786,9 @@ export class Billing {
    * Failed writes are re-queued.
    */
   async flush(): Promise<void> {
+    // first: charges the worker can no longer take come back to this flush (LogWriter's orphans)
+    await this.logs?.flushCharges();
     await this.flushSettlements();
-    if (this.logs?.chargesPending) await this.logs.flushCharges();
   }
 
   /**

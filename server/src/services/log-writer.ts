@@ -191,8 +191,11 @@ export class LogWriter {
   /** set by acceptCharges: the worker writes the main database's file, charges can go with their rows */
   private chargeSql: ChargeSql | null = null;
   private orphans: OrphanCharges | null = null;
-  /** charges were handed over since the last flushCharges began (they may not be committed yet) */
-  chargesPending = false;
+  /** charges queued so far, and of them: the first `askedSeq` are covered by `chargeFlush`, `committedSeq` committed */
+  private chargeSeq = 0;
+  private askedSeq = 0;
+  private committedSeq = 0;
+  private chargeFlush: Promise<void> = Promise.resolve();
   private postTimer: NodeJS.Timeout | undefined;
   /** the event loop was busy less than BUSY_LOOP of the last window; `loop`: the utilisation read at windowStart */
   private quiet = true;
@@ -229,7 +232,7 @@ export class LogWriter {
     if (!this.chargeSql || !this.worker?.usable) return false;
     pushSqliteValues(this.charged, row);
     for (const c of CHARGE_COLUMNS) this.charged.push(charge[c]);
-    this.chargesPending = true;
+    this.chargeSeq++;
     this.schedulePost();
     return true;
   }
@@ -283,11 +286,23 @@ export class LogWriter {
     for (let i = 0; i < values.length; i += COLUMNS.length) this.queue.push(rowOf(values, i));
   };
 
-  /** Resolves once every charge handed over before the call is committed (with its row). */
-  async flushCharges(): Promise<void> {
-    this.chargesPending = false;
+  /** charges were queued that may not be committed yet (the worker's own timers write them too, unannounced) */
+  get chargesPending(): boolean {
+    return this.chargeSeq > this.committedSeq;
+  }
+
+  /**
+   * Resolves once every charge queued before the call is committed with its row (or, the worker gone, handed back to
+   * the billing: `orphans`). The worker answers in order, so the latest request covers every earlier one.
+   */
+  flushCharges(): Promise<void> {
+    if (this.chargeSeq === this.askedSeq) return this.chargeFlush;
+    const upTo = (this.askedSeq = this.chargeSeq);
     this.post();
-    await this.worker?.flush();
+    this.chargeFlush = (this.worker?.flush() ?? Promise.resolve()).then(() => {
+      if (upTo > this.committedSeq) this.committedSeq = upTo;
+    });
+    return this.chargeFlush;
   }
 
   private checkLoad(): void {

@@ -176,28 +176,44 @@ await describeEachDb('quota holds', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 70, token: 500_000 - 70 });
   });
 
-  it.runIf(kind === 'sqlite')('has the SQLite worker write each charge with its log row, compacting the journal, and waits for it before refusing', async () => {
+  it.runIf(kind === 'sqlite').each([
+    ['quiet', false],
+    ['busy', true],
+  ])('has the SQLite worker write each charge with its log row, compacting the journal, and waits for it before refusing (%s gateway)', async (_, busy) => {
     // the app's own billing: its log writer's worker takes charges with their rows
-    const { billing: b } = relayServices(s.ctx);
+    const { billing: b, logs } = relayServices(s.ctx);
+    // a busy gateway's rows wait in the worker, grouped by token (the load is read every 100 ms: not before this test ends)
+    const load = logs as unknown as { quiet: boolean; windowStart: number };
+    const saved = { ...load };
+    if (busy) Object.assign(load, { quiet: false, windowStart: Date.now() + 3_600_000 });
+    try {
     const ROUNDS = 150;
-    // enough for every round's charge of 1, but from round 51 on only once the earlier rounds' give-backs are written
-    const u = await addUser(s, { quota: 100 + ROUNDS });
-    const t = await addToken(s, u.id, { unlimited: false, remain: 1_000 });
-    const input: ReserveInput = { userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 100, amount: 100 };
-    const row = (quota: number): NewLog =>
+    // enough for every round's charge (1 or 2), but later rounds fit only once the earlier give-backs are written
+    const u = await addUser(s, { quota: 100 + (ROUNDS / 2) * 3 });
+    // two tokens in turn: a busy gateway's rows are sorted by token in the worker, each with its charge
+    const ts = [await addToken(s, u.id, { unlimited: false, remain: 1_000 }), await addToken(s, u.id, { unlimited: false, remain: 1_000 })];
+    const input = (t: { id: number; key: string }): ReserveInput => ({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 100, amount: 100 });
+    const row = (t: { id: number }, quota: number): NewLog =>
       ({ user_id: u.id, created_at: now(), type: 2, content: '', username: u.username, token_name: 'w', model_name: 'm', quota, token_id: t.id, group: 'default', other: '' }) as NewLog;
     const logged = async () => Number((await s.ctx.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).executeTakeFirst())?.q ?? 0);
     // each settled request gives 99 back, in the worker's transaction with its row: a reservation refused while some
     // are still on their way waits for them and tries again
-    for (let i = 0; i < ROUNDS; i++) b.settle(await b.reserve(input), { quota: 1, channelId: 0, countRequest: true }, row(1));
+    for (let i = 0; i < ROUNDS; i++) {
+      const t = ts[i % 2];
+      b.settle(await b.reserve(input(t)), { quota: 1 + (i % 2), channelId: 0, countRequest: true }, row(t, 1 + (i % 2)));
+    }
     await b.flush();
-    expect(await logged()).toBe(ROUNDS);
+    expect(await logged()).toBe((ROUNDS / 2) * 3);
     expect(await readHolds(s.ctx.db, { node: b.node })).toEqual([]);
     expect((await userRow(s, u.id)).quota).toBe(100);
-    expect((await tokenRow(s, t.id)).remain_quota).toBe(1_000 - ROUNDS);
+    expect((await tokenRow(s, ts[0].id)).remain_quota).toBe(1_000 - ROUNDS / 2);
+    expect((await tokenRow(s, ts[1].id)).remain_quota).toBe(1_000 - ROUNDS);
     // a journal row for each reservation and each release, compacted by the worker as it goes
     const journal = await s.ctx.db.selectFrom('quota_hold_journal').select('seq').where('node', '=', b.node).execute();
     expect(journal.length).toBeLessThan(ROUNDS);
+    } finally {
+      Object.assign(load, { quiet: saved.quiet, windowStart: saved.windowStart });
+    }
   });
 
   it('keeps a started node’s heartbeat on the database clock, and registers it again if another node removed it', async () => {
