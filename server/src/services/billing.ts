@@ -675,6 +675,8 @@ function takeSumsMysql(table: 'tokens' | 'users', col: string, sums: Map<number,
 }
 
 const SETTLE_FLUSH_MS = 50;
+/** consume-log rows that wait for a settlement flush at most (while the database is down) */
+const MAX_LOG_ROWS = 100_000;
 /** log rows per INSERT of a settlement flush (MySQL's VALUES lists; PostgreSQL sends arrays either way) */
 const LOG_ROWS_PER_INSERT = 200;
 
@@ -1127,8 +1129,10 @@ export class Billing {
     if (c.holdUser || c.holdToken) this.releases.add(c.userId, c.tokenId, c.holdUser, c.holdToken);
     if (row) {
       // the logs in this database: the row commits with its charge; elsewhere (LOG_SQL_DSN) it cannot
-      if (this.ctx.logDb === this.ctx.db) this.logRows.push(row);
-      else this.logs?.add(row);
+      if (this.ctx.logDb !== this.ctx.db) this.logs?.add(row);
+      // a database down for long: like the log writer's queue, bounded (the charges are kept, merged per row)
+      else if (this.logRows.length >= MAX_LOG_ROWS) this.ctx.log.error('settlement queue full, dropping a consume log row');
+      else this.logRows.push(row);
     }
     this.schedule();
   }
