@@ -825,7 +825,7 @@ export class Billing {
       } catch (err) {
         this.flushFailed = true;
         // nothing of it was written: all of it waits for the next flush
-        this.logRows.unshift(...rows);
+        this.logRows = rows.concat(this.logRows);
         for (const [id, d] of tokens) this.addToken(id, d.remain, d.used, d.at);
         for (const [id, d] of users) this.addUser(id, d.quota, d.used, d.count);
         for (const [id, used] of channels) this.channels_.set(id, (this.channels_.get(id) ?? 0) + used);
