@@ -988,8 +988,10 @@ export class Billing {
     const pending: PendingReservation = { pre, tokenId: inp.tokenId, userId: inp.userId, limitedToken, outcome: 0 };
     await fast.enqueue(pending, inp.overlapped === true);
     // refused while settlements handed to the SQLite worker with their log rows may still be waiting there (a busy
-    // gateway's rows wait up to a second, to be written grouped): what they give back may be what is missing
-    if (pending.outcome !== 0 && this.logs?.chargesPending) {
+    // gateway's rows wait up to a second, to be written grouped): what they give back may be what is missing. Only
+    // when the cached balance (which has them already) says it fits: a caller short anyway does not make the worker
+    // write its rows early, request after request
+    if (pending.outcome !== 0 && (pending.outcome === 1 || inp.cachedUserQuota >= pre) && this.logs?.chargesPending) {
       await this.logs.flushCharges();
       await fast.enqueue(pending, false);
     }
