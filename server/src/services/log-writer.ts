@@ -172,6 +172,8 @@ export interface Charge {
 /** a charge's values after its row's, in this order (the SQLite worker's addCharge reads them so) */
 const CHARGE_COLUMNS = ['node', 'userId', 'tokenId', 'quota', 'remain', 'used', 'count', 'at', 'channelId', 'holdUser', 'holdToken'] as const;
 const CHARGED_COLS = COLUMNS.length + CHARGE_COLUMNS.length;
+/** a charged row's repeated text: the log row's, and the node id */
+const CHARGED_REPEATED = [...REPEATED_COLUMNS, COLUMNS.length];
 
 /** What the writer does with charges whose worker died before taking them: the billing writes them (row and charge) */
 export type OrphanCharges = (rows: NewLog[], charges: Charge[]) => void;
@@ -268,7 +270,10 @@ export class LogWriter {
     const how = this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS };
     if (this.worker?.usable) {
       if (values.length) this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, how);
-      if (charged.length) this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, { ...how, ins: COLUMNS.length, charge: this.chargeSql! });
+      if (charged.length) {
+        const chargeHow = this.quiet ? how : { ...how, repeated: CHARGED_REPEATED };
+        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, { ...chargeHow, ins: COLUMNS.length, charge: this.chargeSql! });
+      }
       return;
     }
     if (charged.length) {
