@@ -296,10 +296,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
     const audio = fixed < 0 && isAudioChatModel(model) ? audioUsageOf(usage) : undefined;
     const quota = fixed >= 0 ? fixed : total === 0 ? 0 : audio ? audioQuota(price, audio, model, quotaPerUnit) : textQuota(price, usage, quotaPerUnit);
-    svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 });
-    if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
+    let row: NewLog | undefined;
     try {
-      writeConsumeLog(svc, ctx, {
+      row = consumeLogRow(svc, ctx, {
         caller,
         group,
         model,
@@ -320,6 +319,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
     } catch (e) {
       ctx.log.error({ err: e, reqId }, 'consume log failed');
     }
+    // the charge and its log row are written together (services/billing.ts)
+    svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 }, row);
+    if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
   } catch (err) {
     // an overlapped reservation may still be committing: whatever it took goes back
     if (!reservation && reserving) await reserving.catch(() => null);
@@ -724,10 +726,11 @@ function jsonNum(n: number): string | number {
   return Number.isFinite(n) ? n : 'null';
 }
 
-function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void {
+/** The request's consume-log row (undefined when consume logs are off), and its dashboard bucket. */
+function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput): NewLog | undefined {
   const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
   // as in new-api, the dashboard buckets are fed from the consume log: nothing when consume logs are off
-  if (!ctx.options.bool('LogConsumeEnabled')) return;
+  if (!ctx.options.bool('LogConsumeEnabled')) return undefined;
   const modelName = collapseGizmo(l.model);
   svc.quotaData.record(l.caller.user.id, l.caller.user.username, modelName, l.quota, tokens);
   const t = priceText(l.model, l.price);
@@ -766,5 +769,5 @@ function writeConsumeLog(svc: RelayServices, ctx: AppContext, l: LogInput): void
     group: l.group,
     other,
   };
-  svc.logs.add(row);
+  return row;
 }

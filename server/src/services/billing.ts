@@ -8,15 +8,19 @@
 // nor double a charge.
 //
 // Settlement writes are coalesced: deltas are merged per user / token / channel in memory and written in one
-// transaction every SETTLE_FLUSH_MS (BATCH_UPDATE_INTERVAL when BATCH_UPDATE_ENABLED), and on shutdown. Reservations
-// are never batched. A delayed refund only makes the balance look lower (safe); a delayed extra charge (final >
-// reserved) can let reservations in the next few milliseconds pass that would otherwise fail — bounded by the flush
-// window. A failed flush keeps its deltas and retries, so nothing is lost while the process lives; a crash loses at
-// most one window of settlement deltas.
+// transaction every SETTLE_FLUSH_MS (BATCH_UPDATE_INTERVAL when BATCH_UPDATE_ENABLED), and on shutdown, together with
+// the consume-log rows of the requests they settle and the release of those requests' holds. On a SQLite file the
+// writer worker takes each request's charge with its log row instead (up to a second later on a busy gateway: its
+// rows wait to be written grouped) and writes both in one transaction (attachLogs). Reservations are never batched.
+// A delayed refund only makes the balance look lower (a reservation refused meanwhile on SQLite waits for the charges
+// still on their way and tries again); a delayed extra charge (final > reserved) can let reservations in the next
+// moments pass that would otherwise fail — bounded by that window. A failed flush keeps everything and retries.
 //
 // Crashes: every reservation is also recorded as this process's hold (services/quota-holds.ts), in the same statement
-// or transaction, and released when it is refunded or settled; a process that dies with reservations open has them
-// given back by the next process (SQLite) or by any live node once its heartbeat is stale (PostgreSQL / MySQL).
+// or transaction, and released in the same commit as the request's charge and log row; a process that dies with
+// reservations open has them given back by the next process (SQLite) or by any live node once its heartbeat is stale
+// (PostgreSQL / MySQL). So after a crash each answered request is either charged its final amount and logged, or
+// charged nothing and not logged (with LOG_SQL_DSN the row is in another database and this no longer holds).
 //
 // new-api's "trusted shortcut" (reserve nothing when the balance exceeds 100 × pre) is deliberately NOT kept: it
 // reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Above that
@@ -27,7 +31,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
 import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import { writeLockOf, type SqliteWriteLock } from '../db/sqlite-write-lock.js';
-import type { Database } from '../db/schema.js';
+import type { Database, NewLog } from '../db/schema.js';
+import { insertQuery, pushSqliteValues, SQLITE_ROW_INSERT, type Charge, type LogWriter } from './log-writer.js';
 import {
   addHoldsQuery,
   addJournalText,
@@ -354,13 +359,11 @@ function newBatch(): ReserveBatch {
  */
 class SqliteStatements {
   readonly run: Record<StmtName, BetterSqlite3.Statement>;
-  /** false (nothing written) while the writer worker holds the file: try again later */
-  readonly settle: (work: Array<{ stmt: SettleStmt; params: unknown[] }>) => boolean;
+  /** a flush's settlement in one transaction; false (nothing written) while the writer worker holds the file */
+  readonly settle: (s: Settlement) => boolean;
   private readonly reserveMany: (batch: PendingReservation[]) => void;
   /** gives a reservation back in one transaction; the caller holds the write lock */
   readonly refund: (r: Reservation) => void;
-  /** adds signed amounts to the node's holds in one transaction (settlement releases); false like `settle` */
-  readonly addHolds: (rows: HoldChange[]) => boolean;
   private queue: ReserveBatch | null = null;
   /** shared with the writer worker (logs): every write here holds it */
   readonly lock: SqliteWriteLock;
@@ -373,6 +376,8 @@ class SqliteStatements {
      * overlapped reservations need not wait a check phase for undici's writes (commitAfterWrites)
      */
     private readonly writesAtDispatch = false,
+    /** a settlement's isolated log row was refused (Settlement.isolateRows) */
+    onRowRefused: (row: NewLog, err: unknown) => void = () => undefined,
   ) {
     const lock = (this.lock = writeLockOf(handle));
     const sql = statements('sqlite');
@@ -437,22 +442,39 @@ class SqliteStatements {
         }
         return true;
       };
-    this.addHolds = whenFree(
-      handle.transaction((rows: HoldChange[]) => {
-        if (journalRows < HOLD_JOURNAL_COMPACT) return record(flatHolds(rows));
-        // compaction: the node's journal and these changes, summed into one row
-        const net = new HoldDeltas();
-        for (const text of readJournal.all(node) as string[]) addJournalText(net, text);
-        for (const h of rows) net.add(h.userId, h.tokenId, h.user, h.token);
-        clearJournal.run(node);
-        journalRows = 0;
-        const left = net.take();
-        if (left.length) record(flatHolds(left));
-      }),
-    );
+    /** adds signed amounts to the node's holds (a settlement's releases), inside the caller's transaction */
+    const addHolds = (rows: HoldChange[]): void => {
+      if (journalRows < HOLD_JOURNAL_COMPACT) return record(flatHolds(rows));
+      // compaction: the node's journal and these changes, summed into one row
+      const net = new HoldDeltas();
+      for (const text of readJournal.all(node) as string[]) addJournalText(net, text);
+      for (const h of rows) net.add(h.userId, h.tokenId, h.user, h.token);
+      clearJournal.run(node);
+      journalRows = 0;
+      const left = net.take();
+      if (left.length) record(flatHolds(left));
+    };
+    let insertLog: BetterSqlite3.Statement | undefined;
     this.settle = whenFree(
-      handle.transaction((work: Array<{ stmt: SettleStmt; params: unknown[] }>) => {
-        for (const w of work) this.run[w.stmt].run(...w.params);
+      handle.transaction((st: Settlement) => {
+        const insertRow = (row: NewLog) => {
+          const values: unknown[] = [];
+          pushSqliteValues(values, row);
+          (insertLog ??= handle.prepare(SQLITE_ROW_INSERT)).run(values);
+        };
+        for (const row of st.rows) {
+          if (!st.isolateRows) insertRow(row);
+          else {
+            try {
+              // nested in the settlement's transaction: a savepoint of its own
+              handle.transaction(insertRow)(row);
+            } catch (err) {
+              onRowRefused(row, err);
+            }
+          }
+        }
+        for (const w of st.work) this.run[w.stmt].run(...w.params);
+        if (st.released.length) addHolds(released(st.released));
       }),
     );
   }
@@ -522,6 +544,29 @@ class SqliteStatements {
   get usable(): boolean {
     return this.handle.open && !this.handle.inTransaction;
   }
+}
+
+/**
+ * What one settlement flush writes, in ONE transaction: the consume-log rows of the requests it settles (when the logs
+ * are in the same database and no SQLite worker takes them with their charges), the deltas (tokens, users, channels,
+ * each by id) and the release of those requests' holds. So a crash leaves each request either settled, logged and
+ * released, or none of it (its hold is then given back by the recovery): its quota and its log row always agree.
+ */
+interface Settlement {
+  rows: NewLog[];
+  work: Array<{ stmt: SettleStmt; params: unknown[] }>;
+  /** the holds released, as positive amounts */
+  released: HoldChange[];
+  /**
+   * the previous flush failed: each row is inserted under a savepoint of its own, and a row the database refuses is
+   * left out (one it can never take would otherwise block every settlement for good) while its charge is written
+   */
+  isolateRows: boolean;
+}
+
+/** Releases as the signed changes of the node's holds. */
+function released(rows: HoldChange[]): HoldChange[] {
+  return rows.map((h) => ({ ...h, user: -h.user, token: -h.token }));
 }
 
 /** The request's token has a quota of its own to reserve on (not unlimited, not the playground's none). */
@@ -630,12 +675,10 @@ function takeSumsMysql(table: 'tokens' | 'users', col: string, sums: Map<number,
 }
 
 const SETTLE_FLUSH_MS = 50;
-/**
- * Statements per settlement transaction. Each commit writes every page it dirtied, so fewer, larger transactions
- * write far fewer pages (tokens spread over few pages get written once per flush instead of once per chunk); 256
- * UPDATEs block the event loop for ~0.5 ms.
- */
-const SETTLE_CHUNK = 256;
+/** consume-log rows that wait for a settlement flush at most (while the database is down) */
+const MAX_LOG_ROWS = 100_000;
+/** log rows per INSERT of a settlement flush (MySQL's VALUES lists; PostgreSQL sends arrays either way) */
+const LOG_ROWS_PER_INSERT = 200;
 
 interface UserDelta {
   quota: number;
@@ -659,8 +702,12 @@ export class Billing {
   private users_ = new Map<number, UserDelta>();
   private tokens_ = new Map<number, TokenDelta>();
   private channels_ = new Map<number, number>();
-  /** holds released by settlements, written before their deltas (services/quota-holds.ts) */
+  /** holds released by settlements, written with their deltas (services/quota-holds.ts) */
   private releases = new HoldDeltas();
+  /** consume-log rows of queued settlements, inserted in the flush's transaction (the logs are in this database) */
+  private logRows: NewLog[] = [];
+  /** the log writer: on a SQLite file its worker writes a charge with its log row (attachLogs) */
+  private logs: LogWriter | null = null;
   /** this process's id in quota_holds */
   readonly node: string;
   /** heartbeat and recovery of dead processes' holds (start / stop) */
@@ -668,8 +715,9 @@ export class Billing {
   /** MySQL: (user, token) pairs whose hold row exists (reserveUserHeld and reserveBoth update it in place) */
   private holdRows = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
-  private releaseTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | null = null;
+  /** the last settlement flush failed (its next one isolates its log rows: Settlement.isolateRows) */
+  private flushFailed = false;
   private readonly flushMs: number;
   /**
    * Statements retried after the database chose them as deadlock victims. Reservations, refunds and settlement flushes
@@ -692,52 +740,42 @@ export class Billing {
     this.node = newNodeId();
     this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onRowsGone: () => this.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
-    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp) : null;
+    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp, (row, err) => this.dropRow(row, err)) : null;
     const takeAll = ctx.dbKind === 'postgres' ? this.takeAllPg : ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
     this.batch = takeAll ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
   }
 
+  /**
+   * Consume-log rows go with their charges: on a SQLite file with a writer worker, the worker writes each row and its
+   * request's settlement in one transaction (LogWriter.addCharged); otherwise, when the logs are in this database, the
+   * settlement flush inserts the rows in its own transaction. With LOG_SQL_DSN (another database) no transaction can
+   * hold both: the rows go through the log writer and a crash may leave a charge without its row, or the reverse.
+   */
+  attachLogs(logs: LogWriter): void {
+    this.logs = logs;
+    const handle = this.fast?.handle;
+    if (!handle) return;
+    logs.acceptCharges(
+      handle,
+      {
+        token: settleRowSql('settleToken'),
+        user: settleRowSql('settleUser'),
+        channel: settleRowSql('settleChannel'),
+        journal: HOLD_JOURNAL_INSERT,
+        read: 'SELECT holds FROM quota_hold_journal WHERE node = ?',
+        clear: 'DELETE FROM quota_hold_journal WHERE node = ?',
+      },
+      (rows, charges) => charges.forEach((c, i) => this.queueCharge(c, rows[i])),
+    );
+  }
+
   private schedule(): void {
-    if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        void this.flush().catch((err) => this.ctx.log.error({ err }, 'settlement flush failed'));
-      }, this.flushMs);
-    }
-    // BATCH_UPDATE_INTERVAL holds the deltas for seconds; the holds go within SETTLE_FLUSH_MS all the same, so that a
-    // crash in between charges an answered request its reservation rather than nothing
-    if (this.flushMs > SETTLE_FLUSH_MS && !this.releaseTimer && this.releases.size) {
-      this.releaseTimer = setTimeout(() => {
-        this.releaseTimer = undefined;
-        void this.flushReleases().catch((err) => this.ctx.log.error({ err }, 'quota hold release failed'));
-      }, SETTLE_FLUSH_MS);
-    }
-  }
-
-  /** Writes the queued hold releases alone (the deltas wait for their flush), serialised with flushes. */
-  private async flushReleases(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    const released = this.releases.take();
-    if (!released.length) return;
-    this.flushing = this.release(released, () => undefined);
-    try {
-      await this.flushing;
-    } finally {
-      this.flushing = null;
-    }
-  }
-
-  /** Writes released holds; on failure puts them back (and runs `undo` for whatever else must wait for them). */
-  private async release(released: HoldChange[], undo: () => void): Promise<void> {
-    try {
-      await this.addHolds(released.map((h) => ({ ...h, user: -h.user, token: -h.token })));
-    } catch (err) {
-      for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
-      undo();
-      this.schedule();
-      throw err;
-    }
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flushSettlements().catch((err) => this.ctx.log.error({ err }, 'settlement flush failed'));
+    }, this.flushMs);
   }
 
   /** Registers this process's holds and gives back those of processes that died (services/quota-holds.ts). */
@@ -746,46 +784,54 @@ export class Billing {
   }
 
   /**
-   * Writes every queued settlement: first the holds it releases (a transaction of their own), then the deltas in
-   * short transactions. Failed writes are re-queued.
+   * Writes every queued settlement, and waits for the charges handed to the SQLite worker with their log rows.
+   * Failed writes are re-queued.
    */
   async flush(): Promise<void> {
+    // first: charges the worker can no longer take come back to this flush (LogWriter's orphans)
+    await this.logs?.flushCharges();
+    await this.flushSettlements();
+  }
+
+  /**
+   * Writes the queued settlements in ONE transaction (Settlement): log rows, deltas and hold releases commit together.
+   * BATCH_UPDATE_INTERVAL delays all three alike: a crash in the interval gives the reservations back and leaves no
+   * row for those requests.
+   */
+  private async flushSettlements(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size) return;
+    if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size && !this.logRows.length) return;
     // everything is taken in this turn, and `flushing` is set before the first await: flushes never overlap
     const released = this.releases.take();
+    const rows = this.logRows;
     const users = this.users_;
     const tokens = this.tokens_;
     const channels = this.channels_;
+    this.logRows = [];
     this.users_ = new Map();
     this.tokens_ = new Map();
     this.channels_ = new Map();
-    // one entry per row to update, each able to put its delta back if its transaction fails
-    const work: Array<{ stmt: SettleStmt; params: unknown[]; requeue: () => void }> = [];
+    const work: Settlement['work'] = [];
     // tokens before users, each by id: the order in which reservations and refunds lock rows, so that a flush and a
-    // reservation (or two nodes' flushes) never wait for each other in a cycle on PostgreSQL / MySQL
+    // reservation (or two nodes' flushes) never wait for each other in a cycle on PostgreSQL / MySQL; the holds last
     const byId = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0]);
-    for (const [id, d] of byId(tokens)) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id], requeue: () => this.addToken(id, d.remain, d.used, d.at) });
-    for (const [id, d] of byId(users))
-      if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id], requeue: () => this.addUser(id, d.quota, d.used, d.count) });
-    for (const [id, used] of byId(channels))
-      if (used) work.push({ stmt: 'settleChannel', params: [used, id], requeue: () => this.channels_.set(id, (this.channels_.get(id) ?? 0) + used) });
+    for (const [id, d] of byId(tokens)) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id] });
+    for (const [id, d] of byId(users)) if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id] });
+    for (const [id, used] of byId(channels)) if (used) work.push({ stmt: 'settleChannel', params: [used, id] });
     this.flushing = (async () => {
-      // nothing of this flush is written if this fails: a delta applied while its hold stayed would be given back
-      // after a crash
-      if (released.length) await this.release(released, () => work.forEach((w) => w.requeue()));
-      // short transactions with a yield in between: SQLite blocks the event loop while a statement runs
-      for (let i = 0; i < work.length; i += SETTLE_CHUNK) {
-        const chunk = work.slice(i, i + SETTLE_CHUNK);
-        if (i) await new Promise((r) => setImmediate(r));
-        try {
-          await this.settleChunk(chunk);
-        } catch (err) {
-          // keep the deltas (this chunk and the rest) for the next flush
-          for (const w of work.slice(i)) w.requeue();
-          this.schedule();
-          throw err;
-        }
+      try {
+        await this.writeSettlement({ rows, work, released, isolateRows: this.flushFailed });
+        this.flushFailed = false;
+      } catch (err) {
+        this.flushFailed = true;
+        // nothing of it was written: all of it waits for the next flush
+        this.logRows = rows.concat(this.logRows);
+        for (const [id, d] of tokens) this.addToken(id, d.remain, d.used, d.at);
+        for (const [id, d] of users) this.addUser(id, d.quota, d.used, d.count);
+        for (const [id, used] of channels) this.channels_.set(id, (this.channels_.get(id) ?? 0) + used);
+        for (const h of released) this.releases.add(h.userId, h.tokenId, h.user, h.token);
+        this.schedule();
+        throw err;
       }
     })();
     try {
@@ -795,38 +841,54 @@ export class Billing {
     }
   }
 
-  private async settleChunk(chunk: Array<{ stmt: SettleStmt; params: unknown[] }>): Promise<void> {
+  private async writeSettlement(st: Settlement): Promise<void> {
     // SQLite: synchronous on the shared connection, on a turn when the writer worker is not holding the file
-    for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.settle(chunk)) return;
-    // one statement per table (the chunk holds tokens, then users, then channels, each by id), in one transaction
+    for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.settle(st)) return;
+    // one statement per table (tokens, then users, then channels, each by id), then the holds, in one transaction
     const groups = new Map<SettleStmt, unknown[][]>();
-    for (const w of chunk) {
+    for (const w of st.work) {
       const rows = groups.get(w.stmt);
       if (rows) rows.push(w.params);
       else groups.set(w.stmt, [w.params]);
     }
-    await retryDeadlock(() =>
-      this.db.transaction().execute(async (trx) => {
-        for (const [stmt, rows] of groups) await trx.executeQuery(settleManyQuery(this.ctx.dbKind, stmt, rows));
-      }),
+    const kind = this.ctx.dbKind;
+    const holds = released(st.released);
+    await retryDeadlock(
+      () =>
+        this.db.transaction().execute(async (trx) => {
+          // the log rows first: an INSERT locks no row that a reservation or another flush waits for
+          const insertRows = async () => {
+            for (let i = 0; i < st.rows.length; i += LOG_ROWS_PER_INSERT) await trx.executeQuery(insertQuery(kind, st.rows.slice(i, i + LOG_ROWS_PER_INSERT)));
+          };
+          if (!st.isolateRows) await insertRows();
+          else {
+            // one savepoint per row: only the rows the database refuses are left out
+            for (const row of st.rows) {
+              await trx.executeQuery(CompiledQuery.raw('SAVEPOINT settle_log'));
+              try {
+                await trx.executeQuery(insertQuery(kind, [row]));
+                await trx.executeQuery(CompiledQuery.raw('RELEASE SAVEPOINT settle_log'));
+              } catch (err) {
+                await trx.executeQuery(CompiledQuery.raw('ROLLBACK TO SAVEPOINT settle_log'));
+                this.dropRow(row, err);
+              }
+            }
+          }
+          for (const [stmt, rows] of groups) await trx.executeQuery(settleManyQuery(kind, stmt, rows));
+          for (let i = 0; i < holds.length; i += 1000) await trx.executeQuery(addHoldsQuery(kind, this.node, holds.slice(i, i + 1000)));
+        }),
       this.onDeadlock,
     );
   }
 
-  /** Adds signed amounts to this node's holds, in one transaction. */
-  private async addHolds(rows: HoldChange[]): Promise<void> {
-    for (const fast = this.fast; fast?.usable; await fast.lock.released()) if (fast.addHolds(rows)) return;
-    // PostgreSQL / MySQL (and SQLite's Kysely path): up to 1,000 rows per statement, each statement on its own
-    for (let i = 0; i < rows.length; i += 1000) {
-      await retryDeadlock(() => this.db.executeQuery(addHoldsQuery(this.ctx.dbKind, this.node, rows.slice(i, i + 1000))), this.onDeadlock);
-    }
+  /** An isolated log row that the database refused: its charge is written without it (as a failed log insert was). */
+  private dropRow(row: NewLog, err: unknown): void {
+    this.ctx.log.error({ err, userId: row.user_id, tokenId: row.token_id }, 'writing a consume log row failed; its charge is written without it');
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
-    if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.timer = undefined;
-    this.releaseTimer = undefined;
     await this.flush();
     await this.holdNodes.stop();
   }
@@ -925,6 +987,14 @@ export class Billing {
     const limitedToken = limitsToken(inp);
     const pending: PendingReservation = { pre, tokenId: inp.tokenId, userId: inp.userId, limitedToken, outcome: 0 };
     await fast.enqueue(pending, inp.overlapped === true);
+    // refused while settlements handed to the SQLite worker with their log rows may still be waiting there (a busy
+    // gateway's rows wait up to a second, to be written grouped): what they give back may be what is missing. Only
+    // when the cached balance (which has them already) says it fits: a caller short anyway does not make the worker
+    // write its rows early, request after request
+    if (pending.outcome !== 0 && (pending.outcome === 1 || inp.cachedUserQuota >= pre) && this.logs?.chargesPending) {
+      await this.logs.flushCharges();
+      await fast.enqueue(pending, false);
+    }
     const r = pending.outcome;
     if (r === 1) throw this.tokenShort(Number((fast.run.tokenRemain.get(inp.tokenId) as { remain_quota?: number } | undefined)?.remain_quota ?? 0), pre);
     if (r === 2) throw this.userShort(Number((fast.run.userQuota.get(inp.userId) as { quota?: number } | undefined)?.quota ?? 0), pre);
@@ -1025,25 +1095,47 @@ export class Billing {
   }
 
   /**
-   * Charges the final amount: queues `quota - reserved` and the usage counters exactly once (one-shot state), written
-   * by the next flush.
+   * Charges the final amount: `quota - reserved` and the usage counters exactly once (one-shot state), with the
+   * request's consume-log row when there is one: both are written by the next flush in one transaction (or by the
+   * SQLite worker, in the row's transaction), together with the release of the request's hold.
    */
-  settle(res: Reservation, inp: SettleInput): boolean {
+  settle(res: Reservation, inp: SettleInput, row?: NewLog): boolean {
     if (res.state !== 'open') return false;
     res.state = 'closed';
     const quota = Math.max(0, Math.trunc(inp.quota));
-    const userDelta = quota - res.user;
     const used = inp.countRequest ? quota : 0;
-    this.addUser(res.userId, userDelta, used, inp.countRequest ? 1 : 0);
-    this.users.adjustQuota(res.userId, -userDelta);
-    if (res.tokenId > 0) {
-      const tokenDelta = res.tokenUnlimited ? 0 : quota - res.token;
-      this.addToken(res.tokenId, tokenDelta, used, Math.floor(Date.now() / 1000));
-      this.tokens.adjustRemain(res.tokenKey, -tokenDelta, used);
-    }
-    if (used && inp.channelId) this.channels_.set(inp.channelId, (this.channels_.get(inp.channelId) ?? 0) + used);
-    if (res.user || res.token) this.releases.add(res.userId, res.tokenId, res.user, res.token);
-    this.schedule();
+    const charge: Charge = {
+      node: this.node,
+      userId: res.userId,
+      tokenId: res.tokenId > 0 ? res.tokenId : 0,
+      quota: quota - res.user,
+      remain: res.tokenId > 0 && !res.tokenUnlimited ? quota - res.token : 0,
+      used,
+      count: inp.countRequest ? 1 : 0,
+      at: Math.floor(Date.now() / 1000),
+      channelId: used ? inp.channelId : 0,
+      holdUser: res.user,
+      holdToken: res.token,
+    };
+    this.users.adjustQuota(res.userId, -charge.quota);
+    if (charge.tokenId) this.tokens.adjustRemain(res.tokenKey, -charge.remain, used);
+    if (!row || !this.logs?.addCharged(row, charge)) this.queueCharge(charge, row);
     return true;
+  }
+
+  /** Queues a charge (and its log row) for the next settlement flush. */
+  private queueCharge(c: Charge, row?: NewLog): void {
+    this.addUser(c.userId, c.quota, c.used, c.count);
+    if (c.tokenId) this.addToken(c.tokenId, c.remain, c.used, c.at);
+    if (c.channelId && c.used) this.channels_.set(c.channelId, (this.channels_.get(c.channelId) ?? 0) + c.used);
+    if (c.holdUser || c.holdToken) this.releases.add(c.userId, c.tokenId, c.holdUser, c.holdToken);
+    if (row) {
+      // the logs in this database: the row commits with its charge; elsewhere (LOG_SQL_DSN) it cannot
+      if (this.ctx.logDb !== this.ctx.db) this.logs?.add(row);
+      // a database down for long: like the log writer's queue, bounded (the charges are kept, merged per row)
+      else if (this.logRows.length >= MAX_LOG_ROWS) this.ctx.log.error('settlement queue full, dropping a consume log row');
+      else this.logRows.push(row);
+    }
+    this.schedule();
   }
 }

@@ -3,13 +3,16 @@
 //     WORKER_ROWS rows, as flat value lists;
 //   - PostgreSQL / MySQL (and an in-memory SQLite): rows queue in memory and are inserted every ~1 s or BATCH_ROWS rows.
 // Both are flushed once more on shutdown (ctx.onClose).
+// A consume-log row that records a charge goes with that charge (addCharged): on a SQLite file the worker writes the
+// row and the request's settlement in one transaction; elsewhere services/billing.ts inserts the row in its settlement
+// flush's transaction. A row and its charge are durable together or not at all.
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../context.js';
 import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import type { NewLog } from '../db/schema.js';
 import { writeLockOf } from '../db/sqlite-write-lock.js';
-import { sqliteWorker, type SqliteWorker } from './sqlite-worker.js';
+import { sqliteWorker, type ChargeSql, type SqliteWorker } from './sqlite-worker.js';
 
 // Hand-built multi-row INSERT: Kysely's builder spends noticeable CPU compiling 200-row value lists.
 const COLUMNS = [
@@ -42,7 +45,8 @@ const PG_LOG_INSERT = pgPrepared(
   ).join(', ')})`,
 );
 
-function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
+/** The multi-row INSERT of `rows` into `logs` for a database kind (PostgreSQL: one named statement for any count). */
+export function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
   if (kind === 'postgres') {
     const arrays = COLUMNS.map(([c, def]) => rows.map((row) => (row as Record<string, unknown>)[c] ?? def));
     return CompiledQuery.raw(PG_LOG_INSERT, arrays);
@@ -71,6 +75,13 @@ export function pushSqliteValues(out: unknown[], row: NewLog): void {
     const v = r[c] ?? def;
     out.push(typeof v === 'boolean' ? (v ? 1 : 0) : v);
   }
+}
+
+/** The row whose values start at `values[i]` (pushSqliteValues' order). */
+function rowOf(values: unknown[], i: number): NewLog {
+  const row: Record<string, unknown> = {};
+  COLUMNS.forEach(([c], j) => (row[c] = values[i + j]));
+  return row as unknown as NewLog;
 }
 
 /** SQLite without a worker (in-memory database): one prepared multi-row INSERT per chunk size, run synchronously. */
@@ -139,6 +150,34 @@ const GROUP_COLUMN = column('token_id');
 /** text that repeats from row to row, kept once in the worker while the rows wait there */
 const REPEATED_COLUMNS = ['content', 'username', 'token_name', 'model_name', 'group'].map(column);
 
+/**
+ * A request's settlement, as services/billing.ts queues it: `quota` is taken from the user's balance and `remain` from
+ * the token's (negative: given back), `used` / `count` added to the usage counters (and `used` to the channel's), and
+ * `holdUser` / `holdToken` released from node `node`'s holds. tokenId 0: no token; channelId 0: no channel.
+ */
+export interface Charge {
+  node: string;
+  userId: number;
+  tokenId: number;
+  quota: number;
+  remain: number;
+  used: number;
+  count: number;
+  at: number;
+  channelId: number;
+  holdUser: number;
+  holdToken: number;
+}
+
+/** a charge's values after its row's, in this order (the SQLite worker's addCharge reads them so) */
+const CHARGE_COLUMNS = ['node', 'userId', 'tokenId', 'quota', 'remain', 'used', 'count', 'at', 'channelId', 'holdUser', 'holdToken'] as const;
+const CHARGED_COLS = COLUMNS.length + CHARGE_COLUMNS.length;
+/** a charged row's repeated text: the log row's, and the node id */
+const CHARGED_REPEATED = [...REPEATED_COLUMNS, COLUMNS.length];
+
+/** What the writer does with charges whose worker died before taking them: the billing writes them (row and charge) */
+export type OrphanCharges = (rows: NewLog[], charges: Charge[]) => void;
+
 export class LogWriter {
   private queue: NewLog[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -149,6 +188,16 @@ export class LogWriter {
   /** SQLite file: the rows go to its writer worker (services/sqlite-worker.ts), flattened as they arrive */
   private worker: SqliteWorker | null = null;
   private pending: unknown[] = [];
+  /** rows with their charges (CHARGED_COLS values each), for the worker */
+  private charged: unknown[] = [];
+  /** set by acceptCharges: the worker writes the main database's file, charges can go with their rows */
+  private chargeSql: ChargeSql | null = null;
+  private orphans: OrphanCharges | null = null;
+  /** charges queued so far, and of them: the first `askedSeq` are covered by `chargeFlush`, `committedSeq` committed */
+  private chargeSeq = 0;
+  private askedSeq = 0;
+  private committedSeq = 0;
+  private chargeFlush: Promise<void> = Promise.resolve();
   private postTimer: NodeJS.Timeout | undefined;
   /** the event loop was busy less than BUSY_LOOP of the last window; `loop`: the utilisation read at windowStart */
   private quiet = true;
@@ -167,11 +216,38 @@ export class LogWriter {
     this.timer.unref();
   }
 
+  /**
+   * services/billing.ts: charges may travel with their rows when this writer's worker writes the main database's file
+   * (`handle`, the main connection). `orphans` takes back what a worker that died had not been handed.
+   */
+  acceptCharges(handle: BetterSqlite3.Database, sql: ChargeSql, orphans: OrphanCharges): void {
+    if (handle !== this.handle) return;
+    this.chargeSql = sql;
+    this.orphans = orphans;
+  }
+
+  /**
+   * Queues a consume-log row together with its request's charge, to be committed in one transaction by the SQLite
+   * worker; false (nothing queued) when there is no such worker: the caller writes both itself.
+   */
+  addCharged(row: NewLog, charge: Charge): boolean {
+    if (!this.chargeSql || !this.worker?.usable) return false;
+    pushSqliteValues(this.charged, row);
+    for (const c of CHARGE_COLUMNS) this.charged.push(charge[c]);
+    this.chargeSeq++;
+    this.schedulePost();
+    return true;
+  }
+
+  private schedulePost(): void {
+    if (this.pending.length / COLUMNS.length + this.charged.length / CHARGED_COLS >= WORKER_ROWS) this.post();
+    else if (!this.postTimer) this.postTimer = setTimeout(this.post, this.quiet ? QUIET_POST_MS : BUSY_POST_MS);
+  }
+
   add(row: NewLog): void {
     if (this.worker?.usable) {
       pushSqliteValues(this.pending, row);
-      if (this.pending.length >= WORKER_ROWS * COLUMNS.length) this.post();
-      else if (!this.postTimer) this.postTimer = setTimeout(this.post, this.quiet ? QUIET_POST_MS : BUSY_POST_MS);
+      this.schedulePost();
       return;
     }
     if (this.queue.length >= MAX_QUEUE) {
@@ -185,18 +261,54 @@ export class LogWriter {
   private readonly post = (): void => {
     if (this.postTimer) clearTimeout(this.postTimer);
     this.postTimer = undefined;
-    if (!this.pending.length) return;
+    if (!this.pending.length && !this.charged.length) return;
     const values = this.pending;
+    const charged = this.charged;
     this.pending = [];
+    this.charged = [];
     this.checkLoad();
-    if (this.worker?.usable) return this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS });
-    // the worker died since these rows were taken: they go the main-thread way
-    for (let i = 0; i < values.length; i += COLUMNS.length) {
-      const row: Record<string, unknown> = {};
-      COLUMNS.forEach(([c], j) => (row[c] = values[i + j]));
-      this.queue.push(row as unknown as NewLog);
+    const how = this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS };
+    if (this.worker?.usable) {
+      if (values.length) this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, how);
+      if (charged.length) {
+        const chargeHow = this.quiet ? how : { ...how, repeated: CHARGED_REPEATED };
+        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, { ...chargeHow, ins: COLUMNS.length, charge: this.chargeSql! });
+      }
+      return;
     }
+    if (charged.length) {
+      const rows: NewLog[] = [];
+      const charges: Charge[] = [];
+      for (let i = 0; i < charged.length; i += CHARGED_COLS) {
+        rows.push(rowOf(charged, i));
+        const c: Record<string, unknown> = {};
+        CHARGE_COLUMNS.forEach((name, j) => (c[name] = charged[i + COLUMNS.length + j]));
+        charges.push(c as unknown as Charge);
+      }
+      this.orphans?.(rows, charges);
+    }
+    // the worker died since these rows were taken: they go the main-thread way
+    for (let i = 0; i < values.length; i += COLUMNS.length) this.queue.push(rowOf(values, i));
   };
+
+  /** charges were queued that may not be committed yet (the worker's own timers write them too, unannounced) */
+  get chargesPending(): boolean {
+    return this.chargeSeq > this.committedSeq;
+  }
+
+  /**
+   * Resolves once every charge queued before the call is committed with its row (or, the worker gone, handed back to
+   * the billing: `orphans`). The worker answers in order, so the latest request covers every earlier one.
+   */
+  flushCharges(): Promise<void> {
+    if (this.chargeSeq === this.askedSeq) return this.chargeFlush;
+    const upTo = (this.askedSeq = this.chargeSeq);
+    this.post();
+    this.chargeFlush = (this.worker?.flush() ?? Promise.resolve()).then(() => {
+      if (upTo > this.committedSeq) this.committedSeq = upTo;
+    });
+    return this.chargeFlush;
+  }
 
   private checkLoad(): void {
     const now = Date.now();

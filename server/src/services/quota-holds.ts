@@ -5,16 +5,16 @@
 // token), changed in the same transaction as the quota it describes:
 //   - a reservation adds its amounts (in the reservation's own statement or transaction, services/billing.ts);
 //   - a refund subtracts them in the refund's transaction;
-//   - settlement subtracts them in a transaction of their own, committed before the settlement deltas are written.
-//     A crash between the two charges the request its reservation instead of its final amount (what a crash did
-//     before); a crash before both gives the reservation back, as for a request in flight.
+//   - settlement subtracts them in the transaction that writes the request's deltas and its consume-log row (the
+//     flush's, or on SQLite the writer worker's: services/billing.ts). A crash before it gives the reservation back
+//     and leaves no row, as for a request in flight; after it the request is charged and logged.
 // Each node keeps a heartbeat in `quota_hold_nodes`. A node is dead when its heartbeat is older than HOLD_STALE_SEC, or
 // at once when it ran on this host, in this PID namespace, and its process is gone (the node id names them, the pid and
 // the process start; a restart on the same host outside containers recovers before it serves). Any live node gives a
 // dead node's holds back to the users and tokens, in one transaction that first deletes the dead node's row (whoever
 // deletes it does the recovery, so it happens once).
-// What a crash still loses: requests answered in the last 50 ms whose holds were not released yet are charged nothing
-// (never twice); holds are released every 50 ms even when BATCH_UPDATE_INTERVAL keeps the deltas longer.
+// What a crash still loses: requests answered whose settlement was not committed yet (the last 50 ms, or
+// BATCH_UPDATE_INTERVAL, or on a busy SQLite gateway the worker's grouping second) are charged nothing (never twice).
 // SQLite records the same changes differently: one `quota_hold_journal` row per commit that changes holds, holding its
 // signed changes (HOLD_JOURNAL_INSERT). A reservation group commit of ~14 requests upserted ~14 pair rows spread over
 // the table's pages, and a settlement flush ~400: on SQLite a statement costs per row and per page written to the WAL,
@@ -23,7 +23,7 @@
 // (its rows summed into one) once it holds HOLD_JOURNAL_COMPACT rows. PostgreSQL and MySQL keep the pair rows: there
 // the hold is one more part of the reservation's own statement (a CTE, a multi-table UPDATE), a round trip saved.
 // A node's holds are the sums of both (readHolds), whatever wrote them.
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
@@ -71,8 +71,52 @@ export class HoldDeltas {
  * other for a dead earlier start of itself.
  */
 const HOST = `${hostname().slice(0, 24)}.${pidNamespace()}`;
-/** this process's start (unix seconds, base 36): a process restarted in the same namespace may get its old pid back */
-const BOOT = Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
+/**
+ * The state and start of a process of this PID namespace, from /proc/<pid>/stat: `start` is its start in clock ticks
+ * since the host booted (a clock change does not move it). null: no such process; undefined: no /proc to read.
+ */
+export function procStat(pid: number): { state: string; start: number } | null | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ESRCH' ? (procReadable() ? null : undefined) : undefined;
+  }
+  // the command name (field 2) is in parentheses and may hold spaces or parentheses: the fields follow the last ')'
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (the state), so field 22 (the start time) is rest[19]
+  return { state: rest[0], start: Number(rest[19]) };
+}
+
+let procOk: boolean | undefined;
+/** /proc describes this namespace's processes (Linux) */
+function procReadable(): boolean {
+  if (procOk === undefined) {
+    try {
+      readFileSync('/proc/self/stat');
+      procOk = true;
+    } catch {
+      procOk = false;
+    }
+  }
+  return procOk;
+}
+
+/** A process start as node ids carry it: `k.` and its start in clock ticks (base 36), read from /proc. */
+function startToken(start: number): string {
+  return `k.${start.toString(36)}`;
+}
+
+/**
+ * This process's start, which tells it from a later process given the same pid: its start in clock ticks since boot
+ * where /proc has it, else its start in unix seconds (base 36). Ticks, because a wall-clock start moves with every
+ * clock change and could no longer be compared with the process's own.
+ */
+const BOOT = (() => {
+  const own = procStat(process.pid);
+  return own && Number.isFinite(own.start) ? startToken(own.start) : Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
+})();
 
 function pidNamespace(): string {
   try {
@@ -90,8 +134,10 @@ export function newNodeId(): string {
 
 /**
  * The node's process ran on this host, in this PID namespace, and is gone: its pid is ours but from an earlier start,
- * or no process has its pid. A pid taken again by another process reads as alive, and the node waits for its heartbeat
- * to go stale; so does a node of another namespace (a container restarted gets a new one).
+ * no process has its pid, the process with that pid is a zombie (exited, not yet reaped by its parent: signal 0 still
+ * reaches it), or it started at another time than the node's (its pid was taken again). Without /proc (not Linux) a
+ * pid taken again reads as alive, and the node waits for its heartbeat to go stale; so does a node of another
+ * namespace (a container restarted gets a new one).
  */
 export function processGone(node: string): boolean {
   const parts = node.split('-');
@@ -100,6 +146,14 @@ export function processGone(node: string): boolean {
   const boot = parts[parts.length - 2];
   if (parts.slice(0, -3).join('-') !== HOST || !Number.isInteger(pid) || pid <= 0) return false;
   if (pid === process.pid) return boot !== BOOT;
+  const stat = procStat(pid);
+  if (stat === null) return true;
+  if (stat) {
+    // Z: exited, waiting for its parent to reap it; X: being reaped
+    if (stat.state === 'Z' || stat.state === 'X') return true;
+    // an id of an older version (wall-clock start) cannot be compared: alive
+    return boot.startsWith('k.') && boot !== startToken(stat.start);
+  }
   try {
     process.kill(pid, 0);
     return false;

@@ -8,6 +8,9 @@
 // The worker and the main thread take turns through the file's write lock (db/sqlite-write-lock.ts): the worker
 // writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting. Rows marked `now`
 // (a quiet gateway: log-writer.ts) are written at once; the others wait up to GROUP_MS, to be written grouped.
+// Rows may carry a charge (a consume-log row and its request's settlement: log-writer.ts, addCharged): the worker
+// writes the settlement (quota deltas, the release of the request's hold) in the same transaction as the row, so
+// that after a crash a request is either charged and logged, or neither (its hold is then given back).
 import { createRequire } from 'node:module';
 import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
@@ -60,6 +63,21 @@ const GROUP_MS = 1000;
 const GROUP_ROWS = 8192;
 /** rows written in one go after which the worker runs a full GC (see drain()) */
 const GC_AFTER_ROWS = 1000;
+/** journal rows of hold releases the worker writes for a node before it compacts the node's journal (see journal()) */
+const JOURNAL_COMPACT = 64;
+
+/**
+ * The statements of a charge (log-writer.ts, addCharged): the settlement's single-row UPDATEs (params: the values,
+ * then the id), the hold journal's insert (node, seq, holds), and its read and delete of a node's rows (compaction).
+ */
+export interface ChargeSql {
+  token: string;
+  user: string;
+  channel: string;
+  journal: string;
+  read: string;
+  clear: string;
+}
 // The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
 // 0.3 ms better on a noisy 2-core VM; but as the logs table grows a row costs the worker about twice as much, and at
 // nice +5 under a saturating load it fell behind: 120-260 ms of rows still queued after 8-s runs, more each run, and
@@ -83,6 +101,10 @@ const commit = db.prepare('COMMIT');
 const rollback = db.prepare('ROLLBACK');
 const inserts = new Map();
 const queue = [];
+// the charges of the rows written in the open transaction, applied just before its commit (writeCharges)
+let charges = null;
+let journalSeq = 0;
+const journalRows = new Map();
 let queued = 0;
 let soon = false;
 let later = null;
@@ -103,7 +125,8 @@ function insertFor(sql) {
   return st;
 }
 
-// queue items: { sql, cols, p (flat values), at (next row), key (column to group by, or -1) }
+// queue items: { sql, cols, ins (the insert's values: the first ins of each row's cols; the rest is its charge),
+// charge (the charge's statements, or null), p (flat values), at (next row), key (column to group by, or -1) }
 // Before writing, the queued rows of one statement with a key become one item: keys in ascending order, each key's
 // rows together in arrival order.
 function groupRows() {
@@ -114,8 +137,9 @@ function groupRows() {
   const bySql = new Map();
   for (const item of queue) {
     if (item.key < 0) { out.push(item); continue; }
-    let g = bySql.get(item.sql);
-    if (!g) { g = { sql: item.sql, cols: item.cols, key: item.key, parts: [], n: 0 }; bySql.set(item.sql, g); out.push(g); }
+    const k = item.sql + '|' + item.cols;
+    let g = bySql.get(k);
+    if (!g) { g = { sql: item.sql, cols: item.cols, ins: item.ins, charge: item.charge, key: item.key, parts: [], n: 0 }; bySql.set(k, g); out.push(g); }
     g.parts.push(item);
     g.n += (item.p.length - item.at) / item.cols;
   }
@@ -136,7 +160,7 @@ function groupRows() {
       const src = g.parts[i].p;
       for (let j = 0; j < g.cols; j++) p[w++] = src[o + j];
     }
-    queue.push({ sql: g.sql, cols: g.cols, p, at: 0, key: g.key });
+    queue.push({ sql: g.sql, cols: g.cols, ins: g.ins, charge: g.charge, p, at: 0, key: g.key });
   }
 }
 
@@ -166,6 +190,64 @@ function drain() {
   if (rows >= ${GC_AFTER_ROWS} && typeof gc === 'function') gc();
 }
 
+// One row's charge (its values after the insert's: log-writer.ts CHARGE_COLUMNS), summed per row to update.
+function addCharge(item, o) {
+  const p = item.p;
+  const b = o + item.ins;
+  const node = p[b], user = p[b + 1], token = p[b + 2], used = p[b + 5], channel = p[b + 8], hu = p[b + 9], ht = p[b + 10];
+  const c = (charges ??= { sql: item.charge, tokens: new Map(), users: new Map(), channels: new Map(), holds: new Map() });
+  let u = c.users.get(user);
+  if (!u) c.users.set(user, (u = [0, 0, 0]));
+  u[0] += p[b + 3]; u[1] += used; u[2] += p[b + 6];
+  if (token > 0) {
+    let t = c.tokens.get(token);
+    if (!t) c.tokens.set(token, (t = [0, 0, 0]));
+    t[0] += p[b + 4]; t[1] += used;
+    if (p[b + 7] > t[2]) t[2] = p[b + 7];
+  }
+  if (channel > 0 && used) c.channels.set(channel, (c.channels.get(channel) ?? 0) + used);
+  if (hu || ht) {
+    let h = c.holds.get(node);
+    if (!h) c.holds.set(node, (h = []));
+    h.push(user, token, -hu, -ht);
+  }
+}
+
+// The open transaction's charges: tokens, users, channels (each by id), then the hold releases, one journal row per node.
+function writeCharges() {
+  const c = charges;
+  charges = null;
+  if (!c) return;
+  const byId = (m) => [...m].sort((a, b) => a[0] - b[0]);
+  for (const [id, t] of byId(c.tokens)) insertFor(c.sql.token).run(t[0], t[1], t[2], id);
+  for (const [id, u] of byId(c.users)) if (u[0] || u[1] || u[2]) insertFor(c.sql.user).run(u[0], u[1], u[2], id);
+  for (const [id, v] of byId(c.channels)) insertFor(c.sql.channel).run(v, id);
+  for (const [node, flat] of c.holds) journal(c.sql, node, flat);
+}
+
+// A journal row of hold changes (negative seqs: the main thread numbers its rows from 1 up). Every
+// ${JOURNAL_COMPACT} rows of a node, the node's journal (the main thread's rows too) is summed into one row instead.
+function journal(sql, node, flat) {
+  const n = (journalRows.get(node) ?? 0) + 1;
+  journalRows.set(node, n);
+  if (n < ${JOURNAL_COMPACT}) return void insertFor(sql.journal).run(node, --journalSeq, JSON.stringify(flat));
+  journalRows.set(node, 0);
+  const net = new Map();
+  const add = (f) => {
+    for (let i = 0; i + 3 < f.length; i += 4) {
+      const k = f[i] + ':' + f[i + 1];
+      const d = net.get(k);
+      if (d) { d[2] += f[i + 2]; d[3] += f[i + 3]; } else net.set(k, [f[i], f[i + 1], f[i + 2], f[i + 3]]);
+    }
+  };
+  for (const text of insertFor(sql.read).pluck().all(node)) add(JSON.parse(text));
+  add(flat);
+  insertFor(sql.clear).run(node);
+  const left = [];
+  for (const d of net.values()) if (d[2] || d[3]) left.push(...d);
+  if (left.length) insertFor(sql.journal).run(node, --journalSeq, JSON.stringify(left));
+}
+
 function drainQueue() {
   soon = false;
   if (later) { clearTimeout(later); later = null; }
@@ -176,12 +258,15 @@ function drainQueue() {
     let n = 0;
     let item = queue[0];
     try {
+      charges = null;
       begin.run();
       while (item) {
         const st = insertFor(item.sql);
         const cols = item.cols;
+        const ins = item.ins;
         while (item.at < item.p.length) {
-          st.run(item.p.slice(item.at, item.at + cols));
+          st.run(item.p.slice(item.at, item.at + ins));
+          if (ins < cols) addCharge(item, item.at);
           item.at += cols;
           n++;
           if (n >= ${TXN_ROWS} || Atomics.load(lock, 1) !== 0) break;
@@ -189,8 +274,10 @@ function drainQueue() {
         if (item.at >= item.p.length) { queue.shift(); item = queue[0]; }
         if (n >= ${TXN_ROWS} || Atomics.load(lock, 1) !== 0) break;
       }
+      writeCharges();
       commit.run();
     } catch (err) {
+      charges = null;
       try { if (db.inTransaction) rollback.run(); } catch {}
       // the rows of this transaction are dropped (as a failed batch insert always was); say so
       if (queue[0] === item && item) { const left = (item.p.length - item.at) / item.cols; queue.shift(); n += left; }
@@ -223,7 +310,7 @@ const timer = setInterval(checkpoint, workerData.checkpointMs);
 parentPort.on('message', (m) => {
   if (m.t === 'rows') {
     if (m.repeated) share(m.p, m.cols, m.repeated);
-    queue.push({ sql: m.sql, cols: m.cols, p: m.p, at: 0, key: m.groupBy ?? -1 });
+    queue.push({ sql: m.sql, cols: m.cols, ins: m.ins ?? m.cols, charge: m.charge ?? null, p: m.p, at: 0, key: m.groupBy ?? -1 });
     queued += m.p.length / m.cols;
     if (queued >= ${GROUP_ROWS} || m.now) { if (!soon) { soon = true; setImmediate(drain); } }
     else if (!later) later = setTimeout(drain, ${GROUP_MS});
@@ -344,8 +431,15 @@ export class SqliteWorker {
    * Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. `now`:
    * write them at once; otherwise they wait up to GROUP_MS, to be written grouped by the value of column `groupBy`
    * (keys ascending, a key's rows in the order they came). `repeated`: columns whose text repeats from row to row.
+   * `ins` and `charge`: each row's first `ins` values are the insert's, the rest a charge written by `charge`'s
+   * statements in the same transaction as the row (see the worker's addCharge).
    */
-  insert(insertSql: string, cols: number, values: unknown[], how: { now?: boolean; groupBy?: number; repeated?: readonly number[] }): void {
+  insert(
+    insertSql: string,
+    cols: number,
+    values: unknown[],
+    how: { now?: boolean; groupBy?: number; repeated?: readonly number[]; ins?: number; charge?: ChargeSql },
+  ): void {
     this.worker.postMessage({ t: 'rows', sql: insertSql, cols, p: values, ...how });
   }
 

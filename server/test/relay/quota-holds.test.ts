@@ -11,9 +11,10 @@ import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
 import { spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
+import type { NewLog } from '../../src/db/schema.js';
 import { relayServices } from '../../src/services/cache/index.js';
 import { Billing, type ReserveInput } from '../../src/services/billing.js';
-import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, readHolds } from '../../src/services/quota-holds.js';
+import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, procStat, readHolds } from '../../src/services/quota-holds.js';
 import { addChannel, addToken, addUser, tokenRow, userRow, waitFor } from './fixtures.js';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -113,18 +114,106 @@ await describeEachDb('quota holds', (kind) => {
     expect(await holdsOf(b)).toEqual([]);
   });
 
-  it('releases the holds within 50 ms when BATCH_UPDATE_INTERVAL keeps the deltas for seconds', async () => {
+  // the release, the deltas and the log row of a settlement are one commit (a crash leaves each request charged and
+  // logged, or neither): with BATCH_UPDATE_INTERVAL the holds wait with the deltas
+  it('keeps the holds with the deltas when BATCH_UPDATE_INTERVAL holds them for seconds, and writes both at the stop', async () => {
     const { tokens, users } = relayServices(s.ctx);
     const b = new Billing({ ...s.ctx, config: { ...s.ctx.config, batchUpdateEnabled: true, batchUpdateIntervalSec: 60 } }, tokens, users);
     const c = await caller();
     const r = await b.reserve(c.input(c.limited, 100));
     const reserved = await c.balances();
     b.settle(r, { quota: 30, channelId: 0, countRequest: true });
-    await waitFor(async () => (await holdsOf(b)).length === 0, 2_000);
-    // a crash now would charge the answered request its reservation: the deltas wait for their interval
+    await new Promise((r) => setTimeout(r, 300));
+    // a crash now would give the reservation back (and the request has no log row either)
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 100, 100]]);
     expect(await c.balances()).toEqual(reserved);
     await b.stop();
+    expect(await holdsOf(b)).toEqual([]);
     expect(await c.balances()).toEqual({ user: reserved.user + 70, token: reserved.token + 70 });
+  });
+
+  it('commits a settlement’s log row with its charge and release; a row the database refuses is left out, its charge kept', async () => {
+    const b = node();
+    const c = await caller();
+    const row = (model: string, quota: number): NewLog => ({
+      user_id: c.u.id,
+      created_at: now(),
+      type: 2,
+      content: 'settled',
+      username: c.u.username,
+      token_name: 'test-token',
+      model_name: model,
+      quota,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      use_time: 0,
+      is_stream: false,
+      channel_id: 0,
+      token_id: c.limited.id,
+      group: 'default',
+      other: '',
+    });
+    const logged = async () =>
+      (await s.ctx.db.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', c.u.id).orderBy('id').execute()).map((r) => [r.model_name, Number(r.quota)]);
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true }, row('m-a', 40));
+    expect(await logged()).toEqual([]);
+    await b.flush();
+    expect(await logged()).toEqual([['m-a', 40]]);
+    expect(await holdsOf(b)).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
+    // SQLite takes a model name of any length
+    if (kind === 'sqlite') return;
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 25, channelId: 0, countRequest: true }, row('x'.repeat(300), 25));
+    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 5, channelId: 0, countRequest: true }, row('m-b', 5));
+    // the row too long for its column fails the flush: nothing of it is written, the holds stay
+    await expect(b.flush()).rejects.toThrow();
+    expect(await logged()).toEqual([['m-a', 40]]);
+    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 200, 200]]);
+    // the next flush leaves that row out and writes everything else
+    await b.flush();
+    expect(await logged()).toEqual([['m-a', 40], ['m-b', 5]]);
+    expect(await holdsOf(b)).toEqual([]);
+    expect(await c.balances()).toEqual({ user: 1_000_000 - 70, token: 500_000 - 70 });
+  });
+
+  it.runIf(kind === 'sqlite').each([
+    ['quiet', false],
+    ['busy', true],
+  ])('has the SQLite worker write each charge with its log row, compacting the journal, and waits for it before refusing (%s gateway)', async (_, busy) => {
+    // the app's own billing: its log writer's worker takes charges with their rows
+    const { billing: b, logs } = relayServices(s.ctx);
+    // a busy gateway's rows wait in the worker, grouped by token (the load is read every 100 ms: not before this test ends)
+    const load = logs as unknown as { quiet: boolean; windowStart: number };
+    const saved = { ...load };
+    if (busy) Object.assign(load, { quiet: false, windowStart: Date.now() + 3_600_000 });
+    try {
+    const ROUNDS = 150;
+    // enough for every round's charge (1 or 2), but later rounds fit only once the earlier give-backs are written
+    const u = await addUser(s, { quota: 100 + (ROUNDS / 2) * 3 });
+    // two tokens in turn: a busy gateway's rows are sorted by token in the worker, each with its charge
+    const ts = [await addToken(s, u.id, { unlimited: false, remain: 1_000 }), await addToken(s, u.id, { unlimited: false, remain: 1_000 })];
+    const input = (t: { id: number; key: string }): ReserveInput => ({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 100, amount: 100 });
+    const row = (t: { id: number }, quota: number): NewLog =>
+      ({ user_id: u.id, created_at: now(), type: 2, content: '', username: u.username, token_name: 'w', model_name: 'm', quota, token_id: t.id, group: 'default', other: '' }) as NewLog;
+    const logged = async () => Number((await s.ctx.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).executeTakeFirst())?.q ?? 0);
+    // each settled request gives 99 back, in the worker's transaction with its row: a reservation refused while some
+    // are still on their way waits for them and tries again
+    for (let i = 0; i < ROUNDS; i++) {
+      const t = ts[i % 2];
+      b.settle(await b.reserve(input(t)), { quota: 1 + (i % 2), channelId: 0, countRequest: true }, row(t, 1 + (i % 2)));
+    }
+    await b.flush();
+    expect(await logged()).toBe((ROUNDS / 2) * 3);
+    expect(await readHolds(s.ctx.db, { node: b.node })).toEqual([]);
+    expect((await userRow(s, u.id)).quota).toBe(100);
+    expect((await tokenRow(s, ts[0].id)).remain_quota).toBe(1_000 - ROUNDS / 2);
+    expect((await tokenRow(s, ts[1].id)).remain_quota).toBe(1_000 - ROUNDS);
+    // a journal row for each reservation and each release, compacted by the worker as it goes
+    const journal = await s.ctx.db.selectFrom('quota_hold_journal').select('seq').where('node', '=', b.node).execute();
+    expect(journal.length).toBeLessThan(ROUNDS);
+    } finally {
+      Object.assign(load, { quiet: saved.quiet, windowStart: saved.windowStart });
+    }
   });
 
   it('keeps a started node’s heartbeat on the database clock, and registers it again if another node removed it', async () => {
@@ -242,14 +331,38 @@ it('tells a node whose process on this host is gone from one that may be alive',
   const exited = spawn(process.execPath, ['-e', '0']);
   await once(exited, 'exit');
   expect(processGone(`${host}-${exited.pid}-${boot}-abcd0123`)).toBe(true);
-  // a live process of this host (our parent), another host, or an id of another form: maybe alive
-  expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(false);
+  // a live process of this host (our parent, with its own start), another host, or an id of another form: maybe alive
+  const parentStart = `k.${procStat(process.ppid)!.start.toString(36)}`;
+  expect(processGone(`${host}-${process.ppid}-${parentStart}-abcd0123`)).toBe(false);
+  // our parent's pid with another start: the pid was taken again by another process, the node's is gone
+  expect(processGone(`${host}-${process.ppid}-${boot}-abcd0123`)).toBe(true);
+  // an id written with a wall-clock start (no start in ticks to compare): maybe alive
+  expect(processGone(`${host}-${process.ppid}-${Math.floor(Date.now() / 1000).toString(36)}-abcd0123`)).toBe(false);
   expect(processGone(`other-host-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
   // the same host name in another PID namespace (containers sharing the host's name, both pid 1): maybe alive
   const otherNs = host.replace(/\.[0-9a-z]+$/, '.zzzz');
   expect(otherNs).not.toBe(host);
   expect(processGone(`${otherNs}-${pid}-${(parseInt(boot, 36) - 5).toString(36)}-abcd0123`)).toBe(false);
   expect(processGone('node-a')).toBe(false);
+});
+
+it('takes a node whose process exited but is not reaped yet (a zombie) for gone', async () => {
+  const host = newNodeId().split('-').slice(0, -3).join('-');
+  // the shell starts a child, then becomes `sleep`, which never waits for it: once it exits, the child is a zombie
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+    const pid = Number(line.toString().trim());
+    await waitFor(async () => procStat(pid)?.state === 'Z', 5_000);
+    const start = `k.${procStat(pid)!.start.toString(36)}`;
+    // signal 0 still reaches it: that alone took the node for alive
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    expect(processGone(`${host}-${pid}-${start}-abcd0123`)).toBe(true);
+    // the live parent, with its own start: alive
+    expect(processGone(`${host}-${parent.pid}-k.${procStat(parent.pid!)!.start.toString(36)}-abcd0123`)).toBe(false);
+  } finally {
+    parent.kill('SIGKILL');
+  }
 });
 
 // A real process, killed: the reservations of its streams in flight come back when the next process starts on the

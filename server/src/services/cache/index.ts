@@ -63,6 +63,8 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       inFlight: new Set(),
       leftBehind: new Set(),
     };
+    // consume-log rows are written together with their charges (services/billing.ts)
+    svc.billing.attachLogs(logs);
     if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);
     // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
     await svc.billing.start();
