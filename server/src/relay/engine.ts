@@ -174,6 +174,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
     // ---- validate, price, reserve
     const invalid = mode.validate(model && !body.model ? { ...body, model } : body);
     if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+    // new-api's JSON binding refuses a non-boolean stream; here `"yes"` would have meant a JSON answer
+    if (typeof body.stream !== 'boolean' && body.stream != null) throw new RelayError(400, '无效的请求, stream 必须是布尔值', 'invalid_request_error', 'invalid_request', true, 'stream');
     if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
       const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
       if (word !== null) {

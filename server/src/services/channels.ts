@@ -5,6 +5,8 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
+import { likeContains } from '../db/like.js';
+import { intInput } from '../lib/input.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 
 export class ChannelInputError extends Error {}
@@ -65,11 +67,7 @@ function str(v: unknown, field: string): string {
   throw new ChannelInputError(`${field} 必须是字符串`);
 }
 
-function intOf(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v.trim());
-  return null;
-}
+const intOf = (v: unknown) => intInput(v);
 
 export function parsePriority(v: unknown): number {
   const n = intOf(v);
@@ -233,11 +231,6 @@ export async function listChannels(db: Executor, q: ListQuery): Promise<{ items:
   return { items, total: Number(n) };
 }
 
-const LIKE_ESCAPE = '!';
-export function likeEscape(s: string): string {
-  return s.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c);
-}
-
 export interface SearchQuery {
   keyword: string;
   group: string;
@@ -251,11 +244,10 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
   let query = publicSelect(db);
   const kw = q.keyword.trim();
   if (kw) {
-    const pattern = `%${likeEscape(kw)}%`;
     query = query.where((eb) => {
       const ors = [
-        sql<boolean>`${sql.ref('name')} like ${pattern} escape '!'`,
-        sql<boolean>`${sql.ref('base_url')} like ${pattern} escape '!'`,
+        likeContains('name', kw),
+        likeContains('base_url', kw),
         eb('key', '=', kw),
       ];
       if (/^\d+$/.test(kw) && Number.isSafeInteger(Number(kw))) ors.push(eb('id', '=', Number(kw)));
@@ -263,9 +255,9 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
     });
   }
   const group = q.group.trim();
-  if (group) query = query.where(sql<boolean>`${sql.ref('group')} like ${`%${likeEscape(group)}%`} escape '!'`);
+  if (group) query = query.where(likeContains('group', group));
   const model = q.model.trim();
-  if (model) query = query.where(sql<boolean>`${sql.ref('models')} like ${`%${likeEscape(model)}%`} escape '!'`);
+  if (model) query = query.where(likeContains('models', model));
   let rows = await ordered(query, q.idSort).execute();
   // LIKE narrows the candidates; the group filter must match a whole list element ("vip" is not "svip").
   if (group) rows = rows.filter((c) => splitCommaList(c.group).includes(group));
