@@ -61,9 +61,10 @@ export function intInput(v: unknown, strings = true): number | null {
   return null;
 }
 
-const DECIMAL_FRACTION = /^\s*-?\d+(?:\.\d+)?\s*$/;
+// an exponent is how JavaScript writes a small fraction (1e-7), so it stays allowed here; hex does not
+const DECIMAL_FRACTION = /^\s*-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?\s*$/;
 
-/** A numeric field that may be fractional: a JSON number or a plain decimal string, within ±2^53. */
+/** A numeric field that may be fractional: a JSON number or a decimal string, within ±2^53. */
 export function numberInput(v: unknown, strings = true): number | null {
   const n = typeof v === 'number' ? v : strings && typeof v === 'string' && DECIMAL_FRACTION.test(v) ? Number(v) : NaN;
   return Number.isFinite(n) && Math.abs(n) <= Number.MAX_SAFE_INTEGER ? n : null;
