@@ -136,6 +136,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
     }
     const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel || mode.defaultModel || '');
+    // the model name is written to the consume log: PostgreSQL refuses a NUL in text, and the row (and the rows
+    // inserted with it) would be lost after the charge
+    if (model.includes('\0')) throw new RelayError(400, '无效的请求, model 含有非法字符', 'invalid_request_error', 'invalid_request', true, 'model');
 
     // ---- ModelRequestRateLimit (facts §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {

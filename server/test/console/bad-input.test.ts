@@ -192,7 +192,7 @@ await describeEachDb('bad console input', (kind) => {
     expect(body.error.message).toMatch(/^无效的请求路径 \(request id: /);
   });
 
-  it('refuses a relay request whose stream is not a boolean with an OpenAI-shaped 400, before any charge', async () => {
+  it('refuses a relay request whose stream is not a boolean, or whose model holds a NUL, with an OpenAI-shaped 400, before any charge', async () => {
     await setOptions(s, { ModelRatio: { 'mock-chat': 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['mock-chat'] });
     await channelsChanged(s);
@@ -205,8 +205,22 @@ await describeEachDb('bad console input', (kind) => {
       const body = (await res.json()) as { error: { message: string; type: string; param: string } };
       expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'stream' });
     }
+    // a NUL in the model name (it goes into the consume log) is refused the same way, even on a channel pinned by an
+    // admin's token, which skips the model's routing
+    const admin = await addUser(s, { quota: 1_000_000, role: 10 });
+    const pinned = await addToken(s, admin.id, { unlimited: true });
+    const channelId = (await s.ctx.db.selectFrom('channels').select('id').where('base_url', '=', up.url).executeTakeFirstOrThrow()).id;
+    // self-use mode prices any model, so without the check the pinned request went upstream and was charged
+    await setOptions(s, { SelfUseModeEnabled: 'true' });
+    for (const key of [`${pinned.key}-${channelId}`, t.key]) {
+      const res = await relayPost(s, '/v1/chat/completions', key, { model: 'mock\u0000chat', messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { param: string } }).error).toMatchObject({ type: 'invalid_request_error', param: 'model' });
+    }
     expect(up.requests.length).toBe(calls);
     expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
+    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
+    await setOptions(s, { SelfUseModeEnabled: 'false' });
     // a boolean (or null) goes through
     const okRes = await relayPost(s, '/v1/chat/completions', t.key, { model: 'mock-chat', stream: false, messages: [{ role: 'user', content: 'hi' }] });
     expect(okRes.status).toBe(200);
