@@ -8,6 +8,9 @@ export class InputError extends Error {
   readonly statusCode = 400;
 }
 
+/** the longest model name the consume log's `model_name` column holds (VARCHAR(191)) */
+export const MODEL_NAME_MAX = 191;
+
 export const NUL_MESSAGE = '请求参数中包含非法字符（\\u0000）';
 export const NUMBER_MESSAGE = '数值超出范围';
 

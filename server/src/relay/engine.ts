@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
+import { MODEL_NAME_MAX } from '../lib/input.js';
 import type { NewLog } from '../db/schema.js';
 import { authenticate, ROLE_COMMON } from '../api/auth.js';
 import type { RelayServices } from '../services/cache/index.js';
@@ -136,9 +137,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
     }
     const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel || mode.defaultModel || '');
-    // the model name is written to the consume log: PostgreSQL refuses a NUL in text, and the row (and the rows
-    // inserted with it) would be lost after the charge
-    if (model.includes('\0')) throw new RelayError(400, '无效的请求, model 含有非法字符', 'invalid_request_error', 'invalid_request', true, 'model');
+    // the model name is written to the consume log: PostgreSQL refuses a NUL in text, no database a name longer than
+    // the column, and the row (with the rows inserted along with it) would be lost after the charge
+    if (model.length > MODEL_NAME_MAX || model.includes('\0')) throw new RelayError(400, '无效的请求, model 名称含有非法字符或过长', 'invalid_request_error', 'invalid_request', true, 'model');
 
     // ---- ModelRequestRateLimit (facts §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {

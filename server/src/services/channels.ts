@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
 import { likeContains } from '../db/like.js';
-import { intInput } from '../lib/input.js';
+import { MODEL_NAME_MAX, intInput } from '../lib/input.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 
 export class ChannelInputError extends Error {}
@@ -116,7 +116,8 @@ function checkModels(models: string): void {
   if (!models) throw new ChannelInputError('请至少选择一个模型！');
   const list = models.split(',');
   for (const m of list) {
-    if (m.length > 255) throw new ChannelInputError(`模型名称过长: ${m}`);
+    // longer names would be relayed and charged, then lost with their consume log row
+    if (m.length > MODEL_NAME_MAX) throw new ChannelInputError(`模型名称过长: ${m}`);
   }
   checkCaseDuplicates(list, '模型名称');
 }

@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import type { ConsoleClient } from '../helpers/console-client.js';
 import { registerAndLogin, setupAndLoginRoot } from './fixtures.js';
-import { addChannel, addToken, addUser, channelsChanged, relayPost, setOptions } from '../relay/fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, flushLogs, relayPost, setOptions } from '../relay/fixtures.js';
+import { relayServices } from '../../src/services/cache/index.js';
 
 const NUL = 'a\u0000b';
 const REFUSED_NUL = { success: false, message: '请求参数中包含非法字符（\\u0000）' };
@@ -170,6 +171,26 @@ await describeEachDb('bad console input', (kind) => {
     expect(t.body.data).toMatchObject({ model_limits: 'gpt-4,gpt-4o', remain_quota: 7 });
   });
 
+  it('keeps the consume log row and the dashboard bucket of a model whose name is longer than quota_data holds', async () => {
+    const model = 'long-model-' + 'x'.repeat(100);
+    await setOptions(s, { ModelRatio: { [model]: 1 }, DataExportEnabled: 'true' });
+    const created = await root.post('/api/channel/', { mode: 'single', channel: { name: 'long-model', type: 1, key: 'k-lm', models: model, group: 'default', base_url: up.url } });
+    expect(created.body.success).toBe(true);
+    await channelsChanged(s);
+    const u = await addUser(s, { quota: 1_000_000 });
+    const t = await addToken(s, u.id, { unlimited: true });
+    const res = await relayPost(s, '/v1/chat/completions', t.key, { model, messages: [{ role: 'user', content: 'hi' }] });
+    expect(res.status).toBe(200);
+    await flushLogs(s);
+    await relayServices(s.ctx).quotaData.flush();
+    const charged = 1_000_000 - Number((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
+    expect(charged).toBeGreaterThan(0);
+    const logs = await s.ctx.logDb.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', u.id).where('type', '=', 2).execute();
+    expect(logs.map((l) => [l.model_name, Number(l.quota)])).toEqual([[model, charged]]);
+    const buckets = await s.ctx.db.selectFrom('quota_data').select(['model_name', 'quota']).where('user_id', '=', u.id).execute();
+    expect(buckets.map((b) => [b.model_name, Number(b.quota)])).toEqual([[model.slice(0, 64), charged]]);
+  });
+
   it('answers Fastify’s own refusals in the console envelope on /api and the OpenAI shape on the relay', async () => {
     const bad = await root.get('/api/user/%E0%A4%A');
     expect([bad.status, bad.body]).toEqual([400, { success: false, message: '无效的请求路径' }]);
@@ -221,6 +242,16 @@ await describeEachDb('bad console input', (kind) => {
     expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
     expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
     await setOptions(s, { SelfUseModeEnabled: 'false' });
+    // a model name longer than the log's column: refused for a channel, and by the relay before any charge
+    const tooLong = 'm'.repeat(192);
+    const refused = await root.post('/api/channel/', { mode: 'single', channel: { name: 'long', type: 1, key: 'k-long', models: tooLong, group: 'default' } });
+    expect(refused.body).toEqual({ success: false, message: `模型名称过长: ${tooLong}` });
+    await setOptions(s, { SelfUseModeEnabled: 'true' });
+    const long = await relayPost(s, '/v1/chat/completions', `${pinned.key}-${channelId}`, { model: tooLong, messages: [{ role: 'user', content: 'hi' }] });
+    await setOptions(s, { SelfUseModeEnabled: 'false' });
+    expect(long.status).toBe(400);
+    expect(up.requests.length).toBe(calls);
+    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
     // a boolean (or null) goes through
     const okRes = await relayPost(s, '/v1/chat/completions', t.key, { model: 'mock-chat', stream: false, messages: [{ role: 'user', content: 'hi' }] });
     expect(okRes.status).toBe(200);
