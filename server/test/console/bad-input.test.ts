@@ -74,6 +74,7 @@ await describeEachDb('bad console input', (kind) => {
       `/api/log/search?keyword=${q}`,
       `/api/log/self/search?keyword=${q}`,
       `/api/data/?username=${q}`,
+      `/api/log/token?key=sk-${q}`,
     ]) {
       const res = await root.get(path);
       expect([path, res.status, res.body]).toEqual([path, 400, REFUSED_NUL]);
