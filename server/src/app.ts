@@ -8,18 +8,13 @@ import fastifyStatic from '@fastify/static';
 import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
 import { ipAllowed, proxyTrust } from './lib/ip-match.js';
-import { fail, openAIError } from './lib/http.js';
+import { answerError } from './lib/error-answer.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
 import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 
 const API_PREFIXES = ['/api', '/v1', '/assets'];
-const RELAY_PREFIXES = ['/v1', '/pg', '/dashboard', '/mj', '/suno', '/v1beta'];
-
-export function isRelayPath(url: string): boolean {
-  return RELAY_PREFIXES.some((p) => url === p || url.startsWith(p + '/'));
-}
 
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
@@ -40,6 +35,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     forceCloseConnections: false,
     // new-api's router answers `/x` and `/x/` alike; clients and its own console use both forms
     routerOptions: { ignoreTrailingSlash: true },
+    // a malformed or over-long path parameter: answered in the caller's error shape, not Fastify's
+    frameworkErrors: (err, req, reply) => answerError(ctx, err, req, reply),
   });
   app.decorate('ctx', ctx);
 
@@ -49,17 +46,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(fastifyCookie, { secret: ctx.config.sessionSecret });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
-    if (status >= 500) ctx.log.error({ err, url: req.url, reqId: req.id }, 'request failed');
-    const message = status >= 500 && !err.statusCode ? 'internal server error' : err.message;
-    if (isRelayPath(req.url)) {
-      const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
-      reply.status(status).send(openAIError(`${message} (request id: ${req.id})`, type));
-      return;
-    }
-    reply.status(status).send(fail(message));
-  });
+  app.setErrorHandler((err: FastifyError, req, reply) => answerError(ctx, err, req, reply));
 
   registerGlobalApiRateLimit(app, ctx);
   await registerApiRoutes(app, ctx);

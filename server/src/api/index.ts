@@ -15,6 +15,7 @@ import { registerChannelTestRoutes } from './channel-test.js';
 import { registerPricingRoutes } from './pricing.js';
 import { registerRedemptionRoutes } from './redemption.js';
 import { registerTopupRoutes } from './topup.js';
+import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
@@ -36,5 +37,11 @@ const AREAS: Area[] = [
 ];
 
 export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  // every console route (the relay's /api/log/token too) refuses NUL characters and out-of-range numbers first
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/') && route.url !== '/api') return;
+    const own = route.preValidation;
+    route.preValidation = own ? [rejectBadInput, ...(Array.isArray(own) ? own : [own])] : rejectBadInput;
+  });
   for (const area of AREAS) await area(app, ctx);
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
+import { numberInput } from '../lib/input.js';
 import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services/options.js';
 import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 import { loginSwitchProblem } from '../services/login-methods.js';
@@ -36,7 +37,7 @@ function asOptionString(v: unknown): string | null {
 export function validateOption(ctx: AppContext, key: string, value: string): string | null {
   if (!ctx.options.has(key)) return `未知的配置项：${key}`;
   if (BOOLEAN_KEYS.has(key) && value !== 'true' && value !== 'false') return `${key} 的值必须是 true 或 false`;
-  if (NUMERIC_KEYS.has(key) && (value.trim() === '' || !Number.isFinite(Number(value)))) return `${key} 的值必须是数字`;
+  if (NUMERIC_KEYS.has(key) && numberInput(value) === null) return `${key} 的值必须是数字`;
   if (JSON_OPTION_KEYS.has(key)) {
     let parsed: unknown;
     try {

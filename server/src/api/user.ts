@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { authGuards, caller, clearSession, writeSession, ROLE_ROOT } from './auth.js';
 import { fail, ok, type Envelope } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
+import { intInput } from '../lib/input.js';
 import {
   UserFacingError,
   USER_EXISTS_MESSAGE,
@@ -253,8 +254,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
   app.post('/api/user/aff_transfer', { preHandler: auth.user }, async (req) =>
     attempt(async () => {
       const quota = bodyOf(req).quota;
-      const n = typeof quota === 'string' && quota.trim() !== '' ? Number(quota) : quota;
-      if (typeof n !== 'number' || !Number.isFinite(n)) return fail('无效的参数');
+      const n = intInput(quota);
+      if (n === null) return fail('无效的参数');
       await transferAffQuota(ctx, caller(req).id, n);
       return ok(undefined, '划转成功');
     }),

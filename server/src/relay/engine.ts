@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
+import { MODEL_NAME_MAX } from '../lib/input.js';
 import type { NewLog } from '../db/schema.js';
 import { authenticate, ROLE_COMMON } from '../api/auth.js';
 import type { RelayServices } from '../services/cache/index.js';
@@ -138,6 +139,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
     }
     const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel || mode.defaultModel || '');
+    // the model name is written to the consume log: PostgreSQL refuses a NUL in text, no database a name longer than
+    // the column, and the row (with the rows inserted along with it) would be lost after the charge
+    if (model.length > MODEL_NAME_MAX || model.includes('\0')) throw new RelayError(400, '无效的请求, model 名称含有非法字符或过长', 'invalid_request_error', 'invalid_request', true, 'model');
 
     // ---- ModelRequestRateLimit (facts §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
@@ -177,6 +181,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
     // ---- validate, price, reserve
     const invalid = mode.validate(model && !body.model ? { ...body, model } : body);
     if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+    // new-api's JSON binding refuses a non-boolean stream; here `"yes"` would have meant a JSON answer
+    if (typeof body.stream !== 'boolean' && body.stream != null) throw new RelayError(400, '无效的请求, stream 必须是布尔值', 'invalid_request_error', 'invalid_request', true, 'stream');
     if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
       const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
       if (word !== null) {

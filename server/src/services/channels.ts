@@ -6,6 +6,8 @@ import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
 import { hasAdaptor, unsupportedTypeMessage } from '../relay/providers/index.js';
+import { likeContains } from '../db/like.js';
+import { MODEL_NAME_MAX, intInput } from '../lib/input.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 
 export class ChannelInputError extends Error {}
@@ -67,11 +69,7 @@ function str(v: unknown, field: string): string {
   throw new ChannelInputError(`${field} 必须是字符串`);
 }
 
-function intOf(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v.trim());
-  return null;
-}
+const intOf = (v: unknown) => intInput(v);
 
 export function parsePriority(v: unknown): number {
   const n = intOf(v);
@@ -120,7 +118,8 @@ function checkModels(models: string): void {
   if (!models) throw new ChannelInputError('请至少选择一个模型！');
   const list = models.split(',');
   for (const m of list) {
-    if (m.length > 255) throw new ChannelInputError(`模型名称过长: ${m}`);
+    // longer names would be relayed and charged, then lost with their consume log row
+    if (m.length > MODEL_NAME_MAX) throw new ChannelInputError(`模型名称过长: ${m}`);
   }
   checkCaseDuplicates(list, '模型名称');
 }
@@ -235,11 +234,6 @@ export async function listChannels(db: Executor, q: ListQuery): Promise<{ items:
   return { items, total: Number(n) };
 }
 
-const LIKE_ESCAPE = '!';
-export function likeEscape(s: string): string {
-  return s.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c);
-}
-
 export interface SearchQuery {
   keyword: string;
   group: string;
@@ -253,11 +247,10 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
   let query = publicSelect(db);
   const kw = q.keyword.trim();
   if (kw) {
-    const pattern = `%${likeEscape(kw)}%`;
     query = query.where((eb) => {
       const ors = [
-        sql<boolean>`${sql.ref('name')} like ${pattern} escape '!'`,
-        sql<boolean>`${sql.ref('base_url')} like ${pattern} escape '!'`,
+        likeContains('name', kw),
+        likeContains('base_url', kw),
         eb('key', '=', kw),
       ];
       if (/^\d+$/.test(kw) && Number.isSafeInteger(Number(kw))) ors.push(eb('id', '=', Number(kw)));
@@ -265,9 +258,9 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
     });
   }
   const group = q.group.trim();
-  if (group) query = query.where(sql<boolean>`${sql.ref('group')} like ${`%${likeEscape(group)}%`} escape '!'`);
+  if (group) query = query.where(likeContains('group', group));
   const model = q.model.trim();
-  if (model) query = query.where(sql<boolean>`${sql.ref('models')} like ${`%${likeEscape(model)}%`} escape '!'`);
+  if (model) query = query.where(likeContains('models', model));
   let rows = await ordered(query, q.idSort).execute();
   // LIKE narrows the candidates; the group filter must match a whole list element ("vip" is not "svip").
   if (group) rows = rows.filter((c) => splitCommaList(c.group).includes(group));

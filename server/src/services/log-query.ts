@@ -4,6 +4,7 @@ import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBoo
 import type { AppContext } from '../context.js';
 import type { Database, Log, QuotaDataRecord } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
+import { likeExactly, likePrefix } from '../db/like.js';
 import type { UsageBucket } from './quota-data.js';
 
 export const LOG_TYPE_UNKNOWN = 0;
@@ -37,8 +38,8 @@ function applyFilter(q: LogQuery, f: LogFilter, opts: { withTime: boolean }): Lo
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
   if (f.username) q = q.where('username', '=', f.username);
   if (f.tokenName) q = q.where('token_name', '=', f.tokenName);
-  // new-api uses LIKE without adding wildcards: exact match unless the caller types % or _ themselves.
-  if (f.modelName) q = q.where('model_name', 'like', f.modelName);
+  // new-api's LIKE without wildcards, whose `%` and `_` matched anything: here they match themselves
+  if (f.modelName) q = q.where(likeExactly('model_name', f.modelName));
   if (opts.withTime && f.startTimestamp) q = q.where('created_at', '>=', f.startTimestamp);
   if (opts.withTime && f.endTimestamp) q = q.where('created_at', '<=', f.endTimestamp);
   if (f.channel) q = q.where('channel_id', '=', f.channel);
@@ -132,9 +133,8 @@ export async function searchLogs(ctx: AppContext, keyword: string, userId?: numb
   if (userId !== undefined) q = q.where('user_id', '=', userId);
   const kw = keyword.trim();
   if (kw) {
-    const pattern = `${kw.replace(/[!%_]/g, (c) => '!' + c)}%`;
     q = q.where((eb) => {
-      const ors: Expression<SqlBool>[] = [sql<boolean>`${sql.ref('content')} like ${pattern} escape '!'`];
+      const ors: Expression<SqlBool>[] = [likePrefix('content', kw)];
       if (/^\d{1,9}$/.test(kw)) ors.push(eb('type', '=', Number(kw)));
       return eb.or(ors);
     });

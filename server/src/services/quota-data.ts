@@ -4,6 +4,8 @@
 // bucket whose write failed is kept for the next flush instead of being dropped.
 import type { AppContext } from '../context.js';
 
+const QUOTA_DATA_MODEL_MAX = 64;
+
 export interface UsageBucket {
   userId: number;
   username: string;
@@ -36,6 +38,8 @@ export class QuotaData {
 
   record(userId: number, username: string, model: string, quota: number, tokens: number, at = Date.now()): void {
     if (!this.ctx.options.bool('DataExportEnabled')) return;
+    // quota_data.model_name is VARCHAR(64) (new-api's size): a longer name would fail its bucket's write at every flush
+    if (model.length > QUOTA_DATA_MODEL_MAX) model = model.slice(0, QUOTA_DATA_MODEL_MAX);
     this.add({ userId, username, model, hour: Math.floor(at / 3_600_000) * 3600, count: 1, quota, tokenUsed: tokens });
   }
 

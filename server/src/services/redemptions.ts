@@ -7,6 +7,8 @@ import type { AppContext } from '../context.js';
 import type { Database, Redemption } from '../db/schema.js';
 import { randomHex32 } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
+import { likePrefix } from '../db/like.js';
+import { intInput } from '../lib/input.js';
 import { UserFacingError } from './users.js';
 import { LOG_TYPE_TOPUP, logQuota, recordUserLog } from './user-logs.js';
 
@@ -49,11 +51,7 @@ function view(row: Omit<Redemption, 'deleted_at'>): PublicRedemption {
   };
 }
 
-function int(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return null;
-}
+const int = (v: unknown) => intInput(v);
 
 function redemptionName(v: unknown): string {
   const name = typeof v === 'string' ? v.trim() : '';
@@ -89,7 +87,7 @@ export async function listRedemptions(db: Kysely<Database>, opts: { keyword?: st
   let q = live(db);
   if (keyword) {
     const id = /^\d+$/.test(keyword) && Number.isSafeInteger(Number(keyword)) ? Number(keyword) : null;
-    q = q.where((eb) => (id === null ? eb('name', 'like', `${keyword}%`) : eb.or([eb('id', '=', id), eb('name', 'like', `${keyword}%`)])));
+    q = q.where((eb) => (id === null ? likePrefix('name', keyword) : eb.or([eb('id', '=', id), likePrefix('name', keyword)])));
   }
   const totalRow = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q

@@ -8,6 +8,8 @@ import type { Database, Token } from '../db/schema.js';
 import { generateTokenKey } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
 import { splitCommaList } from './abilities.js';
+import { likeContains, likePrefix } from '../db/like.js';
+import { intInput } from '../lib/input.js';
 import { isUsableGroup } from './groups.js';
 
 export class TokenInputError extends Error {}
@@ -56,17 +58,21 @@ function bool(v: unknown, field: string): boolean {
   throw new TokenInputError(`${field} 必须是布尔值`);
 }
 
-function int(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return null;
-}
+const int = (v: unknown) => intInput(v);
 
 function tokenName(v: unknown): string {
   const name = typeof v === 'string' ? v.trim() : '';
   if (!name) throw new TokenInputError('令牌名称不能为空');
   if ([...name].length > TOKEN_NAME_MAX) throw new TokenInputError('令牌名称过长');
   return name;
+}
+
+/** model_limits: new-api's comma-separated string, or a list of names (stored joined by commas) */
+function modelLimitsText(v: unknown): string {
+  if (v === null) return '';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((m) => typeof m === 'string')) return v.join(',');
+  throw new TokenInputError('model_limits 必须是字符串或字符串列表');
 }
 
 type TokenFields = Partial<Pick<Token, 'name' | 'expired_time' | 'remain_quota' | 'model_limits' | 'allow_ips' | 'group'>> & {
@@ -91,8 +97,7 @@ function tokenFields(ctx: AppContext, userGroup: string, body: Body): TokenField
   if (has('unlimited_quota')) out.unlimited_quota = bool(body.unlimited_quota, 'unlimited_quota');
   if (has('model_limits_enabled')) out.model_limits_enabled = bool(body.model_limits_enabled, 'model_limits_enabled');
   if (body.model_limits !== undefined) {
-    const raw = body.model_limits === null ? '' : Array.isArray(body.model_limits) ? body.model_limits.map(String).join(',') : String(body.model_limits);
-    out.model_limits = splitCommaList(raw).join(',');
+    out.model_limits = splitCommaList(modelLimitsText(body.model_limits)).join(',');
   }
   if (body.allow_ips !== undefined) out.allow_ips = body.allow_ips === null ? '' : normalizeAllowIps(body.allow_ips);
   if (body.group !== undefined) {
@@ -139,15 +144,13 @@ export async function listTokens(db: Kysely<Database>, userId: number, page: num
   return rows.map(view);
 }
 
-const likeEscape = (s: string) => s.replace(/[!%_]/g, (c) => '!' + c);
-
 /** GET /api/token/search: name contains the keyword, key starts with the token (an `sk-` prefix is ignored). */
 export async function searchTokens(db: Kysely<Database>, userId: number, keyword: string, token: string): Promise<PublicToken[]> {
   let q = own(db, userId);
   const kw = keyword.trim();
-  if (kw) q = q.where(sql<boolean>`${sql.ref('name')} like ${`%${likeEscape(kw)}%`} escape '!'`);
+  if (kw) q = q.where(likeContains('name', kw));
   const key = token.trim().replace(/^sk-/, '');
-  if (key) q = q.where(sql<boolean>`${sql.ref('key')} like ${`${likeEscape(key)}%`} escape '!'`);
+  if (key) q = q.where(likePrefix('key', key));
   return (await q.orderBy('id', 'desc').limit(1000).execute()).map(view);
 }
 

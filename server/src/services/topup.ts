@@ -4,6 +4,7 @@
 import type { AppContext } from '../context.js';
 import { randomAlnum } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
+import { intInput } from '../lib/input.js';
 import { EPAY_TRADE_SUCCESS, epayPurchase, epayVerify, type EpayConfig } from './epay.js';
 import { LOG_TYPE_TOPUP, logQuota, recordUserLog } from './user-logs.js';
 
@@ -40,11 +41,7 @@ export function topupGroupRatio(ctx: AppContext, group: string): number {
   return Number.isFinite(r) && r > 0 ? r : 1;
 }
 
-function parseAmount(v: unknown): number | null {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return null;
-}
+const parseAmount = (v: unknown) => intInput(v);
 
 interface Quote {
   /** whole dollars (USD units) that will be credited, the unit of top_ups.amount */

@@ -1,11 +1,14 @@
 // User administration (facts §3.4 AdminAuth routes). The role rules are enforced here, not only in the UI: an admin
 // never sees or changes a peer or a superior, only root promotes, root is never disabled, deleted or demoted, and
 // nobody hands out a role at or above their own.
+import type { Expression, SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from '../api/auth.js';
 import { LOG_TYPE_MANAGE, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
+import { likeContains } from '../db/like.js';
+import { intInput } from '../lib/input.js';
 import {
   UserFacingError,
   USER_EXISTS_MESSAGE,
@@ -13,7 +16,6 @@ import {
   hashPassword,
   insertUser,
   adminUserView,
-  likePattern,
   softDeleteUser,
   userExistsOrDeleted,
   validateUserFields,
@@ -47,10 +49,10 @@ export async function searchUsers(ctx: AppContext, opts: { keyword?: string; gro
   let q = ctx.db.selectFrom('users');
   const keyword = opts.keyword?.trim() ?? '';
   if (keyword) {
-    const like = likePattern(keyword);
     const asId = /^\d+$/.test(keyword) ? Number(keyword) : null;
     q = q.where((eb) => {
-      const ors = [eb('username', 'like', like), eb('email', 'like', like), eb('display_name', 'like', like)];
+      // the keyword's `%` and `_` match themselves (new-api let them match anything)
+      const ors: Expression<SqlBool>[] = [likeContains('username', keyword), likeContains('email', keyword), likeContains('display_name', keyword)];
       if (asId !== null && Number.isSafeInteger(asId)) ors.push(eb('id', '=', asId));
       return eb.or(ors);
     });
@@ -94,8 +96,8 @@ export async function adminCreateUser(ctx: AppContext, callerRole: number, body:
   const displayName = typeof body.display_name === 'string' ? body.display_name : '';
   const invalid = validateUserFields({ username, password, display_name: displayName });
   if (invalid) throw new UserFacingError(invalid);
-  const role = body.role === undefined || body.role === null || body.role === '' ? ROLE_COMMON : Number(body.role);
-  if (!Number.isInteger(role)) throw new UserFacingError('无效的参数');
+  const role = body.role === undefined || body.role === null || body.role === '' ? ROLE_COMMON : intInput(body.role);
+  if (role === null) throw new UserFacingError('无效的参数');
   if (role >= callerRole) throw new UserFacingError('无法创建权限大于等于自己的用户');
   if (role !== ROLE_COMMON && role !== ROLE_ADMIN) throw new UserFacingError('无效的参数');
   if (await userExistsOrDeleted(ctx.db, username)) throw new UserFacingError(USER_EXISTS_MESSAGE);
@@ -118,8 +120,8 @@ export interface AdminUpdateInput {
  * load and the save is not undone, and it writes a manage log.
  */
 export async function adminUpdateUser(ctx: AppContext, callerRole: number, body: AdminUpdateInput): Promise<void> {
-  const id = Number(body.id);
-  if (!Number.isSafeInteger(id) || id <= 0) throw new UserFacingError('无效的参数');
+  const id = intInput(body.id);
+  if (id === null || id <= 0) throw new UserFacingError('无效的参数');
   const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   const username = str(body.username)?.trim();
   const displayName = str(body.display_name);
@@ -128,13 +130,15 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
   const invalid = validateUserFields({ username, display_name: displayName, password });
   if (invalid) throw new UserFacingError(invalid);
   const origin = await targetFor(ctx, callerRole, id, '无权更新同权限等级或更高权限等级的用户信息');
-  if (body.role !== undefined && body.role !== null && Number(body.role) >= callerRole && callerRole !== ROLE_ROOT) {
+  if (body.role !== undefined && body.role !== null && body.role !== '' && (intInput(body.role) ?? Infinity) >= callerRole && callerRole !== ROLE_ROOT) {
     throw new UserFacingError('无权将其他用户权限等级提升到大于等于自己的权限等级');
   }
   let quota: number | undefined;
   if (body.quota !== undefined && body.quota !== null && body.quota !== '') {
-    quota = Number(body.quota);
-    if (!Number.isSafeInteger(quota)) throw new UserFacingError('额度必须是整数');
+    // a number, or a decimal string as new-api's console sends the form's value; not "0x10" or "1e3"
+    const n = intInput(body.quota);
+    if (n === null) throw new UserFacingError('额度必须是整数');
+    quota = n;
     if (quota < 0) throw new UserFacingError('额度不能为负数');
   }
   if (group !== undefined && (group === '' || group.length > 64)) throw new UserFacingError('无效的分组');

@@ -8,6 +8,7 @@ import type { Database, NewUser, User } from '../db/schema.js';
 import { generateTokenKey, randomAlnum } from '../lib/random.js';
 import { userUrlFetch } from '../lib/safe-fetch.js';
 import { nowSec } from '../lib/time.js';
+import { numberInput } from '../lib/input.js';
 import { LOG_TYPE_SYSTEM, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
 
@@ -361,8 +362,8 @@ export interface UserSetting {
 export async function updateUserSetting(ctx: AppContext, id: number, input: Record<string, unknown>): Promise<void> {
   const notifyType = typeof input.notify_type === 'string' && input.notify_type ? input.notify_type : 'email';
   if (notifyType !== 'email' && notifyType !== 'webhook') throw new UserFacingError('无效的通知类型');
-  const threshold = Number(input.quota_warning_threshold);
-  if (!Number.isFinite(threshold) || threshold <= 0) throw new UserFacingError('预警阈值必须大于0');
+  const threshold = numberInput(input.quota_warning_threshold);
+  if (threshold === null || threshold <= 0) throw new UserFacingError('预警阈值必须大于0');
   const setting: UserSetting = { notify_type: notifyType, quota_warning_threshold: threshold };
   if (notifyType === 'webhook') {
     const url = typeof input.webhook_url === 'string' ? input.webhook_url.trim() : '';
@@ -413,9 +414,4 @@ export async function emailRegistered(ctx: AppContext, email: string, includeDel
 export async function rootUserExists(db: Kysely<Database>): Promise<boolean> {
   const row = await db.selectFrom('users').select('id').where('role', '=', 100).where('deleted_at', 'is', null).executeTakeFirst();
   return !!row;
-}
-
-/** Substring LIKE pattern. Wildcards typed by the admin keep their meaning (as in new-api). */
-export function likePattern(keyword: string): string {
-  return `%${keyword}%`;
 }

@@ -10,7 +10,7 @@
 // Node's. Requests on one connection are answered in order (pipelined ones wait for the answer before).
 import { maxHeaderSize, type Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { parseHead, type LeanHead } from './head.js';
+import { headMayComplete, parseHead, type LeanHead } from './head.js';
 import { LeanResponse, type ResponseOwner } from './response.js';
 
 export interface LeanRequest extends LeanHead {
@@ -100,10 +100,11 @@ class Connection implements ResponseOwner {
     const buf = this.pending!;
     const end = buf.indexOf(CRLFCRLF);
     if (end < 0) {
-      // Not one of ours as soon as that shows (another method, garbage: Node answers those at once), a head ended by
+      // Not one of ours as soon as that shows (another method, garbage, a byte no head of ours holds: Node answers
+      // a corrupted head at once, where waiting here for its end could last until the head timeout), a head ended by
       // bare line feeds (it would never show CRLF CRLF), or too long: Node's parser decides what it is
       if (buf.compare(POST, 0, Math.min(POST.length, buf.length), 0, Math.min(POST.length, buf.length)) !== 0) return this.handOver();
-      if (buf.length > MAX_HEAD || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0) this.handOver();
+      if (buf.length > MAX_HEAD || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0 || !headMayComplete(buf, this.front.opts.isRoute)) this.handOver();
       return;
     }
     const head = end <= MAX_HEAD ? parseHead(buf, end, this.front.opts.isRoute) : null;
