@@ -159,13 +159,14 @@ async function exchange(url: string, data: Buffer | string, done: (text: string)
 const chatHead = (path: string, key: string, length: number, extra = '') =>
   `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
-describe('authentication before the body (in process)', () => {
+// the lean front, and Node's server with the relay's `request` hook
+for (const lean of ['true', 'false']) describe(`authentication before the body (in process, LEAN_HTTP=${lean})`, () => {
   let s: TestServer;
   let up: MockUpstream;
   let key: string;
 
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ env: { LEAN_HTTP: lean } });
     up = await MockUpstream.start();
     await setOptions(s, { ModelRatio: { 'm-a': 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['m-a'] });
