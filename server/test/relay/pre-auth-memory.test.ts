@@ -89,13 +89,15 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
     await database?.drop();
   });
 
-  it('answers 401 or 413 to gzip bombs and 60 MB bodies without reading them into memory', async () => {
+  it('answers 401, 413 (or 501) to gzip bombs and 60 MB bodies without reading them into memory', async () => {
     expect(BOMB.length).toBeLessThan(64 * 1024);
     const pid = gw.child.pid!;
     // routes that need a caller: the relay's lean front, its Fastify routes, the playground, console routes
     const needCaller = ['/v1/chat/completions', '/v1/chat/completions?via=fastify', '/v1/moderations', '/pg/chat/completions', '/api/token/', '/api/option/'];
     // routes anyone may call, and a path that does not exist
     const anonymous = ['/api/user/login', '/api/user/register', '/api/setup', '/api/user/epay/notify', '/api/no-such-route'];
+    // relay paths the gateway does not serve: 501 from the head
+    const unserved = ['/v1/files', '/v1/images/variations'];
     const method = (path: string) => (path === '/api/option/' ? 'PUT' : 'POST');
     // a forged relay key; no console credentials (an unknown access token is answered 200 success:false, as new-api)
     const credentials = (path: string): Record<string, string> => (path.startsWith('/v1/') ? { authorization: 'Bearer sk-forged' } : {});
@@ -103,7 +105,7 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
       Promise.all(Array.from({ length: 20 }, () => post(gw.url + path, body, { ...credentials(path), ...headers }, method(path))));
 
     // the same requests with small bodies first: lazy initialisation and connection handling are not what is measured
-    for (const path of [...needCaller, ...anonymous]) await wave(path, Buffer.from('{}'), {});
+    for (const path of [...needCaller, ...anonymous, ...unserved]) await wave(path, Buffer.from('{}'), {});
     await new Promise((r) => setTimeout(r, 500));
     const before = rssOf(pid);
     let peak = before;
@@ -124,6 +126,10 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
       for (const path of anonymous) {
         const statuses = await wave(path, LARGE, {});
         if (!refused(statuses, 413, true)) unexpected.push([`60 MB ${path}`, statuses]);
+      }
+      for (const path of unserved) {
+        const statuses = await wave(path, LARGE, {});
+        if (!refused(statuses, 501, true)) unexpected.push([`60 MB ${path}`, statuses]);
       }
     } finally {
       clearInterval(sampler);
