@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
 import { ipAllowed, proxyTrust } from './lib/ip-match.js';
 import { answerError } from './lib/error-answer.js';
+import { ANONYMOUS_BODY_LIMIT } from './lib/body-limits.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
 import { rateLimitHook } from './lib/rate-limit.js';
@@ -27,8 +28,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     genReqId: () => newRequestId(),
-    bodyLimit: 64 * 1024 * 1024,
-    // request.ip: the left-most X-Forwarded-For entry (new-api), or behind TRUSTED_PROXIES the first hop not trusted
+    // routes whose caller is authenticated before the body is read raise it (api/index.ts, relay/index.ts)
+    bodyLimit: ANONYMOUS_BODY_LIMIT,
+    // request.ip: the first X-Forwarded-For hop, from the socket leftwards, that is not a trusted proxy (TRUSTED_PROXIES,
+    // by default loopback and private networks); with TRUSTED_PROXIES=* the left-most entry, as new-api
     trustProxy: trusted ? (addr: string) => ipAllowed(trusted, addr) : true,
     keepAliveTimeout: 65_000,
     // a stop lets requests in flight finish and closes connections itself (shutdown.ts)

@@ -27,7 +27,10 @@ export interface Config {
   frontendBaseUrl: string;
   streamingTimeoutSec: number;
   relayTimeoutSec: number;
-  /** TRUSTED_PROXIES: the addresses / CIDR ranges whose X-Forwarded-For is believed; empty: every hop (new-api) */
+  /**
+   * TRUSTED_PROXIES: the addresses / CIDR ranges whose X-Forwarded-For is believed; empty: loopback and private
+   * networks (lib/ip-match.ts DEFAULT_TRUSTED_PROXIES); `*`: every hop (new-api)
+   */
   trustedProxies: string[];
   /** SIGTERM / SIGINT: seconds requests in flight may take to finish before their connections are cut (shutdown.ts) */
   shutdownTimeoutSec: number;
@@ -78,10 +81,11 @@ function int(env: Env, name: string, def: number, min = Number.MIN_SAFE_INTEGER)
   return n;
 }
 
-function ipList(env: Env, name: string): string[] {
+function ipList(env: Env, name: string, anyEntry = false): string[] {
   const items = (env[name] ?? '')
     .split(/[\s,]+/)
     .filter(Boolean);
+  if (anyEntry && items.length === 1 && items[0] === '*') return items;
   for (const item of items) if (!isIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
   return items;
 }
@@ -155,7 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamingTimeoutSec: int(env, 'STREAMING_TIMEOUT', 60, 1),
     relayTimeoutSec: int(env, 'RELAY_TIMEOUT', 0, 0),
     shutdownTimeoutSec: int(env, 'SHUTDOWN_TIMEOUT', 8, 0),
-    trustedProxies: ipList(env, 'TRUSTED_PROXIES'),
+    trustedProxies: ipList(env, 'TRUSTED_PROXIES', true),
     leanHttp: bool(env, 'LEAN_HTTP', true),
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),

@@ -129,11 +129,20 @@ export async function authenticate(ctx: AppContext, req: FastifyRequest, reply: 
   return info;
 }
 
+/** the guards that refuse a caller: api/index.ts runs them before the request body is read */
+const refusingGuards = new WeakSet<object>();
+
+export function isRefusingGuard(hook: unknown): hook is preHandlerAsyncHookHandler {
+  return typeof hook === 'function' && refusingGuards.has(hook);
+}
+
 function guard(ctx: AppContext, minRole: number): preHandlerAsyncHookHandler {
-  return async function (req, reply) {
+  const hook: preHandlerAsyncHookHandler = async function (req, reply) {
     const info = await authenticate(ctx, req, reply, minRole);
     if (!info) return reply;
   };
+  refusingGuards.add(hook);
+  return hook;
 }
 
 /** preHandlers for route options: `{ preHandler: auth.user }`. */

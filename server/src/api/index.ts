@@ -1,6 +1,8 @@
 // Console API (/api/*). Each area registers its own routes; handlers stay thin and call services/.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions, onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import { BODY_LIMIT, closeIfRefusedLarge } from '../lib/body-limits.js';
+import { isRefusingGuard } from './auth.js';
 import { registerSetupRoutes } from './setup.js';
 import { registerStatusRoutes } from './status.js';
 import { registerOptionRoutes } from './option.js';
@@ -36,7 +38,29 @@ const AREAS: Area[] = [
   registerTopupRoutes,
 ];
 
+type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+/**
+ * A route declared with `{ preHandler: auth.user }` (or admin, root) authenticates once its head is in, before its
+ * body is read or parsed: the guard moves to the route's onRequest hooks (after the app's own, the rate limits among
+ * them), with the same answers. Only such routes accept bodies up to BODY_LIMIT; the others keep the app's small
+ * default (app.ts), their callers being anyone.
+ */
+function authenticateBeforeBody(route: RouteOptions): void {
+  const preHandlers = asList(route.preHandler);
+  const guards = preHandlers.filter(isRefusingGuard);
+  if (!guards.length) return;
+  route.preHandler = preHandlers.filter((hook) => !isRefusingGuard(hook));
+  // the guards take (request, reply) and answer through reply: the same in either hook; a refusal with a large body
+  // unread closes the connection
+  route.onRequest = [...asList(route.onRequest), ...(guards.map((guard) => closeIfRefusedLarge(guard as unknown as onRequestAsyncHookHandler)) as unknown as OnRequestHook[])];
+  route.bodyLimit ??= BODY_LIMIT;
+}
+
 export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.addHook('onRoute', authenticateBeforeBody);
   // every console route (the relay's /api/log/token too) refuses NUL characters and out-of-range numbers first
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') && route.url !== '/api') return;

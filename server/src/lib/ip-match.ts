@@ -40,6 +40,8 @@ export function ipToBig(ip: string): { v6: boolean; n: bigint } | null {
     const groups = ip.includes('::') ? [...hh, ...Array(8 - hh.length - tt.length).fill('0'), ...tt] : hh;
     let n = 0n;
     for (const g of groups) n = (n << 16n) | BigInt(parseInt(g || '0', 16));
+    // an IPv4-mapped address in hex form (::ffff:7f00:1) is the IPv4 address, as the dotted form above
+    if (n >> 32n === 0xffffn) return { v6: false, n: n & 0xffffffffn };
     return { v6: true, n };
   }
   return null;
@@ -59,9 +61,12 @@ export function compileIpAllowList(raw: string | null | undefined): IpMatcher | 
       m.exact.add(b ? `${b.v6 ? 6 : 4}:${b.n}` : item);
       continue;
     }
-    const b = ipToBig(item.slice(0, slash));
-    const bits = Number(item.slice(slash + 1));
+    const address = item.slice(0, slash);
+    const b = ipToBig(address);
+    let bits = Number(item.slice(slash + 1));
     if (!b || !Number.isInteger(bits)) continue;
+    // an IPv4-mapped range (::ffff:10.0.0.0/104) is compared as the IPv4 range it maps
+    if (!b.v6 && address.includes(':')) bits -= 96;
     const width = b.v6 ? 128n : 32n;
     const len = BigInt(Math.max(0, Math.min(Number(width), bits)));
     const mask = len === 0n ? 0n : ((1n << len) - 1n) << (width - len);
@@ -92,7 +97,7 @@ export function isIpEntry(entry: string): boolean {
  * The client address of a request: the first address, from the socket's towards the left of X-Forwarded-For, that is
  * not a trusted proxy (proxy-addr's rule, which Fastify applies to `request.ip`). `trusted` null trusts every hop, as
  * new-api (gin's default) does: the left-most X-Forwarded-For entry wins, and a client that reaches the gateway
- * directly can claim any address.
+ * directly can claim any address (TRUSTED_PROXIES=*).
  */
 export function clientIpOf(socketIp: string, xff: string | undefined, trusted: IpMatcher | null): string {
   if (!xff) return socketIp;
@@ -110,7 +115,15 @@ export function clientIpOf(socketIp: string, xff: string | undefined, trusted: I
   return ip;
 }
 
-/** TRUSTED_PROXIES compiled, or null when unset (every hop trusted). */
+/**
+ * The proxies trusted when TRUSTED_PROXIES is unset: loopback and private networks, where a reverse proxy in front of
+ * the gateway runs (same host, same network). A client on a public address is taken at its socket's address whatever
+ * it writes in X-Forwarded-For. IPv4-mapped IPv6 peers match their IPv4 ranges (ipToBig).
+ */
+export const DEFAULT_TRUSTED_PROXIES = ['127.0.0.0/8', '::1', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
+
+/** TRUSTED_PROXIES compiled: the default list when unset, null (every hop trusted, as new-api) for `*`. */
 export function proxyTrust(trustedProxies: string[]): IpMatcher | null {
-  return compileIpAllowList(trustedProxies.join('\n'));
+  if (trustedProxies.includes('*')) return null;
+  return compileIpAllowList((trustedProxies.length ? trustedProxies : DEFAULT_TRUSTED_PROXIES).join('\n'));
 }

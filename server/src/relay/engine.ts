@@ -19,7 +19,7 @@ import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuo
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
 import { addUpstreamHeaders } from './response-headers.js';
-import { baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
+import { asRelayError, baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes.js';
 import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type UpstreamUsage } from './providers/index.js';
@@ -98,9 +98,10 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
   const origin = req.headers.origin;
   const mode = opts.mode;
 
+  // every way in authenticates before reading the body (admit.ts) and hands the caller over
   let caller: RelayCaller;
   if (opts.playground) {
-    const info = await authenticate(ctx, req, reply, ROLE_COMMON);
+    const info = req.auth ?? (await authenticate(ctx, req, reply, ROLE_COMMON));
     if (!info) return;
     reply.hijack();
     const user = await svc.users.get(info.id);
@@ -109,7 +110,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
   } else {
     reply.hijack();
     try {
-      const c = tokenAuth(ctx, svc, req.headers, req.url);
+      const c = req.relayCaller ?? tokenAuth(ctx, svc, req.headers, req.url);
       caller = c instanceof Promise ? await c : c;
     } catch (err) {
       return sendRelayError(reply.raw, asRelayError(err), reqId, origin);
@@ -353,11 +354,6 @@ const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
 function spliceIncludeUsage(raw: Buffer): Buffer {
   const i = raw.indexOf(0x7b);
   return Buffer.concat([raw.subarray(0, i + 1), INCLUDE_USAGE, raw.subarray(i + 1)]);
-}
-
-function asRelayError(err: unknown): RelayError {
-  if (err instanceof RelayError) return err;
-  return new RelayError(500, (err as Error)?.message || 'internal error', 'new_api_error', 'internal_error');
 }
 
 interface AttemptInput {

@@ -23,6 +23,12 @@ export class RelayError extends Error {
   }
 }
 
+/** Any error as a RelayError: an unexpected one is a 500. */
+export function asRelayError(err: unknown): RelayError {
+  if (err instanceof RelayError) return err;
+  return new RelayError(500, (err as Error)?.message || 'internal error', 'new_api_error', 'internal_error');
+}
+
 /** Headers every relay response carries: request id and permissive CORS (facts §4.1). */
 export function baseHeaders(reqId: string, origin: string | undefined): Record<string, string> {
   const h: Record<string, string> = { 'X-Oneapi-Request-Id': reqId, 'Access-Control-Allow-Origin': origin || '*' };

@@ -2,7 +2,8 @@
 // engine (auth, routing, retries, billing, logs), plus the 501 answers for the endpoints the gateway does not serve.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
-import { RelayError, sendRelayError } from './errors.js';
+import { RelayError } from './errors.js';
+import { refuseUnread } from './admit.js';
 import { registerJsonRelayRoutes } from './index.js';
 import { speechMode, transcriptionsMode, translationsMode } from './modes/audio.js';
 import { editsMode } from './modes/edits.js';
@@ -34,9 +35,10 @@ export async function registerExtraRelayModes(app: FastifyInstance, ctx: AppCont
     { url: '/v1/rerank', mode: rerankMode },
     { url: '/v1/responses', mode: responsesMode },
   ]);
+  // answered from the head: the body is never read
   const notImplemented = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.hijack();
-    sendRelayError(reply.raw, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id, req.headers.origin);
+    refuseUnread(reply.raw, req.headers, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id);
   };
-  for (const [method, url] of NOT_IMPLEMENTED) app.route({ method, url, handler: notImplemented });
+  for (const [method, url] of NOT_IMPLEMENTED) app.route({ method, url, onRequest: notImplemented, handler: notImplemented });
 }

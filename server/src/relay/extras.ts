@@ -6,6 +6,7 @@ import type { RelayServices } from '../services/cache/index.js';
 import { isBuiltInModel, modelObject } from '../services/model-objects.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
+import { refuseUnread } from './admit.js';
 import { isUsableGroup } from '../services/groups.js';
 import { tokenLogs } from '../services/log-query.js';
 
@@ -118,9 +119,10 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
     return reply.send({ success: true, message: '', data });
   });
 
+  // answered from the head: the body is never read
   const notImplemented = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.hijack();
-    sendRelayError(reply.raw, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id, req.headers.origin);
+    refuseUnread(reply.raw, req.headers, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id);
   };
   const unimplemented: Array<{ method: 'GET' | 'POST' | 'DELETE'; url: string }> = [];
   for (const [method, url] of [
@@ -147,6 +149,6 @@ export async function registerRelayExtras(app: FastifyInstance, ctx: AppContext,
       payload.on('end', () => done(null));
       payload.on('error', done);
     });
-    for (const r of unimplemented) scope.route({ ...r, handler: notImplemented });
+    for (const r of unimplemented) scope.route({ ...r, onRequest: notImplemented, handler: notImplemented });
   });
 }

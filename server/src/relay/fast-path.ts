@@ -6,7 +6,6 @@
 // Two ways in: the lean HTTP front (lib/lean-http/) serves the common form of these requests on its own connections
 // without Node's IncomingMessage/ServerResponse; connections it hands to Node's server reach the `request` hook.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
@@ -14,20 +13,13 @@ import { newRequestId } from '../lib/request-id.js';
 import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
 import { LeanHttpFront } from '../lib/lean-http/front.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
+import { BODY_LIMIT } from '../lib/body-limits.js';
 import { relayJson } from './engine.js';
 import { RelayError, sendRelayError } from './errors.js';
 import type { RelayMode } from './modes.js';
-
-const BODY_LIMIT = 64 * 1024 * 1024;
-
-function decode(enc: string | undefined, body: Buffer, cb: (err: Error | null, out?: Buffer) => void): void {
-  if (!enc || enc === 'identity') return cb(null, body);
-  const opts = { maxOutputLength: BODY_LIMIT };
-  if (enc === 'gzip' || enc === 'x-gzip') zlib.gunzip(body, opts, cb);
-  else if (enc === 'br') zlib.brotliDecompress(body, opts, cb);
-  else if (enc === 'deflate') zlib.inflate(body, opts, cb);
-  else cb(null, body);
-}
+import { refuseUnread } from './admit.js';
+import { tokenAuth, type RelayCaller } from './auth.js';
+import { decodeBody } from './body-decode.js';
 
 export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc: RelayServices, routes: Record<string, RelayMode>): void {
   const server = app.server;
@@ -41,17 +33,21 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   // shape here. preClose, not onClose: Fastify's own onClose handler, which runs first, waits for every connection.
   let closing = false;
 
-  /** one relay request whose body has been read */
-  const serve = (mode: RelayMode, url: string, headers: IncomingHttpHeaders, socketIp: string, raw: Buffer, res: HttpResponse): void => {
+  /** TokenAuth from the head alone, before the body is read (admit.ts): the caller, or a promise of it; throws */
+  const admit = (url: string, headers: IncomingHttpHeaders) => tokenAuth(ctx, svc, headers, url);
+
+  /** one relay request whose caller is authenticated and whose body has been read */
+  const serve = (mode: RelayMode, url: string, headers: IncomingHttpHeaders, socketIp: string, caller: RelayCaller, raw: Buffer, res: HttpResponse): void => {
     const id = newRequestId();
     if (closing) {
       res.setHeader('Connection', 'close');
       return sendRelayError(res, new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'), id, headers.origin);
     }
-    decode(headers['content-encoding'], raw, (err, body) => {
-      if (err) return sendRelayError(res, new RelayError(400, `invalid ${headers['content-encoding']} request body`), id, headers.origin);
+    decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
+      if (err) return sendRelayError(res, err, id, headers.origin);
       // the few request/reply members the engine uses
-      const freq = { id, headers, url, ip: clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted), body, params: {} } as unknown as FastifyRequest;
+      const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
+      const freq = { id, headers, url, ip, body, params: {}, relayCaller: caller } as unknown as FastifyRequest;
       const freply = { raw: res, hijack() {} } as unknown as FastifyReply;
       relayJson(svc, ctx, freq, freply, { mode }).catch((e) => {
         ctx.log.error({ err: e, reqId: id }, 'relay failed');
@@ -65,7 +61,11 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     LeanHttpFront.install(server, {
       isRoute: (url) => Object.hasOwn(routes, url),
       bodyLimit: BODY_LIMIT,
-      handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.body, res),
+      admission: {
+        check: (head) => admit(head.url, head.headers),
+        refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId()),
+      },
+      handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
       stopping: () => closing,
     });
   }
@@ -74,21 +74,41 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   });
 
   server.removeListener('request', fastify);
+  /** Node's request: its body is read once the caller is known */
+  const readBody = (mode: RelayMode, req: IncomingMessage, res: ServerResponse, caller: RelayCaller): void => {
+    const tooLarge = () => refuseUnread(res, req.headers, new RelayError(413, 'Request body is too large'), newRequestId());
+    if (Number(req.headers['content-length']) > BODY_LIMIT) return tooLarge();
+    let chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= BODY_LIMIT) return void chunks.push(c);
+      // a chunked body past the limit: what was kept goes, the rest is not read
+      req.off('data', onData);
+      req.pause();
+      chunks = [];
+      tooLarge();
+    };
+    req.on('data', onData);
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (size > BODY_LIMIT) return;
+      serve(mode, req.url!, req.headers, req.socket.remoteAddress ?? '', caller, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
+    });
+  };
+
+  server.removeListener('request', fastify);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const mode = req.method === 'POST' && Object.hasOwn(routes, req.url ?? '') ? routes[req.url!] : undefined;
     if (!mode) return fastify(req, res);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > BODY_LIMIT) tooLarge = true;
-      else chunks.push(c);
-    });
-    req.on('error', () => res.destroy());
-    req.on('end', () => {
-      if (tooLarge) return sendRelayError(res, new RelayError(413, 'Request body is too large'), newRequestId(), req.headers.origin);
-      serve(mode, req.url!, req.headers, req.socket.remoteAddress ?? '', chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
-    });
+    let caller: RelayCaller | Promise<RelayCaller>;
+    try {
+      caller = admit(req.url!, req.headers);
+    } catch (err) {
+      return refuseUnread(res, req.headers, err, newRequestId());
+    }
+    // nothing is read from the request until its caller is known
+    if (caller instanceof Promise) caller.then((c) => readBody(mode, req, res, c), (err) => refuseUnread(res, req.headers, err, newRequestId()));
+    else readBody(mode, req, res, caller);
   });
 }

@@ -10,13 +10,12 @@
 //   import { registerJsonRelayRoutes } from '../relay/index.js';
 //   await registerJsonRelayRoutes(app, ctx, [{ method: 'POST', url: '/v1/moderations', mode: moderationsMode }]);
 //
-// registerJsonRelayRoutes creates an encapsulated Fastify scope whose body parser keeps the raw request as a Buffer
-// (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
+// registerJsonRelayRoutes creates an encapsulated Fastify scope whose routes authenticate the caller before the body is
+// read (admit.ts) and whose body parser keeps the raw request as a Buffer (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
 // For a different billing formula (per image, per second…), give the mode a `quota` hook in modes.ts and use it in
 // engine.ts next to textQuota — the reservation/settlement API is services/billing.ts (reserve → settle | refund).
 // For a non-OpenAI upstream protocol, add an Adaptor under providers/<name>/ (providers/types.ts) and map its
 // channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
-import zlib from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
 import { initRelayServices, relayServices } from '../services/cache/index.js';
@@ -26,6 +25,9 @@ import { registerRelayExtras } from './extras.js';
 import { closeProxies } from './channel-setting.js';
 import { installRelayFastPath } from './fast-path.js';
 import { registerExtraRelayModes } from './extra-modes.js';
+import { admitHook } from './admit.js';
+import { decodeBody } from './body-decode.js';
+import { BODY_LIMIT } from '../lib/body-limits.js';
 
 export interface JsonRelayRoute {
   method?: HTTPMethods;
@@ -36,24 +38,12 @@ export interface JsonRelayRoute {
   modelParam?: string;
 }
 
-const MAX_DECOMPRESSED = 64 * 1024 * 1024;
-
 function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void {
-  const enc = req.headers['content-encoding'];
-  if (!enc || enc === 'identity') return done(null, body);
-  const cb = (err: Error | null, out: Buffer) => {
-    if (err) {
-      const e = new Error(`invalid ${enc} request body`) as Error & { statusCode: number };
-      e.statusCode = 400;
-      return done(e);
-    }
-    done(null, out);
-  };
-  const opts = { maxOutputLength: MAX_DECOMPRESSED };
-  if (enc === 'gzip' || enc === 'x-gzip') zlib.gunzip(body, opts, cb);
-  else if (enc === 'br') zlib.brotliDecompress(body, opts, cb);
-  else if (enc === 'deflate') zlib.inflate(body, opts, cb);
-  else done(null, body);
+  decodeBody(req.headers['content-encoding'], body, BODY_LIMIT, (err, out) => {
+    if (!err) return done(null, out);
+    // Fastify's error handler answers it in the OpenAI shape (app.ts)
+    done(Object.assign(new Error(err.message), { statusCode: err.status }));
+  });
 }
 
 /** Registers JSON relay routes in a scope that keeps raw bodies (see the header comment). */
@@ -62,11 +52,15 @@ export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppCont
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => decode(req, body as Buffer, done));
+    const admitToken = admitHook(ctx, svc, false);
+    const admitSession = admitHook(ctx, svc, true);
     for (const r of routes) {
       const base: JsonRelayOptions = { mode: r.mode, playground: r.playground };
       scope.route({
         method: r.method ?? 'POST',
         url: r.url,
+        onRequest: r.playground ? admitSession : admitToken,
+        bodyLimit: BODY_LIMIT,
         handler: (req: FastifyRequest, reply: FastifyReply) => {
           const opts = r.modelParam ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] } : base;
           return relayJson(svc, ctx, req, reply, opts);

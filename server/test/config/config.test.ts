@@ -16,6 +16,8 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutSec).toBe(0);
     expect(c.trustedProxies).toEqual([]);
     expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1\n::1' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
+    expect(loadConfig({ TRUSTED_PROXIES: ' * ' }).trustedProxies).toEqual(['*']);
+    expect(() => loadConfig({ TRUSTED_PROXIES: '*, 10.0.0.0/8' })).toThrow('TRUSTED_PROXIES: "*" is not an IP address or CIDR range');
     expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,cloudflare' })).toThrow('TRUSTED_PROXIES: "cloudflare" is not an IP address or CIDR range');
     expect(c.nodeType).toBe('master');
     expect(c.sessionSecretGenerated).toBe(true);

@@ -16,12 +16,26 @@ import { LeanResponse, type ResponseOwner } from './response.js';
 export interface LeanRequest extends LeanHead {
   body: Buffer;
   socket: Socket;
+  /** what `admission.check` returned for this request */
+  admitted: unknown;
+}
+
+/**
+ * Decides on a request from its head alone, before a byte of its body is kept. `check` returns what the handler
+ * gets as `req.admitted`, or a promise of it (the connection is not read meanwhile), and throws (or rejects) to refuse
+ * the request: `refuse` then answers it, and its body is dropped as it arrives (an answer with `Connection: close`
+ * closes the connection instead).
+ */
+export interface LeanAdmission {
+  check: (head: LeanHead) => unknown;
+  refuse: (err: unknown, head: LeanHead, res: LeanResponse) => void;
 }
 
 export interface LeanFrontOptions {
   isRoute: (url: string) => boolean;
   /** a larger body goes to Node's handler (which answers 413 for the relay routes) */
   bodyLimit: number;
+  admission?: LeanAdmission;
   handle: (req: LeanRequest, res: LeanResponse) => void;
   /** the server is stopping: every answer carries `Connection: close` */
   stopping?: () => boolean;
@@ -36,6 +50,9 @@ const POST = Buffer.from('POST ');
 const SWEEP_MS = 1000;
 /** pipelined bytes kept while a response is in flight before the socket stops being read */
 const PIPELINE_BUFFER = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
+/** how long a connection whose refused body is left unread stays open after the answer */
+const LINGER_MS = 2000;
 
 const enum State {
   /** between requests or reading a head */
@@ -54,6 +71,10 @@ class Connection implements ResponseOwner {
   head: LeanHead | null = null;
   bodyParts: Buffer[] = [];
   bodyBytes = 0;
+  /** what the admission check gave the request being read */
+  admitted: unknown = undefined;
+  /** body bytes of a refused request still to arrive, dropped */
+  skip = 0;
   /** when the connection last went idle, or when the request being read started */
   since = Date.now();
   res: LeanResponse | null = null;
@@ -83,6 +104,14 @@ class Connection implements ResponseOwner {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    if (this.skip !== 0) {
+      if (chunk.length <= this.skip) {
+        this.skip -= chunk.length;
+        return;
+      }
+      chunk = chunk.subarray(this.skip);
+      this.skip = 0;
+    }
     if (this.state === State.Busy) {
       this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
       if (this.pending.length > PIPELINE_BUFFER) this.socket.pause();
@@ -109,14 +138,53 @@ class Connection implements ResponseOwner {
     }
     const head = end <= MAX_HEAD ? parseHead(buf, end, this.front.opts.isRoute) : null;
     if (!head || head.contentLength > this.front.opts.bodyLimit) return this.handOver();
-    this.head = head;
     this.closeAfterResponse = head.close;
-    const start = end + 4;
+    const rest = buf.subarray(end + 4);
     this.pending = null;
+    const admission = this.front.opts.admission;
+    if (!admission) return this.readBody(head, undefined, rest);
+    let admitted: unknown;
+    try {
+      admitted = admission.check(head);
+    } catch (err) {
+      return this.refuse(head, err, rest);
+    }
+    if (!(admitted instanceof Promise)) return this.readBody(head, admitted, rest);
+    // the decision is being looked up: what arrives meanwhile waits unread (Busy keeps it, pausing past a bound)
+    this.state = State.Busy;
+    this.pending = rest.length ? rest : null;
+    admitted.then(
+      (value) => this.admissionDecided(head, true, value),
+      (err) => this.admissionDecided(head, false, err),
+    );
+  }
+
+  private admissionDecided(head: LeanHead, admitted: boolean, outcome: unknown): void {
+    if (this.state !== State.Busy || this.res || this.socket.destroyed) return; // the connection went meanwhile
+    const rest = this.pending ?? EMPTY;
+    this.pending = null;
+    if (this.socket.isPaused()) this.socket.resume();
+    if (admitted) this.readBody(head, outcome, rest);
+    else this.refuse(head, outcome, rest);
+  }
+
+  private readBody(head: LeanHead, admitted: unknown, rest: Buffer): void {
+    this.head = head;
+    this.admitted = admitted;
     this.bodyParts = [];
     this.bodyBytes = 0;
     this.state = State.Body;
-    this.addBody(buf.subarray(start));
+    this.addBody(rest);
+  }
+
+  /** a request refused from its head: answered at once, its body dropped as it arrives (or the connection closed) */
+  private refuse(head: LeanHead, err: unknown, rest: Buffer): void {
+    this.state = State.Busy;
+    if (rest.length > head.contentLength) this.pending = rest.subarray(head.contentLength);
+    this.skip = head.contentLength - Math.min(rest.length, head.contentLength);
+    const res = new LeanResponse(this.socket, this);
+    this.res = res;
+    this.front.opts.admission!.refuse(err, head, res);
   }
 
   private addBody(chunk: Buffer): void {
@@ -138,7 +206,9 @@ class Connection implements ResponseOwner {
     this.res = res;
     const head = this.head!;
     this.head = null;
-    this.front.opts.handle({ ...head, body, socket: this.socket }, res);
+    const admitted = this.admitted;
+    this.admitted = undefined;
+    this.front.opts.handle({ ...head, body, socket: this.socket, admitted }, res);
   }
 
   responseEnded(res: LeanResponse): void {
@@ -147,6 +217,12 @@ class Connection implements ResponseOwner {
     if (res.closesConnection || this.socket.destroyed) {
       this.state = State.Gone;
       this.socket.end();
+      if (this.skip !== 0) {
+        // a refused body still on its way is not read at all; the connection goes once the client has had time to
+        // read the answer (destroying it at once could reset it before)
+        this.socket.pause();
+        setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
+      }
       return;
     }
     this.state = State.Head;
