@@ -84,9 +84,8 @@ function wrapLong(lines, touched) {
     if (single) {
       const [, indent, text] = single;
       lines.splice(i, 1, `${indent}/**`, `${indent} * ${text}`, `${indent} */`);
-      touched.add(i + 1);
       shiftTouched(touched, i, 2);
-      i -= 1;
+      touched.add(i + 1);
       continue;
     }
     const parts = commentParts(lines[i]);
