@@ -1,11 +1,11 @@
 // /api/channel (admin): list, search, CRUD, batch and tag tools (facts §3.4, §3.5). The test, balance and
 // fetch_models routes live in channel-test.ts; the model lists in models.ts.
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
+import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import {
-  ChannelInputError,
   batchDeleteChannels,
   batchSetTag,
   copyChannel,
@@ -21,25 +21,11 @@ import {
   updateChannel,
 } from '../services/channels.js';
 
-type Query = Record<string, string | undefined>;
-
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
 function intParam(v: string | undefined, def: number): number {
   const n = Number.parseInt(v ?? '', 10);
   return Number.isFinite(n) ? n : def;
-}
-
-/** Turns input errors into the `success:false` envelope; anything else stays a 500. */
-function guarded(fn: (req: FastifyRequest) => Promise<unknown>): RouteHandlerMethod {
-  return async (req) => {
-    try {
-      return await fn(req);
-    } catch (err) {
-      if (err instanceof ChannelInputError) return fail(err.message);
-      throw err;
-    }
-  };
 }
 
 export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -51,7 +37,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'GET',
     '/api/channel/',
     guarded(async (req) => {
-      const q = req.query as Query;
+      const q = queryOf(req);
       let pageSize = intParam(q.page_size, 10);
       if (pageSize <= 0) pageSize = 10;
       pageSize = Math.min(pageSize, 10000);
@@ -66,7 +52,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'GET',
     '/api/channel/search',
     guarded(async (req) => {
-      const q = req.query as Query;
+      const q = queryOf(req);
       const rows = await searchChannels(ctx.db, {
         keyword: q.keyword ?? '',
         group: q.group ?? '',
@@ -82,7 +68,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'POST',
     '/api/channel/',
     guarded(async (req) => {
-      const ids = await createChannels(ctx, (req.body ?? {}) as Record<string, unknown>);
+      const ids = await createChannels(ctx, bodyOf(req));
       return ok(ids.length === 1 ? { id: ids[0], ids } : { ids });
     }),
   );
@@ -90,7 +76,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
   route(
     'PUT',
     '/api/channel/',
-    guarded(async (req) => ok(await updateChannel(ctx, (req.body ?? {}) as Record<string, unknown>))),
+    guarded(async (req) => ok(await updateChannel(ctx, bodyOf(req)))),
   );
 
   route(
@@ -102,7 +88,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
   route(
     'POST',
     '/api/channel/batch',
-    guarded(async (req) => ok(await batchDeleteChannels(ctx, (req.body ?? {}) as Record<string, unknown>))),
+    guarded(async (req) => ok(await batchDeleteChannels(ctx, bodyOf(req)))),
   );
 
   route(
@@ -114,37 +100,32 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
   route(
     'POST',
     '/api/channel/batch/tag',
-    guarded(async (req) => ok(await batchSetTag(ctx, (req.body ?? {}) as Record<string, unknown>))),
+    guarded(async (req) => ok(await batchSetTag(ctx, bodyOf(req)))),
   );
 
   route(
     'PUT',
     '/api/channel/tag',
-    guarded(async (req) => ok(await editTag(ctx, (req.body ?? {}) as Record<string, unknown>))),
+    guarded(async (req) => ok(await editTag(ctx, bodyOf(req)))),
   );
 
   route(
     'POST',
     '/api/channel/tag/enabled',
-    guarded(async (req) => ok(await setTagStatus(ctx, (req.body ?? {}) as Record<string, unknown>, 1))),
+    guarded(async (req) => ok(await setTagStatus(ctx, bodyOf(req), 1))),
   );
 
   route(
     'POST',
     '/api/channel/tag/disabled',
-    guarded(async (req) => ok(await setTagStatus(ctx, (req.body ?? {}) as Record<string, unknown>, 2))),
+    guarded(async (req) => ok(await setTagStatus(ctx, bodyOf(req), 2))),
   );
-
-  const channelId = (req: FastifyRequest) => {
-    const raw = (req.params as { id: string }).id;
-    return /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : null;
-  };
 
   route(
     'GET',
     '/api/channel/:id',
     guarded(async (req) => {
-      const id = channelId(req);
+      const id = idParam(req);
       if (id === null) return fail('无效的渠道 ID');
       const ch = await getChannel(ctx.db, id);
       return ch ? ok(ch) : fail('渠道不存在');
@@ -155,9 +136,9 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'POST',
     '/api/channel/copy/:id',
     guarded(async (req) => {
-      const id = channelId(req);
+      const id = idParam(req);
       if (id === null) return fail('无效的渠道 ID');
-      const q = req.query as Query;
+      const q = queryOf(req);
       // new-api's defaults: the name gets "_复制", and the copy starts with no balance and no used quota
       const suffix = typeof q.suffix === 'string' ? q.suffix : '_复制';
       const resetBalance = q.reset_balance !== 'false';
@@ -170,7 +151,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'DELETE',
     '/api/channel/:id',
     guarded(async (req) => {
-      const id = channelId(req);
+      const id = idParam(req);
       if (id === null) return fail('无效的渠道 ID');
       return (await deleteChannel(ctx, id)) ? ok() : fail('渠道不存在');
     }),

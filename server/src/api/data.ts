@@ -3,6 +3,7 @@ import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
+import { queryInt, queryOf } from './route-helpers.js';
 import { initRelayServices } from '../services/cache/index.js';
 import {
   DATA_SELF_MAX_SPAN_SEC,
@@ -13,13 +14,6 @@ import {
   type QuotaDataOwner,
 } from '../services/log-query.js';
 
-type Query = Record<string, string | undefined>;
-
-function int(v: string | undefined): number {
-  const n = Number.parseInt(v ?? '', 10);
-  return Number.isSafeInteger(n) ? n : 0;
-}
-
 export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const { quotaData } = await initRelayServices(ctx);
@@ -29,9 +23,9 @@ export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext):
   const route = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => app.get(path, { preHandler }, handler);
 
   route('/api/data/', auth.admin, async (req) => {
-    const q = req.query as Query;
-    const start = int(q.start_timestamp);
-    const end = int(q.end_timestamp);
+    const q = queryOf(req);
+    const start = queryInt(q.start_timestamp);
+    const end = queryInt(q.end_timestamp);
     const username = (q.username ?? '').trim();
     if (username) return ok(await rowsOf({ username }, start, end));
     return ok(
@@ -43,9 +37,9 @@ export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext):
   });
 
   route('/api/data/self', auth.user, async (req) => {
-    const q = req.query as Query;
-    const start = int(q.start_timestamp);
-    const end = int(q.end_timestamp);
+    const q = queryOf(req);
+    const start = queryInt(q.start_timestamp);
+    const end = queryInt(q.end_timestamp);
     if (end - start > DATA_SELF_MAX_SPAN_SEC) return fail('时间跨度不能超过 1 个月');
     // new-api filters start <= created_at <= end as given: a missing end or one before the start matches nothing
     if (end <= 0 || end < start) return ok([]);

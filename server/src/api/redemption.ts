@@ -1,9 +1,9 @@
 // /api/redemption (admin): list, search, read, create, edit, soft delete (facts §3.4, §3.5, §9.2).
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
-import { UserFacingError } from '../services/users.js';
+import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import {
   createRedemptions,
   deleteRedemption,
@@ -13,27 +13,6 @@ import {
   updateRedemption,
 } from '../services/redemptions.js';
 
-type Query = Record<string, string | undefined>;
-type Body = Record<string, unknown>;
-
-const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
-
-function guarded(fn: (req: FastifyRequest) => Promise<unknown>): RouteHandlerMethod {
-  return async (req) => {
-    try {
-      return await fn(req);
-    } catch (err) {
-      if (err instanceof UserFacingError) return fail(err.message);
-      throw err;
-    }
-  };
-}
-
-function idParam(req: FastifyRequest): number | null {
-  const raw = (req.params as { id: string }).id;
-  return /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : null;
-}
-
 export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, preHandler: auth.admin, handler });
@@ -42,7 +21,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     'GET',
     '/api/redemption/',
     guarded(async (req) => {
-      const { page, pageSize } = redemptionPageParams(req.query as Query);
+      const { page, pageSize } = redemptionPageParams(queryOf(req));
       return ok(await listRedemptions(ctx.db, { page, pageSize }));
     }),
   );
@@ -51,7 +30,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     'GET',
     '/api/redemption/search',
     guarded(async (req) => {
-      const q = req.query as Query;
+      const q = queryOf(req);
       const { page, pageSize } = redemptionPageParams(q);
       return ok(await listRedemptions(ctx.db, { keyword: q.keyword ?? '', page, pageSize }));
     }),
@@ -79,7 +58,7 @@ export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppCon
     '/api/redemption/',
     guarded(async (req) => {
       // new-api treats any non-empty status_only as set.
-      const statusOnly = !!(req.query as Query).status_only;
+      const statusOnly = !!queryOf(req).status_only;
       return ok(await updateRedemption(ctx, bodyOf(req), statusOnly));
     }),
   );

@@ -3,14 +3,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
-import { fail, ok } from '../lib/http.js';
-import { UserFacingError } from '../services/users.js';
+import { ok } from '../lib/http.js';
+import { bodyOf, guarded } from './route-helpers.js';
 import { redeemCode } from '../services/redemptions.js';
 import { handleEpayNotify, requestAmount, requestPay } from '../services/topup.js';
-
-type Body = Record<string, unknown>;
-
-const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
 
 /** Flattens query or form fields to single strings (the first value of a repeated one). */
 function flat(input: unknown): Record<string, string> {
@@ -26,14 +22,7 @@ function flat(input: unknown): Record<string, string> {
 export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
 
-  app.post('/api/user/topup', { preHandler: auth.user }, async (req) => {
-    try {
-      return ok(await redeemCode(ctx, caller(req).id, bodyOf(req).key));
-    } catch (err) {
-      if (err instanceof UserFacingError) return fail(err.message);
-      throw err;
-    }
-  });
+  app.post('/api/user/topup', { preHandler: auth.user }, guarded(async (req) => ok(await redeemCode(ctx, caller(req).id, bodyOf(req).key))));
 
   app.post('/api/user/amount', { preHandler: auth.user }, async (req) => requestAmount(ctx, bodyOf(req), caller(req).group));
 

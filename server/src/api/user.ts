@@ -2,11 +2,11 @@
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller, clearSession, writeSession, ROLE_ROOT } from './auth.js';
-import { fail, ok, type Envelope } from '../lib/http.js';
+import { fail, ok } from '../lib/http.js';
+import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
 import { intInput } from '../lib/input.js';
 import {
-  UserFacingError,
   USER_EXISTS_MESSAGE,
   authenticatePassword,
   emailRegistered,
@@ -38,21 +38,7 @@ import {
 } from '../services/verification.js';
 import { sendEmail } from '../services/mail.js';
 
-type Body = Record<string, unknown>;
-
-const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-const query = (req: FastifyRequest): Record<string, string | undefined> => (req.query ?? {}) as Record<string, string | undefined>;
-
-/** Runs a handler body; a UserFacingError becomes `{success:false, message}` at HTTP 200. */
-async function attempt(fn: () => Promise<Envelope>): Promise<Envelope> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof UserFacingError) return fail(err.message);
-    throw err;
-  }
-}
 
 /** Email checks shared by the verification call (facts §9.5). Returns an error message or null. */
 function emailPolicyError(ctx: AppContext, email: string): string | null {
@@ -75,12 +61,12 @@ function emailPolicyError(ctx: AppContext, email: string): string | null {
 export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const critical = criticalRateLimit(ctx);
-  const turnstile = async (req: FastifyRequest) => checkTurnstile(ctx, query(req).turnstile, req.ip);
+  const turnstile = async (req: FastifyRequest) => checkTurnstile(ctx, queryOf(req).turnstile, req.ip);
 
   // ---- public: register, login, logout, verification, password reset ----
 
-  app.post('/api/user/register', { onRequest: critical }, async (req) =>
-    attempt(async () => {
+  app.post('/api/user/register', { onRequest: critical },
+    guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
       if (!ctx.options.bool('RegisterEnabled')) return fail('管理员关闭了新用户注册');
@@ -105,8 +91,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.post('/api/user/login', { onRequest: critical }, async (req, reply) =>
-    attempt(async () => {
+  app.post('/api/user/login', { onRequest: critical },
+    guarded(async (req, reply) => {
       const human = await turnstile(req);
       if (human) return fail(human);
       if (!ctx.options.bool('PasswordLoginEnabled')) return fail('管理员关闭了密码登录');
@@ -132,11 +118,11 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     return ok(undefined, '');
   });
 
-  app.get('/api/verification', { onRequest: critical }, async (req) =>
-    attempt(async () => {
+  app.get('/api/verification', { onRequest: critical },
+    guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
-      const email = str(query(req).email).trim();
+      const email = str(queryOf(req).email).trim();
       const policy = emailPolicyError(ctx, email);
       if (policy) return fail(policy);
       if (await emailRegistered(ctx, email, true)) return fail('邮箱地址已被占用');
@@ -159,11 +145,11 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // The answer does not depend on whether the address is registered, so the call cannot be used to probe accounts
   // (new-api answers "该邮箱地址未注册").
-  app.get('/api/reset_password', { onRequest: critical }, async (req) =>
-    attempt(async () => {
+  app.get('/api/reset_password', { onRequest: critical },
+    guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
-      const email = str(query(req).email).trim();
+      const email = str(queryOf(req).email).trim();
       if (!isValidEmail(email)) return fail('无效的参数');
       if (!ctx.options.get('SMTPServer') || !ctx.options.get('SMTPAccount')) return fail('SMTP 服务器未配置');
       if (await emailRegistered(ctx, email)) {
@@ -186,8 +172,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.post('/api/user/reset', { onRequest: critical }, async (req) =>
-    attempt(async () => {
+  app.post('/api/user/reset', { onRequest: critical },
+    guarded(async (req) => {
       const b = bodyOf(req);
       const email = str(b.email).trim();
       const token = str(b.token).trim();
@@ -208,16 +194,16 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // ---- self ----
 
-  app.get('/api/user/self', { preHandler: auth.user }, async (req) =>
-    attempt(async () => {
+  app.get('/api/user/self', { preHandler: auth.user },
+    guarded(async (req) => {
       const user = await getUser(ctx, caller(req).id);
       if (!user) return fail('用户不存在');
       return ok(publicUser(user));
     }),
   );
 
-  app.put('/api/user/self', { preHandler: auth.user }, async (req, reply) =>
-    attempt(async () => {
+  app.put('/api/user/self', { preHandler: auth.user },
+    guarded(async (req, reply) => {
       const b = bodyOf(req);
       const input = {
         username: b.username === undefined ? undefined : str(b.username),
@@ -235,8 +221,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.delete('/api/user/self', { preHandler: auth.user }, async (req, reply) =>
-    attempt(async () => {
+  app.delete('/api/user/self', { preHandler: auth.user },
+    guarded(async (req, reply) => {
       const me = caller(req);
       if (me.role === ROLE_ROOT) return fail('不能删除超级管理员账户');
       await softDeleteUser(ctx, me.id);
@@ -245,14 +231,14 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.get('/api/user/token', { preHandler: auth.user }, async (req) =>
-    attempt(async () => ok(await regenerateAccessToken(ctx, caller(req).id))),
+  app.get('/api/user/token', { preHandler: auth.user },
+    guarded(async (req) => ok(await regenerateAccessToken(ctx, caller(req).id))),
   );
 
-  app.get('/api/user/aff', { preHandler: auth.user }, async (req) => attempt(async () => ok(await ensureAffCode(ctx, caller(req).id))));
+  app.get('/api/user/aff', { preHandler: auth.user }, guarded(async (req) => ok(await ensureAffCode(ctx, caller(req).id))));
 
-  app.post('/api/user/aff_transfer', { preHandler: auth.user }, async (req) =>
-    attempt(async () => {
+  app.post('/api/user/aff_transfer', { preHandler: auth.user },
+    guarded(async (req) => {
       const quota = bodyOf(req).quota;
       const n = intInput(quota);
       if (n === null) return fail('无效的参数');
@@ -261,8 +247,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.put('/api/user/setting', { preHandler: auth.user }, async (req) =>
-    attempt(async () => {
+  app.put('/api/user/setting', { preHandler: auth.user },
+    guarded(async (req) => {
       await updateUserSetting(ctx, caller(req).id, bodyOf(req));
       return ok(undefined, '设置已更新');
     }),
@@ -271,41 +257,41 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
   // ---- admin ----
 
   app.get('/api/user/', { preHandler: auth.admin }, async (req) => {
-    const { page, pageSize } = pageParams(query(req));
+    const { page, pageSize } = pageParams(queryOf(req));
     return ok(await searchUsers(ctx, { page, pageSize }));
   });
-  app.post('/api/user/', { preHandler: auth.admin }, async (req) =>
-    attempt(async () => {
+  app.post('/api/user/', { preHandler: auth.admin },
+    guarded(async (req) => {
       await adminCreateUser(ctx, caller(req).role, bodyOf(req));
       return ok(undefined, '');
     }),
   );
-  app.put('/api/user/', { preHandler: auth.admin }, async (req) =>
-    attempt(async () => {
+  app.put('/api/user/', { preHandler: auth.admin },
+    guarded(async (req) => {
       await adminUpdateUser(ctx, caller(req).role, bodyOf(req));
       return ok(undefined, '');
     }),
   );
 
   app.get('/api/user/search', { preHandler: auth.admin }, async (req) => {
-    const q = query(req);
+    const q = queryOf(req);
     const { page, pageSize } = pageParams(q);
     return ok(await searchUsers(ctx, { keyword: q.keyword, group: q.group, page, pageSize }));
   });
 
-  app.post('/api/user/manage', { preHandler: auth.admin }, async (req) =>
-    attempt(async () => {
+  app.post('/api/user/manage', { preHandler: auth.admin },
+    guarded(async (req) => {
       const b = bodyOf(req);
       return ok(await manageUser(ctx, caller(req).role, Number(b.id), str(b.action)));
     }),
   );
 
-  app.get('/api/user/:id', { preHandler: auth.admin }, async (req) =>
-    attempt(async () => ok(await adminGetUser(ctx, caller(req).role, Number((req.params as { id: string }).id)))),
+  app.get('/api/user/:id', { preHandler: auth.admin },
+    guarded(async (req) => ok(await adminGetUser(ctx, caller(req).role, Number((req.params as { id: string }).id)))),
   );
 
-  app.delete('/api/user/:id', { preHandler: auth.admin }, async (req) =>
-    attempt(async () => {
+  app.delete('/api/user/:id', { preHandler: auth.admin },
+    guarded(async (req) => {
       // new-api reports success only when the delete fails; this answers properly.
       await hardDeleteUser(ctx, caller(req).role, Number((req.params as { id: string }).id));
       return ok(undefined, '');

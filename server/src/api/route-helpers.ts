@@ -1,0 +1,45 @@
+// The pieces every console area's handlers share: reading the query, body and `:id` param, and answering a
+// caller's mistake found by a service as new-api does, `{success:false,message}` at HTTP 200.
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import { fail } from '../lib/http.js';
+import { ChannelInputError } from '../services/channels.js';
+import { TokenInputError } from '../services/tokens.js';
+import { UserFacingError } from '../services/users.js';
+
+export type Query = Record<string, string | undefined>;
+export type Body = Record<string, unknown>;
+
+/** The query string's fields (a repeated field is not split: the services read single values). */
+export const queryOf = (req: FastifyRequest): Query => (req.query ?? {}) as Query;
+
+/** The JSON body when it is an object or array; a missing or scalar body carries no fields. */
+export const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
+
+/** The route's `:id` as an id: plain decimal digits within 2^53, else null (no sign, hex, exponent or spaces). */
+export function idParam(req: FastifyRequest): number | null {
+  const raw = (req.params as { id: string }).id;
+  return /^\d+$/.test(raw) && Number.isSafeInteger(Number(raw)) ? Number(raw) : null;
+}
+
+/** A numeric query field; anything that does not start with a safe integer reads as 0. */
+export function queryInt(v: string | undefined): number {
+  const n = Number.parseInt(v ?? '', 10);
+  return Number.isSafeInteger(n) ? n : 0;
+}
+
+// The services' error classes for input the caller got wrong. lib/input.ts's InputError is not among them: it is
+// answered 400 by the app's error handler.
+const isUserMistake = (err: unknown): err is Error =>
+  err instanceof UserFacingError || err instanceof TokenInputError || err instanceof ChannelInputError;
+
+/** A handler whose caller mistakes become the `success:false` envelope; anything else stays a 500. */
+export function guarded(fn: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>): RouteHandlerMethod {
+  return async (req, reply) => {
+    try {
+      return await fn(req, reply);
+    } catch (err) {
+      if (isUserMistake(err)) return fail(err.message);
+      throw err;
+    }
+  };
+}
