@@ -9,7 +9,14 @@ const refuse = (message, ...regexes) => ['error', { patterns: regexes.map((regex
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', '**/coverage/**', 'web/e2e/.output/**', 'bench/results/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/build/**',
+      '**/coverage/**',
+      'web/e2e/.output/**',
+      'bench/results/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -23,7 +30,10 @@ export default tseslint.config(
       'no-control-regex': 'off',
       // a server's handlers may read a `let` that is assigned once the server is listening
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
     },
   },
 
@@ -51,13 +61,19 @@ export default tseslint.config(
   {
     files: ['server/src/services/**'],
     rules: {
-      'no-restricted-imports': refuse('services/ must not import the console (api/) or the relay', '^(\\.\\./)+(api|relay)/'),
+      'no-restricted-imports': refuse(
+        'services/ must not import the console (api/) or the relay',
+        '^(\\.\\./)+(api|relay)/',
+      ),
     },
   },
   {
     files: ['server/src/relay/**'],
     rules: {
-      'no-restricted-imports': refuse('the relay must not import the console (api/): shared code lives in services/', '^(\\.\\./)+api/'),
+      'no-restricted-imports': refuse(
+        'the relay must not import the console (api/): shared code lives in services/',
+        '^(\\.\\./)+api/',
+      ),
     },
   },
   {

@@ -47,14 +47,24 @@ export function readSession(req: FastifyRequest): string | null {
 }
 
 async function findActiveUser(ctx: AppContext, accessToken: string): Promise<User | undefined> {
-  return ctx.db.selectFrom('users').selectAll().where('deleted_at', 'is', null).where('access_token', '=', accessToken).executeTakeFirst();
+  return ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('deleted_at', 'is', null)
+    .where('access_token', '=', accessToken)
+    .executeTakeFirst();
 }
 
 /**
  * Resolves the caller and enforces `minRole`. Sends the error itself and returns null when the caller may not pass:
  * 401 for a missing/mismatched identity, HTTP 200 `success:false` for an invalid token, a ban or too low a role.
  */
-export async function authenticate(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, minRole: number): Promise<AuthInfo | null> {
+export async function authenticate(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  minRole: number,
+): Promise<AuthInfo | null> {
   const session = readSession(req);
   let user: User | undefined;
   let useAccessToken = false;

@@ -14,7 +14,9 @@ const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
   ollama: ollamaAdaptor,
 };
 
-const BY_TYPE = new Map<number, Adaptor>(relayableTypes().map(([type, protocol]): [number, Adaptor] => [type, BY_PROTOCOL[protocol]]));
+const BY_TYPE = new Map<number, Adaptor>(
+  relayableTypes().map(([type, protocol]): [number, Adaptor] => [type, BY_PROTOCOL[protocol]]),
+);
 
 /** The adaptor of a relayable type; callers check hasAdaptor first (unsupported channels never reach here). */
 export function adaptorFor(channelType: number): Adaptor {
@@ -24,4 +26,12 @@ export function adaptorFor(channelType: number): Adaptor {
 }
 
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
-export type { Adaptor, ProviderChannel, ProviderError, ProviderSettings, RelayInfo, UpstreamTarget, UpstreamUsage } from './types.js';
+export type {
+  Adaptor,
+  ProviderChannel,
+  ProviderError,
+  ProviderSettings,
+  RelayInfo,
+  UpstreamTarget,
+  UpstreamUsage,
+} from './types.js';
