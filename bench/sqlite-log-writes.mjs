@@ -85,7 +85,7 @@ async function run(walLimitMb, group) {
   const commit = w.prepare('COMMIT');
   let maxWal = 0;
   let sinceCheckpoint = 0;
-  let window = [];
+  const window = [];
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   for (let n = PRE; n < PRE + ROWS; ) {

@@ -2,7 +2,7 @@
 // records the usage mode. A `setups` row means "initialised".
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ROLE_ROOT } from './auth.js';
+import { ROLE_ROOT } from '../services/console-auth.js';
 import { nowSec } from '../lib/time.js';
 import { ROOT_INITIAL_QUOTA, UserFacingError, insertUser, rootUserExists, validateUserFields } from '../services/users.js';
 

@@ -1,7 +1,8 @@
 // /api/user/* plus the email verification and password reset calls (facts §3.4, §9.3, §9.5).
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
-import { authGuards, caller, clearSession, writeSession, ROLE_ROOT } from './auth.js';
+import { authGuards, caller, clearSession, writeSession } from './auth.js';
+import { ROLE_ROOT } from '../services/console-auth.js';
 import { fail, ok } from '../lib/http.js';
 import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';

@@ -1,7 +1,7 @@
 // The answer to an error no handler caught, and to the requests Fastify refuses before routing (a malformed
 // percent-encoding, an over-long path parameter): the console's envelope on /api, the OpenAI error object on the relay.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
 import { fail, openAIError } from './http.js';
 
 // Fastify's own messages quote the whole path back, 10,000 characters of it if that is what came
@@ -20,7 +20,7 @@ function isDataException(err: unknown): boolean {
   return state.startsWith('22');
 }
 
-export function answerError(ctx: AppContext, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+export function answerError(ctx: { log: Logger }, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
   if (!reply.hasHeader('X-Oneapi-Request-Id')) reply.header('X-Oneapi-Request-Id', req.id);
   const dataError = isDataException(err);
   const status = dataError ? 400 : err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;

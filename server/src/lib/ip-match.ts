@@ -23,7 +23,7 @@ export function ipToBig(ip: string): { v6: boolean; n: bigint } | null {
     return { v6: false, n: BigInt(((p[0] << 24) >>> 0) + (p[1] << 16) + (p[2] << 8) + p[3]) };
   }
   if (kind === 6) {
-    let [head, tail] = ip.split('::') as [string, string | undefined];
+    const [head, tail] = ip.split('::') as [string, string | undefined];
     const h = head ? head.split(':') : [];
     const t = tail !== undefined && tail ? tail.split(':') : [];
     // an embedded IPv4 tail counts as two groups

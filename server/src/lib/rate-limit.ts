@@ -3,12 +3,21 @@
 // bare 429 with no body, as in new-api. Redis keeps the log shared between nodes; otherwise it lives in memory.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
 
 export interface RateLimitRule {
   enabled: boolean;
   count: number;
   durationSec: number;
+}
+
+/** What the limiter needs of the application (the server's context is one). */
+interface RateLimitContext {
+  config: { criticalRateLimit: RateLimitRule; globalApiRateLimit: RateLimitRule };
+  redis: Redis | null;
+  redisPrefix: string;
+  log: Logger;
+  onClose(fn: () => Promise<void> | void): void;
 }
 
 export interface RateLimiter {
@@ -99,10 +108,10 @@ export class RedisRateLimiter implements RateLimiter {
   }
 }
 
-const limiters = new WeakMap<AppContext, RateLimiter>();
+const limiters = new WeakMap<RateLimitContext, RateLimiter>();
 
 /** The instance's limiter: Redis-backed when Redis is configured, else in memory. */
-export function rateLimiterFor(ctx: AppContext): RateLimiter {
+export function rateLimiterFor(ctx: RateLimitContext): RateLimiter {
   let limiter = limiters.get(ctx);
   if (!limiter) {
     if (ctx.redis) {
@@ -117,7 +126,7 @@ export function rateLimiterFor(ctx: AppContext): RateLimiter {
   return limiter;
 }
 
-async function allow(ctx: AppContext, mark: string, rule: RateLimitRule, req: FastifyRequest): Promise<boolean> {
+async function allow(ctx: RateLimitContext, mark: string, rule: RateLimitRule, req: FastifyRequest): Promise<boolean> {
   if (!rule.enabled) return true;
   try {
     return await rateLimiterFor(ctx).hit(mark + req.ip, rule.count, rule.durationSec);
@@ -133,19 +142,19 @@ function refuse(reply: FastifyReply): FastifyReply {
 }
 
 /** Route-level hook, e.g. `{ onRequest: rateLimitHook(ctx, 'CT', ctx.config.criticalRateLimit) }`. */
-export function rateLimitHook(ctx: AppContext, mark: string, rule: RateLimitRule): onRequestAsyncHookHandler {
+export function rateLimitHook(ctx: RateLimitContext, mark: string, rule: RateLimitRule): onRequestAsyncHookHandler {
   return async function (req, reply) {
     if (!(await allow(ctx, mark, rule, req))) return refuse(reply);
   };
 }
 
 /** CriticalRateLimit (mark CT): login, register, verification and password reset. */
-export function criticalRateLimit(ctx: AppContext): onRequestAsyncHookHandler {
+export function criticalRateLimit(ctx: RateLimitContext): onRequestAsyncHookHandler {
   return rateLimitHook(ctx, 'CT', ctx.config.criticalRateLimit);
 }
 
 /** GlobalAPIRateLimit (mark GA) on every /api route, registered once on the root instance. */
-export function registerGlobalApiRateLimit(app: FastifyInstance, ctx: AppContext): void {
+export function registerGlobalApiRateLimit(app: FastifyInstance, ctx: RateLimitContext): void {
   const rule = ctx.config.globalApiRateLimit;
   if (!rule.enabled) return;
   app.addHook('onRequest', async (req, reply) => {

@@ -8,7 +8,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher, buildConnector as BuildConnector } from 'undici';
-import type { AppContext } from '../context.js';
 import { compileIpAllowList, ipAllowed, ipToBig, type IpMatcher } from './ip-match.js';
 import { Agent, buildConnector } from './undici.js';
 
@@ -177,10 +176,15 @@ export class SafeFetch {
   }
 }
 
-const perContext = new WeakMap<AppContext, SafeFetch>();
+/** what the client needs of the application: closing with it */
+interface Closable {
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+const perContext = new WeakMap<Closable, SafeFetch>();
 
 /** The instance's client for user-chosen URLs (webhook save check and delivery), closed with the instance. */
-export function userUrlFetch(ctx: AppContext): SafeFetch {
+export function userUrlFetch(ctx: Closable): SafeFetch {
   let f = perContext.get(ctx);
   if (!f) {
     const created = new SafeFetch();

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import type { RelayServices } from '../services/cache/index.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
 import { closeIfRefusedLarge, drainable } from '../lib/body-limits.js';
-import { authenticate, ROLE_COMMON } from '../api/auth.js';
+import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { asRelayError, sendRelayError } from './errors.js';
 

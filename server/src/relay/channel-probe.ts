@@ -36,7 +36,7 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
   const model = testModelOf(ch, requestedModel);
   const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
   const mapped = ch.modelMapping?.[model];
-  const info: RelayInfo = { ctx, channel: ch, mode, originModel: model, upstreamModel: mapped || model, isStream: false };
+  const info: RelayInfo = { settings: ctx.config, channel: ch, mode, originModel: model, upstreamModel: mapped || model, isStream: false };
   const body: Record<string, unknown> = { model: info.upstreamModel };
   if (mode === embeddingsMode) body.input = 'hello world';
   else {

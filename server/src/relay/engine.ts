@@ -11,7 +11,7 @@ import type { AppContext } from '../context.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
 import { MODEL_NAME_MAX } from '../lib/input.js';
 import type { NewLog } from '../db/schema.js';
-import { authenticate, ROLE_COMMON } from '../api/auth.js';
+import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import type { RelayServices } from '../services/cache/index.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing.js';
@@ -439,7 +439,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   const adaptor = adaptorFor(channel.type);
   const mapped = channel.modelMapping?.[a.model];
   const info: RelayInfo = {
-    ctx,
+    settings: ctx.config,
     channel,
     mode,
     originModel: a.model,

@@ -1,11 +1,11 @@
 // Channel administration (facts §2.3, §3.4; spec §5 Channel form, Tag edit, inline edit and batch).
 // Every write runs in one transaction together with the abilities rebuild, then announces `channels` so the
 // relay's channel cache reloads. Keys never leave the server through these reads.
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
-import { hasAdaptor, unsupportedTypeMessage } from '../relay/providers/index.js';
+import { hasAdaptor, unsupportedTypeMessage } from './channel-protocols.js';
 import { likeContains } from '../db/like.js';
 import { MODEL_NAME_MAX, intInput } from '../lib/input.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';

@@ -1,7 +1,7 @@
 // API tokens as their owner manages them (facts §2.2, §3.4; spec §4 token states, §5 Token form).
 // Every query is scoped to the caller's user id; after each write a `token` change is announced so the relay's
 // token cache drops its copy.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { isIpEntry } from '../lib/ip-match.js';
 import type { AppContext } from '../context.js';
 import type { Database, Token } from '../db/schema.js';

@@ -4,7 +4,7 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
-import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from '../api/auth.js';
+import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from './console-auth.js';
 import { LOG_TYPE_MANAGE, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
 import { likeContains } from '../db/like.js';

@@ -2,13 +2,30 @@
 // and, when the upstream speaks another protocol, the upstream's response back into OpenAI format.
 // OpenAI-compatible providers (openai/, azure/) implement only the request side: the engine passes their responses
 // through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
-import type { AppContext } from '../../context.js';
-import type { CachedChannel } from '../../services/cache/channel-cache.js';
+// An adaptor sees a plain channel value and its own settings, never the application context or the cache's types,
+// so a provider cannot reach the database, Redis or the relay's caches.
 import type { RelayMode } from '../modes.js';
 
+/** The channel fields an adaptor reads (the relay's cached channel is one). */
+export interface ProviderChannel {
+  type: number;
+  key: string;
+  /** upstream base URL, the type's default when the channel names none */
+  baseUrl: string;
+  /** the channel's `other` column (Azure: the API version) */
+  other: string;
+  organization: string;
+}
+
+/** The gateway settings adaptors read (the server's config is one). */
+export interface ProviderSettings {
+  /** Azure's api-version when the channel names none */
+  azureDefaultApiVersion: string;
+}
+
 export interface RelayInfo {
-  ctx: AppContext;
-  channel: CachedChannel;
+  settings: ProviderSettings;
+  channel: ProviderChannel;
   mode: RelayMode;
   /** model name the client asked for (billing, logs) */
   originModel: string;

@@ -4,7 +4,7 @@
 // here, not per request.
 import type { AppContext } from '../../context.js';
 import { channelBaseUrl } from '../channel-types.js';
-import { hasAdaptor } from '../../relay/providers/index.js';
+import { hasAdaptor } from '../channel-protocols.js';
 
 export interface CachedChannel {
   id: number;

@@ -34,7 +34,7 @@ import {
   LOG_TYPE_COLORS,
   parseOther,
   retryPath,
-  useTimeColor,
+  elapsedColor,
   type LogFilters,
   type LogRow,
 } from './logic.js';
@@ -211,7 +211,7 @@ export default function LogPage() {
         const frt = firstTokenSeconds(parseOther(r.other));
         return (
           <Space size={2} wrap>
-            <Tag color={useTimeColor(r.use_time)}>{t('unit.seconds', { s: r.use_time })}</Tag>
+            <Tag color={elapsedColor(r.use_time)}>{t('unit.seconds', { s: r.use_time })}</Tag>
             {r.is_stream && frt !== null ? (
               <Tooltip title={t('col.frt')}>
                 <Tag color={firstTokenColor(frt)}>{t('unit.seconds', { s: frt.toFixed(1) })}</Tag>

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildLogQuery, firstTokenColor, firstTokenSeconds, parseOther, retryPath, toSeconds, useTimeColor } from './logic.js';
+import { buildLogQuery, firstTokenColor, firstTokenSeconds, parseOther, retryPath, toSeconds, elapsedColor } from './logic.js';
 
 describe('log colours', () => {
   it('grades use time: <101 green, <300 orange, else red', () => {
-    expect(useTimeColor(0)).toBe('green');
-    expect(useTimeColor(100)).toBe('green');
-    expect(useTimeColor(101)).toBe('orange');
-    expect(useTimeColor(299)).toBe('orange');
-    expect(useTimeColor(300)).toBe('red');
+    expect(elapsedColor(0)).toBe('green');
+    expect(elapsedColor(100)).toBe('green');
+    expect(elapsedColor(101)).toBe('orange');
+    expect(elapsedColor(299)).toBe('orange');
+    expect(elapsedColor(300)).toBe('red');
   });
   it('grades first-token time: <3 green, <10 orange, else red', () => {
     expect(firstTokenColor(2.9)).toBe('green');

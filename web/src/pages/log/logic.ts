@@ -46,7 +46,7 @@ export function parseOther(other: string | null | undefined): LogOther {
 }
 
 /** Use time in seconds: under 101 green, under 300 orange, else red (spec §9). */
-export function useTimeColor(seconds: number): 'green' | 'orange' | 'red' {
+export function elapsedColor(seconds: number): 'green' | 'orange' | 'red' {
   if (seconds < 101) return 'green';
   if (seconds < 300) return 'orange';
   return 'red';

@@ -8,7 +8,7 @@ export const azureAdaptor: Adaptor = {
 
   target(info) {
     const { origin, prefix } = splitBase(info.channel.baseUrl);
-    const version = info.channel.other.trim() || info.ctx.config.azureDefaultApiVersion;
+    const version = info.channel.other.trim() || info.settings.azureDefaultApiVersion;
     const deployment = info.upstreamModel.replace(/\./g, '');
     return {
       origin,
