@@ -14,7 +14,7 @@ import type { NewLog } from '../db/schema.js';
 import { authenticate, ROLE_COMMON } from '../api/auth.js';
 import type { RelayServices } from '../services/cache/index.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
-import { QuotaError, type Reservation } from '../services/billing.js';
+import { QuotaError, type Reservation } from '../services/billing/index.js';
 import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addChannel, addToken, addUser, tokenRow, userRow } from './fixtures.js';
 import { relayServices } from '../../src/services/cache/index.js';
 import { openDatabase, sqliteHandle } from '../../src/db/connect.js';
-import { Billing, QuotaError, type Reservation, type ReserveInput } from '../../src/services/billing.js';
+import { Billing, QuotaError, type Reservation, type ReserveInput } from '../../src/services/billing/index.js';
 
 await describeEachDb('quota reservations', (kind) => {
   let s: TestServer;

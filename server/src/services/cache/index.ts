@@ -3,7 +3,7 @@
 import { Agent, UPSTREAM_POOL } from '../../lib/undici.js';
 import { LeanHttpClient } from '../../lib/lean-http/client.js';
 import type { AppContext } from '../../context.js';
-import { Billing } from '../billing.js';
+import { Billing } from '../billing/index.js';
 import { ChannelStatus } from '../channel-status.js';
 import { LogWriter } from '../log-writer.js';
 import { QuotaData } from '../quota-data.js';
