@@ -117,7 +117,7 @@ export class Billing {
     this.node = newNodeId();
     this.holdNodes = new HoldNodes(ctx, this.node, { ...holdOptions, onRowsGone: () => this.pgMysql.holdRows.clear() });
     const handle = ctx.dbKind === 'sqlite' ? sqliteHandle(ctx.db) : undefined;
-    this.fast = handle ? new SqliteStatements(handle, this.node, ctx.config.leanHttp, (row, err) => this.dropRow(row, err)) : null;
+    this.fast = handle ? new SqliteStatements(handle, this.node, (row, err) => this.dropRow(row, err)) : null;
     this.pgMysql = new PgMysqlReservations(ctx, this.node, this.sql, this.onDeadlock);
     this.batch = this.pgMysql.batched();
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;

@@ -9,8 +9,8 @@ import { statements, type StmtName } from './sql.js';
 import { released, type Reservation, type Settlement } from './types.js';
 
 /**
- * A group commit runs at the end of the event-loop turn (one turn later when all its requests are already upstream:
- * commitAfterWrites), or as soon as RESERVE_BATCH reservations whose requests wait
+ * A group commit runs at the end of the event-loop turn (the first check phase, whichever HTTP client writes the
+ * overlapped requests' upstream calls), or as soon as RESERVE_BATCH reservations whose requests wait
  * for it are queued: in a burst (many requests read in one turn) the first upstream calls then go out after a few
  * reservations instead of after the whole burst was read. Measured with a 50 ms upstream at 128 connections: waiting
  * for the turn's end cost ~8 % RPS. Overlapped reservations (the request is already on its way upstream; only its
@@ -73,11 +73,6 @@ export class SqliteStatements {
   constructor(
     readonly handle: BetterSqlite3.Database,
     node: string,
-    /**
-     * the relay's upstream calls are written during their dispatch (the lean HTTP client, LEAN_HTTP): a group of
-     * overlapped reservations need not wait a check phase for undici's writes (commitAfterWrites)
-     */
-    private readonly writesAtDispatch = false,
     /** a settlement's isolated log row was refused (Settlement.isolateRows) */
     onRowRefused: (row: NewLog, err: unknown) => void = () => undefined,
   ) {
@@ -189,21 +184,13 @@ export class SqliteStatements {
     const b = (this.queue ??= newBatch());
     const n = b.items.push(r);
     if (overlapped) {
-      if (n === 1) setImmediate(this.writesAtDispatch ? this.commit : this.commitAfterWrites);
+      // undici writes a call on a reused keep-alive socket from a setImmediate of its own, queued after this one:
+      // such calls go out after the commit (the lean client writes during the dispatch, before it)
+      if (n === 1) setImmediate(this.commit);
     } else if (++b.waiting === 1) setImmediate(this.commit);
     if (b.waiting >= RESERVE_BATCH || n >= RESERVE_BATCH_MAX) this.commit();
     return b.done;
   }
-
-  /**
-   * Overlapped reservations commit one check phase later: undici writes a request on a reused keep-alive socket
-   * from a setImmediate of its own (it first lets the poll phase see whatever the idle socket received), queued
-   * after ours, so committing at the first check phase held every overlapped upstream call back for the whole
-   * commit. Requests read in the poll phase between the two join the batch.
-   */
-  private readonly commitAfterWrites = (): void => {
-    setImmediate(this.commit);
-  };
 
   private retrying = false;
   private readonly retry = (): void => {
