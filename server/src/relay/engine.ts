@@ -12,7 +12,7 @@ import type { HttpResponse } from '../lib/lean-http/response.js';
 import { MODEL_NAME_MAX } from '../lib/input.js';
 import type { NewLog } from '../db/schema.js';
 import { authenticate, ROLE_COMMON } from '../api/auth.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing/index.js';
 import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';

@@ -8,7 +8,7 @@ import { CompiledQuery, type KyselyPlugin } from 'kysely';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { addChannel, addToken, addUser, tokenRow, userRow } from './fixtures.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { openDatabase, sqliteHandle } from '../../src/db/connect.js';
 import { Billing, QuotaError, type Reservation, type ReserveInput } from '../../src/services/billing/index.js';
 
