@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
-import { initRelayServices } from '../services/cache/index.js';
+import { initRelayServices } from '../relay/services.js';
 import { fetchUpstreamModels, recordTest, testAllChannels, testChannel, updateBalance } from '../relay/channel-probe.js';
 
 export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { queryInt, queryOf } from './route-helpers.js';
-import { initRelayServices } from '../services/cache/index.js';
+import { initRelayServices } from '../relay/services.js';
 import {
   DATA_SELF_MAX_SPAN_SEC,
   quotaDataByModelHour,

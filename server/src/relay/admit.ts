@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
 import { closeIfRefusedLarge, drainable } from '../lib/body-limits.js';
 import { authenticate, ROLE_COMMON } from '../services/console-auth.js';

@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import { ipAllowed } from '../lib/ip-match.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import type { TokenRecord } from '../services/cache/token-cache.js';
 import type { UserRecord } from '../services/cache/user-cache.js';
 import { RelayError } from './errors.js';

@@ -2,7 +2,7 @@
 // same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are exercised), logs
 // it as a consume log with token name 模型测试 and charges nothing.
 import type { AppContext } from '../context.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
 import { channelBaseUrl } from '../services/channel-types.js';

@@ -2,7 +2,7 @@
 // (/dashboard/billing/*), token log lookup (/api/log/token, no auth), CORS preflight, 501 stubs (facts §4.1).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import { isBuiltInModel, modelObject } from '../services/model-objects.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';

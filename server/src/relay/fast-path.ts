@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { RelayServices } from '../services/cache/index.js';
+import type { RelayServices } from './services.js';
 import { newRequestId } from '../lib/request-id.js';
 import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
 import { LeanHttpFront } from '../lib/lean-http/front.js';

@@ -18,7 +18,7 @@
 // channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AppContext } from '../context.js';
-import { initRelayServices, relayServices } from '../services/cache/index.js';
+import { initRelayServices, relayServices } from './services.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
 import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
 import { registerRelayExtras } from './extras.js';

@@ -9,7 +9,7 @@ import { MockUpstream } from '../helpers/mock-upstream.js';
 import type { ConsoleClient } from '../helpers/console-client.js';
 import { registerAndLogin, setupAndLoginRoot } from './fixtures.js';
 import { addChannel, addToken, addUser, channelsChanged, flushLogs, relayPost, setOptions } from '../relay/fixtures.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 
 const NUL = 'a\u0000b';
 const REFUSED_NUL = { success: false, message: '请求参数中包含非法字符（\\u0000）' };

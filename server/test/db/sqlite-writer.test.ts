@@ -10,7 +10,7 @@ import { sql, type Kysely } from 'kysely';
 import { openDatabase, sqliteHandle } from '../../src/db/connect.js';
 import type { Database, NewLog } from '../../src/db/schema.js';
 import { OWNER_FREE, OWNER_MAIN, OWNER_WORKER, SqliteWriteLock, writeLockOf } from '../../src/db/sqlite-write-lock.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { pushSqliteValues, SQLITE_ROW_COLUMNS, SQLITE_ROW_INSERT } from '../../src/services/log-writer.js';
 import { sqliteWorker, type SqliteWorker } from '../../src/services/sqlite-worker.js';
 import { createTestDatabase } from '../helpers/databases.js';

@@ -3,7 +3,7 @@
 // quotes, backslashes, braces, commas and the word NULL; MySQL a VALUES list; a SQLite file its writer worker.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { NewLog } from '../../src/db/schema.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, startConsole } from '../channels/fixture.js';
 import type { NewLog } from '../../src/db/schema.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { sql } from 'kysely';
 
 await describeEachDb('log and usage data API', (kind) => {

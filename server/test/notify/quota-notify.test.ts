@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { QuotaNotifier } from '../../src/services/quota-notify.js';
 import { userUrlFetch } from '../../src/lib/safe-fetch.js';
 import { testAllChannels } from '../../src/relay/channel-probe.js';

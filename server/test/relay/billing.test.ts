@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
 import { chatPromptBound, countChatPromptTokens, loadedEncodings } from '../../src/services/tokenizer.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 
 const MODEL = 'bill-model';
 const messages = [{ role: 'user', content: 'how much is this' }];

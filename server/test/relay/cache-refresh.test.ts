@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { initRelayServices, type RelayServices } from '../../src/services/cache/index.js';
+import { initRelayServices, type RelayServices } from '../../src/relay/services.js';
 import { addToken, addUser, waitFor } from './fixtures.js';
 
 await describeEachDb('cache refresh', (kind) => {

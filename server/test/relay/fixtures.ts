@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
 import type { TestServer } from '../helpers/server.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { readHolds } from '../../src/services/quota-holds.js';
 
 export const key48 = () => randomBytes(24).toString('hex');

@@ -10,7 +10,7 @@ import { createTestDatabase } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import { spawnGateway } from '../helpers/process.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 import { addChannel, addToken, addUser, channelsChanged, client, setOptions, relayPost, waitFor } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 

@@ -12,8 +12,8 @@ import { spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import type { NewLog } from '../../src/db/schema.js';
-import { relayServices } from '../../src/services/cache/index.js';
-import { Billing, type ReserveInput } from '../../src/services/billing.js';
+import { relayServices } from '../../src/relay/services.js';
+import { Billing, type ReserveInput } from '../../src/services/billing/index.js';
 import { HOLD_JOURNAL_COMPACT, newNodeId, processGone, procStat, readHolds } from '../../src/services/quota-holds.js';
 import { addChannel, addToken, addUser, tokenRow, userRow, waitFor } from './fixtures.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, waitFor } from './fixtures.js';
-import { relayServices } from '../../src/services/cache/index.js';
+import { relayServices } from '../../src/relay/services.js';
 
 describe('relay routing and retries', () => {
   let s: TestServer;

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { initRelayServices } from '../../src/services/cache/index.js';
+import { initRelayServices } from '../../src/relay/services.js';
 import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, userRow } from './fixtures.js';
 
 const MODEL = 'mock-chat';

@@ -1,18 +1,18 @@
 // One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
-import { Agent, UPSTREAM_POOL } from '../../lib/undici.js';
-import { LeanHttpClient } from '../../lib/lean-http/client.js';
-import type { AppContext } from '../../context.js';
-import { Billing } from '../billing.js';
-import { ChannelStatus } from '../channel-status.js';
-import { LogWriter } from '../log-writer.js';
-import { QuotaData } from '../quota-data.js';
-import { QuotaNotifier } from '../quota-notify.js';
-import { ChannelCache } from './channel-cache.js';
-import { TokenCache } from './token-cache.js';
-import { UserCache } from './user-cache.js';
-import { startSqliteWorker } from '../sqlite-worker.js';
-import { clearAfterOutage } from './redis-outage.js';
+import { Agent, UPSTREAM_POOL } from '../lib/undici.js';
+import { LeanHttpClient } from '../lib/lean-http/client.js';
+import type { AppContext } from '../context.js';
+import { Billing } from '../services/billing/index.js';
+import { ChannelStatus } from '../services/channel-status.js';
+import { LogWriter } from '../services/log-writer.js';
+import { QuotaData } from '../services/quota-data.js';
+import { QuotaNotifier } from '../services/quota-notify.js';
+import { ChannelCache } from '../services/cache/channel-cache.js';
+import { TokenCache } from '../services/cache/token-cache.js';
+import { UserCache } from '../services/cache/user-cache.js';
+import { startSqliteWorker } from '../services/sqlite-worker.js';
+import { clearAfterOutage } from '../services/cache/redis-outage.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -63,7 +63,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       inFlight: new Set(),
       leftBehind: new Set(),
     };
-    // consume-log rows are written together with their charges (services/billing.ts)
+    // consume-log rows are written together with their charges (services/billing/)
     svc.billing.attachLogs(logs);
     if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);
     // before serving: gives back what a process that died held in reservations (services/quota-holds.ts)
