@@ -7,15 +7,10 @@ import type { ChargeSql, RowsMessage } from './sqlite-worker-protocol.js';
 
 /**
  * Longest a row not marked to be written at once waits in the worker (or until GROUP_ROWS rows wait), so that rows
- * given a column to group by are written grouped by it. The log writer groups a busy gateway's rows by token: with
- * the bench's 1,000 tokens in turn, each token's leaves in the token_id / token_name indexes took one row per
- * transaction when rows were written by 128 or 100 ms, and take ~8 a second now. `PRE=200000 LOG_ROWS=60000 FOREIGN=1
- * CASES=512 GROUP_WINDOWS="0 7000" node bench/sqlite-log-writes.mjs` (40-row transactions, another connection committing
- * between them): 17.3-18.0 µs of CPU per row grouped in 7,000-row windows instead of 36.3-37.4 in order, the WAL's
- * largest size 92 MB instead of 303. Two gateways served at once, six alternating 3-s wrk bursts each (0-ms JSON, 32
- * connections): 81-84 µs of gateway CPU per request instead of 86-92, and the old way's cost grew as the table did.
- * What waiting costs: up to a second more before a busy gateway's log rows can be read, and up to GROUP_ROWS rows in
- * this heap (~3 MB).
+ * given a column to group by are written grouped by it. The log writer groups a busy gateway's rows by token, so that
+ * each token's leaves in the token_id / token_name indexes take several rows per write instead of one; the
+ * measurements and the price (rows readable up to a second later, up to GROUP_ROWS rows in this heap) are in
+ * docs/decisions/0001-log-row-grouping.md.
  */
 export const GROUP_MS = 1000;
 export const GROUP_ROWS = 8192;

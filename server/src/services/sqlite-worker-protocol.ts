@@ -66,6 +66,7 @@ export interface WorkerHeap {
 export type ToWorker = RowsMessage | { t: 'flush'; id: number } | { t: 'heap'; id: number } | { t: 'stop' };
 
 export type FromWorker =
+  | { t: 'ready' }
   | { t: 'flushed'; id: number }
   | { t: 'heap'; id: number; heap: WorkerHeap }
   | { t: 'error'; message: string; rows: number }

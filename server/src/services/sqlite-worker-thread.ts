@@ -230,3 +230,5 @@ port.on('message', (m: ToWorker) => {
     port.close();
   }
 });
+// the connection is open and the handlers are in place (the main thread waits for this before using the worker)
+send({ t: 'ready' });

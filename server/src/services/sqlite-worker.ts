@@ -81,6 +81,9 @@ export class SqliteWorker {
   private nextId = 1;
   /** replies awaited from the worker ('flushed', 'heap'), by request id */
   private readonly waiting = new Map<number, (value?: WorkerHeap) => void>();
+  /** resolves once the thread has opened its connection, or has exited */
+  readonly ready: Promise<void>;
+  private onReady: () => void = () => {};
 
   constructor(
     private readonly ctx: AppContext,
@@ -89,8 +92,10 @@ export class SqliteWorker {
     const lock = writeLockOf(handle);
     this.worker = startThread({ path: handle.name, lock: lock.buffer, checkpointMs: CHECKPOINT_MS });
     this.worker.unref();
+    this.ready = new Promise((resolve) => (this.onReady = resolve));
     this.worker.on('message', (m: FromWorker) => {
-      if (m.t === 'flushed') this.settle(m.id);
+      if (m.t === 'ready') this.onReady();
+      else if (m.t === 'flushed') this.settle(m.id);
       else if (m.t === 'heap') this.settle(m.id, m.heap);
       else if (m.t === 'error') ctx.log.error({ err: m.message, rows: m.rows }, 'sqlite worker: writing rows failed');
     });
@@ -105,6 +110,7 @@ export class SqliteWorker {
         /* closing */
       }
       for (const id of [...this.waiting.keys()]) this.settle(id);
+      this.onReady();
     });
   }
 
@@ -189,6 +195,8 @@ export function sqliteWorker(ctx: AppContext, handle: BetterSqlite3.Database): P
         ctx.log.warn({ err }, 'sqlite worker not started: logs are written on the main thread');
         return null;
       }
+      // its first rows would otherwise wait for the thread to load its code
+      await w.ready;
       try {
         handle.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_FRAMES}`);
         // whichever connection starts the WAL over cuts it back, with its own limit
