@@ -4,8 +4,9 @@ import { availableParallelism } from 'node:os';
 //
 // --max-semi-space-size=8 (MB, default 16 on 64-bit): the relay allocates fast and its objects die young; with 16 MB
 // semi-spaces the young generation grew to ~48 MB and the heap to 90-125 MB under load (RSS 170-245 MB at 128
-// connections); with 8 MB the heap stayed at 53-62 MB with the same throughput. The SQLite log worker's isolate is
-// created with 1 MB instead (withLeanHeap in server/src/services/sqlite-worker.ts).
+// connections); with 8 MB the heap stayed at 53-62 MB with the same throughput. The SQLite log worker
+// asks for a smaller young generation through Worker resourceLimits, which this flag overrides (V8 gives the flag
+// precedence); see WORKER_YOUNG_GENERATION_MB in server/src/services/sqlite-worker.ts.
 //
 // --heap-growing-percent=50 (60 until --single-threaded-gc below came; see there): the old generation may grow to 1.5x
 // what survived the last full GC (V8 picks 1.1-4x by

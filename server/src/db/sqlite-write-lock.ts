@@ -11,7 +11,7 @@
 // a lock.
 //
 // Layout of the shared Int32Array: [0] owner (0 free, 1 main thread, 2 worker), [1] main thread waiting (0/1).
-// The worker side of the protocol is in services/sqlite-worker.ts (WORKER_SOURCE).
+// The worker side of the protocol is in services/sqlite-worker-thread.ts.
 import type BetterSqlite3 from 'better-sqlite3';
 
 export const OWNER_FREE = 0;

@@ -114,7 +114,7 @@ const MAX_QUEUE = 100_000;
  * SQLite with a worker, while the event loop is busy less than BUSY_LOOP of the time (a quiet gateway): rows are handed
  * over every QUIET_POST_MS and the worker writes them at once, in transactions of a few rows; from BUSY_LOOP on, every
  * BUSY_POST_MS (or WORKER_ROWS rows), and the worker holds them up to a second to write them grouped by token
- * (sqlite-worker.ts, GROUP_MS). A few-row transaction costs about twice the CPU per row of a 128-row one (every touched
+ * (log-row-grouping.ts, GROUP_MS). A few-row transaction costs about twice the CPU per row of a 128-row one (every touched
  * index leaf is written at commit), but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a
  * 2-core machine the hops of the requests in flight queue behind it: the one-connection added first-byte p99 had a
  * median of 1.73 / 1.87 ms (JSON / stream) with 128-row batches and 1.16 / 1.40 ms with rows written as they came
@@ -142,7 +142,7 @@ export const SQLITE_ROW_INSERT = insertQuery('sqlite', [{} as NewLog]).sql;
 export const SQLITE_ROW_COLUMNS: readonly string[] = COLUMNS.map(([c]) => c);
 const column = (name: string) => SQLITE_ROW_COLUMNS.indexOf(name);
 /**
- * A busy gateway's rows are written grouped by token (sqlite-worker.ts, GROUP_MS): new-api's indexes on token_id and
+ * A busy gateway's rows are written grouped by token (log-row-grouping.ts, GROUP_MS): new-api's indexes on token_id and
  * token_name put each token's rows in a leaf page of its own, so rows of many tokens in turn dirtied (and wrote to the
  * WAL, and checkpointed) two leaves per row; a token's rows together share them.
  */

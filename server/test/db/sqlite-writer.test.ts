@@ -439,10 +439,24 @@ describe('SQLite writer worker with the app', () => {
     expect(await order(900_009)).toEqual([...Array(10)].flatMap(() => [7, 3, 5, 3]));
   });
 
-  it('the worker\'s isolate has 1 MB semi-spaces and gc() (the main thread\'s has neither) while rows wait in it', async () => {
+  it('a busy gateway\'s rows, written grouped, each keep their own created_at', async () => {
+    const { ctx } = await appWithWorker();
+    const logs = relayServices(ctx).logs;
+    Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, { quiet: false, windowStart: Date.now() + 60_000 });
+    // created_at out of step with arrival and token, so that a row given another's time would show
+    const at = (i: number) => 1_700_000_000 + ((i * 37) % 101);
+    for (let i = 0; i < 100; i++) logs.add({ ...logRow(900_011, i), created_at: at(i), token_id: [4, 1, 3][i % 3] });
+    await logs.flush();
+    const rows = await ctx.logDb.selectFrom('logs').select(['token_id', 'quota', 'created_at']).where('user_id', '=', 900_011).orderBy('id').execute();
+    expect(rows).toHaveLength(100);
+    expect(rows.map((r) => r.token_id)).toEqual([...rows.map((r) => r.token_id)].sort((a, b) => a - b));
+    for (const r of rows) expect(r.created_at).toBe(at(r.quota));
+  });
+
+  it('the worker\'s isolate has a small young generation of its own (resourceLimits), no process-wide V8 flag changed', async () => {
     const { ctx, worker } = await appWithWorker();
-    // ~8,000 rows at a time held for grouping survive the worker's scavenges: with the process's semi-space size
-    // (16 MB by default, 8 MB under the server's flags) its new space grew to that size twice over
+    // ~8,000 rows at a time held for grouping survive the worker's scavenges: with V8's default young generation
+    // (no --max-semi-space-size here) its new space grew to tens of MB
     const logUser = 900_010;
     for (let k = 0; k < 6; k++) {
       insertGrouped(
@@ -454,9 +468,9 @@ describe('SQLite writer worker with the app', () => {
     await worker.flush();
     expect((await logStats(ctx.logDb, logUser)).n).toBe(24_000);
     const heap = await worker.heap();
+    expect(heap!.maxYoungGenerationSizeMb).toBe(3);
     expect(heap!.newSpace).toBeLessThanOrEqual(2 * 1024 * 1024);
-    expect(heap!.gc).toBe(true);
-    // the flags went back once the worker was online: an isolate created now has neither
+    // the worker was started without touching the process's V8 flags: an isolate created now has V8's defaults
     const probe = new Worker(
       `const v8 = require('node:v8'); const keep = []; for (let i = 0; i < 200000; i++) { keep.push({ i, s: 'x' + i }); if (keep.length > 50000) keep.splice(0, 25000); }
        require('node:worker_threads').parentPort.postMessage({ gc: typeof gc, newSpace: v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size });`,
