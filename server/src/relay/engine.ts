@@ -1,6 +1,6 @@
 // The relay engine: one function, relayJson(), runs any JSON relay mode end to end:
 //   auth (token or playground session) → parse body once → rate limit → access checks → channel pick →
-//   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; undici pool;
+//   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; relay/transport/;
 //   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
 // See index.ts for how other modes plug in.
 import { isUtf8 } from 'node:buffer';

@@ -552,7 +552,11 @@ export class LeanHttpClient {
 
   release(conn: Conn): void {
     const waiting = conn.origin.queue.shift();
-    if (waiting) return conn.send(waiting);
+    if (waiting) {
+      // straight on to the next waiting request; it may meet the same race as any reuse (see onClose)
+      conn.reused = true;
+      return conn.send(waiting);
+    }
     if (this.closed) return conn.destroy();
     const keep = conn.hintMs > 0 ? Math.min(this.opts.keepAliveTimeout, conn.hintMs - 1000) : this.opts.keepAliveTimeout;
     if (keep <= 0) return conn.destroy();
