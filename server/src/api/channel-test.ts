@@ -68,7 +68,7 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     const ch = await channelOf((req.params as { id: string }).id);
     if (!ch) return fail('渠道不存在');
     try {
-      return ok(await fetchUpstreamModels(svc, ch.type, ch.baseUrl, ch.key));
+      return ok(await fetchUpstreamModels(svc, ch.type, ch.baseUrl, ch.key, ch.setting));
     } catch (e) {
       return fail(`获取模型列表失败: ${(e as Error).message}`);
     }

@@ -1,6 +1,7 @@
 // Channel test, test-all, balance and model-list probes (facts §4.9, §3.4). A test sends one small request through the
 // same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are exercised), logs
-// it as a consume log with token name 模型测试 and charges nothing.
+// it as a consume log with token name 模型测试 and charges nothing. Every probe goes out through the relay's transport
+// (relay/transport/), so a channel's proxy applies to it as to the relay's own calls.
 import type { AppContext } from '../context.js';
 import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
@@ -9,7 +10,17 @@ import { channelBaseUrl } from '../services/channel-types.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
 import { chatMode, embeddingsMode, type RelayMode } from './modes.js';
 import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo } from './providers/index.js';
+import { transportFor } from './channel-setting.js';
+import type { OutgoingRequest } from './transport/index.js';
+import { UpstreamCall } from './upstream-call.js';
 import { extractUsage } from './usage.js';
+
+/** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
+async function probe(svc: RelayServices, channel: Pick<CachedChannel, 'setting'>, req: OutgoingRequest): Promise<{ status: number; body: Buffer }> {
+  const call = await new UpstreamCall(false).send(transportFor(channel, svc.upstream), req);
+  if (call.error) throw call.error;
+  return { status: call.statusCode, body: call.body() };
+}
 
 export interface ProbeResult {
   ok: boolean;
@@ -63,7 +74,7 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
   const started = Date.now();
   const target = adaptor.target(info);
   try {
-    const up = await svc.http.request({
+    const up = await probe(svc, ch, {
       origin: target.origin,
       path: target.path,
       method: 'POST',
@@ -72,16 +83,17 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
       headersTimeout: 60_000,
       bodyTimeout: 60_000,
     });
-    const chunks: Buffer[] = [];
-    for await (const c of up.body) chunks.push(c as Buffer);
-    const buf = Buffer.concat(chunks);
+    let buf = up.body;
     const time = (Date.now() - started) / 1000;
-    if (up.statusCode !== 200) {
-      const pe = adaptor.parseError(up.statusCode, buf);
-      const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, { status: up.statusCode, message: pe.message, type: pe.type, code: pe.code });
-      return { ok: false, message: pe.message || `status code ${up.statusCode}`, time, disableWorthy };
+    if (up.status !== 200) {
+      const pe = adaptor.parseError(up.status, buf);
+      const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, { status: up.status, message: pe.message, type: pe.type, code: pe.code });
+      return { ok: false, message: pe.message || `status code ${up.status}`, time, disableWorthy };
     }
-    let usage = extractUsage(buf);
+    // an adaptor that answers in another format gives its OpenAI form and usage, as in the relay
+    const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
+    if (converted) buf = converted.body;
+    let usage = converted ? converted.usage : extractUsage(buf);
     try {
       JSON.parse(buf.toString('utf8'));
     } catch {
@@ -165,21 +177,19 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
 
 // Probes reach private addresses on purpose (admins run upstreams there), and carry the channel's key: the URL is
 // always built from the channel's base URL, and a redirect is never followed, so the key goes to no other host.
-async function getJson(svc: RelayServices, url: string, key: string): Promise<any> {
+async function getJson(svc: RelayServices, channel: Pick<CachedChannel, 'setting'>, url: string, key: string): Promise<any> {
   const u = new URL(url);
-  const r = await svc.http.request({
+  const r = await probe(svc, channel, {
     origin: u.origin,
     path: u.pathname + u.search,
     method: 'GET',
     headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    body: null,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
   });
-  const chunks: Buffer[] = [];
-  for await (const c of r.body) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (r.statusCode !== 200) throw new Error(`status code: ${r.statusCode}`);
-  return JSON.parse(text);
+  if (r.status !== 200) throw new Error(`status code: ${r.status}`);
+  return JSON.parse(r.body.toString('utf8'));
 }
 
 // OpenAI's billing endpoints: OpenAI, custom (its base URL, as new-api) and the older OpenAI resellers
@@ -196,27 +206,27 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
   const base = ch.baseUrl;
   let balance: number;
   if (OPENAI_BILLING_TYPES.has(ch.type)) {
-    const sub = await getJson(svc, `${base}/v1/dashboard/billing/subscription`, ch.key);
+    const sub = await getJson(svc, ch, `${base}/v1/dashboard/billing/subscription`, ch.key);
     // a paying account's usage of this month, else of the last 100 days (new-api's window)
     const now = new Date();
     const start = sub.has_payment_method ? `${isoDay(now).slice(0, 8)}01` : isoDay(new Date(now.getTime() - 100 * 86400_000));
-    const usage = await getJson(svc, `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`, ch.key);
+    const usage = await getJson(svc, ch, `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`, ch.key);
     balance = Number(sub.hard_limit_usd ?? 0) - Number(usage.total_usage ?? 0) / 100;
   } else if (ch.type === 40) {
-    const j = await getJson(svc, `${base}/v1/user/info`, ch.key);
+    const j = await getJson(svc, ch, `${base}/v1/user/info`, ch.key);
     if (j?.code !== undefined && j.code !== 20000) throw new Error(`code: ${j.code}, message: ${j.message ?? ''}`);
     balance = Number(j?.data?.totalBalance ?? 0);
   } else if (ch.type === 43) {
-    const j = await getJson(svc, `${base}/user/balance`, ch.key);
+    const j = await getJson(svc, ch, `${base}/user/balance`, ch.key);
     const cny = Array.isArray(j?.balance_infos) ? j.balance_infos.find((b: any) => b?.currency === 'CNY') : undefined;
     if (!cny) throw new Error('currency CNY not found');
     balance = Number(cny.total_balance);
   } else if (ch.type === 20) {
     // the default base URL already ends in /api (https://openrouter.ai/api)
-    const j = await getJson(svc, `${base.replace(/\/api$/, '')}/api/v1/credits`, ch.key);
+    const j = await getJson(svc, ch, `${base.replace(/\/api$/, '')}/api/v1/credits`, ch.key);
     balance = Number(j?.data?.total_credits ?? 0) - Number(j?.data?.total_usage ?? 0);
   } else if (ch.type === 25) {
-    const j = await getJson(svc, `${base}/v1/users/me/balance`, ch.key);
+    const j = await getJson(svc, ch, `${base}/v1/users/me/balance`, ch.key);
     if (!j?.status || j.code !== 0) throw new Error(`failed to update moonshot balance, status: ${j?.status}, code: ${j?.code}, scode: ${j?.scode ?? ''}`);
     const price = ctx.options.num('Price', 7.3);
     balance = Number(j.data?.available_balance ?? 0) / (price > 0 ? price : 7.3);
@@ -243,14 +253,23 @@ export function upstreamModelsUrl(type: number, base: string): string {
   return `${base}/v1/models`;
 }
 
-/** Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). */
-export async function fetchUpstreamModels(svc: RelayServices, type: number, baseUrl: string | null | undefined, key: string): Promise<string[]> {
+/**
+ * Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). `setting`: a
+ * stored channel's (its proxy applies); null for a channel not saved yet.
+ */
+export async function fetchUpstreamModels(
+  svc: RelayServices,
+  type: number,
+  baseUrl: string | null | undefined,
+  key: string,
+  setting: CachedChannel['setting'] = null,
+): Promise<string[]> {
   // the key of a type without an adaptor is no Bearer token (Vertex AI's is a service-account JSON): never send it
   if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const url = upstreamModelsUrl(type, base);
-  const j = await getJson(svc, url, key.split('\n')[0].trim());
+  const j = await getJson(svc, { setting }, url, key.split('\n')[0].trim());
   const list = Array.isArray(j?.data) ? j.data : [];
   return list.map((m: { id?: string }) => String(m.id ?? '').replace(/^models\//, '')).filter(Boolean);
 }

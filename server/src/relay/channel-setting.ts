@@ -2,29 +2,32 @@
 // `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>) and `force_format`
 // (chat answers keep only the fields of OpenAI's format). Parsed once by the channel cache; the hot path only checks
 // these fields.
-import type { Dispatcher } from 'undici';
 import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { UndiciTransport, type Transport } from './transport/index.js';
 
-const proxies = new Map<string, Dispatcher>();
+const proxies = new Map<string, UndiciTransport>();
 
-/** The dispatcher for a channel: its proxy when `setting.proxy` is set, else the shared keep-alive pool. */
-export function dispatcherFor(channel: CachedChannel, fallback: Dispatcher): Dispatcher {
+/**
+ * The transport for a channel's upstream calls (the relay's and the probes'): through its proxy when `setting.proxy`
+ * is set, else `direct` (the shared keep-alive pools).
+ */
+export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Transport): Transport {
   const p = channel.setting?.proxy;
-  if (typeof p !== 'string' || !p.trim()) return fallback;
+  if (typeof p !== 'string' || !p.trim()) return direct;
   const url = p.trim();
-  let d = proxies.get(url);
-  if (!d) {
-    d = /^socks5h?:\/\//i.test(url) ? new Socks5ProxyAgent(url) : new ProxyAgent(url);
-    proxies.set(url, d);
+  let t = proxies.get(url);
+  if (!t) {
+    t = new UndiciTransport(/^socks5h?:\/\//i.test(url) ? new Socks5ProxyAgent(url) : new ProxyAgent(url));
+    proxies.set(url, t);
   }
-  return d;
+  return t;
 }
 
 export async function closeProxies(): Promise<void> {
   const all = [...proxies.values()];
   proxies.clear();
-  await Promise.allSettled(all.map((d) => d.close()));
+  await Promise.allSettled(all.map((t) => t.dispatcher.close()));
 }
 
 export const thinkingToContent = (channel: CachedChannel): boolean => channel.setting?.thinking_to_content === true;

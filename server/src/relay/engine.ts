@@ -1,12 +1,10 @@
 // The relay engine: one function, relayJson(), runs any JSON relay mode end to end:
 //   auth (token or playground session) → parse body once → rate limit → access checks → channel pick →
-//   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; undici pool;
+//   price + reservation (atomic, in the DB) → attempt loop (adaptor builds the upstream request; relay/transport/;
 //   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
 // See index.ts for how other modes plug in.
 import { isUtf8 } from 'node:buffer';
-import { EventEmitter } from 'node:events';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Dispatcher } from 'undici';
 import type { AppContext } from '../context.js';
 import type { HttpResponse } from '../lib/lean-http/response.js';
 import { MODEL_NAME_MAX } from '../lib/input.js';
@@ -26,7 +24,8 @@ import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type Up
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
-import { dispatcherFor, forceFormat, forceFormatBody, forceFormatChunk, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
+import type { OutgoingRequest } from './transport/index.js';
+import { transportFor, forceFormat, forceFormatBody, forceFormatChunk, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
@@ -65,11 +64,6 @@ export function shouldRetry(err: RelayError, channelType: number): boolean {
   if (s === 408) return false;
   if (s >= 200 && s < 300) return false;
   return true;
-}
-
-/** Whole upstream body; arrayBuffer() is cheaper than async iteration (no promise per chunk). */
-async function readAll(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
-  return Buffer.from(await body.arrayBuffer());
 }
 
 function reasoningEffortOf(body: Record<string, any>, model: string): string | undefined {
@@ -493,11 +487,8 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   };
 
   let clientGone = false;
-  // raw responses (audio) are piped as a Readable through Dispatcher.request(); everything else goes through a plain
-  // dispatch handler (upstream-call.ts).
-  const call = mode.rawResponse ? null : new UpstreamCall(a.isStream);
-  // undici accepts an EventEmitter as abort signal: cheaper than an AbortController
-  const abort = call ? null : new EventEmitter();
+  // raw responses (audio) are read as a stream whatever the request asked, and piped on as they come
+  const call = new UpstreamCall(a.isStream || !!mode.rawResponse);
   // A client that goes away once the request is out: a stream is aborted and billed for what it delivered; a whole
   // answer, which the provider charges for, is read to its end and billed as if the client had stayed (nothing is
   // written to it). A stop aborts such a call rather than wait for it (svc.leftBehind).
@@ -505,17 +496,14 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
   const onClose = () => {
     if (res.writableFinished) return;
     clientGone = true;
-    if (!a.isStream) svc.leftBehind.add((left = call ?? { destroy: () => abort!.emit('abort') }));
-    else if (call) call.destroy();
-    else abort!.emit('abort');
+    if (!a.isStream) svc.leftBehind.add((left = call));
+    else call.destroy();
   };
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
-  let up: Dispatcher.ResponseData | null = null;
   let refused: unknown = null;
   try {
-    const d = dispatcherFor(channel, svc.http);
-    const opts: Dispatcher.DispatchOptions = {
+    const opts: OutgoingRequest = {
       origin: target.origin,
       path: target.path,
       method: 'POST',
@@ -524,21 +512,19 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? streamIdleMs(ctx.config.streamingTimeoutSec, info.upstreamModel) : relayTimeoutMs,
     };
-    if (call) {
-      const sent = call.send(d, opts, d === svc.http ? svc.lean : null);
-      if (a.gate) {
-        // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
-        // read below, after the gate; without a handler now it would be an unhandled rejection and end the process
-        sent.catch(() => {});
-        try {
-          await a.gate;
-        } catch (e) {
-          refused = e;
-          call.destroy();
-        }
+    const sent = call.send(transportFor(channel, svc.upstream), opts);
+    if (a.gate) {
+      // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
+      // read below, after the gate; without a handler now it would be an unhandled rejection and end the process
+      sent.catch(() => {});
+      try {
+        await a.gate;
+      } catch (e) {
+        refused = e;
+        call.destroy();
       }
-      if (!refused) await sent;
-    } else up = await d.request({ ...opts, signal: abort } as Dispatcher.RequestOptions);
+    }
+    if (!refused) await sent;
   } catch (err) {
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
@@ -551,20 +537,12 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     if (left) svc.leftBehind.delete(left);
     throw refused;
   }
-  const frt = (call ? call.headersAt : Date.now()) - a.start;
+  const frt = call.headersAt - a.start;
 
   try {
-    const statusCode = call ? call.statusCode : up!.statusCode;
+    const statusCode = call.statusCode;
     if (statusCode !== 200) {
-      let buf: Buffer;
-      if (call) buf = await call.rest();
-      else {
-        try {
-          buf = await readAll(up!.body);
-        } catch {
-          buf = Buffer.alloc(0);
-        }
-      }
+      const buf = await call.rest();
       if (clientGone) return GONE;
       const pe = adaptor.parseError(statusCode, buf);
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
@@ -572,15 +550,15 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'failed', error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
     }
 
-    const ctype = String((call ? call.contentType : up!.headers['content-type']) ?? '');
+    const ctype = call.contentType;
     if (mode.rawResponse) {
       const usage = { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 };
       // billed from the request alone; the answer of a client that left is read to its end and dropped
       if (clientGone) {
-        await up!.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+        await call.drain();
         return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: true };
       }
-      const r = await pipeRaw(up!.body as never, res, baseHeaders(a.reqId, a.origin), up!.headers);
+      const r = await pipeRaw(call, res, baseHeaders(a.reqId, a.origin), call.rawHeaders);
       if (!r.started) {
         if (r.clientGone) return GONE;
         if (r.error) return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
@@ -588,7 +566,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
-      const r = await pipeSse(call!, {
+      const r = await pipeSse(call, {
         res,
         headers: sseHeaders(a.reqId, a.origin),
         keepAlive: a.keepAlive,
@@ -617,9 +595,9 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
       return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
 
-    if (a.isStream) await call!.finished(); // asked to stream, answered with JSON
-    if (call!.error) throw call!.error;
-    let buf = call!.body();
+    if (a.isStream) await call.finished(); // asked to stream, answered with JSON
+    if (call.error) throw call.error;
+    let buf = call.body();
     let usage: UpstreamUsage | null;
     const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
     if (converted) {
@@ -633,7 +611,7 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest,
     if (clientGone) {
       // nothing to write to
     } else if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
-    else sendJson(res, 200, buf, addUpstreamHeaders(call!.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
+    else sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
       if (!mode.inputOnly) {

@@ -48,7 +48,7 @@ export function addUpstreamHeaders(raw: readonly Buffer[], into: Record<string, 
   return into;
 }
 
-/** The same from a parsed header object (lower-case names, as undici's Dispatcher.request() gives them). */
+/** The same from a parsed header object (lower-case names, a repeated header as an array: relay/passthrough.ts). */
 export function addUpstreamHeaderObject(headers: Record<string, string | string[] | undefined>, into: Record<string, string>): Record<string, string> {
   for (const [name, v] of Object.entries(headers)) {
     const value = Array.isArray(v) ? v[0] : v;

@@ -2,6 +2,7 @@
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
 import { Agent, UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
+import { directTransport, type Transport } from './transport/index.js';
 import type { AppContext } from '../context.js';
 import { Billing } from '../services/billing/index.js';
 import { ChannelStatus } from '../services/channel-status.js';
@@ -28,6 +29,8 @@ export interface RelayServices {
   http: Agent;
   /** the relay's upstream calls through `http` that lib/lean-http/client.ts takes (LEAN_HTTP; null when off) */
   lean: LeanHttpClient | null;
+  /** upstream calls without a proxy: `lean` when it takes them, else `http` (relay/transport/) */
+  upstream: Transport;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
   inFlight: Set<Promise<void>>;
   /** upstream calls still being read for clients that went away (relay/engine.ts); a stop aborts them */
@@ -47,7 +50,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
     const http = new Agent(UPSTREAM_POOL);
-    const lean = ctx.config.leanHttp ? new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout! }) : null;
+    const lean = ctx.config.leanHttp ? new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout!, connections: UPSTREAM_POOL.connections! }) : null;
     const notifier = new QuotaNotifier(ctx);
     const svc: RelayServices = {
       tokens,
@@ -60,6 +63,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content)),
       http,
       lean,
+      upstream: directTransport(http, lean),
       inFlight: new Set(),
       leftBehind: new Set(),
     };

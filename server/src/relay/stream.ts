@@ -290,7 +290,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     return out;
   };
 
-  // chunks are pushed by the dispatch handler: no promise per chunk; pause() while the client drains
+  // chunks are pushed by the response sink (upstream-call.ts): no promise per chunk; pause() while the client drains
   let pending: Buffer | null = null;
   const onChunk = (chunk: Buffer): Promise<void> | undefined => {
     if (!firstChunkAt) firstChunkAt = Date.now();

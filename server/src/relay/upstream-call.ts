@@ -1,23 +1,24 @@
-// One upstream request through undici's dispatch handler interface: the same request and timeouts as
-// Dispatcher.request(), without the Readable body stream, the AsyncResource and the per-chunk stream machinery it
-// creates per request (on a 0-ms upstream that machinery was a third of a streamed request's CPU and most of its
-// garbage). Two ways to read the response:
+// One upstream request, read through the project's ResponseSink (lib/response-sink.ts) from whichever client the
+// transport picked (relay/transport/): the same request and timeouts as undici's Dispatcher.request(), without
+// the Readable body stream, the AsyncResource and the per-chunk stream machinery it creates per request (on a 0-ms
+// upstream that machinery was a third of a streamed request's CPU and most of its garbage). Two ways to read the response:
 //   - whole (JSON): new UpstreamCall(false).send(…) resolves once the body is complete; `body()` is the bytes;
 //   - streaming (SSE): new UpstreamCall(true).send(…) resolves at the response headers; the body is then delivered to
-//     consume() chunk by chunk, with pause()/resume() for backpressure (undici stops reading the socket meanwhile).
+//     consume() chunk by chunk, with pause()/resume() for backpressure (the client stops reading the socket meanwhile).
 // Both reject only when no response headers arrived (connect error, headers timeout, abort). A body that fails after
 // the headers sets `error` (whole) or ends the stream with it (streaming). destroy() (a streaming client went away,
 // the reservation was refused, a stop) aborts the request at any point.
-import type { Dispatcher } from 'undici';
-import type { LeanHttpClient } from '../lib/lean-http/client.js';
+import type { OutgoingRequest, ResponseSink } from '../lib/response-sink.js';
+import type { Transport } from './transport/index.js';
 
 const ABORTED = 'Request aborted';
+const noop = (): void => {};
 
-export class UpstreamCall {
+export class UpstreamCall implements ResponseSink {
   statusCode = 0;
   /** content-type response header ('' when absent) */
   contentType = '';
-  /** the response headers as undici gives them: name, value, name, value… */
+  /** the response headers as received: name, value, name, value… */
   rawHeaders: Buffer[] = [];
   /** Date.now() when the response headers arrived (first-response time) */
   headersAt = 0;
@@ -39,26 +40,22 @@ export class UpstreamCall {
 
   constructor(private readonly streaming: boolean) {}
 
-  /**
-   * Sends the request: resolves with this call (whole: at the end of the body; streaming: at the headers). `lean`:
-   * the lean client tried first (lib/lean-http/client.ts), `d` for what it does not take.
-   */
-  send(d: Dispatcher, opts: Dispatcher.DispatchOptions, lean: LeanHttpClient | null = null): Promise<UpstreamCall> {
+  /** Sends the request: resolves with this call (whole: at the end of the body; streaming: at the headers). */
+  send(transport: Transport, req: OutgoingRequest): Promise<UpstreamCall> {
     return new Promise((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
-      if (!lean?.dispatch(opts, this)) d.dispatch(opts, this as unknown as Dispatcher.DispatchHandler);
+      transport.send(req, this);
     });
   }
 
-  // ---- undici's (legacy) dispatch handler
-  onConnect(abort: (err?: Error) => void): void {
+  // ---- the ResponseSink
+  onStart(abort: (err?: Error) => void): void {
     this.abortFn = abort;
     if (this.aborted) abort(new Error(ABORTED));
   }
 
-  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean {
-    if (status < 200) return true; // informational: the final response follows
+  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): void {
     this.statusCode = status;
     this.headersAt = Date.now();
     this.resumeFn = resume;
@@ -71,7 +68,6 @@ export class UpstreamCall {
       }
     }
     if (this.streaming) this.start();
-    return true;
   }
 
   onData(chunk: Buffer): boolean {
@@ -80,7 +76,7 @@ export class UpstreamCall {
     return !this.paused;
   }
 
-  onComplete(): void {
+  onEnd(): void {
     this.end(null);
   }
 
@@ -113,6 +109,11 @@ export class UpstreamCall {
     this.sinkEnd = onEnd;
     if (early.length) onChunk(early.length === 1 ? early[0] : Buffer.concat(early));
     if (this.ended) onEnd(this.error);
+  }
+
+  /** streaming mode: reads the rest of the body and drops it (a client that left, billed all the same) */
+  drain(): Promise<void> {
+    return new Promise((resolve) => this.consume(noop, () => resolve()));
   }
 
   pause(): void {

@@ -6,7 +6,9 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeanHttpClient, type LeanDispatchHandler } from '../../src/lib/lean-http/client.js';
+import { LeanHttpClient } from '../../src/lib/lean-http/client.js';
+import type { ResponseSink } from '../../src/lib/response-sink.js';
+import { UPSTREAM_POOL } from '../../src/lib/undici.js';
 
 interface Received {
   /** the connection's number (0, 1, …) */
@@ -101,8 +103,8 @@ function send(
   let resume = () => {};
   let finish!: () => void;
   const done = new Promise<Outcome>((r) => (finish = () => r(o)));
-  const handler: LeanDispatchHandler = {
-    onConnect: (a) => (abort = a),
+  const handler: ResponseSink = {
+    onStart: (a) => (abort = a),
     onHeaders(status, raw, res) {
       o.status = status;
       resume = res;
@@ -114,7 +116,7 @@ function send(
       o.chunks++;
       return opts.onData ? opts.onData(chunk, o) : true;
     },
-    onComplete() {
+    onEnd() {
       o.completed = true;
       finish();
     },
@@ -343,7 +345,7 @@ describe('lean HTTP client', () => {
     expect(send(c, up.origin, { headers: { 'transfer-encoding': 'chunked' } }).taken).toBe(false);
     expect(send(c, 'ftp://127.0.0.1:21').taken).toBe(false);
     expect(send(c, 'http://user:pw@127.0.0.1:80').taken).toBe(false);
-    const h: LeanDispatchHandler = { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete() {}, onError() {} };
+    const h: ResponseSink = { onStart() {}, onHeaders() {}, onData: () => true, onEnd() {}, onError() {} };
     expect(c.dispatch({ origin: up.origin, path: '/a b', method: 'POST', body: Buffer.alloc(0) }, h)).toBe(false);
     expect(c.dispatch({ origin: up.origin, path: '/a', method: 'POST', headers: ['a', 'b'], body: Buffer.alloc(0) }, h)).toBe(false);
     expect(c.dispatch({ origin: up.origin, path: '/a', method: 'POST', body: { stream: true } }, h)).toBe(false);
@@ -351,3 +353,64 @@ describe('lean HTTP client', () => {
     expect(up.received).toHaveLength(0);
   });
 });
+
+describe('lean HTTP client: connections per origin', () => {
+  it('opens at most `connections` per origin; the others wait in order and go out on the connections freed', async () => {
+    const held: Array<{ socket: net.Socket; i: number }> = [];
+    const up = await upstream({
+      answer: (_r, i, socket) => {
+        held.push({ socket, i });
+        return null;
+      },
+    });
+    const c = new LeanHttpClient({ keepAliveTimeout: 30_000, connections: 2 });
+    cleanups.push(() => c.destroy());
+    const sent = [0, 1, 2, 3, 4].map((n) => send(c, up.origin, { body: `{"n":${n}}` }));
+    expect(sent.every((r) => r.taken)).toBe(true);
+    // an aborted waiting request leaves the queue without going out
+    sent[3].abort();
+    expect((await sent[3].done).error?.message).toBe('Request aborted');
+    await waitFor(() => held.length === 2);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(up.sockets).toHaveLength(2);
+    expect(up.received.map((r) => r.body)).toEqual(['{"n":0}', '{"n":1}']);
+    // each answer frees its connection for the next waiting request, oldest first
+    for (let k = 0; k < 3; k++) {
+      const h = held[k];
+      h.socket.write(json(`{"answer":${k}}`));
+      await waitFor(() => held.length === Math.min(k + 3, 4));
+    }
+    held[3].socket.write(json('{"answer":3}'));
+    const outcomes = await Promise.all(sent.map((r) => r.done));
+    expect(outcomes.map((o) => o.completed)).toEqual([true, true, true, false, true]);
+    expect(up.sockets).toHaveLength(2);
+    expect(up.received.map((r) => r.body)).toEqual(['{"n":0}', '{"n":1}', '{"n":2}', '{"n":4}']);
+  });
+
+  it('defaults to the cap of the undici pool', () => {
+    expect(client().connections).toBe(UPSTREAM_POOL.connections);
+  });
+
+  it('forgets an origin once its last connection has closed', async () => {
+    const c = client(30_000);
+    const ups = await Promise.all([0, 1, 2].map(() => upstream({ answer: () => ({ parts: [json('{}', 'connection: close\r\n')] }) })));
+    for (const up of ups) expect(await send(c, up.origin).done).toMatchObject({ completed: true });
+    await waitFor(() => c.originCount === 0);
+    // kept connections keep their origin until they close
+    const kept = await upstream({ answer: () => ({ parts: [json('{}')] }) });
+    expect(await send(c, kept.origin).done).toMatchObject({ completed: true });
+    expect(c.originCount).toBe(1);
+    for (const s of kept.sockets) s.destroy();
+    await waitFor(() => c.originCount === 0);
+    // and a forgotten origin is served again as a new one
+    expect(await send(c, kept.origin).done).toMatchObject({ body: '{}', completed: true });
+  });
+});
+
+async function waitFor(cond: () => boolean, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -10,12 +10,13 @@
 // characters, a path of visible ASCII, a Buffer or string body, no Expect / Upgrade / Transfer-Encoding request
 // headers. Responses: HTTP/1.0 and 1.1, 1xx skipped, bodies framed by Content-Length, chunked encoding (trailers
 // read and dropped) or the end of the connection; anything malformed fails the request (an error, as undici's
-// would) and the connection is dropped. The handler is undici's (legacy) dispatch handler, as relay/upstream-call.ts
-// implements it: onConnect(abort), onHeaders(status, rawHeaders, resume), onData(chunk) → false pauses,
-// onComplete(trailers), onError(err).
+// would) and the connection is dropped. The response goes to the project's ResponseSink (lib/response-sink.ts), as
+// relay/upstream-call.ts implements it.
 //
 // Connections are kept per origin (most recently used first) for keepAliveTimeout, or one second less than the
-// server's `Keep-Alive: timeout=` hint. A request whose reused connection closes before any byte of a response
+// server's `Keep-Alive: timeout=` hint. At most `connections` are open per origin, as undici's pool caps them; further
+// requests wait in the origin's queue for the next free connection. An origin without connections is forgotten, so
+// the map holds only the origins in use. A request whose reused connection closes before any byte of a response
 // arrived (the server dropped the idle connection as the request went out) is sent once more on a new connection,
 // as Go's and undici's clients do. headersTimeout runs from the request's write to the end of the response head,
 // bodyTimeout between body chunks (both checked every 250 ms by one timer while requests are active).
@@ -23,15 +24,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { hasCloseToken, TOKEN } from './head.js';
 import { writeJoined } from './write.js';
-
-/** undici's legacy dispatch handler, the part this client calls */
-export interface LeanDispatchHandler {
-  onConnect(abort: (err?: Error) => void): void;
-  onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: Buffer[]): void;
-  onError(err: Error): void;
-}
+import type { ResponseSink } from '../response-sink.js';
 
 export interface LeanRequest {
   origin?: string | URL;
@@ -47,6 +40,8 @@ export interface LeanRequest {
 export interface LeanClientOptions {
   /** ms an idle connection is kept (the server's Keep-Alive hint can shorten it) */
   keepAliveTimeout: number;
+  /** most connections open to one origin (undici's pool has the same cap); further requests queue */
+  connections?: number;
   /** longest response head in bytes */
   maxHeaderSize?: number;
   /** extra TLS options for https: origins (e.g. a `ca`); certificates are verified as Node's defaults do */
@@ -70,6 +65,8 @@ const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
 const OWN = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'expect', 'upgrade', 'te', 'proxy-connection']);
 const HANDS_OVER = new Set(['transfer-encoding', 'expect', 'upgrade']);
 const SWEEP_MS = 250;
+/** undici's pool setting (lib/undici.ts UPSTREAM_POOL) */
+const DEFAULT_CONNECTIONS = 1024;
 const MAX_CHUNK_LINE = 4096;
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -82,6 +79,10 @@ interface Origin {
   /** the Host header */
   hostHeader: string;
   idle: Conn[];
+  /** connections open (busy or idle) */
+  open: number;
+  /** requests waiting for a connection, oldest first */
+  queue: Active[];
   session?: Buffer;
 }
 
@@ -105,7 +106,7 @@ const enum Phase {
  */
 class Active {
   conn: Conn | null = null;
-  handler: LeanDispatchHandler | null;
+  handler: ResponseSink | null;
   head: string;
   body: Buffer | null;
   finished = false;
@@ -120,7 +121,7 @@ class Active {
     readonly origin: Origin,
     head: string,
     body: Buffer | null,
-    handler: LeanDispatchHandler,
+    handler: ResponseSink,
     readonly headersTimeout: number,
     readonly bodyTimeout: number,
   ) {
@@ -141,10 +142,11 @@ class Active {
   }
 
   /** Marks the request finished and lets go of everything it held; the handler, for its last callback. */
-  finish(): LeanDispatchHandler | null {
+  finish(): ResponseSink | null {
     if (this.finished) return null;
     this.finished = true;
     this.client.untrack(this);
+    if (!this.conn) this.client.unqueue(this);
     const h = this.handler;
     this.handler = null;
     this.conn = null;
@@ -223,6 +225,7 @@ class Conn {
     this.dead = true;
     this.client.forget(this);
     this.socket.destroy();
+    this.client.next(this.origin);
   }
 
   private readonly resume = (): void => {
@@ -269,7 +272,8 @@ class Conn {
     if (this.reused && !a.answered && !a.retried) {
       // the server closed the kept connection as the request went out: once more on a new one
       a.retried = true;
-      this.client.connect(a.origin).send(a);
+      a.conn = null;
+      this.client.resend(a);
       return;
     }
     a.fail(err ?? new LeanClientError('other side closed', 'UND_ERR_SOCKET'));
@@ -427,29 +431,32 @@ class Conn {
     const h = a.finish();
     if (this.keepAlive && !leftover && !this.dead) this.client.release(this);
     else this.destroy();
-    h?.onComplete([]);
+    h?.onEnd();
   }
 }
 
 export class LeanHttpClient {
   readonly maxHeaderSize: number;
   readonly tlsOptions: tls.ConnectionOptions | undefined;
+  readonly connections: number;
   private readonly origins = new Map<string, Origin>();
   private readonly active = new Set<Active>();
   private readonly conns = new Set<Conn>();
   private sweeper: NodeJS.Timeout | null = null;
   private closed = false;
+  private destroyed = false;
 
   constructor(private readonly opts: LeanClientOptions) {
     this.maxHeaderSize = opts.maxHeaderSize ?? 64 * 1024;
+    this.connections = opts.connections ?? DEFAULT_CONNECTIONS;
     this.tlsOptions = opts.tls;
   }
 
   /**
    * Sends the request if it is one this client takes (see the file's head) and returns true; false leaves it to the
-   * caller (undici), untouched. The handler then gets onConnect at once, and its other callbacks as undici's would.
+   * caller (undici), untouched. The sink then gets onStart at once, and its other callbacks as the response comes.
    */
-  dispatch(req: LeanRequest, handler: LeanDispatchHandler): boolean {
+  dispatch(req: LeanRequest, handler: ResponseSink): boolean {
     if (this.closed || req.upgrade) return false;
     const origin = this.originOf(req.origin);
     if (!origin || !PATH.test(req.path) || !TOKEN.test(req.method)) return false;
@@ -474,15 +481,22 @@ export class LeanHttpClient {
     const a = new Active(this, origin, head, body, handler, req.headersTimeout ?? 300_000, req.bodyTimeout ?? 300_000);
     this.active.add(a);
     this.startSweep();
-    handler.onConnect(a.abort);
-    if (a.finished) return true; // aborted in onConnect
+    handler.onStart(a.abort);
+    if (a.finished) return true; // aborted in onStart
     let conn = origin.idle.pop();
     while (conn && (conn.idleUntil < Date.now() || conn.socket.destroyed || conn.socket.readableEnded)) {
       conn.destroy();
       conn = origin.idle.pop();
     }
-    (conn ?? this.connect(origin)).send(a);
+    if (conn) conn.send(a);
+    else if (origin.open < this.connections) this.connect(origin).send(a);
+    else origin.queue.push(a);
     return true;
+  }
+
+  /** origins with open connections or waiting requests (the others are forgotten) */
+  get originCount(): number {
+    return this.origins.size;
   }
 
   /** Closes the idle connections and takes no more requests (those in flight run to their end). */
@@ -494,17 +508,55 @@ export class LeanHttpClient {
   /** Ends everything: idle and busy connections (their requests fail). */
   destroy(): void {
     this.close();
+    this.destroyed = true;
     for (const c of [...this.conns]) c.destroy();
   }
 
   // ---- for Conn / Active
   connect(origin: Origin): Conn {
+    if (origin.open++ === 0 && !this.origins.has(origin.key)) this.origins.set(origin.key, origin);
     const c = new Conn(this, origin);
     this.conns.add(c);
     return c;
   }
 
+  /** A connection closed: the next waiting request of its origin gets a new one. */
+  next(origin: Origin): void {
+    if (this.destroyed) {
+      for (const a of origin.queue.splice(0)) a.fail(new LeanClientError('The client is destroyed', 'UND_ERR_DESTROYED'));
+      return;
+    }
+    const a = origin.queue.shift();
+    if (a) this.connect(origin).send(a);
+  }
+
+  /** A request whose connection closed before any answer: on a new connection, or first in the queue at the cap. */
+  resend(a: Active): void {
+    const origin = a.origin;
+    if (this.destroyed) a.fail(new LeanClientError('The client is destroyed', 'UND_ERR_DESTROYED'));
+    else if (origin.open < this.connections) this.connect(origin).send(a);
+    else {
+      a.deadline = 0;
+      origin.queue.unshift(a);
+    }
+  }
+
+  /** a request that waited for a connection ended (aborted) */
+  unqueue(a: Active): void {
+    const q = a.origin.queue;
+    const i = q.indexOf(a);
+    if (i < 0) return;
+    q.splice(i, 1);
+    if (!q.length && !a.origin.open) this.origins.delete(a.origin.key);
+  }
+
   release(conn: Conn): void {
+    const waiting = conn.origin.queue.shift();
+    if (waiting) {
+      // straight on to the next waiting request; it may meet the same race as any reuse (see onClose)
+      conn.reused = true;
+      return conn.send(waiting);
+    }
     if (this.closed) return conn.destroy();
     const keep = conn.hintMs > 0 ? Math.min(this.opts.keepAliveTimeout, conn.hintMs - 1000) : this.opts.keepAliveTimeout;
     if (keep <= 0) return conn.destroy();
@@ -516,9 +568,11 @@ export class LeanHttpClient {
 
   forget(conn: Conn): void {
     this.conns.delete(conn);
-    const idle = conn.origin.idle;
+    const origin = conn.origin;
+    const idle = origin.idle;
     const i = idle.indexOf(conn);
     if (i >= 0) idle.splice(i, 1);
+    if (--origin.open === 0 && !origin.queue.length && this.origins.get(origin.key) === origin) this.origins.delete(origin.key);
   }
 
   untrack(a: Active): void {
@@ -539,9 +593,8 @@ export class LeanHttpClient {
     const https = url.protocol === 'https:';
     if ((!https && url.protocol !== 'http:') || url.username || url.password) return null;
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    origin = { key, https, host, port: Number(url.port) || (https ? 443 : 80), hostHeader: url.host, idle: [] };
-    this.origins.set(key, origin);
-    return origin;
+    // entered in the map by its first connection (connect), so that a request that is refused leaves nothing behind
+    return { key, https, host, port: Number(url.port) || (https ? 443 : 80), hostHeader: url.host, idle: [], open: 0, queue: [] };
   }
 
   private startSweep(): void {
