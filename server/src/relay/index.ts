@@ -20,6 +20,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import type { AppContext } from '../context.js';
 import { initRelayServices, relayServices } from '../services/cache/index.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
+import type { RelayRequest } from './request.js';
 import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
 import { registerRelayExtras } from './extras.js';
 import { closeProxies } from './channel-setting.js';
@@ -46,6 +47,22 @@ function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, bod
   });
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** The engine's request from Fastify's, whose caller the route's onRequest hook has authenticated (admit.ts). */
+function relayRequestOf(req: FastifyRequest): RelayRequest {
+  return {
+    id: req.id,
+    url: req.url,
+    headers: req.headers,
+    ip: req.ip,
+    // no body at all (no content-type, nothing sent) leaves Fastify's body unset
+    body: Buffer.isBuffer(req.body) ? req.body : EMPTY,
+    caller: req.relayCaller ?? null,
+    sessionUserId: req.auth?.id ?? 0,
+  };
+}
+
 /** Registers JSON relay routes in a scope that keeps raw bodies (see the header comment). */
 export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, routes: JsonRelayRoute[]): Promise<void> {
   const svc = await initRelayServices(ctx);
@@ -63,7 +80,8 @@ export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppCont
         bodyLimit: BODY_LIMIT,
         handler: (req: FastifyRequest, reply: FastifyReply) => {
           const opts = r.modelParam ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] } : base;
-          return relayJson(svc, ctx, req, reply, opts);
+          reply.hijack();
+          return relayJson(svc, ctx, relayRequestOf(req), reply.raw, opts);
         },
       });
     }

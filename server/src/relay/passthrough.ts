@@ -2,7 +2,7 @@
 // content-type (and length when known, the body being unchanged) and its other passable headers
 // (relay/response-headers.ts), honouring backpressure. Nothing is buffered or inspected.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { addUpstreamHeaderObject } from './response-headers.js';
 import { drained } from './stream.js';
 
