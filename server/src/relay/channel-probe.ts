@@ -7,7 +7,8 @@ import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
 import { channelBaseUrl } from '../services/channel-types.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
-import { chatMode, embeddingsMode, type RelayMode } from './modes.js';
+import type { RelayMode } from './modes/mode.js';
+import { chatMode, embeddingsMode } from './modes/text.js';
 import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo } from './providers/index.js';
 import { extractUsage } from './usage.js';
 

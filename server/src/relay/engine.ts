@@ -19,7 +19,7 @@ import { checkAccess, type RelayCaller } from './auth.js';
 import { addUpstreamHeaders } from './response-headers.js';
 import { asRelayError, baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
-import { countCompletion, type RelayMode } from './modes.js';
+import { countCompletion, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
 import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';

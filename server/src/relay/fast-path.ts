@@ -16,7 +16,7 @@ import type { HttpResponse } from '../lib/http-response.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
 import { RelayError, sendRelayError } from './errors.js';
-import type { RelayMode } from './modes.js';
+import type { RelayMode } from './modes/mode.js';
 import { refuseUnread } from './admit.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { decodeBody } from './body-decode.js';

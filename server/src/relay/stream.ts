@@ -4,7 +4,7 @@
 // Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
 import type { HttpResponse } from '../lib/http-response.js';
 import type { StreamKeepAlive } from './keepalive.js';
-import type { RelayMode, StreamDelta } from './modes.js';
+import type { RelayMode, StreamDelta } from './modes/mode.js';
 import type { UpstreamUsage } from './providers/types.js';
 import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
 

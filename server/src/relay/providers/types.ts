@@ -4,7 +4,7 @@
 // through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
 import type { AppContext } from '../../context.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from '../modes/mode.js';
 
 export interface RelayInfo {
   ctx: AppContext;
