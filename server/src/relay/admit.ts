@@ -1,13 +1,13 @@
 // The relay authenticates its caller from the request's head, before one byte of the body is read: the lean front and
 // Node's `request` hook (fast-path.ts) and the Fastify routes' onRequest hook (index.ts) all do it here. A request
 // without a valid token (or, on the playground, session) is answered at once; its body is never held, parsed or
-// inflated. The caller found goes to the engine as `request.relayCaller`, so it is not looked up twice; the checks
-// that need the body (model limits, groups) stay in the engine.
+// inflated. The caller found goes to the engine in its RelayRequest (request.ts), so it is not looked up twice; the
+// checks that need the body (model limits, groups) stay in the engine.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { onRequestAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from './services.js';
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { closeIfRefusedLarge, drainable } from '../lib/body-limits.js';
 import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import { tokenAuth, type RelayCaller } from './auth.js';

@@ -4,22 +4,21 @@
 //   stream or JSON response) with retries that skip failed channels → settle exactly once → consume log + dashboard.
 // See index.ts for how other modes plug in.
 import { isUtf8 } from 'node:buffer';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { MODEL_NAME_MAX } from '../lib/input.js';
 import type { NewLog } from '../db/schema.js';
-import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing/index.js';
 import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
-import { checkAccess, tokenAuth, type RelayCaller } from './auth.js';
+import { checkAccess, type RelayCaller } from './auth.js';
 import { addUpstreamHeaders } from './response-headers.js';
 import { asRelayError, baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
-import { countCompletion, type RelayMode } from './modes.js';
+import { countCompletion, type RelayMode } from './modes/mode.js';
+import type { RelayRequest } from './request.js';
 import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
@@ -79,39 +78,27 @@ function collapseGizmo(model: string): string {
 }
 
 /** One relay request, tracked in svc.inFlight until it has settled and logged (a stop waits for it: shutdown.ts). */
-export function relayJson(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
-  const p = relay(svc, ctx, req, reply, opts);
+export function relayJson(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, opts: JsonRelayOptions): Promise<void> {
+  const p = relay(svc, ctx, req, res, opts);
   const inFlight = svc.inFlight;
   inFlight.add(p);
   return p.finally(() => inFlight.delete(p));
 }
 
-async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply, opts: JsonRelayOptions): Promise<void> {
+async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, opts: JsonRelayOptions): Promise<void> {
   const start = Date.now();
-  const reqId = req.id as string;
+  const reqId = req.id;
   const origin = req.headers.origin;
   const mode = opts.mode;
 
   // every way in authenticates before reading the body (admit.ts) and hands the caller over
   let caller: RelayCaller;
-  if (opts.playground) {
-    const info = req.auth ?? (await authenticate(ctx, req, reply, ROLE_COMMON));
-    if (!info) return;
-    reply.hijack();
-    const user = await svc.users.get(info.id);
-    if (!user) return sendRelayError(reply.raw, new RelayError(500, 'record not found'), reqId, origin);
+  if (req.caller) caller = req.caller;
+  else {
+    const user = await svc.users.get(req.sessionUserId);
+    if (!user) return sendRelayError(res, new RelayError(500, 'record not found'), reqId, origin);
     caller = { user, token: null, channelId: null };
-  } else {
-    reply.hijack();
-    try {
-      const c = req.relayCaller ?? tokenAuth(ctx, svc, req.headers, req.url);
-      caller = c instanceof Promise ? await c : c;
-    } catch (err) {
-      return sendRelayError(reply.raw, asRelayError(err), reqId, origin);
-    }
   }
-  // Node's ServerResponse, or the lean front's (fast-path.ts)
-  const res: HttpResponse = reply.raw;
   // new-api's low-quota check compares the balance before the request minus its charge with the threshold.
   const quotaBefore = caller.user.quota;
 
@@ -122,7 +109,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: FastifyRequest, r
   const fail = (err: RelayError) => (keepAlive?.committed ? sendStreamError(res, err, reqId, !!mode.eventStream) : sendRelayError(res, err, reqId, origin));
   try {
     // ---- parse once
-    let raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    let raw = req.body;
     let body: Record<string, any>;
     if (mode.multipart) body = multipartBody(raw, req.headers['content-type']);
     else {
@@ -424,7 +411,7 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
 }
 
-async function attempt(svc: RelayServices, ctx: AppContext, req: FastifyRequest, res: HttpResponse, a: AttemptInput): Promise<AttemptResult> {
+async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, a: AttemptInput): Promise<AttemptResult> {
   // The client went away before this attempt (while its reservation, a rate limit or an earlier attempt ran): its
   // 'close' has passed, so only the response's state tells. Nothing is sent upstream, and no other channel is tried.
   // From here to the dispatch below nothing waits, so a client still here now is still here when the request goes out.

@@ -1,5 +1,5 @@
 // Relay errors and the OpenAI error shape (facts §4.2, §4.5): {"error":{"message":"… (request id: X)","type",…}}.
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 
 export class RelayError extends Error {
   constructor(

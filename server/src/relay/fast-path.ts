@@ -6,17 +6,17 @@
 // Two ways in: the lean HTTP front (lib/lean-http/) serves the common form of these requests on its own connections
 // without Node's IncomingMessage/ServerResponse; connections it hands to Node's server reach the `request` hook.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from './services.js';
 import { newRequestId } from '../lib/request-id.js';
 import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
 import { LeanHttpFront } from '../lib/lean-http/front.js';
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
-import { relayJson } from './engine.js';
+import { relayJson, type JsonRelayOptions } from './engine.js';
 import { RelayError, sendRelayError } from './errors.js';
-import type { RelayMode } from './modes.js';
+import type { RelayMode } from './modes/mode.js';
 import { refuseUnread } from './admit.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { decodeBody } from './body-decode.js';
@@ -36,8 +36,12 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   /** TokenAuth from the head alone, before the body is read (admit.ts): the caller, or a promise of it; throws */
   const admit = (url: string, headers: IncomingHttpHeaders) => tokenAuth(ctx, svc, headers, url);
 
+  // the engine's options per route, made once rather than per request
+  const optionsOf: Record<string, JsonRelayOptions> = {};
+  for (const url of Object.keys(routes)) optionsOf[url] = { mode: routes[url] };
+
   /** one relay request whose caller is authenticated and whose body has been read */
-  const serve = (mode: RelayMode, url: string, headers: IncomingHttpHeaders, socketIp: string, caller: RelayCaller, raw: Buffer, res: HttpResponse): void => {
+  const serve = (url: string, headers: IncomingHttpHeaders, socketIp: string, caller: RelayCaller, raw: Buffer, res: HttpResponse): void => {
     const id = newRequestId();
     if (closing) {
       res.setHeader('Connection', 'close');
@@ -45,11 +49,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     }
     decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
       if (err) return sendRelayError(res, err, id, headers.origin);
-      // the few request/reply members the engine uses
       const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
-      const freq = { id, headers, url, ip, body, params: {}, relayCaller: caller } as unknown as FastifyRequest;
-      const freply = { raw: res, hijack() {} } as unknown as FastifyReply;
-      relayJson(svc, ctx, freq, freply, { mode }).catch((e) => {
+      relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch((e) => {
         ctx.log.error({ err: e, reqId: id }, 'relay failed');
         if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin);
         else res.destroy();
@@ -65,7 +66,7 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
         check: (head) => admit(head.url, head.headers),
         refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId()),
       },
-      handle: (req, res) => serve(routes[req.url], req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
+      handle: (req, res) => serve(req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
       stopping: () => closing,
     });
   }
@@ -73,9 +74,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     closing = true;
   });
 
-  server.removeListener('request', fastify);
   /** Node's request: its body is read once the caller is known */
-  const readBody = (mode: RelayMode, req: IncomingMessage, res: ServerResponse, caller: RelayCaller): void => {
+  const readBody = (req: IncomingMessage, res: ServerResponse, caller: RelayCaller): void => {
     const tooLarge = () => refuseUnread(res, req.headers, new RelayError(413, 'Request body is too large'), newRequestId());
     if (Number(req.headers['content-length']) > BODY_LIMIT) return tooLarge();
     let chunks: Buffer[] = [];
@@ -93,14 +93,13 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     req.on('error', () => res.destroy());
     req.on('end', () => {
       if (size > BODY_LIMIT) return;
-      serve(mode, req.url!, req.headers, req.socket.remoteAddress ?? '', caller, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
+      serve(req.url!, req.headers, req.socket.remoteAddress ?? '', caller, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
     });
   };
 
   server.removeListener('request', fastify);
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const mode = req.method === 'POST' && Object.hasOwn(routes, req.url ?? '') ? routes[req.url!] : undefined;
-    if (!mode) return fastify(req, res);
+    if (req.method !== 'POST' || !Object.hasOwn(routes, req.url ?? '')) return fastify(req, res);
     let caller: RelayCaller | Promise<RelayCaller>;
     try {
       caller = admit(req.url!, req.headers);
@@ -108,7 +107,7 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
       return refuseUnread(res, req.headers, err, newRequestId());
     }
     // nothing is read from the request until its caller is known
-    if (caller instanceof Promise) caller.then((c) => readBody(mode, req, res, c), (err) => refuseUnread(res, req.headers, err, newRequestId()));
-    else readBody(mode, req, res, caller);
+    if (caller instanceof Promise) caller.then((c) => readBody(req, res, c), (err) => refuseUnread(res, req.headers, err, newRequestId()));
+    else readBody(req, res, caller);
   });
 }

@@ -1,42 +1,38 @@
 // The relay (/v1/*, /pg/*, /dashboard/*): token auth, channel selection, provider conversion, billing.
 //
 // INTERNAL API FOR OTHER RELAY MODES (images, audio, rerank, moderations, responses, …)
-// A "mode" is a RelayMode object (modes.ts): upstream path, Azure task, canStream, validate(body), promptTokens(body,
+// A "mode" is a RelayMode object (modes/mode.ts): upstream path, Azure task, canStream, validate(body), promptTokens(body,
 // model), responseText(json) / chunkText(json) for local completion counting, inputOnly for input-billed modes.
 // Everything else — TokenAuth, IP / group / model-limit checks, ModelRequestRateLimit, channel choice with retries
 // that skip failed channels, model_mapping, status_code_mapping, param_override, pass-through, reservation and
 // exactly-once settlement, consume log, dashboard buckets, auto-disable — is done by the engine for every mode.
 //
-//   import { registerJsonRelayRoutes } from '../relay/index.js';
-//   await registerJsonRelayRoutes(app, ctx, [{ method: 'POST', url: '/v1/moderations', mode: moderationsMode }]);
+// A new mode gets its file under modes/ and its line in modes/routes.ts:
+//
+//   { url: '/v1/moderations', mode: moderationsMode },
 //
 // registerJsonRelayRoutes creates an encapsulated Fastify scope whose routes authenticate the caller before the body is
 // read (admit.ts) and whose body parser keeps the raw request as a Buffer (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
-// For a different billing formula (per image, per second…), give the mode a `quota` hook in modes.ts and use it in
+// For a different billing formula (per image, per second…), give the mode a `quota` hook in modes/mode.ts and use it in
 // engine.ts next to textQuota — the reservation/settlement API is services/billing.ts (reserve → settle | refund).
 // For a non-OpenAI upstream protocol, add an Adaptor under providers/<name>/ (providers/types.ts) and map its
 // channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { initRelayServices, relayServices } from './services.js';
 import { relayJson, type JsonRelayOptions } from './engine.js';
-import { chatMode, completionsMode, embeddingsMode, type RelayMode } from './modes.js';
-import { registerRelayExtras } from './extras.js';
+import type { RelayRequest } from './request.js';
+import { FAST_PATH_ROUTES, JSON_RELAY_ROUTES, type JsonRelayRoute } from './modes/routes.js';
 import { closeProxies } from './channel-setting.js';
 import { installRelayFastPath } from './fast-path.js';
-import { registerExtraRelayModes } from './extra-modes.js';
+import { registerCorsPreflight } from './endpoints/cors.js';
+import { registerModelList } from './endpoints/models.js';
+import { registerDashboardBilling } from './endpoints/dashboard-billing.js';
+import { registerTokenLog } from './endpoints/token-log.js';
+import { registerNotImplemented } from './endpoints/not-implemented.js';
 import { admitHook } from './admit.js';
 import { decodeBody } from './body-decode.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
-
-export interface JsonRelayRoute {
-  method?: HTTPMethods;
-  url: string;
-  mode: RelayMode;
-  playground?: boolean;
-  /** path parameter that names the model when the body has none (e.g. 'model' for /v1/engines/:model/embeddings) */
-  modelParam?: string;
-}
 
 function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void {
   decodeBody(req.headers['content-encoding'], body, BODY_LIMIT, (err, out) => {
@@ -46,8 +42,24 @@ function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, bod
   });
 }
 
-/** Registers JSON relay routes in a scope that keeps raw bodies (see the header comment). */
-export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, routes: JsonRelayRoute[]): Promise<void> {
+const EMPTY = Buffer.alloc(0);
+
+/** The engine's request from Fastify's, whose caller the route's onRequest hook has authenticated (admit.ts). */
+function relayRequestOf(req: FastifyRequest): RelayRequest {
+  return {
+    id: req.id,
+    url: req.url,
+    headers: req.headers,
+    ip: req.ip,
+    // no body at all (no content-type, nothing sent) leaves Fastify's body unset
+    body: Buffer.isBuffer(req.body) ? req.body : EMPTY,
+    caller: req.relayCaller ?? null,
+    sessionUserId: req.auth?.id ?? 0,
+  };
+}
+
+/** Registers JSON relay routes (modes/routes.ts) in a scope that keeps raw bodies (see the header comment). */
+async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, routes: JsonRelayRoute[]): Promise<void> {
   const svc = await initRelayServices(ctx);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -63,7 +75,8 @@ export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppCont
         bodyLimit: BODY_LIMIT,
         handler: (req: FastifyRequest, reply: FastifyReply) => {
           const opts = r.modelParam ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] } : base;
-          return relayJson(svc, ctx, req, reply, opts);
+          reply.hijack();
+          return relayJson(svc, ctx, relayRequestOf(req), reply.raw, opts);
         },
       });
     }
@@ -73,18 +86,13 @@ export async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppCont
 export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await initRelayServices(ctx);
   ctx.onClose(closeProxies);
-  await registerJsonRelayRoutes(app, ctx, [
-    { url: '/v1/chat/completions', mode: chatMode },
-    { url: '/v1/completions', mode: completionsMode },
-    { url: '/v1/embeddings', mode: embeddingsMode },
-    { url: '/v1/engines/:model/embeddings', mode: embeddingsMode, modelParam: 'model' },
-    { url: '/pg/chat/completions', mode: chatMode, playground: true },
-  ]);
-  await registerExtraRelayModes(app, ctx);
-  installRelayFastPath(app, ctx, relayServices(ctx), {
-    '/v1/chat/completions': chatMode,
-    '/v1/completions': completionsMode,
-    '/v1/embeddings': embeddingsMode,
-  });
-  await registerRelayExtras(app, ctx, relayServices(ctx));
+  await registerJsonRelayRoutes(app, ctx, JSON_RELAY_ROUTES);
+  const svc = relayServices(ctx);
+  installRelayFastPath(app, ctx, svc, FAST_PATH_ROUTES);
+  // the relay's endpoints answered locally, without an upstream
+  registerCorsPreflight(app);
+  registerModelList(app, ctx, svc);
+  registerDashboardBilling(app, ctx, svc);
+  registerTokenLog(app, ctx);
+  await registerNotImplemented(app);
 }

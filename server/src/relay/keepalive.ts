@@ -7,7 +7,7 @@
 // the first ping, once an interval has passed with nothing written: a stream that starts within the interval keeps
 // its HTTP error statuses. Once a ping has committed the headers, the relay reports a failure in-band instead
 // (sendStreamError), and still retries another channel: nothing but pings has been written.
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import type { AppContext } from '../context.js';
 
 const PING = Buffer.from(': PING\n\n');

@@ -1,7 +1,7 @@
 // Non-JSON success bodies (audio/speech): piped to the client chunk by chunk as they arrive, with the upstream's
 // content-type (and length when known, the body being unchanged) and its other passable headers
 // (relay/response-headers.ts), honouring backpressure. Nothing is buffered or inspected.
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { addUpstreamHeaderObject } from './response-headers.js';
 import { drained, type UpstreamStream } from './stream.js';
 

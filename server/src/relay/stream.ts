@@ -2,9 +2,9 @@
 // received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only the
 // (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf calls.
 // Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
-import type { HttpResponse } from '../lib/lean-http/response.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import type { StreamKeepAlive } from './keepalive.js';
-import type { RelayMode, StreamDelta } from './modes.js';
+import type { RelayMode, StreamDelta } from './modes/mode.js';
 import type { UpstreamUsage } from './providers/types.js';
 import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
 

@@ -6,22 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { hasCloseToken } from './head.js';
 import { writeJoined } from './write.js';
-
-/** What the relay writes its answers to: Node's ServerResponse or a LeanResponse. */
-export interface HttpResponse {
-  readonly headersSent: boolean;
-  readonly writableEnded: boolean;
-  readonly writableFinished: boolean;
-  readonly writableNeedDrain: boolean;
-  readonly destroyed: boolean;
-  setHeader(name: string, value: string): unknown;
-  writeHead(status: number, headers: Record<string, string>): unknown;
-  write(chunk: Buffer | string): boolean;
-  end(chunk?: Buffer | string): unknown;
-  destroy(error?: Error): unknown;
-  once(event: 'close' | 'drain', listener: () => void): unknown;
-  off(event: 'close' | 'drain', listener: () => void): unknown;
-}
+import type { HttpResponse } from '../http-response.js';
 
 /** How the connection learns that a response has been written out (or cannot be). */
 export interface ResponseOwner {

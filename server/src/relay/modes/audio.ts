@@ -7,7 +7,7 @@
 //   one — the tokens of the returned text, billed as input tokens (quota = textTokens × modelRatio × groupRatio, as
 //   new-api's audio helper charges them). srt/vtt answers are counted on their cue text only.
 import { countTextTokens, countTtsInputTokens } from '../../services/tokenizer.js';
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from './mode.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import { normaliseUsage } from '../usage.js';
 

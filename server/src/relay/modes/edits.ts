@@ -1,7 +1,8 @@
 // POST /v1/edits (facts §4.1; OpenAI's legacy edits API, still relayed by new-api): `instruction` is required (facts
 // §4.6 step 2), the prompt count is the instruction's (and the input's), the answer is completions-shaped.
 import { countTextTokens } from '../../services/tokenizer.js';
-import { completionsMode, type RelayMode } from '../modes.js';
+import type { RelayMode } from './mode.js';
+import { completionsMode } from './text.js';
 import { inputTexts } from '../../services/sensitive-words.js';
 
 export const editsMode: RelayMode = {

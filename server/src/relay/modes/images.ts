@@ -3,7 +3,7 @@
 // reserved up front and charged once the upstream answered 200; any failure refunds it. Defaults n=1 and size
 // 1024x1024 are used for billing only — the body goes upstream as the client sent it (new-api does the same).
 import { DEFAULT_IMAGE_SIZE, imageQuota, validateImageSize } from '../../services/pricing/index.js';
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from './mode.js';
 
 const NONE = { text: '', toolCalls: 0 };
 

@@ -1,6 +1,6 @@
 // POST /v1/moderations: input-billed like embeddings; model defaults to text-moderation-stable (facts §4.3 step 2).
 import { countInputTokens } from '../../services/tokenizer.js';
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from './mode.js';
 import { inputTexts } from '../../services/sensitive-words.js';
 
 const NONE = { text: '', toolCalls: 0 };

@@ -3,7 +3,7 @@
 // Billed per input token: the upstream's count when it reports one (usage.prompt_tokens / usage.total_tokens for
 // Jina / SiliconFlow, meta.billed_units.input_tokens for Cohere), else query + documents counted locally.
 import { countTextTokens } from '../../services/tokenizer.js';
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from './mode.js';
 import type { UpstreamUsage } from '../providers/types.js';
 
 const NONE = { text: '', toolCalls: 0 };

@@ -3,7 +3,7 @@
 // input_tokens (cache reads included, like prompt_tokens), output_tokens, input_tokens_details.cached_tokens.
 // Billing uses that usage with the text formula; without it the output text is counted locally (facts §5.4).
 import { countTextTokens } from '../../services/tokenizer.js';
-import type { RelayMode, StreamDelta } from '../modes.js';
+import type { RelayMode, StreamDelta } from './mode.js';
 import { normaliseUsage } from '../usage.js';
 
 const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'response.done']);

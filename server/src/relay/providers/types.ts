@@ -4,7 +4,7 @@
 // through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
 // An adaptor sees a plain channel value and its own settings, never the application context or the cache's types,
 // so a provider cannot reach the database, Redis or the relay's caches.
-import type { RelayMode } from '../modes.js';
+import type { RelayMode } from '../modes/mode.js';
 
 /** The channel fields an adaptor reads (the relay's cached channel is one). */
 export interface ProviderChannel {

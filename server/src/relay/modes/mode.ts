@@ -1,0 +1,56 @@
+// Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
+// completion text lives). The engine (relay/engine.ts) is the same for every mode.
+import { countTextTokens } from '../../services/tokenizer.js';
+import type { PriceData } from '../../services/pricing/index.js';
+import type { UpstreamUsage } from '../providers/types.js';
+
+export interface StreamDelta {
+  text: string;
+  toolCalls: number;
+}
+
+export interface RelayMode {
+  name: string;
+  /** OpenAI path sent upstream */
+  upstreamPath: string;
+  /** Azure deployment task (…/deployments/{model}/{task}) */
+  azureTask: string;
+  canStream: boolean;
+  /** billed per input only (embeddings): no completion tokens */
+  inputOnly?: boolean;
+  /** new-api's validation (facts §4.6 step 2); a message means 400 invalid_text_request */
+  validate(body: Record<string, any>): string | null;
+  /** local prompt count (facts §5.4) */
+  promptTokens(body: Record<string, any>, model: string): number;
+  /** the prompt's texts, for the sensitive-word check (facts §4.6 step 3: chat, completions, embeddings, moderations) */
+  promptTexts?(body: Record<string, any>): Iterable<string>;
+  /** an upper bound of promptTokens that needs no tokenizer, for a body of `bodyBytes` valid UTF-8; -1 when none holds */
+  promptBound?(body: Record<string, any>, bodyBytes: number): number;
+  /** completion text of a non-stream response (fallback counting when usage is missing) */
+  responseText(json: any): StreamDelta;
+  /** completion text of one stream chunk */
+  chunkText(json: any): StreamDelta;
+
+  // ---- optional hooks for the non-chat modes (relay/modes/*); the chat path never sets them
+  /** model used when the request names none (facts §4.3 step 2) */
+  defaultModel?: string;
+  /** multipart/form-data request: `body` holds its fields (formFields), the raw bytes are forwarded unchanged */
+  multipart?: boolean;
+  /** success body is not JSON (audio): piped to the client as received, with the upstream content-type */
+  rawResponse?: boolean;
+  /** charge known before the call (images): reserved up front and charged on success instead of the token formula */
+  fixedQuota?(price: PriceData, body: Record<string, any>, model: string, quotaPerUnit: number): number;
+  /** consume-log content replacing the ratio line */
+  logContent?(body: Record<string, any>, price: PriceData): string;
+  /** usage of a whole non-stream response (replaces extractUsage); null falls back to local counting */
+  responseUsage?(buf: Buffer, body: Record<string, any>, model: string): UpstreamUsage | null;
+  /** usage carried by one stream event; when set, no event is dropped for carrying usage */
+  streamUsage?(json: any): UpstreamUsage | null;
+  /** typed-event SSE protocol (Responses API): no stream_options upstream, no `data: [DONE]` added */
+  eventStream?: boolean;
+}
+
+/** Completion tokens for text produced without upstream usage: tokenizer count + 7 per tool call (facts §4.7). */
+export function countCompletion(d: StreamDelta, model: string): number {
+  return countTextTokens(d.text, model) + d.toolCalls * 7;
+}
