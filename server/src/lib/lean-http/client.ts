@@ -582,7 +582,7 @@ export class LeanHttpClient {
   private originOf(o: string | URL | undefined): Origin | null {
     if (!o) return null;
     const key = typeof o === 'string' ? o : o.origin;
-    let origin = this.origins.get(key);
+    const origin = this.origins.get(key);
     if (origin) return origin;
     let url: URL;
     try {
