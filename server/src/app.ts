@@ -81,7 +81,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       });
       return reply;
     }
-    // FRONTEND_BASE_URL on a slave node: the console is served elsewhere (facts §1.3).
+    // FRONTEND_BASE_URL on a slave node: the console is served elsewhere (new-api-compat.md §1.3).
     if (frontend) return reply.redirect(frontend + req.url, 301);
     await webRateLimit.call(app, req, reply);
     if (reply.sent) return reply;

@@ -1,5 +1,5 @@
 // Process configuration from the environment, with new-api's variable names and defaults
-// (facts §1.3) so existing deployments keep their .env files.
+// (new-api-compat.md §1.3) so existing deployments keep their .env files.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -99,7 +99,7 @@ function bool(env: Env, name: string, def: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
-/** Which database a DSN selects, following new-api's chooseDB (facts §1.4). */
+/** Which database a DSN selects, following new-api's chooseDB (new-api-compat.md §1.4). */
 export function dbKindOf(dsn: string): DbKind {
   if (!dsn || dsn.startsWith('local')) return 'sqlite';
   if (dsn.startsWith('postgres://') || dsn.startsWith('postgresql://')) return 'postgres';

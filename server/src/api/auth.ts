@@ -57,7 +57,7 @@ export function authGuards(ctx: AppContext) {
     user: guard(ctx, ROLE_COMMON),
     admin: guard(ctx, ROLE_ADMIN),
     root: guard(ctx, ROLE_ROOT),
-    /** Reads the session if present, never refuses (facts §3.2 TryUserAuth). */
+    /** Reads the session if present, never refuses (new-api-compat.md §3.2 TryUserAuth). */
     try: (async function (req) {
       const s = readSession(req);
       if (!s) return;

@@ -1,6 +1,7 @@
-// Channel probes (facts §3.4, §4.9), admin only: GET /api/channel/test/:id?model=, GET /api/channel/test (test all,
-// asynchronous), GET /api/channel/update_balance[/:id], GET /api/channel/fetch_models/:id, POST /api/channel/fetch_models.
-// CHANNEL_TEST_FREQUENCY / CHANNEL_UPDATE_FREQUENCY (minutes) also run test-all / update-all on a timer.
+// Channel probes (new-api-compat.md §3.4, §4.9), admin only: GET /api/channel/test/:id?model=, GET /api/channel/test
+// (test all, asynchronous), GET /api/channel/update_balance[/:id], GET /api/channel/fetch_models/:id, POST
+// /api/channel/fetch_models. CHANNEL_TEST_FREQUENCY / CHANNEL_UPDATE_FREQUENCY (minutes) also run test-all / update-all
+// on a timer.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
@@ -74,7 +75,8 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     }
   });
 
-  // new-api answers this one with 400 for a bad body and 500 for an upstream failure (facts §3.1), still enveloped
+  // new-api answers this one with 400 for a bad body and 500 for an upstream failure (new-api-compat.md §3.1), still
+  // enveloped
   app.post('/api/channel/fetch_models', { preHandler: auth.admin }, async (req, reply) => {
     const b = (req.body ?? {}) as { base_url?: string; type?: number; key?: string };
     if (!b.key) return reply.code(400).send(fail('key 不能为空'));

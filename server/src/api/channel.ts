@@ -1,4 +1,4 @@
-// /api/channel (admin): list, search, CRUD, batch and tag tools (facts §3.4, §3.5). The test, balance and
+// /api/channel (admin): list, search, CRUD, batch and tag tools (new-api-compat.md §3.4, §3.5). The test, balance and
 // fetch_models routes live in channel-test.ts; the model lists in models.ts.
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -43,7 +43,8 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
       pageSize = Math.min(pageSize, 10000);
       const page = Math.max(0, intParam(q.p, 0));
       const { items, total } = await listChannels(ctx.db, { page, pageSize, idSort: truthy(q.id_sort), tagMode: truthy(q.tag_mode) });
-      // new-api's snapshot answers a bare array (facts §3.5); `total` rides next to it for pagers that want it.
+      // new-api's snapshot answers a bare array (new-api-compat.md §3.5); `total` rides next to it for pagers that want
+      // it.
       return { ...ok(items), total };
     }),
   );

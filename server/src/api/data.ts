@@ -1,4 +1,4 @@
-// /api/data: the usage dashboard's hourly buckets (facts §2.11, §5.8).
+// /api/data: the usage dashboard's hourly buckets (new-api-compat.md §2.11, §5.8).
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

@@ -1,4 +1,4 @@
-// /api/log: admin and self log lists, stats, search and cleanup (facts §3.4, §3.5). Logs are read from
+// /api/log: admin and self log lists, stats, search and cleanup (new-api-compat.md §3.4, §3.5). Logs are read from
 // ctx.logDb; the relay writes them.
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';

@@ -1,5 +1,5 @@
-// Model lists for the console (facts §3.4, §4.10): built-in names per channel type, all known models as OpenAI
-// model objects, the enabled models of the abilities index, and the models a user's groups can reach.
+// Model lists for the console (new-api-compat.md §3.4, §4.10): built-in names per channel type, all known models as
+// OpenAI model objects, the enabled models of the abilities index, and the models a user's groups can reach.
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

@@ -1,4 +1,5 @@
-// /api/option (root only, facts §3.4): read every option except credentials, change one at a time with validation.
+// /api/option (root only, new-api-compat.md §3.4): read every option except credentials, change one at a time with
+// validation.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';

@@ -1,5 +1,5 @@
-// GET /api/pricing (TryUserAuth, facts §3.4): the public price list. Unlike the other console routes the extra
-// fields sit next to `data`: {success, message, data, group_ratio, usable_group}.
+// GET /api/pricing (TryUserAuth, new-api-compat.md §3.4): the public price list. Unlike the other console routes the
+// extra fields sit next to `data`: {success, message, data, group_ratio, usable_group}.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';

@@ -1,4 +1,4 @@
-// /api/redemption (admin): list, search, read, create, edit, soft delete (facts §3.4, §3.5, §9.2).
+// /api/redemption (admin): list, search, read, create, edit, soft delete (new-api-compat.md §3.4, §3.5, §9.2).
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

@@ -1,5 +1,5 @@
-// First-run setup (facts §3.4): GET /api/setup reports the state, POST /api/setup creates the root account once and
-// records the usage mode. A `setups` row means "initialised".
+// First-run setup (new-api-compat.md §3.4): GET /api/setup reports the state, POST /api/setup creates the root account
+// once and records the usage mode. A `setups` row means "initialised".
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ROLE_ROOT } from '../services/console-auth.js';

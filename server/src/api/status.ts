@@ -1,4 +1,4 @@
-// Public site status (facts §3.4) and the content options shown to anonymous visitors.
+// Public site status (new-api-compat.md §3.4) and the content options shown to anonymous visitors.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ok } from '../lib/http.js';

@@ -1,4 +1,4 @@
-// /api/token (user; only ever the caller's own tokens). Facts §3.4, §3.5: `p` 0-based, `size` 1..100.
+// /api/token (user; only ever the caller's own tokens). new-api-compat.md §3.4, §3.5: `p` 0-based, `size` 1..100.
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

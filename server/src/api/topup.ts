@@ -1,5 +1,5 @@
 // Wallet calls under /api/user: redeem a code, quote and start an EPay top-up, and the EPay notify
-// (facts §3.4, §9.1, §9.2).
+// (new-api-compat.md §3.4, §9.1, §9.2).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

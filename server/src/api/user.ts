@@ -1,4 +1,4 @@
-// /api/user/* plus the email verification and password reset calls (facts §3.4, §9.3, §9.5).
+// /api/user/* plus the email verification and password reset calls (new-api-compat.md §3.4, §9.3, §9.5).
 import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller, clearSession, writeSession } from './auth.js';
@@ -41,7 +41,7 @@ import { sendEmail } from '../services/mail.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** Email checks shared by the verification call (facts §9.5). Returns an error message or null. */
+/** Email checks shared by the verification call (new-api-compat.md §9.5). Returns an error message or null. */
 function emailPolicyError(ctx: AppContext, email: string): string | null {
   if (!isValidEmail(email)) return '无效的参数';
   const [local, domain] = [email.slice(0, email.lastIndexOf('@')), email.slice(email.lastIndexOf('@') + 1).toLowerCase()];

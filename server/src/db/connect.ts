@@ -1,4 +1,4 @@
-// Opens the database a DSN names (facts §1.4): empty or "local" → SQLite file, postgres:// → PostgreSQL,
+// Opens the database a DSN names (new-api-compat.md §1.4): empty or "local" → SQLite file, postgres:// → PostgreSQL,
 // anything else → MySQL/MariaDB (Go-style `user:pass@tcp(host:port)/db?…` or a mysql:// URL).
 import { dirname } from 'node:path';
 import { ensurePrivateDir, ensurePrivateSqliteFiles } from '../lib/private-files.js';

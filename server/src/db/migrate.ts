@@ -1,5 +1,5 @@
 // Versioned migrations, one set for all three databases, recorded in kysely_migration. Run at start on the
-// master node only (facts §1.1); each step is idempotent so a half-applied run can simply be repeated.
+// master node only (new-api-compat.md §1.1); each step is idempotent so a half-applied run can simply be repeated.
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
 import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';

@@ -1,4 +1,4 @@
-// Table types for Kysely. Table and column names are new-api's (facts §2) so that either product can open
+// Table types for Kysely. Table and column names are new-api's (new-api-compat.md §2) so that either product can open
 // the other's database. Booleans read back as boolean (PostgreSQL) or 0/1 (SQLite, MySQL): test them with
 // truthiness, never `=== true`.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';

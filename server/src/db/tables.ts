@@ -1,4 +1,4 @@
-// One declarative description of every table (facts §2), turned into DDL for SQLite, PostgreSQL and MySQL.
+// One declarative description of every table (new-api-compat.md §2), turned into DDL for SQLite, PostgreSQL and MySQL.
 // Quota-like columns are 64-bit everywhere (new-api's 32-bit INT caps balances near $4,295).
 import { sql, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';

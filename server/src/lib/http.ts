@@ -1,5 +1,5 @@
-// Response shapes. Console: new-api's envelope `{success, message, data}` at HTTP 200 (facts §3.1).
-// Relay: the OpenAI error object (facts §4.2), with the request id appended to the message.
+// Response shapes. Console: new-api's envelope `{success, message, data}` at HTTP 200 (new-api-compat.md §3.1).
+// Relay: the OpenAI error object (new-api-compat.md §4.2), with the request id appended to the message.
 export interface Envelope<T = unknown> {
   success: boolean;
   message: string;

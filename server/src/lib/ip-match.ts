@@ -1,6 +1,6 @@
 // IP lists of exact IPv4/IPv6 addresses and CIDR ranges, one entry per line (commas also accepted): token allow lists
-// (facts §4.3 step 1) and TRUSTED_PROXIES. Compiled once (when a token is cached; at start), so a check is a few integer
-// comparisons. Also: the client address of a request behind proxies (clientIpOf).
+// (new-api-compat.md §4.3 step 1) and TRUSTED_PROXIES. Compiled once (when a token is cached; at start), so a check is
+// a few integer comparisons. Also: the client address of a request behind proxies (clientIpOf).
 import { isIP } from 'node:net';
 
 interface Range {

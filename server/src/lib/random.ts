@@ -9,7 +9,7 @@ export function randomAlnum(length: number): string {
   return out;
 }
 
-/** 48-char API token key, stored without the `sk-` prefix (facts §2.2). */
+/** 48-char API token key, stored without the `sk-` prefix (new-api-compat.md §2.2). */
 export const generateTokenKey = (): string => randomAlnum(48);
 
 /** 32 hex chars: a UUID without dashes (redemption keys, reset tokens). */

@@ -1,6 +1,6 @@
-// Per-client-IP request limits (facts §3.3, §10): a sliding log of the last N request times per key. A request
-// passes when fewer than N were logged, or when the oldest of the last N is older than the window. Refusals are a
-// bare 429 with no body, as in new-api. Redis keeps the log shared between nodes; otherwise it lives in memory.
+// Per-client-IP request limits (new-api-compat.md §3.3, §10): a sliding log of the last N request times per key. A
+// request passes when fewer than N were logged, or when the oldest of the last N is older than the window. Refusals are
+// a bare 429 with no body, as in new-api. Redis keeps the log shared between nodes; otherwise it lives in memory.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';

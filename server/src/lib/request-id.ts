@@ -15,7 +15,7 @@ function timestamp(now: Date): string {
   );
 }
 
-/** new-api's request id: yyyyMMddHHmmss + sub-second remainder + 8 random chars (facts §1.2). */
+/** new-api's request id: yyyyMMddHHmmss + sub-second remainder + 8 random chars (new-api-compat.md §1.2). */
 export function newRequestId(now?: Date): string {
   let ts: string;
   if (now) ts = timestamp(now);

@@ -1,4 +1,5 @@
-// TokenAuth (facts §4.2) and the group / model-limit / IP checks of Distribute (facts §4.3), all from caches.
+// TokenAuth (new-api-compat.md §4.2) and the group / model-limit / IP checks of Distribute (new-api-compat.md §4.3),
+// all from caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import { ipAllowed } from '../lib/ip-match.js';

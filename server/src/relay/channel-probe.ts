@@ -1,7 +1,7 @@
-// Channel test, test-all, balance and model-list probes (facts §4.9, §3.4). A test sends one small request through the
-// same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are exercised), logs
-// it as a consume log with token name 模型测试 and charges nothing. Every probe goes out through the relay's transport
-// (relay/transport/), so a channel's proxy applies to it as to the relay's own calls.
+// Channel test, test-all, balance and model-list probes (new-api-compat.md §4.9, §3.4). A test sends one small request
+// through the same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are
+// exercised), logs it as a consume log with token name 模型测试 and charges nothing. Every probe goes out through the
+// relay's transport (relay/transport/), so a channel's proxy applies to it as to the relay's own calls.
 import type { AppContext } from '../context.js';
 import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
@@ -28,7 +28,7 @@ export interface ProbeResult {
   message: string;
   /** seconds */
   time: number;
-  /** the error warrants disabling (facts §4.9) */
+  /** the error warrants disabling (new-api-compat.md §4.9) */
   disableWorthy: boolean;
 }
 
@@ -174,7 +174,7 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
   return true;
 }
 
-// ---- balances (facts §3.4 update_balance)
+// ---- balances (new-api-compat.md §3.4 update_balance)
 
 // Probes reach private addresses on purpose (admins run upstreams there), and carry the channel's key: the URL is
 // always built from the channel's base URL, and a redirect is never followed, so the key goes to no other host.
@@ -199,9 +199,9 @@ const OPENAI_BILLING_TYPES = new Set([1, 6, 7, 8, 9, 10, 12, 13]);
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
- * Fetches the upstream balance and stores it; throws "尚未实现" for other types (facts §3.4 update_balance, new-api's
- * updateChannelBalance). USD, except DeepSeek (its CNY balance, as new-api) and Moonshot (CNY divided by the Price
- * option, the money of $1 of quota, as new-api).
+ * Fetches the upstream balance and stores it; throws "尚未实现" for other types (new-api-compat.md §3.4 update_balance,
+ * new-api's updateChannelBalance). USD, except DeepSeek (its CNY balance, as new-api) and Moonshot (CNY divided by the
+ * Price option, the money of $1 of quota, as new-api).
  */
 export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
   const base = ch.baseUrl;

@@ -1,7 +1,7 @@
-// Per-channel `setting` JSON (facts §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream calls),
-// `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>) and `force_format`
-// (chat answers keep only the fields of OpenAI's format). Parsed once by the channel cache; the hot path only checks
-// these fields.
+// Per-channel `setting` JSON (new-api-compat.md §4.6 step 9, §4.7): `proxy` (http(s):// or socks5:// URL for upstream
+// calls), `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>) and
+// `force_format` (chat answers keep only the fields of OpenAI's format). Parsed once by the channel cache; the hot path
+// only checks these fields.
 import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { UndiciTransport, type Transport } from './transport/index.js';

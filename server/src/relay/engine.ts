@@ -53,7 +53,7 @@ function num(v: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-/** new-api's shouldRetry (facts §4.5), applied to the (mapped) status. */
+/** new-api's shouldRetry (new-api-compat.md §4.5), applied to the (mapped) status. */
 export function shouldRetry(err: RelayError, channelType: number): boolean {
   if (err.local) return false;
   const s = err.status;
@@ -125,7 +125,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     // the column, and the row (with the rows inserted along with it) would be lost after the charge
     if (model.length > MODEL_NAME_MAX || model.includes('\0')) throw new RelayError(400, '无效的请求, model 名称含有非法字符或过长', 'invalid_request_error', 'invalid_request', true, 'model');
 
-    // ---- ModelRequestRateLimit (facts §10)
+    // ---- ModelRequestRateLimit (new-api-compat.md §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
       const limited = modelRateLimit(ctx).check(caller.user.id);
       if (limited) await limited;
@@ -357,11 +357,11 @@ interface AttemptInput {
 }
 
 /**
- * new-api's "trusted" threshold (facts §5.2): a cached balance above 100 × the reservation on the user and on a
- * limited token. new-api reserves nothing then and can overdraw; here the reservation is still taken atomically, only
- * no longer waited for before the upstream call. If the database refuses it after all (the cached balance was stale:
- * another node spent it, an admin lowered it), the upstream request is aborted and the caller gets the 403 as if it
- * had been refused first: nothing is charged and nothing of the answer is sent.
+ * new-api's "trusted" threshold (new-api-compat.md §5.2): a cached balance above 100 × the reservation on the user and
+ * on a limited token. new-api reserves nothing then and can overdraw; here the reservation is still taken atomically,
+ * only no longer waited for before the upstream call. If the database refuses it after all (the cached balance was
+ * stale: another node spent it, an admin lowered it), the upstream request is aborted and the caller gets the 403 as if
+ * it had been refused first: nothing is charged and nothing of the answer is sent.
  */
 function overlapsReservation(caller: RelayCaller, pre: number): boolean {
   if (pre <= 0 || caller.user.quota <= 100 * pre) return false;
@@ -370,13 +370,13 @@ function overlapsReservation(caller: RelayCaller, pre: number): boolean {
 }
 
 /**
- * The reservation of a token-priced request (facts §5.2): (prompt + max_tokens) × ratios, or PreConsumedQuota without
- * max_tokens. The prompt's exact count means tokenizing it on the event loop, with tables of tens of MB loaded for
- * good. A caller whose cached balance covers 100 × the reservation computed with a bound of the prompt
- * (RelayMode.promptBound) is reserved that instead: the amount held for the duration of the request is larger, the
- * charge (from usage, settled as final − reserved) is the same. Near the limit, where the reservation can be refused,
- * the exact count keeps new-api's threshold. If the database refuses the larger amount (the cached balance was stale),
- * `exact` is reserved instead, so a request is refused only when the exact amount does not fit, and names that.
+ * The reservation of a token-priced request (new-api-compat.md §5.2): (prompt + max_tokens) × ratios, or
+ * PreConsumedQuota without max_tokens. The prompt's exact count means tokenizing it on the event loop, with tables of
+ * tens of MB loaded for good. A caller whose cached balance covers 100 × the reservation computed with a bound of the
+ * prompt (RelayMode.promptBound) is reserved that instead: the amount held for the duration of the request is larger,
+ * the charge (from usage, settled as final − reserved) is the same. Near the limit, where the reservation can be
+ * refused, the exact count keeps new-api's threshold. If the database refuses the larger amount (the cached balance was
+ * stale), `exact` is reserved instead, so a request is refused only when the exact amount does not fit, and names that.
  */
 function reservationFor(
   caller: RelayCaller,
@@ -406,7 +406,10 @@ function chatStreamTransform(channel: CachedChannel): ((data: string) => string[
   return thinking ?? (force ? forceFormatChunk : undefined);
 }
 
-/** STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first (facts §1.3). */
+/**
+ * STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first
+ * (new-api-compat.md §1.3).
+ */
 export function streamIdleMs(timeoutSec: number, upstreamModel: string): number {
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
 }

@@ -1,4 +1,5 @@
-// Relay errors and the OpenAI error shape (facts §4.2, §4.5): {"error":{"message":"… (request id: X)","type",…}}.
+// Relay errors and the OpenAI error shape (new-api-compat.md §4.2, §4.5): {"error":{"message":"… (request id:
+// X)","type",…}}.
 import type { HttpResponse } from '../lib/http-response.js';
 
 export class RelayError extends Error {
@@ -29,7 +30,7 @@ export function asRelayError(err: unknown): RelayError {
   return new RelayError(500, (err as Error)?.message || 'internal error', 'new_api_error', 'internal_error');
 }
 
-/** Headers every relay response carries: request id and permissive CORS (facts §4.1). */
+/** Headers every relay response carries: request id and permissive CORS (new-api-compat.md §4.1). */
 export function baseHeaders(reqId: string, origin: string | undefined): Record<string, string> {
   const h: Record<string, string> = { 'X-Oneapi-Request-Id': reqId, 'Access-Control-Allow-Origin': origin || '*' };
   if (origin) h['Access-Control-Allow-Credentials'] = 'true';

@@ -1,4 +1,4 @@
-// ModelRequestRateLimit (facts §10), per user id, sliding window of DurationMinutes: at most
+// ModelRequestRateLimit (new-api-compat.md §10), per user id, sliding window of DurationMinutes: at most
 // ModelRequestRateLimitCount requests (0 = unlimited) and ModelRequestRateLimitSuccessCount successful ones. With Redis
 // the logs are new-api's lists `rateLimit:MRRL:<uid>` (requests) and `rateLimit:MRRLS:<uid>` (successes), shared by
 // every node; without Redis they live in this process. Fixes of new-api: the limit check returns at once (its Redis

@@ -1,7 +1,7 @@
-// The upstream's response headers on a relayed non-stream answer (facts §4.7: new-api passes them through, so clients
-// that read `x-request-id` or the `x-ratelimit-*` headers keep working), except those that describe the upstream's
-// connection or body rather than the answer, and those that would act on the gateway's own origin or name the
-// operator's upstream account:
+// The upstream's response headers on a relayed non-stream answer (new-api-compat.md §4.7: new-api passes them through,
+// so clients that read `x-request-id` or the `x-ratelimit-*` headers keep working), except those that describe the
+// upstream's connection or body rather than the answer, and those that would act on the gateway's own origin or name
+// the operator's upstream account:
 //   - hop-by-hop and framing: connection, keep-alive, transfer-encoding, te, trailer, upgrade, proxy-*; content-length
 //     and content-encoding (the body is re-sent, possibly converted, with its own length); content-type and date
 //     (set by the response itself);

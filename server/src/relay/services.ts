@@ -22,7 +22,7 @@ export interface RelayServices {
   billing: Billing;
   logs: LogWriter;
   quotaData: QuotaData;
-  /** low-balance notices after a charge (facts §5.9) */
+  /** low-balance notices after a charge (new-api-compat.md §5.9) */
   notifier: QuotaNotifier;
   channelStatus: ChannelStatus;
   /** keep-alive connection pools, one per upstream origin */

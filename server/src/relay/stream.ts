@@ -1,7 +1,7 @@
-// SSE pass-through (facts §4.7) without new-api's one-chunk lag: every complete event is written as soon as it is
-// received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only the
-// (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf calls.
-// Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
+// SSE pass-through (new-api-compat.md §4.7) without new-api's one-chunk lag: every complete event is written as soon as
+// it is received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only
+// the (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf
+// calls. Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
 import type { HttpResponse } from '../lib/http-response.js';
 import type { StreamKeepAlive } from './keepalive.js';
 import type { RelayMode, StreamDelta } from './modes/mode.js';
@@ -212,7 +212,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     if (u && !o.mode.streamUsage) {
       const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);
       const hasContent = Array.isArray(j?.choices) && j.choices.length > 0;
-      // a usage-only chunk the client did not ask for is dropped (facts §4.7)
+      // a usage-only chunk the client did not ask for is dropped (new-api-compat.md §4.7)
       if (!o.clientWantsUsage && !finished && !hasContent) return;
     }
     // typed-event streams (Responses API) keep their usage event: it also carries content

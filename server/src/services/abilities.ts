@@ -1,4 +1,4 @@
-// The routing index (facts §2.4): one `abilities` row per (group, model) of a channel, i.e. the cartesian
+// The routing index (new-api-compat.md §2.4): one `abilities` row per (group, model) of a channel, i.e. the cartesian
 // product of channel.group × channel.models. It is always rebuilt from the channel row, inside the same
 // transaction as the channel write, so the relay never sees a channel and its abilities disagree.
 import type { Kysely, Transaction } from 'kysely';

@@ -1,6 +1,6 @@
-// Automatic channel disable / enable (facts §4.9). Disabling sets status 3 with other_info.status_reason/status_time,
-// turns the channel's abilities off and publishes {kind:'channels'} so every cache rebuilds; root is told of each
-// automatic change (facts §4.9) through the notice callback.
+// Automatic channel disable / enable (new-api-compat.md §4.9). Disabling sets status 3 with
+// other_info.status_reason/status_time, turns the channel's abilities off and publishes {kind:'channels'} so every
+// cache rebuilds; root is told of each automatic change (new-api-compat.md §4.9) through the notice callback.
 import type { AppContext } from '../context.js';
 
 export const CHANNEL_STATUS_ENABLED = 1;

@@ -1,4 +1,4 @@
-// Channel type codes (spec §3, facts §7): display name and default base URL. The relay resolves a channel's
+// Channel type codes (spec §3, new-api-compat.md §7): display name and default base URL. The relay resolves a channel's
 // upstream from here; the console lists types and their built-in models from here.
 export interface ChannelTypeInfo {
   type: number;

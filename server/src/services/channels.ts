@@ -1,4 +1,4 @@
-// Channel administration (facts §2.3, §3.4; spec §5 Channel form, Tag edit, inline edit and batch).
+// Channel administration (new-api-compat.md §2.3, §3.4; spec §5 Channel form, Tag edit, inline edit and batch).
 // Every write runs in one transaction together with the abilities rebuild, then announces `channels` so the
 // relay's channel cache reloads. Keys never leave the server through these reads.
 import type { Kysely, Transaction } from 'kysely';
@@ -242,7 +242,10 @@ export interface SearchQuery {
   tagMode: boolean;
 }
 
-/** GET /api/channel/search: keyword matches id, name, base URL (substring) or the exact key; no paging (facts §3.4). */
+/**
+ * GET /api/channel/search: keyword matches id, name, base URL (substring) or the exact key; no paging
+ * (new-api-compat.md §3.4).
+ */
 export async function searchChannels(db: Executor, q: SearchQuery): Promise<PublicChannel[]> {
   let query = publicSelect(db);
   const kw = q.keyword.trim();

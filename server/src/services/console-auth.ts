@@ -1,5 +1,5 @@
-// Console authentication (facts §3.2): a signed cookie naming a server-side session (services/sessions.ts), or a
-// user access token in Authorization (with or without "Bearer "), plus the New-Api-User header that must name the
+// Console authentication (new-api-compat.md §3.2): a signed cookie naming a server-side session (services/sessions.ts),
+// or a user access token in Authorization (with or without "Bearer "), plus the New-Api-User header that must name the
 // same user (a CSRF guard). The user row is re-read on every console call (with the session, in one query) so a ban or
 // role change takes effect at once.
 // It lives in services because both the console's guards (api/auth.ts) and the relay's playground use it.

@@ -1,4 +1,4 @@
-// EPay ("易支付") protocol pieces (facts §9.1): the MD5 signature, the purchase form and the notify check.
+// EPay ("易支付") protocol pieces (new-api-compat.md §9.1): the MD5 signature, the purchase form and the notify check.
 // Signature: every parameter except sign and sign_type, empty values left out (the EPay rule), sorted by name,
 // joined as k=v&k=v, the merchant key appended directly, then lowercase md5 hex.
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,4 +1,4 @@
-// User groups (facts §5.5): which groups a user may use, and their ratios. The one place these rules live.
+// User groups (new-api-compat.md §5.5): which groups a user may use, and their ratios. The one place these rules live.
 import type { OptionStore } from './options.js';
 
 type HasOptions = { options: OptionStore };

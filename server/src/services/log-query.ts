@@ -1,4 +1,4 @@
-// Reading the `logs` table (facts §2.7, §3.4, §3.5). Logs may live in their own database (LOG_SQL_DSN), so
+// Reading the `logs` table (new-api-compat.md §2.7, §3.4, §3.5). Logs may live in their own database (LOG_SQL_DSN), so
 // every query here runs on ctx.logDb and channel names are looked up separately in the main database.
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
@@ -70,7 +70,7 @@ async function toViews(ctx: AppContext, rows: Log[]): Promise<LogView[]> {
   }));
 }
 
-/** What an end user may see of their own logs (facts §3.5): id % 1024, no channel name, no admin_info. */
+/** What an end user may see of their own logs (new-api-compat.md §3.5): id % 1024, no channel name, no admin_info. */
 export function forUser(row: LogView): LogView {
   let other = row.other;
   if (other) {
@@ -159,7 +159,7 @@ export async function deleteLogsBefore(db: Kysely<Database>, targetTimestamp: nu
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Usage dashboard (facts §2.11, §5.8): hourly buckets in `quota_data` (main database).
+// Usage dashboard (new-api-compat.md §2.11, §5.8): hourly buckets in `quota_data` (main database).
 
 export const DATA_SELF_MAX_SPAN_SEC = 30 * 24 * 3600;
 

@@ -1,5 +1,5 @@
-// Outgoing email over the SMTP options (facts §9.5): implicit TLS on port 465 or when SMTPSSLEnabled, otherwise
-// STARTTLS when the server offers it. Several recipients are separated by ';'.
+// Outgoing email over the SMTP options (new-api-compat.md §9.5): implicit TLS on port 465 or when SMTPSSLEnabled,
+// otherwise STARTTLS when the server offers it. Several recipients are separated by ';'.
 import type { AppContext } from '../context.js';
 
 export class MailNotConfiguredError extends Error {

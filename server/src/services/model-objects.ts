@@ -1,4 +1,4 @@
-// OpenAI model objects (facts §4.10), shared by GET /v1/models and the console's GET /api/channel/models.
+// OpenAI model objects (new-api-compat.md §4.10), shared by GET /v1/models and the console's GET /api/channel/models.
 import { CHANNEL_TYPES } from './channel-types.js';
 
 /** new-api's fixed `created` for model objects. */

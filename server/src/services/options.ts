@@ -1,4 +1,4 @@
-// Runtime settings (facts §6.1): compiled defaults overridden by the `options` table, held in memory and
+// Runtime settings (new-api-compat.md §6.1): compiled defaults overridden by the `options` table, held in memory and
 // re-read every SYNC_FREQUENCY so several nodes converge. Listeners hear every change (caches depend on them).
 import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
@@ -168,7 +168,7 @@ export const JSON_OPTION_KEYS = new Set([
   'gemini.supported_imagine_models',
 ]);
 
-/** Option keys never returned by GET /api/option/ (facts §3.4). */
+/** Option keys never returned by GET /api/option/ (new-api-compat.md §3.4). */
 export function isSecretOptionKey(key: string): boolean {
   return /(Token|Secret|Key)$/.test(key) || key === 'oidc.client_secret';
 }

@@ -1,7 +1,7 @@
-// Dashboard aggregation (facts §5.8): per (user, username, model, hour) buckets in memory, added to quota_data every
-// DataExportInterval minutes and on shutdown (select-then-increment-or-insert, like new-api). Unlike new-api, the
-// dashboard also shows the buckets not flushed yet (withUnflushed), so it does not lag by up to that interval, and a
-// bucket whose write failed is kept for the next flush instead of being dropped.
+// Dashboard aggregation (new-api-compat.md §5.8): per (user, username, model, hour) buckets in memory, added to
+// quota_data every DataExportInterval minutes and on shutdown (select-then-increment-or-insert, like new-api). Unlike
+// new-api, the dashboard also shows the buckets not flushed yet (withUnflushed), so it does not lag by up to that
+// interval, and a bucket whose write failed is kept for the next flush instead of being dropped.
 import type { AppContext } from '../context.js';
 
 const QUOTA_DATA_MODEL_MAX = 64;

@@ -1,9 +1,9 @@
-// Low-balance notice (facts §5.9): after a charge leaves a user below their warning threshold (user setting
+// Low-balance notice (new-api-compat.md §5.9): after a charge leaves a user below their warning threshold (user setting
 // quota_warning_threshold, else the QuotaRemindThreshold option), send "额度即将用尽" by email (SMTP options;
 // notification_email or the account email) or by webhook (POST JSON signed with X-Webhook-Signature = hex
 // HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
-// The same delivery tells the root user of automatic channel disables and enables (notifyRoot, facts §4.9).
+// The same delivery tells the root user of automatic channel disables and enables (notifyRoot, new-api-compat.md §4.9).
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { userUrlFetch, type SafeFetch } from '../lib/safe-fetch.js';
@@ -26,7 +26,9 @@ export interface Notice {
   timestamp: number;
 }
 
-/** Root's channel notices (facts §4.9): at most one per hour per channel and status change, or per test-all. */
+/**
+ * Root's channel notices (new-api-compat.md §4.9): at most one per hour per channel and status change, or per test-all.
+ */
 export const CHANNEL_NOTICE_WINDOW_SEC = 3600;
 
 export class QuotaNotifier {
@@ -92,9 +94,9 @@ export class QuotaNotifier {
   }
 
   /**
-   * A channel's automatic disable or enable, or the end of a manual test-all, told to the root user (facts §4.9,
-   * new-api's NotifyRootUser) by their notice settings; `key` names what changed, for the rate limit (one notice an
-   * hour per type and key). Never throws.
+   * A channel's automatic disable or enable, or the end of a manual test-all, told to the root user (new-api-compat.md
+   * §4.9, new-api's NotifyRootUser) by their notice settings; `key` names what changed, for the rate limit (one notice
+   * an hour per type and key). Never throws.
    */
   async notifyRoot(type: 'channel_update' | 'channel_test', key: string, title: string, content: string): Promise<'sent' | 'limited' | 'failed'> {
     try {

@@ -1,4 +1,4 @@
-// Redemption codes (facts §2.6, §3.4, §3.5, §9.2; spec §4 Redemption status, §5 Redemption).
+// Redemption codes (new-api-compat.md §2.6, §3.4, §3.5, §9.2; spec §4 Redemption status, §5 Redemption).
 // Admins create, list, edit and soft-delete codes; a user redeems one with POST /api/user/topup. Redeeming is a single
 // conditional UPDATE (status 1 → 3) inside the transaction that credits the user, so exactly one of any number of
 // concurrent requests for the same key wins on every database, without new-api's process-wide mutex.

@@ -1,6 +1,7 @@
-// Sensitive-word check of prompts (facts §4.6 step 3; options CheckSensitiveEnabled, CheckSensitiveOnPromptEnabled,
-// SensitiveWords one per line). new-api lower-cases the text and searches it for every word; here one case-insensitive
-// RegExp of the escaped words, compiled once per SensitiveWords value, tests each text without copying it.
+// Sensitive-word check of prompts (new-api-compat.md §4.6 step 3; options CheckSensitiveEnabled,
+// CheckSensitiveOnPromptEnabled, SensitiveWords one per line). new-api lower-cases the text and searches it for every
+// word; here one case-insensitive RegExp of the escaped words, compiled once per SensitiveWords value, tests each text
+// without copying it.
 
 let cached: { words: string; re: RegExp | null } = { words: '', re: null };
 

@@ -1,5 +1,5 @@
-// Local token counts (facts §5.4), used when the upstream reports no usage and for prompt-size reservations.
-// CONTRACT: names and signatures are stable; the bodies are owned by the pricing/tokenizer module.
+// Local token counts (new-api-compat.md §5.4), used when the upstream reports no usage and for prompt-size
+// reservations. CONTRACT: names and signatures are stable; the bodies are owned by the pricing/tokenizer module.
 //
 // Encoders: o200k_base for gpt-4o*, chatgpt-4o*, o-series, gpt-4.1*, gpt-4.5*, gpt-5*; cl100k_base for every other
 // model (Claude, Gemini and Chinese models included, as new-api does). Each BPE table is loaded on first use
@@ -245,7 +245,7 @@ export function countCompletionTokens(text: string, model: string, toolCalls?: T
   return n;
 }
 
-/** TTS requests are billed per input character (facts §4.8). */
+/** TTS requests are billed per input character (new-api-compat.md §4.8). */
 export function countTtsInputTokens(input: string): number {
   return [...input].length;
 }

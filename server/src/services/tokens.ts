@@ -1,4 +1,4 @@
-// API tokens as their owner manages them (facts §2.2, §3.4; spec §4 token states, §5 Token form).
+// API tokens as their owner manages them (new-api-compat.md §2.2, §3.4; spec §4 token states, §5 Token form).
 // Every query is scoped to the caller's user id; after each write a `token` change is announced so the relay's
 // token cache drops its copy.
 import type { Kysely } from 'kysely';

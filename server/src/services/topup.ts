@@ -1,4 +1,4 @@
-// Online top-up through EPay (facts §9.1): price quote, order creation and the payment notify.
+// Online top-up through EPay (new-api-compat.md §9.1): price quote, order creation and the payment notify.
 // The notify credits the user exactly once: the order's pending → success flip is a conditional UPDATE in the same
 // transaction as the credit, so repeated or concurrent notifies for one trade_no add the quota a single time.
 import type { AppContext } from '../context.js';
@@ -12,7 +12,10 @@ export const TOPUP_PENDING = 'pending';
 export const TOPUP_SUCCESS = 'success';
 export const ONLINE_TOPUP_DISABLED = '管理员未开启在线充值！';
 
-/** Payment endpoints answer `{message:"success"|"error", data, url?}` instead of the usual envelope (facts §3.1). */
+/**
+ * Payment endpoints answer `{message:"success"|"error", data, url?}` instead of the usual envelope (new-api-compat.md
+ * §3.1).
+ */
 export type PayAnswer = { message: 'success'; data: unknown; url?: string } | { message: 'error'; data: string };
 
 const error = (data: string): PayAnswer => ({ message: 'error', data });
@@ -34,7 +37,7 @@ export function minTopUp(ctx: AppContext): number {
   return ctx.options.bool('DisplayInCurrencyEnabled') ? min : Math.trunc(min * quotaPerUnit(ctx));
 }
 
-/** TopupGroupRatio of the group; a missing or 0 ratio counts as 1 (facts §9.1). */
+/** TopupGroupRatio of the group; a missing or 0 ratio counts as 1 (new-api-compat.md §9.1). */
 export function topupGroupRatio(ctx: AppContext, group: string): number {
   const ratios = ctx.options.json<Record<string, unknown>>('TopupGroupRatio', {});
   const r = Number(ratios?.[group]);

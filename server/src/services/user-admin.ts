@@ -1,6 +1,6 @@
-// User administration (facts §3.4 AdminAuth routes). The role rules are enforced here, not only in the UI: an admin
-// never sees or changes a peer or a superior, only root promotes, root is never disabled, deleted or demoted, and
-// nobody hands out a role at or above their own.
+// User administration (new-api-compat.md §3.4 AdminAuth routes). The role rules are enforced here, not only in the UI:
+// an admin never sees or changes a peer or a superior, only root promotes, root is never disabled, deleted or demoted,
+// and nobody hands out a role at or above their own.
 import type { Expression, SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
@@ -31,7 +31,7 @@ export interface Page {
   page_size: number;
 }
 
-/** 1-based `p`, `page_size` defaulting to 10 (facts §3.5). */
+/** 1-based `p`, `page_size` defaulting to 10 (new-api-compat.md §3.5). */
 export function pageParams(q: { p?: unknown; page_size?: unknown }): { page: number; pageSize: number } {
   let page = Number.parseInt(String(q.p ?? ''), 10);
   if (!Number.isFinite(page) || page < 1) page = 1;

@@ -1,5 +1,5 @@
-// Account-related rows in `logs` (facts §5.7): system gifts (type 4) and admin quota edits (type 3), written to the
-// log database with the same content texts as new-api so existing dashboards and filters keep working.
+// Account-related rows in `logs` (new-api-compat.md §5.7): system gifts (type 4) and admin quota edits (type 3),
+// written to the log database with the same content texts as new-api so existing dashboards and filters keep working.
 import type { AppContext } from '../context.js';
 import { nowSec } from '../lib/time.js';
 

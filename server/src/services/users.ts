@@ -1,6 +1,6 @@
-// Accounts (facts §2.1, §3.4, §9.3): creation with invite rewards, password login, self-service changes, the invite
-// reward transfer and the public shape of a user row. Errors meant for the client are UserFacingError; handlers turn
-// them into `{success:false, message}`.
+// Accounts (new-api-compat.md §2.1, §3.4, §9.3): creation with invite rewards, password login, self-service changes,
+// the invite reward transfer and the public shape of a user row. Errors meant for the client are UserFacingError;
+// handlers turn them into `{success:false, message}`.
 import bcrypt from 'bcryptjs';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';
@@ -129,7 +129,7 @@ export async function newAffCode(db: Kysely<Database>): Promise<string> {
   return randomAlnum(8);
 }
 
-/** Username or email already used, soft-deleted rows included (facts §9.5). */
+/** Username or email already used, soft-deleted rows included (new-api-compat.md §9.5). */
 export async function userExistsOrDeleted(db: Kysely<Database>, username: string, email = ''): Promise<boolean> {
   let q = db.selectFrom('users').select('id');
   q = email ? q.where((eb) => eb.or([eb('username', '=', username), eb('email', '=', email)])) : q.where('username', '=', username);

@@ -1,6 +1,6 @@
-// One-time codes for email verification (purpose `v`) and password reset (purpose `r`), valid 10 minutes (facts
-// §9.5). new-api keeps them in process memory, which breaks behind a load balancer; with Redis configured they are
-// shared between nodes here.
+// One-time codes for email verification (purpose `v`) and password reset (purpose `r`), valid 10 minutes
+// (new-api-compat.md §9.5). new-api keeps them in process memory, which breaks behind a load balancer; with Redis
+// configured they are shared between nodes here.
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 
@@ -69,9 +69,9 @@ export async function deleteCode(ctx: AppContext, email: string, purpose: string
 const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
 
 /**
- * Cloudflare Turnstile check (facts §9.6) for login, register, verification and reset when TurnstileCheckEnabled.
- * Returns an error message, or null when the request may go on. new-api remembers a passed check in the session;
- * this port verifies each protected call instead (the widget issues a fresh token per submit).
+ * Cloudflare Turnstile check (new-api-compat.md §9.6) for login, register, verification and reset when
+ * TurnstileCheckEnabled. Returns an error message, or null when the request may go on. new-api remembers a passed check
+ * in the session; this port verifies each protected call instead (the widget issues a fresh token per submit).
  */
 export async function checkTurnstile(ctx: AppContext, token: string | undefined, remoteIp: string): Promise<string | null> {
   if (!ctx.options.bool('TurnstileCheckEnabled')) return null;

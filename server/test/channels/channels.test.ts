@@ -297,7 +297,8 @@ await describeEachDb('channel console API', (kind) => {
 
     const all = await root.get('/api/channel/models');
     const gpt = all.body.data.find((m: any) => m.id === 'gpt-4o');
-    // the same objects as GET /v1/models (facts §4.10): owned_by is the adaptor's channel name, with permission
+    // the same objects as GET /v1/models (new-api-compat.md §4.10): owned_by is the adaptor's channel name, with
+    // permission
     expect(gpt).toMatchObject({ id: 'gpt-4o', object: 'model', created: 1626777600, owned_by: 'openai', root: 'gpt-4o', parent: null });
     expect(gpt.permission).toEqual([expect.objectContaining({ object: 'model_permission', allow_sampling: true, organization: '*' })]);
     const owner = (id: string) => all.body.data.find((m: any) => m.id === id)?.owned_by;

@@ -1,4 +1,5 @@
-// Low-balance notices (facts §5.9, spec §9): threshold, webhook signature, email, and one notice per 2 hours.
+// Low-balance notices (new-api-compat.md §5.9, spec §9): threshold, webhook signature, email, and one notice per 2
+// hours.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-// GetCompletionRatio (facts §5.6): the rule table, and how the CompletionRatio option interacts with it.
+// GetCompletionRatio (new-api-compat.md §5.6): the rule table, and how the CompletionRatio option interacts with it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getCompletionRatio, resolveCompletionRatio } from '../../src/services/pricing/index.js';
 import { DEFAULT_COMPLETION_RATIO } from '../../src/services/pricing/defaults.js';

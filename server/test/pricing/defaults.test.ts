@@ -1,4 +1,4 @@
-// The compiled-in tables match new-api's defaults (facts §6.2) and are what a fresh install serves.
+// The compiled-in tables match new-api's defaults (new-api-compat.md §6.2) and are what a fresh install serves.
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_CACHE_RATIO,

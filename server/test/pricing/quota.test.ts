@@ -1,4 +1,4 @@
-// Quota formulas pinned to the unit with hand-computed values (facts §5.2–5.3), over a real OptionStore.
+// Quota formulas pinned to the unit with hand-computed values (new-api-compat.md §5.2–5.3), over a real OptionStore.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   PricingError,

@@ -1,4 +1,4 @@
-// Local token counting (facts §5.4), checked against gpt-tokenizer directly.
+// Local token counting (new-api-compat.md §5.4), checked against gpt-tokenizer directly.
 import { describe, expect, it } from 'vitest';
 import { encode as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { encode as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';

@@ -1,4 +1,4 @@
-// TokenAuth and Distribute errors (facts §4.2, §4.3): statuses, messages and the OpenAI error shape.
+// TokenAuth and Distribute errors (new-api-compat.md §4.2, §4.3): statuses, messages and the OpenAI error shape.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';

@@ -182,7 +182,8 @@ describe('relay endpoints', () => {
     const j = ((await r.json()) as any);
     expect(j.success).toBe(true);
     expect(j.data.length).toBeGreaterThan(0);
-    // the owner's view of user logs (facts §3.5): `channel` (not channel_id), no channel name, id % 1024, no admin_info
+    // the owner's view of user logs (new-api-compat.md §3.5): `channel` (not channel_id), no channel name, id % 1024,
+    // no admin_info
     const row = await s.ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', j.data[0].token_id).orderBy('id', 'desc').executeTakeFirstOrThrow();
     expect(j.data[0]).toMatchObject({ id: row.id % 1024, channel: row.channel_id, channel_name: '', quota: row.quota, model_name: row.model_name });
     expect(j.data[0].channel_id).toBeUndefined();
@@ -208,7 +209,7 @@ describe('relay endpoints', () => {
       await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1, key: 'k' }) })
     ).json()) as any;
     expect(posted.data).toEqual(['up-a', 'up-b']);
-    // new-api answers this POST with 400 / 500 on errors, still enveloped (facts §3.1)
+    // new-api answers this POST with 400 / 500 on errors, still enveloped (new-api-compat.md §3.1)
     const noKey = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1 }) });
     expect(noKey.status).toBe(400);
     expect(await noKey.json()).toEqual({ success: false, message: 'key 不能为空' });

@@ -1,4 +1,5 @@
-// OpenAI paths the gateway does not relay answer 501 in the OpenAI error shape, whatever the body (facts §4.1).
+// OpenAI paths the gateway does not relay answer 501 in the OpenAI error shape, whatever the body (new-api-compat.md
+// §4.1).
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,5 +1,5 @@
-// Ollama channels (type 4, facts §7): chat through its OpenAI-compatible /v1 API, embeddings through the native
-// POST /api/embed, converted both ways (float and base64 encodings for the official client), billed on
+// Ollama channels (type 4, new-api-compat.md §7): chat through its OpenAI-compatible /v1 API, embeddings through the
+// native POST /api/embed, converted both ways (float and base64 encodings for the official client), billed on
 // prompt_eval_count, with the model mapping applied and Ollama's {error: "…"} errors passed on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,6 +1,6 @@
-// ModelRequestRateLimit on Redis (facts §10): new-api's keys rateLimit:MRRL:<uid> / rateLimit:MRRLS:<uid> with the
-// window as TTL, one count shared by every node of a deployment (two gateways over one PostgreSQL database and one
-// Redis here), the success limit counting successful requests only.
+// ModelRequestRateLimit on Redis (new-api-compat.md §10): new-api's keys rateLimit:MRRL:<uid> / rateLimit:MRRLS:<uid>
+// with the window as TTL, one count shared by every node of a deployment (two gateways over one PostgreSQL database and
+// one Redis here), the success limit counting successful requests only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbAvailable, redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';

@@ -1,6 +1,6 @@
-// The prompt's sensitive-word check (facts §4.6 step 3): on by default with new-api's word, case-insensitive, for
-// chat (string and text-part contents), completions, embeddings and moderations; a hit is a local 400 that reaches
-// no upstream and charges nothing; off when either option is off.
+// The prompt's sensitive-word check (new-api-compat.md §4.6 step 3): on by default with new-api's word,
+// case-insensitive, for chat (string and text-part contents), completions, embeddings and moderations; a hit is a local
+// 400 that reaches no upstream and charges nothing; off when either option is off.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';

@@ -1,4 +1,5 @@
-// Table column visibility, remembered in localStorage (channels-table-columns, logs-table-columns: facts §11.4).
+// Table column visibility, remembered in localStorage (channels-table-columns, logs-table-columns: new-api-compat.md
+// §11.4).
 import { useCallback, useState } from 'react';
 import { Button, Checkbox, Popover, Space } from 'antd';
 import { SettingOutlined } from '@ant-design/icons';

@@ -1,4 +1,5 @@
-// Site status (/api/status). Cached in localStorage under the keys of facts §11.4 so the first paint does not wait.
+// Site status (/api/status). Cached in localStorage under the keys of new-api-compat.md §11.4 so the first paint does
+// not wait.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { api } from '../lib/api.js';
 
@@ -69,7 +70,7 @@ export function readCachedStatus(): Status {
   }
 }
 
-/** Writes the status object and its individually cached fields (facts §11.4). */
+/** Writes the status object and its individually cached fields (new-api-compat.md §11.4). */
 export function storeStatus(s: Status): void {
   localStorage.setItem(STATUS_KEY, JSON.stringify(s));
   const put = (key: string, v: unknown) => {

@@ -1,5 +1,5 @@
-// Console HTTP client (facts §11.3, spec §7/§8): same-origin cookies, the New-Api-User header taken from the stored
-// user on every call (so a fresh login needs no client rebuild), generic error toasts, 401 → login.
+// Console HTTP client (new-api-compat.md §11.3, spec §7/§8): same-origin cookies, the New-Api-User header taken from
+// the stored user on every call (so a fresh login needs no client rebuild), generic error toasts, 401 → login.
 import { message } from './feedback.js';
 import i18n from '../i18n/index.js';
 

@@ -1,5 +1,5 @@
 // Display helpers shared by every page. Quota settings come from the values StatusProvider caches in localStorage
-// (facts §11.3), so these helpers work outside React too.
+// (new-api-compat.md §11.3), so these helpers work outside React too.
 
 const DEFAULT_QUOTA_PER_UNIT = 500000;
 

@@ -1,4 +1,5 @@
-// GET /v1/models and /v1/models/:model (facts §4.10): the models the caller's token may use, answered locally.
+// GET /v1/models and /v1/models/:model (new-api-compat.md §4.10): the models the caller's token may use, answered
+// locally.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { RelayServices } from '../services.js';

@@ -1,4 +1,5 @@
-// The OpenAI endpoints the gateway does not serve (facts §4.1): 501 api_not_implemented, answered from the head.
+// The OpenAI endpoints the gateway does not serve (new-api-compat.md §4.1): 501 api_not_implemented, answered from the
+// head.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RelayError } from '../errors.js';
 import { refuseUnread } from '../admit.js';

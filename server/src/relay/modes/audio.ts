@@ -1,4 +1,4 @@
-// Audio modes (facts §4.8):
+// Audio modes (new-api-compat.md §4.8):
 // - POST /v1/audio/speech: JSON in, audio bytes out (piped as received with the upstream content-type). Prompt tokens
 //   are the characters of `input` for tts* models (the tokenizer count for others); billed as input tokens.
 // - POST /v1/audio/transcriptions | translations: multipart in, forwarded byte for byte; model from the form, default

@@ -1,5 +1,6 @@
-// POST /v1/edits (facts §4.1; OpenAI's legacy edits API, still relayed by new-api): `instruction` is required (facts
-// §4.6 step 2), the prompt count is the instruction's (and the input's), the answer is completions-shaped.
+// POST /v1/edits (new-api-compat.md §4.1; OpenAI's legacy edits API, still relayed by new-api): `instruction` is
+// required (new-api-compat.md §4.6 step 2), the prompt count is the instruction's (and the input's), the answer is
+// completions-shaped.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from './mode.js';
 import { completionsMode } from './text.js';

@@ -1,5 +1,5 @@
-// POST /v1/images/generations (JSON) and /v1/images/edits (multipart, forwarded unchanged) (facts §4.8, §5.3).
-// The charge is known before the call: imageQuota (per image × size ratio × quality ratio × n × group ratio) is
+// POST /v1/images/generations (JSON) and /v1/images/edits (multipart, forwarded unchanged) (new-api-compat.md §4.8,
+// §5.3). The charge is known before the call: imageQuota (per image × size ratio × quality ratio × n × group ratio) is
 // reserved up front and charged once the upstream answered 200; any failure refunds it. Defaults n=1 and size
 // 1024x1024 are used for billing only — the body goes upstream as the client sent it (new-api does the same).
 import { DEFAULT_IMAGE_SIZE, imageQuota, validateImageSize } from '../../services/pricing/index.js';
@@ -54,7 +54,7 @@ export const imageEditsMode: RelayMode = {
   name: 'image_edits',
   upstreamPath: '/v1/images/edits',
   azureTask: 'images/edits',
-  // facts §4.3 names no default for edits; OpenAI's own default for this endpoint is dall-e-2
+  // new-api-compat.md §4.3 names no default for edits; OpenAI's own default for this endpoint is dall-e-2
   defaultModel: 'dall-e-2',
   multipart: true,
   validate(body) {

@@ -18,11 +18,14 @@ export interface RelayMode {
   canStream: boolean;
   /** billed per input only (embeddings): no completion tokens */
   inputOnly?: boolean;
-  /** new-api's validation (facts §4.6 step 2); a message means 400 invalid_text_request */
+  /** new-api's validation (new-api-compat.md §4.6 step 2); a message means 400 invalid_text_request */
   validate(body: Record<string, any>): string | null;
-  /** local prompt count (facts §5.4) */
+  /** local prompt count (new-api-compat.md §5.4) */
   promptTokens(body: Record<string, any>, model: string): number;
-  /** the prompt's texts, for the sensitive-word check (facts §4.6 step 3: chat, completions, embeddings, moderations) */
+  /**
+   * the prompt's texts, for the sensitive-word check (new-api-compat.md §4.6 step 3: chat, completions, embeddings,
+   * moderations)
+   */
   promptTexts?(body: Record<string, any>): Iterable<string>;
   /** an upper bound of promptTokens that needs no tokenizer, for a body of `bodyBytes` valid UTF-8; -1 when none holds */
   promptBound?(body: Record<string, any>, bodyBytes: number): number;
@@ -32,7 +35,7 @@ export interface RelayMode {
   chunkText(json: any): StreamDelta;
 
   // ---- optional hooks for the non-chat modes (relay/modes/*); the chat path never sets them
-  /** model used when the request names none (facts §4.3 step 2) */
+  /** model used when the request names none (new-api-compat.md §4.3 step 2) */
   defaultModel?: string;
   /** multipart/form-data request: `body` holds its fields (formFields), the raw bytes are forwarded unchanged */
   multipart?: boolean;
@@ -50,7 +53,10 @@ export interface RelayMode {
   eventStream?: boolean;
 }
 
-/** Completion tokens for text produced without upstream usage: tokenizer count + 7 per tool call (facts §4.7). */
+/**
+ * Completion tokens for text produced without upstream usage: tokenizer count + 7 per tool call (new-api-compat.md
+ * §4.7).
+ */
 export function countCompletion(d: StreamDelta, model: string): number {
   return countTextTokens(d.text, model) + d.toolCalls * 7;
 }

@@ -1,4 +1,5 @@
-// POST /v1/moderations: input-billed like embeddings; model defaults to text-moderation-stable (facts §4.3 step 2).
+// POST /v1/moderations: input-billed like embeddings; model defaults to text-moderation-stable (new-api-compat.md §4.3
+// step 2).
 import { countInputTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from './mode.js';
 import { inputTexts } from '../../services/sensitive-words.js';

@@ -1,7 +1,8 @@
 // POST /v1/responses (OpenAI Responses API), JSON and SSE. The stream is typed events (`event: response.…`) with no
 // `data: [DONE]`; its usage rides on `response.completed` (or `.incomplete` / `.failed`) under `response.usage`:
 // input_tokens (cache reads included, like prompt_tokens), output_tokens, input_tokens_details.cached_tokens.
-// Billing uses that usage with the text formula; without it the output text is counted locally (facts §5.4).
+// Billing uses that usage with the text formula; without it the output text is counted locally (new-api-compat.md
+// §5.4).
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 import { normaliseUsage } from '../usage.js';

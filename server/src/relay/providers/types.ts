@@ -57,7 +57,7 @@ export interface ProviderError {
 }
 
 export interface Adaptor {
-  /** Whether `stream_options.include_usage` may be sent to this channel type (facts §4.6 step 7, §7). */
+  /** Whether `stream_options.include_usage` may be sent to this channel type (new-api-compat.md §4.6 step 7, §7). */
   supportsStreamOptions(info: RelayInfo): boolean;
   target(info: RelayInfo): UpstreamTarget;
   /** Auth and provider headers (content-type/accept are added by the engine). */
@@ -74,6 +74,6 @@ export interface Adaptor {
   convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
   /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
   convertStreamEvent?(info: RelayInfo, data: string): string[];
-  /** Extracts the error from a non-200 upstream body (facts §4.6 step 9). */
+  /** Extracts the error from a non-200 upstream body (new-api-compat.md §4.6 step 9). */
   parseError(status: number, body: Buffer): ProviderError;
 }

@@ -1,4 +1,4 @@
-// Quota reservation and settlement (facts §5.2, §5.3).
+// Quota reservation and settlement (new-api-compat.md §5.2, §5.3).
 //
 // Guarantee: no overdraft under concurrency. A reservation is one atomic conditional UPDATE in the database
 // (`quota = quota - :pre WHERE id = :id AND quota >= :pre`, same for a limited token's remain_quota), so N parallel

@@ -1,7 +1,7 @@
-// In-memory channel routing index (facts §1.5, §4.4): group → model → priority tiers (highest first), plus id → channel.
-// Rebuilt from the database on every {kind:'channels'} change and every SYNC_FREQUENCY; the relay never reads the
-// channels table. Per-channel JSON fields (model_mapping, status_code_mapping, param_override, setting) are parsed once
-// here, not per request.
+// In-memory channel routing index (new-api-compat.md §1.5, §4.4): group → model → priority tiers (highest first), plus
+// id → channel. Rebuilt from the database on every {kind:'channels'} change and every SYNC_FREQUENCY; the relay never
+// reads the channels table. Per-channel JSON fields (model_mapping, status_code_mapping, param_override, setting) are
+// parsed once here, not per request.
 import type { AppContext } from '../../context.js';
 import { channelBaseUrl } from '../channel-types.js';
 import { hasAdaptor } from '../channel-protocols.js';
@@ -49,7 +49,7 @@ const splitList = (s: string | null | undefined) =>
     .map((x) => x.trim())
     .filter(Boolean);
 
-/** new-api collapses GPTs names so one ability covers all of them (facts §4.4). */
+/** new-api collapses GPTs names so one ability covers all of them (new-api-compat.md §4.4). */
 export function normaliseModelForRouting(model: string): string {
   if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
   if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
@@ -179,10 +179,10 @@ export class ChannelCache {
   }
 
   /**
-   * new-api's choice (facts §4.4): tier = priorities[min(retry, n-1)], weighted random with weight+10.
-   * Fix of new-api (facts §13.2): channels in `exclude` (already failed in this request) are skipped while any other
-   * channel is left — first in lower tiers from the target one, then in higher ones; only when every channel failed
-   * may one be picked again.
+   * new-api's choice (new-api-compat.md §4.4): tier = priorities[min(retry, n-1)], weighted random with weight+10.
+   * Fix of new-api (new-api-compat.md §13.2): channels in `exclude` (already failed in this request) are skipped while
+   * any other channel is left — first in lower tiers from the target one, then in higher ones; only when every channel
+   * failed may one be picked again.
    */
   pick(group: string, model: string, retry: number, exclude?: ReadonlySet<number>): CachedChannel | null {
     const tiers = this.tiers(group, model);

@@ -1,7 +1,7 @@
-// API tokens by key for TokenAuth (facts §1.5, §4.2). Without Redis: a process-local map, entries re-read in the
-// background every SYNC_FREQUENCY and dropped at once on {kind:'token'} changes. With Redis: hashes
+// API tokens by key for TokenAuth (new-api-compat.md §1.5, §4.2). Without Redis: a process-local map, entries re-read
+// in the background every SYNC_FREQUENCY and dropped at once on {kind:'token'} changes. With Redis: hashes
 // `<prefix>token:<sha256(key)>` with an explicit TTL of SYNC_FREQUENCY seconds, so every node sees edits.
-// (new-api bug fixed, facts §1.5: its TTL constants were copied before the env was loaded and were 0.)
+// (new-api bug fixed, new-api-compat.md §1.5: its TTL constants were copied before the env was loaded and were 0.)
 // remain_quota here is only a hint for the "exhausted" check; billing's source of truth is the DB's conditional UPDATE.
 import { createHash } from 'node:crypto';
 import { BatchRefresh } from './batch-refresh.js';

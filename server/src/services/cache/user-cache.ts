@@ -1,6 +1,7 @@
-// Users by id for the relay (facts §1.5): group, status, role, username, email, setting. Same layering as the token
-// cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing new-api's
-// zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's conditional UPDATE.
+// Users by id for the relay (new-api-compat.md §1.5): group, status, role, username, email, setting. Same layering as
+// the token cache: a local map without Redis, hashes `<prefix>user:<id>` with TTL = SYNC_FREQUENCY with Redis (fixing
+// new-api's zero-TTL bug). `quota` is informative only (messages, low-quota notices); reservations use the DB's
+// conditional UPDATE.
 import type { AppContext } from '../../context.js';
 import { BatchRefresh } from './batch-refresh.js';
 import { redisAsk, redisTrouble } from './redis-outage.js';

@@ -1,5 +1,5 @@
-// The public price list (GET /api/pricing, facts §3.4): one row per model offered by an enabled ability, with
-// its billing type, ratios or price and the groups that may use it.
+// The public price list (GET /api/pricing, new-api-compat.md §3.4): one row per model offered by an enabled ability,
+// with its billing type, ratios or price and the groups that may use it.
 // The ability scan is cached for a minute (as new-api) and dropped at once when a channel changes; the prices
 // themselves are recomputed on every call from the in-memory options, so a ratio edit shows immediately
 // (new-api caches the finished list, prices included, for the minute).

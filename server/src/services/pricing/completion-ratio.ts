@@ -1,5 +1,5 @@
-// Output-token price relative to input (facts §5.6). new-api keeps most of this as code, not data: a rule that
-// "matches" wins over the CompletionRatio option, so an admin cannot lower gpt-4o below 4 through the option.
+// Output-token price relative to input (new-api-compat.md §5.6). new-api keeps most of this as code, not data: a rule
+// that "matches" wins over the CompletionRatio option, so an admin cannot lower gpt-4o below 4 through the option.
 // Names containing "/" (vendor-prefixed, e.g. OpenRouter) are the exception: their option entry always wins.
 
 /** GPTs ("gizmo") models share one price entry per family. */

@@ -1,6 +1,6 @@
-// Compiled-in price tables (facts §6.2), the values new-api ships before any `options` row overrides them.
+// Compiled-in price tables (new-api-compat.md §6.2), the values new-api ships before any `options` row overrides them.
 // Ratio 1 = $0.002 per 1K input tokens = $2 per 1M, so ratio = ($ per 1M input tokens) / 2. Prices are USD per call.
-// Values were checked against new-api's setting/operation_setting tables of spring 2025 (the facts snapshot);
+// Values were checked against new-api's setting/operation_setting tables of spring 2025 (new-api-compat.md §0);
 // entries marked "later" come from later upstream tables or public list prices and are additions of ours.
 
 /** One ratio unit in USD-per-1K terms: $1 = 500 ratio·K-tokens. */
@@ -234,7 +234,7 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'grok-3-mini-fast-beta': 0.3,
 };
 
-/** USD per call (facts §6.2: 21 entries). Models listed here are billed per call, never per token. */
+/** USD per call (new-api-compat.md §6.2: 21 entries). Models listed here are billed per call, never per token. */
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   suno_music: 0.1,
   suno_lyrics: 0.01,

@@ -1,5 +1,5 @@
-// Price lookup and quota formulas (facts §5). Pure functions over the option store: no I/O, safe on the hot path.
-// CONTRACT (used by the relay and the console): names and signatures here are stable; bodies are owned by
+// Price lookup and quota formulas (new-api-compat.md §5). Pure functions over the option store: no I/O, safe on the hot
+// path. CONTRACT (used by the relay and the console): names and signatures here are stable; bodies are owned by
 // the pricing module (rule tables in completion-ratio.ts, media.ts and defaults.ts).
 //
 // Usage conventions (read this before billing a response):
@@ -8,8 +8,8 @@
 //   (prompt − cached) + cached × cacheRatio + creation × cacheCreationRatio + completion × completionRatio.
 // - Claude reports `input_tokens` WITHOUT cache reads or writes. new-api bills Claude channels reached through
 //   /v1/chat/completions with the generic formula on input_tokens, subtracting cache reads a second time and
-//   ignoring cache writes (under-billing, facts §5.10). Fix: convert Claude usage with `usageFromClaude` (which
-//   adds the cache reads back into prompt_tokens, so the OpenAI-style usage the client sees is also correct)
+//   ignoring cache writes (under-billing, new-api-compat.md §5.10). Fix: convert Claude usage with `usageFromClaude`
+//   (which adds the cache reads back into prompt_tokens, so the OpenAI-style usage the client sees is also correct)
 //   and bill with textQuota; or, on /v1/messages, bill the Claude usage directly with `claudeQuota`.
 import type { OptionStore } from '../options.js';
 import {
@@ -112,7 +112,7 @@ export function getModelPrice(options: OptionStore, model: string): { price: num
   return isRatio(p) ? { price: p, found: true } : { price: -1, found: false };
 }
 
-/** GetCompletionRatio (facts §5.6): see completion-ratio.ts for the rule table. */
+/** GetCompletionRatio (new-api-compat.md §5.6): see completion-ratio.ts for the rule table. */
 export function getCompletionRatio(options: OptionStore, model: string): number {
   return resolveCompletionRatio(ratioMap(options, 'CompletionRatio'), model);
 }
@@ -145,8 +145,8 @@ export function unsetRatioMessage(model: string, userId?: number): string {
 }
 
 /**
- * ModelPriceHelper (facts §5.1). Throws PricingError (message `模型 X 倍率或价格未配置…`) when the model has neither a
- * price nor a ratio, unless self-use mode is on or the user accepts unset ratios.
+ * ModelPriceHelper (new-api-compat.md §5.1). Throws PricingError (message `模型 X 倍率或价格未配置…`) when the model has neither
+ * a price nor a ratio, unless self-use mode is on or the user accepts unset ratios.
  */
 export function getPriceData(
   options: OptionStore,
@@ -221,7 +221,7 @@ export function priceQuota(price: PriceData, quotaPerUnit: number): number {
 }
 
 /**
- * Final charge for a text request (facts §5.3), OpenAI-style usage (see the header comment).
+ * Final charge for a text request (new-api-compat.md §5.3), OpenAI-style usage (see the header comment).
  * - No tokens at all (upstream timeout) ⇒ 0, in both modes; the caller notes "(可能是上游超时)" in the log.
  * - Ratio mode: a non-zero ratio that rounds to ≤ 0 charges 1.
  * - cached_tokens is clamped to prompt_tokens so a malformed upstream usage cannot produce a negative charge.
@@ -289,9 +289,9 @@ export function audioQuota(price: PriceData, usage: AudioUsage, model: string, q
 }
 
 /**
- * gpt-4o-audio* on the chat path is billed with audioQuota (facts §4.6 step 10), every other model with textQuota.
- * new-api matches only that prefix, so gpt-4o-mini-audio-preview went through the text formula and its audio tokens
- * cost text rates, although getAudioRatio has a rate for it; it is an audio model here too.
+ * gpt-4o-audio* on the chat path is billed with audioQuota (new-api-compat.md §4.6 step 10), every other model with
+ * textQuota. new-api matches only that prefix, so gpt-4o-mini-audio-preview went through the text formula and its audio
+ * tokens cost text rates, although getAudioRatio has a rate for it; it is an audio model here too.
  */
 export function isAudioChatModel(model: string): boolean {
   return /^gpt-4o(-mini)?-audio/.test(model);
@@ -312,7 +312,7 @@ export interface ImageRequestLike {
 }
 
 /**
- * Image generation charge, computed before the upstream call (facts §5.3). In ratio mode one image costs
+ * Image generation charge, computed before the upstream call (new-api-compat.md §5.3). In ratio mode one image costs
  * 0.0025 × modelRatio USD. quota = int(price × sizeRatio × qualityRatio × n × groupRatio × QuotaPerUnit).
  */
 export function imageQuota(price: PriceData, req: ImageRequestLike, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
@@ -338,7 +338,9 @@ export function taskQuota(
   return { quota: truncQuota(modelPrice * groupRatio * quotaPerUnit), modelPrice, groupRatio };
 }
 
-/** Reservation before the upstream call (facts §5.2, without the trusted shortcut, which needs balances). */
+/**
+ * Reservation before the upstream call (new-api-compat.md §5.2, without the trusted shortcut, which needs balances).
+ */
 export function preConsumeQuota(
   price: PriceData,
   promptTokens: number,
@@ -352,8 +354,8 @@ export function preConsumeQuota(
 }
 
 /**
- * The trusted shortcut of facts §5.2: with a balance above 100× the reservation (and an unlimited token, or a
- * token holding more than 100× too) nothing is reserved and the whole amount is charged afterwards.
+ * The trusted shortcut of new-api-compat.md §5.2: with a balance above 100× the reservation (and an unlimited token, or
+ * a token holding more than 100× too) nothing is reserved and the whole amount is charged afterwards.
  */
 export function trustedReservation(
   pre: number,

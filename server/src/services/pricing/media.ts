@@ -1,4 +1,5 @@
-// Audio-token and image pricing rules (facts §5.3, §4.8). Pure lookups; the quota formulas live in index.ts.
+// Audio-token and image pricing rules (new-api-compat.md §5.3, §4.8). Pure lookups; the quota formulas live in
+// index.ts.
 
 /** Audio input tokens cost this many text input tokens (gpt-4o audio / realtime models). */
 export function getAudioRatio(model: string): number {
@@ -20,7 +21,7 @@ export function getAudioCompletionRatio(_model: string): number {
   return 2;
 }
 
-/** Whether chat requests for this model are billed with the audio formula (facts §5.10). */
+/** Whether chat requests for this model are billed with the audio formula (new-api-compat.md §5.10). */
 export function isAudioModel(model: string): boolean {
   return model.startsWith('gpt-4o-audio') || model.startsWith('gpt-4o-mini-audio') || model.includes('-realtime');
 }

@@ -468,7 +468,7 @@ export default function ChannelPage() {
   ];
   const columns = allColumns.filter((c) => isVisible(c.key));
 
-  // Channel lists carry no total (facts §3.5): a full page means there may be another one.
+  // Channel lists carry no total (new-api-compat.md §3.5): a full page means there may be another one.
   const hasMore = !searching && channels.length >= pageSize;
 
   const startSearch = () => {

@@ -44,7 +44,7 @@ export interface ChannelFormValues {
   model_mapping: string;
   status_code_mapping: string;
   param_override: string;
-  /** Extra channel settings (facts §2.3: force_format, proxy, thinking_to_content), a JSON object. */
+  /** Extra channel settings (new-api-compat.md §2.3: force_format, proxy, thinking_to_content), a JSON object. */
   setting: string;
   max_input_tokens: number | string | null;
   test_model: string;

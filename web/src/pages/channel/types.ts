@@ -1,4 +1,4 @@
-// Channel catalogue for the console (spec §3 channel types, facts §7). Labels follow the server catalogue
+// Channel catalogue for the console (spec §3 channel types, new-api-compat.md §7). Labels follow the server catalogue
 // (server/src/services/channel-types.ts); colours only decorate the type tag.
 export interface ChannelTypeOption {
   value: number;

@@ -1,5 +1,5 @@
-// Dashboard (/detail): quota_data over a time range (spec §2 sidebar: only with enable_data_export; facts §5.8).
-// recharts is imported only here so it stays in this lazily-loaded route's chunk.
+// Dashboard (/detail): quota_data over a time range (spec §2 sidebar: only with enable_data_export; new-api-compat.md
+// §5.8). recharts is imported only here so it stays in this lazily-loaded route's chunk.
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';

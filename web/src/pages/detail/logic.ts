@@ -1,4 +1,4 @@
-// Dashboard aggregation of quota_data rows (facts §2.11, §5.8) into chart series.
+// Dashboard aggregation of quota_data rows (new-api-compat.md §2.11, §5.8) into chart series.
 export interface QuotaDataRow {
   model_name: string;
   created_at: number;

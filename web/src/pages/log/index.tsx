@@ -1,4 +1,5 @@
-// Usage logs page (spec §2 Usage logs, §5 Log queries, §9 log colours; facts §3.5 logs are 1-based {items,total}).
+// Usage logs page (spec §2 Usage logs, §5 Log queries, §9 log colours; new-api-compat.md §3.5 logs are 1-based
+// {items,total}).
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';

@@ -1,4 +1,4 @@
-// Pure usage-log rules (spec §4 log types, §5 Log queries, §9 log colours; facts §5.7 other JSON).
+// Pure usage-log rules (spec §4 log types, §5 Log queries, §9 log colours; new-api-compat.md §5.7 other JSON).
 export interface LogRow {
   id: number;
   user_id: number;
@@ -59,7 +59,7 @@ export function firstTokenColor(seconds: number): 'green' | 'orange' | 'red' {
   return 'red';
 }
 
-/** other.frt is milliseconds; -1000 (or missing) means no first byte was seen (facts §5.7). */
+/** other.frt is milliseconds; -1000 (or missing) means no first byte was seen (new-api-compat.md §5.7). */
 export function firstTokenSeconds(other: LogOther): number | null {
   const frt = typeof other.frt === 'number' ? other.frt : null;
   if (frt === null || frt < 0) return null;

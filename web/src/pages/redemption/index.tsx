@@ -1,5 +1,5 @@
 // Redemption codes page (admin; spec §2 Redemption codes page, §4 Redemption status, §5 Redemption, §9).
-// The list is paged by the server ({items,total,page,page_size}; p is 1-based, facts §3.5).
+// The list is paged by the server ({items,total,page,page_size}; p is 1-based, new-api-compat.md §3.5).
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Space, Table, Tag, Typography } from 'antd';

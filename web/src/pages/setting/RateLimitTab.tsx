@@ -1,4 +1,4 @@
-// Rate-limit tab: per-user model request limits (facts §10).
+// Rate-limit tab: per-user model request limits (new-api-compat.md §10).
 import { useTranslation } from 'react-i18next';
 import type { Options } from './logic.js';
 import { RATE_LIMIT_FIELDS } from './fields.js';

@@ -1,5 +1,6 @@
 // Pure settings logic: option ↔ form value conversion, change detection, JSON and domain checks, and the
-// one-PUT-per-key save loop (spec §5 Settings, facts §3.4). No React here so it can be unit-tested directly.
+// one-PUT-per-key save loop (spec §5 Settings, new-api-compat.md §3.4). No React here so it can be unit-tested
+// directly.
 
 export type Options = Record<string, string>;
 
@@ -30,7 +31,9 @@ export interface FieldDef {
   span?: number;
 }
 
-/** Keys the option API never returns (facts §3.4): their fields start empty and save only when filled in. */
+/**
+ * Keys the option API never returns (new-api-compat.md §3.4): their fields start empty and save only when filled in.
+ */
 export function isSecretKey(key: string): boolean {
   return /(Token|Secret|Key)$/.test(key) || key === 'oidc.client_secret';
 }
@@ -139,7 +142,7 @@ export function collectChanges(fields: FieldDef[], options: Options, values: Rec
 
 /**
  * Booleans go last: the server refuses to turn a login method on before its credentials are stored
- * (facts §3.4), so credentials saved in the same section must land first.
+ * (new-api-compat.md §3.4), so credentials saved in the same section must land first.
  */
 export function orderChanges(changes: OptionChange[]): OptionChange[] {
   const isToggle = (c: OptionChange) => c.value === 'true' || c.value === 'false';

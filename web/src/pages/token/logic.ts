@@ -165,7 +165,7 @@ export function canToggleStatus(status: number): boolean {
   return status === TOKEN_STATUS.enabled || status === TOKEN_STATUS.disabled;
 }
 
-/** Keys are stored without the prefix (facts §2.2); the console shows and copies them as sk-…. */
+/** Keys are stored without the prefix (new-api-compat.md §2.2); the console shows and copies them as sk-…. */
 export function fullKey(key: string): string {
   return key.startsWith('sk-') ? key : `sk-${key}`;
 }

@@ -1,4 +1,5 @@
-// Wallet page (/topup; spec §2 Wallet, §5 Wallet; facts §9.1, §9.2): balance, redeem a code, online top-up via EPay.
+// Wallet page (/topup; spec §2 Wallet, §5 Wallet; new-api-compat.md §9.1, §9.2): balance, redeem a code, online top-up
+// via EPay.
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Card, Divider, Input, InputNumber, Space, Statistic, Typography } from 'antd';

@@ -1,5 +1,5 @@
-// Pure wallet rules (spec §5 Wallet; facts §9.1): top-up amount normalisation and checks, the payment method codes
-// and the form the browser posts to the payment gateway.
+// Pure wallet rules (spec §5 Wallet; new-api-compat.md §9.1): top-up amount normalisation and checks, the payment
+// method codes and the form the browser posts to the payment gateway.
 
 /** Amounts are whole numbers; anything below 1 (or not a number) becomes 1. */
 export function normalizeAmount(raw: unknown): number {

@@ -1,5 +1,5 @@
-// Ollama (type 4, facts §7): chat and completions go to its OpenAI-compatible /v1 endpoints (the OpenAI adaptor);
-// embeddings go to the native POST /api/embed, as new-api does, converted both ways:
+// Ollama (type 4, new-api-compat.md §7): chat and completions go to its OpenAI-compatible /v1 endpoints (the OpenAI
+// adaptor); embeddings go to the native POST /api/embed, as new-api does, converted both ways:
 //   request  {model, input, dimensions}                      → {model, input, dimensions, truncate: true}
 //   response {model, embeddings: [[…]], prompt_eval_count}   → OpenAI list of embeddings with usage
 // `encoding_format: "base64"` (what the official SDKs ask for by default) is honoured: each vector is returned as the

@@ -2,7 +2,10 @@
 // `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through.
 import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
 
-/** Channel types that accept stream_options (facts §7, the OpenAI-compatible subset of SupportStreamOptions). */
+/**
+ * Channel types that accept stream_options (new-api-compat.md §7, the OpenAI-compatible subset of
+ * SupportStreamOptions).
+ */
 const STREAM_OPTIONS_TYPES = new Set([1, 3, 4, 45, 48]);
 
 const originCache = new Map<string, { origin: string; prefix: string }>();
@@ -53,7 +56,7 @@ export function parseOpenAIStyleError(status: number, body: Buffer): ProviderErr
   }
   const e = j?.error;
   if (e && typeof e === 'object' && (e.type || e.message)) {
-    // an OpenAI-shaped error object replaces the whole error (facts §4.6 step 9)
+    // an OpenAI-shaped error object replaces the whole error (new-api-compat.md §4.6 step 9)
     return {
       message: String(e.message ?? ''),
       type: String(e.type || 'upstream_error'),
@@ -74,7 +77,7 @@ export function parseOpenAIStyleError(status: number, body: Buffer): ProviderErr
   return fallback;
 }
 
-/** o1/o3 request rules (facts §4.7). Returns whether the body changed. */
+/** o1/o3 request rules (new-api-compat.md §4.7). Returns whether the body changed. */
 function reasoningModelTweaks(body: Record<string, unknown>, info: RelayInfo): boolean {
   let model = String(body.model ?? '');
   if (!/^o[13]/.test(model)) return false;
