@@ -31,9 +31,9 @@ export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | und
 
 /**
  * SQL texts that run as named (server-side prepared) statements on PostgreSQL, each parsed and planned once per
- * connection instead of on every call: the relay's quota statements and log inserts. The reservation's CTE cost
- * PostgreSQL ~250 µs of CPU per call unnamed and ~160 µs named (3,000 sequential calls, synchronous_commit on); planning
- * was the difference. Only fixed texts belong here (a name per text, kept by every pooled connection for its life).
+ * connection instead of on every call: the relay's quota statements and log inserts. Planning on every call was most
+ * of what an unnamed statement cost PostgreSQL in CPU: docs/perf/postgres-mysql-batching.md. Only fixed texts belong
+ * here (a name per text, kept by every pooled connection for its life).
  */
 const pgStatementNames = new Map<string, string>();
 

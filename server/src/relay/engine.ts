@@ -671,8 +671,8 @@ function samePrice(a: PriceData, b: PriceData): boolean {
 }
 
 /**
- * Three toFixed() calls, a template and a JSON.stringify of the `other` object were a few µs of every request's CPU
- * and a good part of its garbage; the texts change only with the price.
+ * Three toFixed() calls, a template and a JSON.stringify of the `other` object were a measurable part of every
+ * request's CPU and garbage (docs/perf/where-the-time-goes.md); the texts change only with the price.
  */
 function priceText(model: string, p: PriceData): PriceText {
   const hit = priceTexts.get(model);

@@ -36,8 +36,8 @@ const COLUMNS = [
 
 /**
  * PostgreSQL: the rows as one array per column (`unnest`), so the text is the same for any number of rows and runs as a
- * named prepared statement. A 50-row VALUES list (800 parameters) cost PostgreSQL 27 µs of CPU per row to parse, plan
- * and insert; this form 15-16 µs (200 inserts of 50 rows into a copy of the logs table with its indexes).
+ * named prepared statement, which costs PostgreSQL less CPU per row than parsing and planning a many-row VALUES list
+ * each time: docs/perf/postgres-mysql-batching.md.
  */
 const PG_LOG_INSERT = pgPrepared(
   `INSERT INTO "logs" (${COLUMNS.map(([c]) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${COLUMNS.map(
@@ -114,16 +114,14 @@ const MAX_QUEUE = 100_000;
  * SQLite with a worker, while the event loop is busy less than BUSY_LOOP of the time (a quiet gateway): rows are handed
  * over every QUIET_POST_MS and the worker writes them at once, in transactions of a few rows; from BUSY_LOOP on, every
  * BUSY_POST_MS (or WORKER_ROWS rows), and the worker holds them up to a second to write them grouped by token
- * (log-row-grouping.ts, GROUP_MS). A few-row transaction costs about twice the CPU per row of a 128-row one (every touched
- * index leaf is written at commit), but a 128-row transaction is a 3-4 ms burst of CPU on the other core, and on a
- * 2-core machine the hops of the requests in flight queue behind it: the one-connection added first-byte p99 had a
- * median of 1.73 / 1.87 ms (JSON / stream) with 128-row batches and 1.16 / 1.40 ms with rows written as they came
- * (docs/architecture.md, "SQLite writer worker"). A busy gateway takes the cheaper rows: there the CPU per row limits
- * throughput. Busy is the main thread's event-loop utilisation, not a rate of rows: a one-connection client makes
- * ~2,000 requests a second on these 2-core VMs and a saturated gateway 4,000-8,000, so a rate threshold would depend on
- * the machine, and a saturated gateway just under it would pay the dearer rows and stay under it. Utilisation per
- * 100-ms window: 0.4-0.6 in most windows of the one-connection probe, 0.7-1.0 (mostly 0.8 and up) at 32 connections
- * with a 0-ms upstream.
+ * (log-row-grouping.ts, GROUP_MS). A few-row transaction costs more CPU per row than a 128-row one (every touched
+ * index leaf is written at commit), but a 128-row transaction is a burst of CPU on the other core, and on a 2-core
+ * machine the hops of the requests in flight queue behind it, which raised the one-connection tail latency.
+ * A busy gateway takes the cheaper rows: there the CPU per row limits throughput. Busy is the main thread's event-loop
+ * utilisation, not a rate of rows: the request rates of a one-connection client and of a saturated gateway depend on
+ * the machine, so a rate threshold would too, and a saturated gateway just under it would pay the dearer rows and stay
+ * under it; the one-connection probe stays below BUSY_LOOP in most windows, a 0-ms upstream at 32 connections above.
+ * Measurements: docs/perf/log-writer.md.
  */
 const BUSY_LOOP = 0.7;
 /** how often the event-loop utilisation is read (at a hand-over) */

@@ -6,11 +6,10 @@
 export const RESTART_FRAMES = 10_000;
 /**
  * Bytes the WAL file is cut back to when it starts over (it keeps its largest size otherwise). Under a steady load the
- * WAL holds a second of commits when it starts over, ~200 MB at a 0-ms upstream here (each log row dirties a page in
- * six indexes keyed by user, token or channel). With 64 MB, every restart truncated it, and the next second of commits
- * had the file system allocate those blocks again: `node bench/sqlite-log-writes.mjs` (the worker's inserts, 40-row
- * transactions, a checkpoint every 12,000 rows): 20.2-20.5 µs of CPU per row at 512 MB against 22.8-25.2 µs at 64 MB,
- * three alternating rounds; the main thread's ftruncate (1.5 % of its samples in a perf profile) went too.
+ * WAL holds a second of commits when it starts over (each log row dirties a page in six indexes keyed by user, token
+ * or channel). With a limit below that size, every restart truncated it, and the next second of commits had the file
+ * system allocate those blocks again, which cost the worker CPU per row and the main thread its ftruncate
+ * (`node bench/sqlite-log-writes.mjs`: docs/perf/log-writer.md).
  */
 export const WAL_SIZE_LIMIT = 512 * 1024 * 1024;
 

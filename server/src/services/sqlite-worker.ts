@@ -1,10 +1,10 @@
 // One worker thread per SQLite file, with its own connection, for the writes nobody waits for:
-//   - log rows (services/log-writer.ts): inserting into `logs` costs ~25 µs a row (ten indexes, kept for new-api's
-//     queries); on the main thread that was a third of the relay's CPU at 0-ms upstreams and a 1+ ms stall per chunk;
+//   - log rows (services/log-writer.ts): inserting into `logs` is costly (ten indexes, kept for new-api's queries); on
+//     the main thread it was a large share of the relay's CPU and stalled it per chunk (docs/perf/log-writer.md);
 //   - WAL checkpoints (PASSIVE every second, outside the write lock; the WAL is made to start over once it holds
 //     10,000 frames): with synchronous=NORMAL a checkpoint fsyncs, and SQLite's automatic checkpoint runs inside
 //     whichever commit crosses the threshold — on the relay's event loop, or in this worker while it holds the write
-//     lock, it stalled requests for milliseconds. This connection has none; the main one keeps one as a safety net.
+//     lock, it stalled requests. This connection has none; the main one keeps one as a safety net.
 // The worker and the main thread take turns through the file's write lock (db/sqlite-write-lock.ts): the worker
 // writes up to TXN_ROWS rows per transaction and commits early as soon as the main thread is waiting. Rows marked `now`
 // (a quiet gateway: log-writer.ts) are written at once; the others wait up to GROUP_MS, to be written grouped
@@ -35,9 +35,8 @@ export { RESTART_FRAMES, type ChargeSql, type WorkerHeap } from './sqlite-worker
 /**
  * A checkpoint copies every page changed since the last one, once. The log indexes on token_id / token_name take
  * rows in a different leaf per token, so with many active tokens each row dirties several pages and the same ones
- * again and again: checkpointing them every 200 ms took as long as the inserts themselves. Measured (perf harness,
- * 300,000 log rows, 1,000 tokens, stream at 32 connections, 0-ms upstream): every 200 ms → every 1 s took the writer
- * worker from 40 to 33 µs a request, the main thread from 108 to 95-100 µs and RPS up 10-15 %.
+ * again and again, so frequent checkpoints cost about as much as the inserts themselves; a longer interval copies far
+ * fewer pages per row, which cut the CPU per request of both threads: docs/perf/log-writer.md.
  */
 const CHECKPOINT_MS = 1000;
 /**
@@ -47,11 +46,11 @@ const CHECKPOINT_MS = 1000;
  */
 const MAIN_AUTOCHECKPOINT_FRAMES = 50_000;
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
-// The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a one-connection p99 about
-// 0.3 ms better on a noisy 2-core VM; but as the logs table grows a row costs the worker about twice as much, and at
-// nice +5 under a saturating load it fell behind: 120-260 ms of rows still queued after 8-s runs, more each run, and
-// RSS 169-173 MB instead of 144-156 MB (4 × 8 s of JSON at 128 connections, 0-ms upstream, ~380,000 rows). At the same
-// priority it kept up, and paired one-connection probes showed no p99 difference beyond the noise (1.3-2.0 ms either way).
+// The worker runs at the process's CPU priority. It once ran 5 nice steps lower, for a slightly better one-connection
+// tail latency on a noisy 2-core VM; but as the logs table grows a row costs the worker more, and at nice +5 under a
+// saturating load it fell behind: rows stayed queued after each run, more each run, and RSS grew. At the same
+// priority it kept up, and paired one-connection probes showed no tail-latency difference beyond the noise
+// (docs/perf/log-writer.md).
 
 /**
  * The worker isolate's young generation (MB): its young objects are log rows on their way to SQLite, and the rows

@@ -1,9 +1,8 @@
 // A lean HTTP/1.1 client for the relay's upstream calls: the counterpart of front.ts on the other side of the relay.
 // undici's Client runs a general HTTP machine per request (a Request object with its validations, llhttp in
 // WebAssembly calling back into JS for every header, its queue, timers and kResume rounds through setImmediate); the
-// relay only needs keep-alive POSTs with a body in hand and a response delivered as it arrives. Measured on the
-// bench's stack floor (bench/floor-relay.mjs with this client instead of undici, 0-ms upstream, 32 connections):
-// 84 → 58 µs of CPU per JSON request and 107 → 77 per streamed one.
+// relay only needs keep-alive POSTs with a body in hand and a response delivered as it arrives, and skipping the rest
+// takes a good share of the CPU per request off the bench's stack floor, JSON and streamed: docs/perf/lean-http.md.
 //
 // It takes the common case only and says so (`dispatch` returns false): the caller then uses undici. Taken: http: and
 // https: origins without a proxy, a plain header object whose names are tokens and whose values hold no control
@@ -159,9 +158,8 @@ class Active {
 /**
  * The read buffer of every plain-TCP upstream connection (net's `onread`): each read lands here and is copied out at
  * once, since the parser and the handlers keep what they are given. A socket's own reads allocate a 64-KB buffer per
- * read and go through the Readable machinery ('data' events): reading a 525-byte answer per round trip that way cost
- * 15.6-22.5 µs of CPU per read against 14.3-15.9 µs (`node bench/socket-micro.mjs`, five alternating runs of
- * 100,000 reads on a loopback socket). TLS sockets read the usual way.
+ * read and go through the Readable machinery ('data' events), which costs more CPU per read of a small answer
+ * (`node bench/socket-micro.mjs`: docs/perf/lean-http.md). TLS sockets read the usual way.
  */
 const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 

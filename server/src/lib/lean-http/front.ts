@@ -1,9 +1,9 @@
 // A lean HTTP/1.1 front for a few hot routes, in front of Node's HTTP server on the same listening socket.
 //
 // Why: Node's server builds an IncomingMessage and a ServerResponse (two streams) per request and runs both through
-// its stream machinery; for a relay that does little else per request that was 25-65 µs of CPU per request on the
-// bench machines (a bare `net` server against Node's, docs/architecture.md), much of what the 50-ms cell at 128
-// connections asks for. This front parses only the common case itself (head.ts: `POST <route> HTTP/1.1`, a
+// its stream machinery; for a relay that does little else per request that is a large share of its CPU per request,
+// much of what the 50-ms cell at 128 connections asks for (a bare `net` server against Node's:
+// docs/perf/lean-http.md). This front parses only the common case itself (head.ts: `POST <route> HTTP/1.1`, a
 // Content-Length body) and answers through LeanResponse. The first request on a connection that is anything else is
 // handed, with every byte read so far, to Node's own connection handler, which keeps the connection from then on:
 // other routes, chunked bodies, `Expect: 100-continue`, upgrades, malformed requests and their error answers all stay

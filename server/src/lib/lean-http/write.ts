@@ -1,9 +1,8 @@
 // One socket write per head and body. cork() + write() + write() + uncork() goes through the Writable's buffered list
 // and writev (an entry per chunk, the chunk array, a WriteWrap, latin1 strings encoded in C++); copying small parts
-// into one Buffer from Node's pool and writing that costs ~1-3 µs less per write on these VMs (`node
-// bench/socket-micro.mjs`: a loopback socket, 243-byte head + 368-byte body, five alternating runs of 300,000 writes:
-// 4.1-6.1 µs of CPU per write against 5.3-7.7 µs), and a relayed request makes two of them (upstream request,
-// response) or more (a stream's events).
+// into one Buffer from Node's pool and writing that costs less CPU per write (`node bench/socket-micro.mjs`:
+// docs/perf/lean-http.md), and a relayed request makes two of them (upstream request, response) or more (a stream's
+// events).
 import type { Socket } from 'node:net';
 
 /** Above this many bytes the parts are written one after the other (corked) instead of being copied together. */

@@ -12,11 +12,11 @@ import { released, type Reservation, type Settlement } from './types.js';
  * A group commit runs at the end of the event-loop turn (the first check phase, whichever HTTP client writes the
  * overlapped requests' upstream calls), or as soon as RESERVE_BATCH reservations whose requests wait
  * for it are queued: in a burst (many requests read in one turn) the first upstream calls then go out after a few
- * reservations instead of after the whole burst was read. Measured with a 50 ms upstream at 128 connections: waiting
- * for the turn's end cost ~8 % RPS. Overlapped reservations (the request is already on its way upstream; only its
+ * reservations instead of after the whole burst was read; waiting for the turn's end cost throughput under load
+ * (docs/perf/sqlite-group-commit.md). Overlapped reservations (the request is already on its way upstream; only its
  * response waits, and that arrives in a later turn) do not count: committing them early bought nothing and cost a
  * WAL commit per 8 requests, and every commit also cuts the log writer's transaction short (services/sqlite-worker.ts).
- * RESERVE_BATCH_MAX bounds how long one commit blocks the event loop (a few µs a reservation).
+ * RESERVE_BATCH_MAX bounds how long one commit blocks the event loop (its cost grows with each reservation).
  */
 const RESERVE_BATCH = 8;
 export const RESERVE_BATCH_MAX = 64;
