@@ -307,7 +307,7 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     } catch (e) {
       ctx.log.error({ err: e, reqId }, 'consume log failed');
     }
-    // the charge and its log row are written together (services/billing.ts)
+    // the charge and its log row are written together (services/billing/)
     svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 }, row);
     if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
   } catch (err) {

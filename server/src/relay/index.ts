@@ -14,7 +14,7 @@
 // registerJsonRelayRoutes creates an encapsulated Fastify scope whose routes authenticate the caller before the body is
 // read (admit.ts) and whose body parser keeps the raw request as a Buffer (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
 // For a different billing formula (per image, per second…), give the mode a `quota` hook in modes/mode.ts and use it in
-// engine.ts next to textQuota — the reservation/settlement API is services/billing.ts (reserve → settle | refund).
+// engine.ts next to textQuota — the reservation/settlement API is services/billing/ (reserve → settle | refund).
 // For a non-OpenAI upstream protocol, add an Adaptor under providers/<name>/ (providers/types.ts) and map its
 // channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -4,7 +4,7 @@
 //   - PostgreSQL / MySQL (and an in-memory SQLite): rows queue in memory and are inserted every ~1 s or BATCH_ROWS rows.
 // Both are flushed once more on shutdown (ctx.onClose).
 // A consume-log row that records a charge goes with that charge (addCharged): on a SQLite file the worker writes the
-// row and the request's settlement in one transaction; elsewhere services/billing.ts inserts the row in its settlement
+// row and the request's settlement in one transaction; elsewhere services/billing/ inserts the row in its settlement
 // flush's transaction. A row and its charge are durable together or not at all.
 import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -149,7 +149,7 @@ const GROUP_COLUMN = column('token_id');
 const REPEATED_COLUMNS = ['content', 'username', 'token_name', 'model_name', 'group'].map(column);
 
 /**
- * A request's settlement, as services/billing.ts queues it: `quota` is taken from the user's balance and `remain` from
+ * A request's settlement, as services/billing/ queues it: `quota` is taken from the user's balance and `remain` from
  * the token's (negative: given back), `used` / `count` added to the usage counters (and `used` to the channel's), and
  * `holdUser` / `holdToken` released from node `node`'s holds. tokenId 0: no token; channelId 0: no channel.
  */
@@ -215,7 +215,7 @@ export class LogWriter {
   }
 
   /**
-   * services/billing.ts: charges may travel with their rows when this writer's worker writes the main database's file
+   * services/billing/: charges may travel with their rows when this writer's worker writes the main database's file
    * (`handle`, the main connection). `orphans` takes back what a worker that died had not been handed.
    */
   acceptCharges(handle: BetterSqlite3.Database, sql: ChargeSql, orphans: OrphanCharges): void {

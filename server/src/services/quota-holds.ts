@@ -3,10 +3,10 @@
 // memory, the machine lost) used to keep every reservation it held: users paid the reservation of each request in
 // flight for nothing. Now each process ("node") records what it holds in `quota_holds`, one row per (node, user,
 // token), changed in the same transaction as the quota it describes:
-//   - a reservation adds its amounts (in the reservation's own statement or transaction, services/billing.ts);
+//   - a reservation adds its amounts (in the reservation's own statement or transaction, services/billing/);
 //   - a refund subtracts them in the refund's transaction;
 //   - settlement subtracts them in the transaction that writes the request's deltas and its consume-log row (the
-//     flush's, or on SQLite the writer worker's: services/billing.ts). A crash before it gives the reservation back
+//     flush's, or on SQLite the writer worker's: services/billing/). A crash before it gives the reservation back
 //     and leaves no row, as for a request in flight; after it the request is charged and logged.
 // Each node keeps a heartbeat in `quota_hold_nodes`. A node is dead when its heartbeat is older than HOLD_STALE_SEC, or
 // at once when it ran on this host, in this PID namespace, and its process is gone (the node id names them, the pid and
@@ -164,7 +164,7 @@ export function processGone(node: string): boolean {
 
 /** The start of every hold upsert: `${HOLD_INSERT} VALUES …` or `${HOLD_INSERT} SELECT …`, then the dialect's conflict clause. */
 export const HOLD_INSERT = 'INSERT INTO quota_holds (node, user_id, token_id, user_quota, token_quota)';
-/** PostgreSQL (reservation statements in services/billing.ts use it too) */
+/** PostgreSQL (reservation statements in services/billing/ use it too) */
 export const HOLD_CONFLICT_PG =
   'ON CONFLICT (node, user_id, token_id) DO UPDATE SET user_quota = quota_holds.user_quota + excluded.user_quota, ' +
   'token_quota = quota_holds.token_quota + excluded.token_quota';
