@@ -39,15 +39,12 @@ async function relay(raw, authorization, res) {
       res.writeHead(call.statusCode, { 'content-type': type });
       // piped as they come, with backpressure
       await new Promise((resolve) =>
-        call.consume(
-          (chunk) => {
-            if (!res.write(chunk)) {
-              call.pause();
-              res.once('drain', () => call.resume());
-            }
-          },
-          resolve,
-        ),
+        call.consume((chunk) => {
+          if (!res.write(chunk)) {
+            call.pause();
+            res.once('drain', () => call.resume());
+          }
+        }, resolve),
       );
       return res.end();
     }

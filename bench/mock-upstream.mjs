@@ -22,7 +22,10 @@ function send(res, status, obj) {
   res.end(body);
 }
 
-const tls = process.env.MOCK_TLS_CERT && process.env.MOCK_TLS_KEY ? { cert: readFileSync(process.env.MOCK_TLS_CERT), key: readFileSync(process.env.MOCK_TLS_KEY) } : null;
+const tls =
+  process.env.MOCK_TLS_CERT && process.env.MOCK_TLS_KEY
+    ? { cert: readFileSync(process.env.MOCK_TLS_CERT), key: readFileSync(process.env.MOCK_TLS_KEY) }
+    : null;
 const handler = (req, res) => {
   const parts = [];
   req.on('data', (c) => parts.push(c));
@@ -32,7 +35,8 @@ const handler = (req, res) => {
       Object.assign(cfg, JSON.parse(raw || '{}'));
       return send(res, 200, { ok: true, cfg });
     }
-    if (!req.url.endsWith('/chat/completions')) return send(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    if (!req.url.endsWith('/chat/completions'))
+      return send(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
     let body;
     try {
       body = JSON.parse(raw);
@@ -46,7 +50,10 @@ const handler = (req, res) => {
     const respond = () => {
       if (!body.stream) {
         return send(res, 200, {
-          id, object: 'chat.completion', created, model,
+          id,
+          object: 'chat.completion',
+          created,
+          model,
           choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
           usage: usage(promptChars, 20),
         });
@@ -54,10 +61,18 @@ const handler = (req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const base = { id, object: 'chat.completion.chunk', created, model };
       const frame = (o) => `data: ${JSON.stringify(o)}\n\n`;
-      let out = frame({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-      for (let i = 0; i < cfg.chunks; i++) out += frame({ ...base, choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length] }, finish_reason: null }] });
+      let out = frame({
+        ...base,
+        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+      });
+      for (let i = 0; i < cfg.chunks; i++)
+        out += frame({
+          ...base,
+          choices: [{ index: 0, delta: { content: WORDS[i % WORDS.length] }, finish_reason: null }],
+        });
       out += frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
-      if (body.stream_options?.include_usage) out += frame({ ...base, choices: [], usage: usage(promptChars, cfg.chunks) });
+      if (body.stream_options?.include_usage)
+        out += frame({ ...base, choices: [], usage: usage(promptChars, cfg.chunks) });
       res.end(out + 'data: [DONE]\n\n');
     };
     if (cfg.delayMs > 0) setTimeout(respond, cfg.delayMs);

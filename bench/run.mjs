@@ -81,10 +81,16 @@ if (LOADGEN !== 'wrk' && LOADGEN !== 'autocannon') throw new Error(`BENCH_LOADGE
 if (LOADGEN === 'wrk' && RATE > 0) throw new Error('BENCH_RATE needs autocannon (wrk has no fixed rate)');
 
 const TLS = env.BENCH_TLS === '1';
-const TLS_FILES = { MOCK_TLS_CERT: join(root, 'server/test/fixtures/tls/localhost-cert.pem'), MOCK_TLS_KEY: join(root, 'server/test/fixtures/tls/localhost-key.pem') };
+const TLS_FILES = {
+  MOCK_TLS_CERT: join(root, 'server/test/fixtures/tls/localhost-cert.pem'),
+  MOCK_TLS_KEY: join(root, 'server/test/fixtures/tls/localhost-key.pem'),
+};
 // NODE_EXTRA_CA_CERTS is read once at start: this script runs itself again with it, and its children inherit it
 if (TLS && env.NODE_EXTRA_CA_CERTS !== TLS_FILES.MOCK_TLS_CERT) {
-  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env: { ...env, NODE_EXTRA_CA_CERTS: TLS_FILES.MOCK_TLS_CERT }, stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+    env: { ...env, NODE_EXTRA_CA_CERTS: TLS_FILES.MOCK_TLS_CERT },
+    stdio: 'inherit',
+  });
   process.exit(r.status ?? 1);
 }
 
@@ -98,7 +104,8 @@ process.on('SIGINT', () => process.exit(130));
 let dropDatabase = async () => {};
 async function stopAll() {
   cleanup();
-  for (let i = 0; i < 100 && children.some((c) => c.exitCode === null && c.signalCode === null); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && children.some((c) => c.exitCode === null && c.signalCode === null); i++)
+    await new Promise((r) => setTimeout(r, 100));
   await dropDatabase().catch((err) => console.error(`could not drop the bench database: ${err.message}`));
 }
 
@@ -116,7 +123,10 @@ function freePort() {
 /** Runs a bench/ script in a process of its own and resolves with the port it prints as `<name>=<port>`. */
 function startScript(script, args, name, { nodeFlags = [], extraEnv = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeFlags, join(root, 'bench', script), ...args], { env: { ...extraEnv, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeFlags, join(root, 'bench', script), ...args], {
+      env: { ...extraEnv, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     child.stdout.on('data', (d) => {
       const m = new RegExp(`${name}=(\\d+)`).exec(String(d));
@@ -126,11 +136,13 @@ function startScript(script, args, name, { nodeFlags = [], extraEnv = {} } = {})
   });
 }
 
-const startMock = async () => (await startScript('mock-upstream.mjs', [], 'MOCK_PORT', { extraEnv: TLS ? TLS_FILES : {} })).port;
+const startMock = async () =>
+  (await startScript('mock-upstream.mjs', [], 'MOCK_PORT', { extraEnv: TLS ? TLS_FILES : {} })).port;
 /** the mock's base URL; https on the certificate's name */
 const mockBase = (port) => (TLS ? `https://localhost:${port}` : `http://127.0.0.1:${port}`);
 // with the gateway's V8 flags and malloc setting
-const startFloor = (upstream) => startScript('floor-relay.mjs', [upstream], 'FLOOR_PORT', { nodeFlags: SERVER_NODE_FLAGS, extraEnv: SERVER_ENV });
+const startFloor = (upstream) =>
+  startScript('floor-relay.mjs', [upstream], 'FLOOR_PORT', { nodeFlags: SERVER_NODE_FLAGS, extraEnv: SERVER_ENV });
 
 /** BENCH_SQL_DSN: a new database on that server for this run, as a DSN the gateway takes, and how to drop it. */
 async function freshDatabase(serverDsn) {
@@ -154,7 +166,11 @@ async function freshDatabase(serverDsn) {
     await admin(`CREATE DATABASE ${name}`);
     const u = new URL(serverDsn);
     u.pathname = `/${name}`;
-    return { label: 'PostgreSQL', dsn: u.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    return {
+      label: 'PostgreSQL',
+      dsn: u.toString(),
+      drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+    };
   }
   const { parseMysqlDsn } = await import(join(root, 'server/dist/db/connect.js'));
   const { host, port, user, password } = parseMysqlDsn(serverDsn);
@@ -162,7 +178,11 @@ async function freshDatabase(serverDsn) {
   const admin = adminVia(() => mysql.createConnection({ host, port, user, password }));
   await admin(`CREATE DATABASE ${name} CHARACTER SET utf8mb4`);
   const auth = `${encodeURIComponent(user)}${password ? `:${encodeURIComponent(password)}` : ''}`;
-  return { label: 'MySQL', dsn: `mysql://${auth}@${host}:${port}/${name}`, drop: () => admin(`DROP DATABASE IF EXISTS ${name}`) };
+  return {
+    label: 'MySQL',
+    dsn: `mysql://${auth}@${host}:${port}/${name}`,
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name}`),
+  };
 }
 
 async function seed(dsn, sqlitePath, mockUrl) {
@@ -173,7 +193,15 @@ async function seed(dsn, sqlitePath, mockUrl) {
   const now = Math.floor(Date.now() / 1000);
   await db.insertInto('setups').values({ version: 'bench', initialized_at: now }).execute();
   const users = [];
-  for (let i = 0; i < 10; i++) users.push({ username: `bench${i}`, password: 'x', role: i === 0 ? 100 : 1, quota: 1e13, setting: '', aff_code: `b${i}` });
+  for (let i = 0; i < 10; i++)
+    users.push({
+      username: `bench${i}`,
+      password: 'x',
+      role: i === 0 ? 100 : 1,
+      quota: 1e13,
+      setting: '',
+      aff_code: `b${i}`,
+    });
   await db.insertInto('users').values(users).execute();
   const ids = (await db.selectFrom('users').select('id').execute()).map((r) => r.id);
   const keys = [];
@@ -181,19 +209,46 @@ async function seed(dsn, sqlitePath, mockUrl) {
   for (let i = 0; i < N_TOKENS; i++) {
     const key = `bench${String(i).padStart(6, '0')}`.padEnd(48, 'x');
     keys.push(key);
-    tokens.push({ user_id: ids[i % ids.length], key, name: `t${i}`, remain_quota: TOKEN_QUOTA, unlimited_quota: false, created_time: now });
+    tokens.push({
+      user_id: ids[i % ids.length],
+      key,
+      name: `t${i}`,
+      remain_quota: TOKEN_QUOTA,
+      unlimited_quota: false,
+      created_time: now,
+    });
   }
-  for (let i = 0; i < tokens.length; i += 200) await db.insertInto('tokens').values(tokens.slice(i, i + 200)).execute();
+  for (let i = 0; i < tokens.length; i += 200)
+    await db
+      .insertInto('tokens')
+      .values(tokens.slice(i, i + 200))
+      .execute();
   const hot = Math.min(10, N_CHANNELS);
   for (let i = 0; i < N_CHANNELS; i++) {
     const models = i < hot ? MODEL : `bench-model-${i}`;
     await db
       .insertInto('channels')
-      .values({ type: 1, key: 'sk-upstream', name: `ch${i}`, base_url: mockUrl, models, group: 'default', status: 1, created_time: now, priority: 0, weight: 0, other: '', other_info: '' })
+      .values({
+        type: 1,
+        key: 'sk-upstream',
+        name: `ch${i}`,
+        base_url: mockUrl,
+        models,
+        group: 'default',
+        status: 1,
+        created_time: now,
+        priority: 0,
+        weight: 0,
+        other: '',
+        other_info: '',
+      })
       .execute();
     // no RETURNING on MySQL
     const row = await db.selectFrom('channels').select('id').where('name', '=', `ch${i}`).executeTakeFirstOrThrow();
-    await db.insertInto('abilities').values({ group: 'default', model: models, channel_id: row.id, enabled: true, priority: 0, weight: 0 }).execute();
+    await db
+      .insertInto('abilities')
+      .values({ group: 'default', model: models, channel_id: row.id, enabled: true, priority: 0, weight: 0 })
+      .execute();
   }
   await close();
   return keys;
@@ -204,11 +259,28 @@ async function startGateway(dsn, sqlitePath, port, work) {
   const cwd = join(work, 'gateway-cwd');
   mkdirSync(cwd, { recursive: true });
   // the same V8 flags and malloc settings as `npm start` (scripts/server-flags.mjs explains them)
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...(env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean), join(root, 'server/dist/index.js')], {
-    cwd,
-    env: { ...SERVER_ENV, ...env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'bench-secret', LOG_LEVEL: 'warn', SQL_DSN: dsn, REDIS_CONN_STRING: '' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...SERVER_NODE_FLAGS,
+      ...(env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+      join(root, 'server/dist/index.js'),
+    ],
+    {
+      cwd,
+      env: {
+        ...SERVER_ENV,
+        ...env,
+        PORT: String(port),
+        SQLITE_PATH: sqlitePath,
+        SESSION_SECRET: 'bench-secret',
+        LOG_LEVEL: 'warn',
+        SQL_DSN: dsn,
+        REDIS_CONN_STRING: '',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   children.push(child);
   for (let i = 0; i < 100; i++) {
     try {
@@ -288,18 +360,21 @@ async function probe(url, stream, authFor) {
       const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
       const auth = authFor(i);
       if (auth) headers.authorization = auth;
-      const req = proto.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent }, (res) => {
-        let text = '';
-        res.on('data', (c) => {
-          if (!tFirst) tFirst = process.hrtime.bigint();
-          text += c;
-        });
-        res.on('end', () => {
-          const t1 = process.hrtime.bigint();
-          const ok = res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"usage"'));
-          resolve({ ok, ttfb: Number(tFirst - t0) / 1e6, total: Number(t1 - t0) / 1e6, text });
-        });
-      });
+      const req = proto.request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            if (!tFirst) tFirst = process.hrtime.bigint();
+            text += c;
+          });
+          res.on('end', () => {
+            const t1 = process.hrtime.bigint();
+            const ok = res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"usage"'));
+            resolve({ ok, ttfb: Number(tFirst - t0) / 1e6, total: Number(t1 - t0) / 1e6, text });
+          });
+        },
+      );
       req.on('error', (e) => resolve({ ok: false, text: e.message }));
       req.end(payload);
     });
@@ -323,7 +398,14 @@ async function probe(url, stream, authFor) {
     const s = [...a].sort((x, y) => x - y);
     return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
   };
-  return { ttfbP50: pct(ttfb, 50), ttfbP99: pct(ttfb, 99), totalP50: pct(total, 50), totalP99: pct(total, 99), bad, sample };
+  return {
+    ttfbP50: pct(ttfb, 50),
+    ttfbP99: pct(ttfb, 99),
+    totalP50: pct(total, 50),
+    totalP99: pct(total, 99),
+    bad,
+    sample,
+  };
 }
 
 /**
@@ -358,7 +440,9 @@ end
 /** One wrk run: the same figures as autocannon's (RPS, p50/p99 in ms, errors incl. non-2xx). */
 function wrk(url, script, connections) {
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${DURATION}s`, '--timeout', '10s', '-s', script, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${DURATION}s`, '--timeout', '10s', '-s', script, url], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     children.push(child);
     let text = '';
     child.stdout.on('data', (d) => (text += d));
@@ -367,7 +451,13 @@ function wrk(url, script, connections) {
       const m = /WRK_RESULT (\{.*\})/.exec(text);
       if (!m) return reject(new Error(`wrk printed no result: ${text.slice(0, 300)}`));
       const r = JSON.parse(m[1]);
-      resolve({ rps: r.requests / (r.us / 1e6), p50: Math.round(r.p50 / 1000), p99: Math.round(r.p99 / 1000), errors: r.errors + r.status, served: r.requests });
+      resolve({
+        rps: r.requests / (r.us / 1e6),
+        p50: Math.round(r.p50 / 1000),
+        p99: Math.round(r.p99 / 1000),
+        errors: r.errors + r.status,
+        served: r.requests,
+      });
     });
   });
 }
@@ -379,7 +469,15 @@ let scriptDir = '';
 async function generate(url, stream, connections, authFor) {
   if (LOADGEN === 'wrk') {
     const key = `${stream}-${authFor.name}`;
-    if (!scripts.has(key)) scripts.set(key, wrkScript(join(scriptDir, `wrk-${scripts.size}.lua`), body(stream), Array.from({ length: N_TOKENS }, (_, i) => authFor(i))));
+    if (!scripts.has(key))
+      scripts.set(
+        key,
+        wrkScript(
+          join(scriptDir, `wrk-${scripts.size}.lua`),
+          body(stream),
+          Array.from({ length: N_TOKENS }, (_, i) => authFor(i)),
+        ),
+      );
     return wrk(url, scripts.get(key), connections);
   }
   let i = 0;
@@ -471,8 +569,13 @@ async function main() {
   const floorUrl = floor && `http://127.0.0.1:${floor.port}/v1/chat/completions`;
   scriptDir = work;
 
-  const sanity = await fetch(gwUrl, { method: 'POST', headers: { 'content-type': 'application/json', authorization: gwAuth(0) }, body: body(false) });
-  if (sanity.status !== 200) throw new Error(`gateway answered ${sanity.status}: ${(await sanity.text()).slice(0, 300)}`);
+  const sanity = await fetch(gwUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: gwAuth(0) },
+    body: body(false),
+  });
+  if (sanity.status !== 200)
+    throw new Error(`gateway answered ${sanity.status}: ${(await sanity.text()).slice(0, 300)}`);
   const idleRss = rssMb(gw.pid);
 
   const lines = [];
@@ -482,13 +585,19 @@ async function main() {
   };
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
-  out(`Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`);
+  out(
+    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`,
+  );
   out();
 
   await setMockDelay(mockPort, 0);
-  out(`## Unloaded probe (1 connection, 0 ms upstream; ${PROBE_N} sequential requests after ${PROBE_WARMUP} warm-up ones)`);
+  out(
+    `## Unloaded probe (1 connection, 0 ms upstream; ${PROBE_N} sequential requests after ${PROBE_WARMUP} warm-up ones)`,
+  );
   out();
-  out('| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | floor added p50 / p99 (ms) | CPU stolen (%) | bad |');
+  out(
+    '| mode | direct ttfb p50 | gateway ttfb p50 | added p50 (ms) | direct ttfb p99 | gateway ttfb p99 | added p99 (ms) | added total p50 (ms) | floor added p50 / p99 (ms) | CPU stolen (%) | bad |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
     const stream = mode === 'stream';
@@ -504,9 +613,13 @@ async function main() {
   out();
   out(`## Load (${LOADGEN})`);
   out();
-  out(`Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway${floor ? ' then floor' : ''}, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.${floor ? " Floor: bench/floor-relay.mjs, the least a relay on this stack does (no auth, billing or logs), against the same round's direct RPS; the median of the rounds, then every round." : ''}`);
+  out(
+    `Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway${floor ? ' then floor' : ''}, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.${floor ? " Floor: bench/floor-relay.mjs, the least a relay on this stack does (no auth, billing or logs), against the same round's direct RPS; the median of the rounds, then every round." : ''}`,
+  );
   out();
-  out('| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | floor/direct (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | gateway CPU per request (µs, every round) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |');
+  out(
+    '| mode | upstream delay | conns | direct RPS | gateway RPS | gateway/direct | every round (%) | floor/direct (%) | direct p50/p99 (ms) | gateway p50/p99 (ms) | gateway errors | gateway peak RSS (MB) | gateway CPU per request (µs, every round) | CPU idle, direct/gateway (%) | CPU stolen, direct/gateway (%) |',
+  );
   out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let peak128 = 0;
   let ran128 = false;
@@ -525,7 +638,12 @@ async function main() {
           rounds.push({ d, g, ratio: (100 * g.rps) / d.rps, floorRatio: fl ? (100 * fl.rps) / d.rps : NaN });
         }
         const floorRatios = rounds.map((r) => r.floorRatio);
-        const floorCol = floor ? `${f(medianBy(floorRatios, (x) => x), 1)}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}` : 'n/a';
+        const floorCol = floor
+          ? `${f(
+              medianBy(floorRatios, (x) => x),
+              1,
+            )}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}`
+          : 'n/a';
         const { d, g, ratio } = medianBy(rounds, (r) => r.ratio);
         const errors = rounds.reduce((n, r) => n + r.g.errors, 0);
         const rss = Math.max(...rounds.map((r) => r.g.rssPeak));
@@ -540,7 +658,9 @@ async function main() {
     }
   }
   out();
-  out(`Gateway RSS: idle ${idleRss} MB after warm-up start, ${ran128 ? `peak ${peak128} MB during the 128-connection runs` : 'no 128-connection runs'}.`);
+  out(
+    `Gateway RSS: idle ${idleRss} MB after warm-up start, ${ran128 ? `peak ${peak128} MB during the 128-connection runs` : 'no 128-connection runs'}.`,
+  );
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   const file = join(root, 'bench/results', `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.md`);
   writeFileSync(file, lines.join('\n') + '\n');

@@ -101,7 +101,10 @@ if (role === 'peer') {
     const port = await new Promise((r) => child.stdout.once('data', (d) => r(Number(String(d).trim()))));
     return { child, port };
   };
-  const run = (what, port, mode, n) => process.stdout.write(spawnSync(process.execPath, [me, what, String(port), mode, String(n)], { encoding: 'utf8' }).stdout);
+  const run = (what, port, mode, n) =>
+    process.stdout.write(
+      spawnSync(process.execPath, [me, what, String(port), mode, String(n)], { encoding: 'utf8' }).stdout,
+    );
   const sink = await peer('sink');
   const echo = await peer('echo');
   console.log(`Node ${process.version}; ${rounds} alternating rounds`);

@@ -33,7 +33,8 @@ const FOREIGN = env.FOREIGN === '1';
 const ROUNDS = Number(env.ROUNDS ?? 3);
 const CASES = (env.CASES ?? '64 512').split(/\s+/).filter(Boolean).map(Number);
 const GROUPS = (env.GROUP_WINDOWS ?? '0').split(/\s+/).filter(Boolean).map(Number);
-const OTHER = '{"frt":-1000,"model_ratio":0.075,"group_ratio":1,"completion_ratio":4,"cache_tokens":0,"cache_ratio":1,"model_price":-1,"admin_info":{"use_channel":["17"]}}';
+const OTHER =
+  '{"frt":-1000,"model_ratio":0.075,"group_ratio":1,"completion_ratio":4,"cache_tokens":0,"cache_ratio":1,"model_price":-1,"admin_info":{"use_channel":["17"]}}';
 const TOKEN = SQLITE_ROW_COLUMNS.indexOf('token_id');
 
 /** row n's values: user, token and channel in turn */
@@ -88,7 +89,7 @@ async function run(walLimitMb, group) {
   const window = [];
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  for (let n = PRE; n < PRE + ROWS; ) {
+  for (let n = PRE; n < PRE + ROWS;) {
     otherWrite?.run();
     begin.run();
     for (let k = 0; k < TXN && n < PRE + ROWS; k++, n++) {
@@ -116,15 +117,24 @@ async function run(walLimitMb, group) {
   other?.close();
   w.close();
   rmSync(dir, { recursive: true, force: true });
-  return { cpu: (cpu.user + cpu.system) / ROWS, sys: cpu.system / ROWS, wall: (wall * 1000) / ROWS, maxWal: maxWal / 1048576 };
+  return {
+    cpu: (cpu.user + cpu.system) / ROWS,
+    sys: cpu.system / ROWS,
+    wall: (wall * 1000) / ROWS,
+    maxWal: maxWal / 1048576,
+  };
 }
 
-console.log(`${ROWS} rows (${PRE} in the table before), ${TXN} per transaction, checkpoint every ${CK} rows${FOREIGN ? ', another connection committing between transactions' : ''}`);
+console.log(
+  `${ROWS} rows (${PRE} in the table before), ${TXN} per transaction, checkpoint every ${CK} rows${FOREIGN ? ', another connection committing between transactions' : ''}`,
+);
 for (let r = 1; r <= ROUNDS; r++) {
   for (const mb of CASES) {
     for (const group of GROUPS) {
       const x = await run(mb, group);
-      console.log(`round ${r}  journal_size_limit ${String(mb).padStart(4)} MB, ${group ? `grouped by token in ${group}-row windows` : 'rows in order'}: ${x.cpu.toFixed(1)} µs CPU per row (system ${x.sys.toFixed(1)}), largest WAL ${x.maxWal.toFixed(0)} MB, ${x.wall.toFixed(1)} µs wall per row`);
+      console.log(
+        `round ${r}  journal_size_limit ${String(mb).padStart(4)} MB, ${group ? `grouped by token in ${group}-row windows` : 'rows in order'}: ${x.cpu.toFixed(1)} µs CPU per row (system ${x.sys.toFixed(1)}), largest WAL ${x.maxWal.toFixed(0)} MB, ${x.wall.toFixed(1)} µs wall per row`,
+      );
     }
   }
 }

@@ -19,7 +19,9 @@ const children = [];
 const failures = [];
 
 try {
-  const mock = spawn(process.execPath, [join(root, 'bench/mock-upstream.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const mock = spawn(process.execPath, [join(root, 'bench/mock-upstream.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(mock);
   const mockPort = await new Promise((resolve) => {
     mock.stdout.on('data', (d) => {
@@ -36,15 +38,37 @@ try {
     await migrateToLatest(db, kind);
     const now = Math.floor(Date.now() / 1000);
     await db.insertInto('setups').values({ version: 'smoke', initialized_at: now }).execute();
-    await db.insertInto('users').values({ username: 'smoke', password: 'x', role: 1, quota: 1e9, setting: '', aff_code: 's0' }).execute();
+    await db
+      .insertInto('users')
+      .values({ username: 'smoke', password: 'x', role: 1, quota: 1e9, setting: '', aff_code: 's0' })
+      .execute();
     const { id } = await db.selectFrom('users').select('id').executeTakeFirstOrThrow();
-    await db.insertInto('tokens').values({ user_id: id, key, name: 't', remain_quota: 1e8, unlimited_quota: false, created_time: now }).execute();
+    await db
+      .insertInto('tokens')
+      .values({ user_id: id, key, name: 't', remain_quota: 1e8, unlimited_quota: false, created_time: now })
+      .execute();
     await db
       .insertInto('channels')
-      .values({ type: 1, key: 'sk-up', name: 'ch', base_url: `http://127.0.0.1:${mockPort}`, models: MODEL, group: 'default', status: 1, created_time: now, priority: 0, weight: 0, other: '', other_info: '' })
+      .values({
+        type: 1,
+        key: 'sk-up',
+        name: 'ch',
+        base_url: `http://127.0.0.1:${mockPort}`,
+        models: MODEL,
+        group: 'default',
+        status: 1,
+        created_time: now,
+        priority: 0,
+        weight: 0,
+        other: '',
+        other_info: '',
+      })
       .execute();
     const ch = await db.selectFrom('channels').select('id').executeTakeFirstOrThrow();
-    await db.insertInto('abilities').values({ group: 'default', model: MODEL, channel_id: ch.id, enabled: true, priority: 0, weight: 0 }).execute();
+    await db
+      .insertInto('abilities')
+      .values({ group: 'default', model: MODEL, channel_id: ch.id, enabled: true, priority: 0, weight: 0 })
+      .execute();
     await close();
   }
 
@@ -52,7 +76,17 @@ try {
   let output = '';
   const gateway = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
     cwd: work,
-    env: { ...SERVER_ENV, ...process.env, PORT: String(port), SQLITE_PATH: sqlitePath, SESSION_SECRET: 'smoke', LOG_LEVEL: 'info', SQL_DSN: '', LOG_SQL_DSN: '', REDIS_CONN_STRING: '' },
+    env: {
+      ...SERVER_ENV,
+      ...process.env,
+      PORT: String(port),
+      SQLITE_PATH: sqlitePath,
+      SESSION_SECRET: 'smoke',
+      LOG_LEVEL: 'info',
+      SQL_DSN: '',
+      LOG_SQL_DSN: '',
+      REDIS_CONN_STRING: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(gateway);
@@ -60,7 +94,10 @@ try {
   gateway.stderr.on('data', (d) => (output += d));
   let up = false;
   for (let i = 0; i < 100 && !up; i++) {
-    up = await fetch(`http://127.0.0.1:${port}/api/status`).then((r) => r.ok, () => false);
+    up = await fetch(`http://127.0.0.1:${port}/api/status`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!up) await new Promise((r) => setTimeout(r, 100));
   }
   if (!up) throw new Error(`the gateway did not start:\n${output}`);

@@ -34,6 +34,10 @@ if (stale('server', 'dist/index.js')) {
   console.log('building the server…');
   execSync('npm run build -w server', { cwd: root, stdio: 'inherit' });
 }
-const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], { cwd: root, stdio: 'inherit', env: { ...SERVER_ENV, ...process.env } });
+const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/dist/index.js')], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...SERVER_ENV, ...process.env },
+});
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));

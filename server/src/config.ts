@@ -82,11 +82,10 @@ function int(env: Env, name: string, def: number, min = Number.MIN_SAFE_INTEGER)
 }
 
 function ipList(env: Env, name: string, anyEntry = false): string[] {
-  const items = (env[name] ?? '')
-    .split(/[\s,]+/)
-    .filter(Boolean);
+  const items = (env[name] ?? '').split(/[\s,]+/).filter(Boolean);
   if (anyEntry && items.length === 1 && items[0] === '*') return items;
-  for (const item of items) if (!isIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
+  for (const item of items)
+    if (!isIpEntry(item)) throw new ConfigError(`${name}: "${item}" is not an IP address or CIDR range`);
   return items;
 }
 
@@ -193,7 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
 
 function sqlPoolOf(env: Env): SqlPoolConfig {
   const maxOpen = int(env, 'SQL_MAX_OPEN_CONNS', DEFAULT_MAX_OPEN, 1);
-  return { maxOpen, maxIdle: Math.min(maxOpen, int(env, 'SQL_MAX_IDLE_CONNS', maxOpen, 0)), maxLifetimeSec: int(env, 'SQL_MAX_LIFETIME', 60, 0) };
+  return {
+    maxOpen,
+    maxIdle: Math.min(maxOpen, int(env, 'SQL_MAX_IDLE_CONNS', maxOpen, 0)),
+    maxLifetimeSec: int(env, 'SQL_MAX_LIFETIME', 60, 0),
+  };
 }
 
 export function redactDsn(dsn: string): string {
@@ -206,7 +209,8 @@ export function redactDsn(dsn: string): string {
  * per-process secret and the warning: they must share an explicit SESSION_SECRET.
  */
 export function withPersistedSessionSecret(config: Config): Config {
-  if (!config.sessionSecretGenerated || dbKindOf(config.sqlDsn) !== 'sqlite' || config.sqlitePath === ':memory:') return config;
+  if (!config.sessionSecretGenerated || dbKindOf(config.sqlDsn) !== 'sqlite' || config.sqlitePath === ':memory:')
+    return config;
   const file = join(dirname(config.sqlitePath), 'session_secret');
   let secret = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
   if (!secret) {
@@ -216,5 +220,10 @@ export function withPersistedSessionSecret(config: Config): Config {
   }
   tightenFile(file);
   const cryptoFollows = config.cryptoSecret === config.sessionSecret;
-  return { ...config, sessionSecret: secret, cryptoSecret: cryptoFollows ? secret : config.cryptoSecret, sessionSecretGenerated: false };
+  return {
+    ...config,
+    sessionSecret: secret,
+    cryptoSecret: cryptoFollows ? secret : config.cryptoSecret,
+    sessionSecretGenerated: false,
+  };
 }

@@ -44,9 +44,24 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const log = opts.logger ?? pino({ level: config.logLevel });
   const closers: Array<() => Promise<void> | void> = [];
   const onIdleError = (err: Error) => log.warn({ err }, 'database connection lost; it will be replaced');
-  const onNamingOff = (err: Error) => log.warn({ err }, 'PostgreSQL: named prepared statements failed (a transaction-mode pooler?); running them unnamed from now on');
-  const pool = { poolSize: config.sqlPool.maxOpen, maxIdle: config.sqlPool.maxIdle, maxLifetimeSec: config.sqlPool.maxLifetimeSec };
-  const main = await openDatabase({ dsn: config.sqlDsn, sqlitePath: config.sqlitePath, sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs, ...pool, onIdleError, onNamingOff });
+  const onNamingOff = (err: Error) =>
+    log.warn(
+      { err },
+      'PostgreSQL: named prepared statements failed (a transaction-mode pooler?); running them unnamed from now on',
+    );
+  const pool = {
+    poolSize: config.sqlPool.maxOpen,
+    maxIdle: config.sqlPool.maxIdle,
+    maxLifetimeSec: config.sqlPool.maxLifetimeSec,
+  };
+  const main = await openDatabase({
+    dsn: config.sqlDsn,
+    sqlitePath: config.sqlitePath,
+    sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
+    ...pool,
+    onIdleError,
+    onNamingOff,
+  });
   closers.push(() => main.close());
   try {
     if (config.nodeType === 'master') {
@@ -55,7 +70,13 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     }
     let logDb = main;
     if (config.logSqlDsn) {
-      logDb = await openDatabase({ dsn: config.logSqlDsn, sqlitePath: config.sqlitePath, ...pool, onIdleError, onNamingOff });
+      logDb = await openDatabase({
+        dsn: config.logSqlDsn,
+        sqlitePath: config.sqlitePath,
+        ...pool,
+        onIdleError,
+        onNamingOff,
+      });
       closers.push(() => logDb.close());
       if (config.nodeType === 'master') await migrateToLatest(logDb.db, logDb.kind);
     }
@@ -69,7 +90,11 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     if (config.redisConnString) {
       // Imported only when configured (~20 MB of memory otherwise spent for nothing).
       const { Redis: RedisClient } = await import('ioredis');
-      redis = new RedisClient(config.redisConnString, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+      redis = new RedisClient(config.redisConnString, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 2,
+        enableOfflineQueue: true,
+      });
       // reconnection attempts and failed commands: logged, throttled (services/cache/redis-outage.ts)
       redis.on('error', (err) => redisTrouble(log, err, 'connection'));
       await redis.connect();
@@ -92,7 +117,10 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     changes.subscribe((ev) => {
       if (ev.kind !== 'options' || !redis) return;
       publishing = true;
-      options.load().catch((err) => log.warn({ err }, 'option reload failed')).finally(() => (publishing = false));
+      options
+        .load()
+        .catch((err) => log.warn({ err }, 'option reload failed'))
+        .finally(() => (publishing = false));
     });
 
     let closed = false;

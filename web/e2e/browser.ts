@@ -76,7 +76,9 @@ export async function toast(page: Page, text: string | RegExp, timeout = 10_000)
     await page.locator('.ant-message').getByText(text).first().waitFor({ timeout });
   } catch (e) {
     const shown = await page.locator('.ant-message-notice').allTextContents();
-    throw new Error(`toast ${String(text)} not shown; visible toasts: ${JSON.stringify(shown)} (${(e as Error).message})`);
+    throw new Error(
+      `toast ${String(text)} not shown; visible toasts: ${JSON.stringify(shown)} (${(e as Error).message})`,
+    );
   }
 }
 

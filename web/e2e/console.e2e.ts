@@ -61,7 +61,9 @@ describe('console', () => {
     await page.getByText('请输入用户名和密码！').waitFor();
     await shot(page, '02-login');
     await loginAsRoot(page);
-    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? 'null') as { role: number } | null);
+    const stored = await page.evaluate(
+      () => JSON.parse(localStorage.getItem('user') ?? 'null') as { role: number } | null,
+    );
     expect(stored?.role).toBe(100);
   });
 
@@ -72,7 +74,9 @@ describe('console', () => {
     await page.getByTestId('personal-page').waitFor();
     // Root starts with 100000000 quota = $200.00 at the default 500000 per unit.
     await page.getByTestId('balance').getByText('$200.00').waitFor();
-    await expect.poll(() => page.locator('input[data-testid=invite-link], [data-testid=invite-link] input').first().inputValue()).toMatch(/\/register\?aff=\w+/);
+    await expect
+      .poll(() => page.locator('input[data-testid=invite-link], [data-testid=invite-link] input').first().inputValue())
+      .toMatch(/\/register\?aff=\w+/);
     await shot(page, '03-personal');
   });
 
@@ -141,7 +145,9 @@ describe('console', () => {
     await page.getByRole('menuitem', { name: '退出' }).click();
     await page.waitForURL(/\/login$/);
     expect(await page.evaluate(() => localStorage.getItem('user'))).toBeNull();
-    const self = await page.evaluate(async () => (await fetch('/api/user/self', { headers: { 'New-Api-User': '1' } })).status);
+    const self = await page.evaluate(
+      async () => (await fetch('/api/user/self', { headers: { 'New-Api-User': '1' } })).status,
+    );
     expect(self).toBe(401);
     expect(b.pageErrors).toEqual([]);
   });

@@ -98,7 +98,8 @@ afterAll(async () => {
     const { page } = b;
     if (!(await loggedIn(page))) await loginAsRoot(page);
     if (createdChannel) await rootApi(page, 'DELETE', `/api/channel/${createdChannel}`);
-    if (originalGroupRatio !== null) await rootApi(page, 'PUT', '/api/option/', { key: 'GroupRatio', value: originalGroupRatio });
+    if (originalGroupRatio !== null)
+      await rootApi(page, 'PUT', '/api/option/', { key: 'GroupRatio', value: originalGroupRatio });
   }
   await b?.close();
 });
@@ -110,12 +111,17 @@ describe('pricing page', () => {
     await page.getByTestId('pricing-page').waitFor();
     expect(new URL(page.url()).pathname).toBe('/pricing');
     await page.getByTestId('pricing-guest-banner').getByText('您还未登陆，显示的价格为默认分组倍率: 1').waitFor();
-    await page.getByTestId('pricing-formula').getByText(/按量计费费用 = 分组倍率 × 模型倍率/).waitFor();
+    await page
+      .getByTestId('pricing-formula')
+      .getByText(/按量计费费用 = 分组倍率 × 模型倍率/)
+      .waitFor();
     await page.getByTestId('model-gpt-3.5-turbo').waitFor();
     // gpt first, then per-token before per-call.
     const order = await page.locator('[data-testid^="model-"]').allTextContents();
     expect(order).toEqual(['gpt-3.5-turbo', 'claude-3-haiku-20240307', 'mj_imagine']);
-    expect(await page.getByTestId('price-gpt-3.5-turbo').innerText()).toBe('提示 $0.5 / 1M tokens\n补全 $1.5 / 1M tokens');
+    expect(await page.getByTestId('price-gpt-3.5-turbo').innerText()).toBe(
+      '提示 $0.5 / 1M tokens\n补全 $1.5 / 1M tokens',
+    );
     expect(await page.getByTestId('price-mj_imagine').innerText()).toBe('模型价格：$0.1');
     expect(await page.getByTestId('ratio-mj_imagine').innerText()).toBe('模型倍率：无\n补全倍率：无\n分组倍率：1');
     await page.getByTestId('available-gpt-3.5-turbo').waitFor();
@@ -131,7 +137,9 @@ describe('pricing page', () => {
     const { page } = b;
     const search = page.getByTestId('pricing-search');
     await search.fill('HAIKU');
-    await expect.poll(() => page.locator('[data-testid^="model-"]').allTextContents()).toEqual(['claude-3-haiku-20240307']);
+    await expect
+      .poll(() => page.locator('[data-testid^="model-"]').allTextContents())
+      .toEqual(['claude-3-haiku-20240307']);
     await search.fill('');
     await expect.poll(() => page.locator('[data-testid^="model-"]').count()).toBe(3);
 
@@ -142,7 +150,10 @@ describe('pricing page', () => {
     const copySelected = page.getByTestId('pricing-copy-selected');
     expect(await copySelected.isDisabled()).toBe(true);
     for (const m of ['gpt-3.5-turbo', 'mj_imagine']) {
-      await page.locator('tr', { has: page.getByTestId(`model-${m}`) }).locator('input[type=checkbox]').check();
+      await page
+        .locator('tr', { has: page.getByTestId(`model-${m}`) })
+        .locator('input[type=checkbox]')
+        .check();
     }
     await copySelected.click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('gpt-3.5-turbo,mj_imagine');
@@ -160,7 +171,9 @@ describe('pricing page', () => {
     await page.getByTestId('group-gpt-3.5-turbo-default').click();
     // antd's dark algorithm: colorBgElevated #1f1f1f. The static message would stay white.
     expect(await toastBackground(page, '当前查看的分组为：default，倍率为：1')).toBe('rgb(31, 31, 31)');
-    expect(await page.getByTestId('price-gpt-3.5-turbo').innerText()).toBe('提示 $0.5 / 1M tokens\n补全 $1.5 / 1M tokens');
+    expect(await page.getByTestId('price-gpt-3.5-turbo').innerText()).toBe(
+      '提示 $0.5 / 1M tokens\n补全 $1.5 / 1M tokens',
+    );
     await shot(page, 'pricing-02-dark');
     await page.getByTestId('theme-switch').click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');

@@ -4,7 +4,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_URL, launchBrowser, loginAsRoot, shot, type Browser, toast, consoleGet, ensureRootSetup } from './browser.js';
+import {
+  BASE_URL,
+  launchBrowser,
+  loginAsRoot,
+  shot,
+  type Browser,
+  toast,
+  consoleGet,
+  ensureRootSetup,
+} from './browser.js';
 
 // Mock usage and the expected bill: gpt-4o-mini model ratio 0.075, completion ratio 4, group ratio 1 (default)
 // → quota = round((prompt + completion × 4) × 0.075).
@@ -60,12 +69,30 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (body.stream) {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
-    send({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] });
+    send({
+      id: 'chatcmpl-mock',
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' } }],
+    });
     for (const piece of STREAM_PIECES) {
       await new Promise((r) => setTimeout(r, 60));
-      send({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: { content: piece } }] });
+      send({
+        id: 'chatcmpl-mock',
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        choices: [{ index: 0, delta: { content: piece } }],
+      });
     }
-    send({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created, model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    send({
+      id: 'chatcmpl-mock',
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    });
     send({
       id: 'chatcmpl-mock',
       object: 'chat.completion.chunk',
@@ -89,8 +116,6 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }),
   );
 }
-
-
 
 beforeAll(async () => {
   upstream = createServer((req, res) => {
@@ -153,10 +178,10 @@ describe('relay through the console', () => {
     channelId = Number((await name.getAttribute('data-testid'))!.replace('channel-name-', ''));
     expect(channelId).toBeGreaterThan(0);
 
-    const list = await consoleGet<{ success: boolean; data: { id: number; base_url: string; models: string; group: string }[] }>(
-      page,
-      '/api/channel/?p=0&page_size=10',
-    );
+    const list = await consoleGet<{
+      success: boolean;
+      data: { id: number; base_url: string; models: string; group: string }[];
+    }>(page, '/api/channel/?p=0&page_size=10');
     const created = list.data.find((c) => c.id === channelId);
     expect(created).toMatchObject({ base_url: upstreamUrl, models: 'gpt-4o-mini', group: 'default' });
   });
@@ -191,10 +216,9 @@ describe('relay through the console', () => {
     expect(await keyCell.textContent()).toMatch(/^sk-\w{4}…\w{4}$/);
     await shot(page, 'relay-04-tokens');
 
-    const tokens = await consoleGet<{ data: { name: string; key: string; expired_time: number; remain_quota: number }[] }>(
-      page,
-      '/api/token/?p=0&size=10',
-    );
+    const tokens = await consoleGet<{
+      data: { name: string; key: string; expired_time: number; remain_quota: number }[];
+    }>(page, '/api/token/?p=0&size=10');
     const tok = tokens.data.find((x) => x.name === 'e2e-token');
     expect(tok).toMatchObject({ expired_time: -1, remain_quota: 500000 });
     tokenKey = tok!.key.startsWith('sk-') ? tok!.key : `sk-${tok!.key}`;
@@ -207,7 +231,10 @@ describe('relay through the console', () => {
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
     });
     expect(res.status).toBe(200);
-    const json = (await res.json()) as { choices: { message: { content: string } }[]; usage: { prompt_tokens: number } };
+    const json = (await res.json()) as {
+      choices: { message: { content: string } }[];
+      usage: { prompt_tokens: number };
+    };
     expect(json.choices[0]!.message.content).toBe('plain reply');
     expect(json.usage.prompt_tokens).toBe(PLAIN_USAGE.prompt_tokens);
   });
@@ -224,7 +251,9 @@ describe('relay through the console', () => {
     const reply = page.locator('[data-role=assistant]').last();
     // The reply grows piece by piece (incomplete) and ends complete.
     await page.locator('[data-role=assistant][data-status=incomplete]').first().waitFor({ timeout: 15_000 });
-    await page.locator('[data-role=assistant][data-status=complete]', { hasText: STREAM_PIECES.join('') }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('[data-role=assistant][data-status=complete]', { hasText: STREAM_PIECES.join('') })
+      .waitFor({ timeout: 15_000 });
     expect(await reply.textContent()).toContain(STREAM_PIECES.join(''));
     await shot(page, 'relay-05-playground');
 
@@ -246,8 +275,11 @@ describe('relay through the console', () => {
     const cells = page.locator('[data-testid^=log-quota-]');
     const shownQuotas = () => cells.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-quota'))));
     // The channel test's row can carry the same quota as the plain call, so the plain call is found by its token name.
-    const plainCallRows = page.locator('tr', { has: page.locator(`[data-quota="${quotaOf(PLAIN_USAGE)}"]`) }).filter({ hasText: 'e2e-token' });
-    const bothShown = async () => (await shownQuotas()).includes(quotaOf(STREAM_USAGE)) && (await plainCallRows.count()) > 0;
+    const plainCallRows = page
+      .locator('tr', { has: page.locator(`[data-quota="${quotaOf(PLAIN_USAGE)}"]`) })
+      .filter({ hasText: 'e2e-token' });
+    const bothShown = async () =>
+      (await shownQuotas()).includes(quotaOf(STREAM_USAGE)) && (await plainCallRows.count()) > 0;
     // Logs are written in batches after the response, and the channel test's own row ('模型测试') is also there:
     // poll with the query button until both calls' rows are shown.
     for (let i = 0; i < 30 && !(await bothShown()); i++) {
@@ -291,10 +323,15 @@ describe('relay through the console', () => {
     expect(await value('detail-total-count')).toBe(2);
     expect(await value('detail-total-quota')).toBe(quotaOf(STREAM_USAGE) + quotaOf(PLAIN_USAGE));
     expect(await value('detail-total-tokens')).toBe(
-      STREAM_USAGE.prompt_tokens + STREAM_USAGE.completion_tokens + PLAIN_USAGE.prompt_tokens + PLAIN_USAGE.completion_tokens,
+      STREAM_USAGE.prompt_tokens +
+        STREAM_USAGE.completion_tokens +
+        PLAIN_USAGE.prompt_tokens +
+        PLAIN_USAGE.completion_tokens,
     );
     // $0.00036 at 500,000 quota per dollar: small sums keep two significant digits instead of showing $0.00
-    expect(await page.getByTestId('detail-total-quota').textContent()).toContain(`$${((quotaOf(STREAM_USAGE) + quotaOf(PLAIN_USAGE)) / 500000).toFixed(5)}`);
+    expect(await page.getByTestId('detail-total-quota').textContent()).toContain(
+      `$${((quotaOf(STREAM_USAGE) + quotaOf(PLAIN_USAGE)) / 500000).toFixed(5)}`,
+    );
     await page.locator('.recharts-surface').first().waitFor();
     await shot(page, 'relay-08-dashboard');
     expect(b.pageErrors).toEqual([]);

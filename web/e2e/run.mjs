@@ -103,9 +103,10 @@ process.on('SIGTERM', () => void cleanup().then(() => process.exit(143)));
 try {
   await waitForStatus(base, server);
   console.log(`e2e: server on ${base} (log: web/test-results/server.log)`);
-  const vitestBin = [join(webDir, 'node_modules', '.bin', 'vitest'), join(rootDir, 'node_modules', '.bin', 'vitest')].find(
-    existsSync,
-  );
+  const vitestBin = [
+    join(webDir, 'node_modules', '.bin', 'vitest'),
+    join(rootDir, 'node_modules', '.bin', 'vitest'),
+  ].find(existsSync);
   const runner = spawn(vitestBin, ['run', '-c', 'vitest.e2e.config.ts', ...process.argv.slice(2)], {
     cwd: webDir,
     env: { ...process.env, E2E_BASE_URL: base },

@@ -26,7 +26,11 @@ async function options(page: Page): Promise<Record<string, string>> {
   });
 }
 
-async function waitForOption(page: Page, key: string, want: (v: string | undefined) => boolean): Promise<string | undefined> {
+async function waitForOption(
+  page: Page,
+  key: string,
+  want: (v: string | undefined) => boolean,
+): Promise<string | undefined> {
   const deadline = Date.now() + 10_000;
   let v: string | undefined;
   while (Date.now() < deadline) {
@@ -95,7 +99,11 @@ describe('settings page', () => {
     await shot(page, 'setting-02-visual-ratio');
     await table.getByTestId('ratio-save').click();
     await page.getByText('保存成功').first().waitFor();
-    const saved = await waitForOption(page, 'ModelRatio', (v) => !!v && JSON.parse(v)['text-embedding-3-small'] === 0.02);
+    const saved = await waitForOption(
+      page,
+      'ModelRatio',
+      (v) => !!v && JSON.parse(v)['text-embedding-3-small'] === 0.02,
+    );
     const map = JSON.parse(saved!) as Record<string, number>;
     expect(map['text-embedding-3-small']).toBe(0.02);
     // Other models kept their ratios.
@@ -124,14 +132,16 @@ describe('settings page', () => {
     await confirm.locator('.ant-modal-confirm-btns .ant-btn-primary').click();
     await waitForOption(page, 'PasswordLoginEnabled', (v) => v === 'false');
     await page.waitForFunction(
-      () => document.querySelector('[data-testid="toggle-PasswordLoginEnabled"]')?.getAttribute('aria-checked') === 'false',
+      () =>
+        document.querySelector('[data-testid="toggle-PasswordLoginEnabled"]')?.getAttribute('aria-checked') === 'false',
     );
 
     // Turning it back on needs no confirmation.
     await toggle.click();
     await waitForOption(page, 'PasswordLoginEnabled', (v) => v === 'true');
     await page.waitForFunction(
-      () => document.querySelector('[data-testid="toggle-PasswordLoginEnabled"]')?.getAttribute('aria-checked') === 'true',
+      () =>
+        document.querySelector('[data-testid="toggle-PasswordLoginEnabled"]')?.getAttribute('aria-checked') === 'true',
     );
     await shot(page, 'setting-04-system');
 

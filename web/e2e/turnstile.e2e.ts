@@ -40,7 +40,10 @@ window.turnstile = (() => {
 
 interface ServerModules {
   loadConfig(env: Record<string, string>): unknown;
-  createContext(config: unknown, opts: { turnstileVerifyUrl: string }): Promise<{ options: { set(k: string, v: string): Promise<void> } }>;
+  createContext(
+    config: unknown,
+    opts: { turnstileVerifyUrl: string },
+  ): Promise<{ options: { set(k: string, v: string): Promise<void> } }>;
   buildApp(ctx: unknown): Promise<{ listen(o: { port: number; host: string }): Promise<string> }>;
   closeGracefully(app: unknown, ctx: unknown, drainMs: number): Promise<void>;
 }
@@ -104,7 +107,13 @@ beforeAll(async () => {
   const setup = await fetch(`${base}/api/setup`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username: 'root', password: PASSWORD, confirmPassword: PASSWORD, SelfUseModeEnabled: false, DemoSiteEnabled: false }),
+    body: JSON.stringify({
+      username: 'root',
+      password: PASSWORD,
+      confirmPassword: PASSWORD,
+      SelfUseModeEnabled: false,
+      DemoSiteEnabled: false,
+    }),
   });
   expect(((await setup.json()) as { success: boolean }).success).toBe(true);
   await ctx.options.set('TurnstileSiteKey', SITE_KEY);
@@ -134,7 +143,9 @@ afterAll(async () => {
 describe('Turnstile on the console', () => {
   it('the login page shows the widget, sends its token, takes a fresh one after a failed attempt and logs in', async () => {
     const { page } = b;
-    const status = (await (await fetch(`${base}/api/status`)).json()) as { data: { turnstile_check: boolean; turnstile_site_key: string } };
+    const status = (await (await fetch(`${base}/api/status`)).json()) as {
+      data: { turnstile_check: boolean; turnstile_site_key: string };
+    };
     expect(status.data).toMatchObject({ turnstile_check: true, turnstile_site_key: SITE_KEY });
 
     await page.goto(`${base}/login`);

@@ -5,7 +5,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { BASE_URL, launchBrowser, loginAsRoot, shot, type Browser, toast, consoleGet, ensureRootSetup } from './browser.js';
+import {
+  BASE_URL,
+  launchBrowser,
+  loginAsRoot,
+  shot,
+  type Browser,
+  toast,
+  consoleGet,
+  ensureRootSetup,
+} from './browser.js';
 
 let b: Browser;
 // A stand-in EPay gateway: records the form the wallet page posts to /submit.php.
@@ -14,14 +23,16 @@ let gatewayUrl = '';
 const submitted: Record<string, string>[] = [];
 const EPAY_KEY = 'e2e-merchant-key';
 
-
-
 /** Console API write from inside the logged-in page. */
 async function consolePut(page: Page, path: string, body: unknown): Promise<{ success: boolean; message: string }> {
   return page.evaluate(
     async ([p, b]) => {
       const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
-      const res = await fetch(p as string, { method: 'PUT', headers: { 'New-Api-User': String(user.id ?? -1), 'Content-Type': 'application/json' }, body: JSON.stringify(b) });
+      const res = await fetch(p as string, {
+        method: 'PUT',
+        headers: { 'New-Api-User': String(user.id ?? -1), 'Content-Type': 'application/json' },
+        body: JSON.stringify(b),
+      });
       return (await res.json()) as { success: boolean; message: string };
     },
     [path, body] as const,
@@ -35,10 +46,13 @@ function epaySign(params: Record<string, string>, key: string): string {
     .sort()
     .map((k) => `${k}=${params[k]}`)
     .join('&');
-  return createHash('md5').update(text + key).digest('hex');
+  return createHash('md5')
+    .update(text + key)
+    .digest('hex');
 }
 
-const selfQuota = async (page: Page) => (await consoleGet<{ data: { quota: number } }>(page, '/api/user/self')).data.quota;
+const selfQuota = async (page: Page) =>
+  (await consoleGet<{ data: { quota: number } }>(page, '/api/user/self')).data.quota;
 
 beforeAll(async () => {
   await ensureRootSetup();
@@ -47,7 +61,8 @@ beforeAll(async () => {
     req.setEncoding('utf8');
     req.on('data', (c: string) => (data += c));
     req.on('end', () => {
-      if (req.method === 'POST' && req.url === '/submit.php') submitted.push(Object.fromEntries(new URLSearchParams(data)));
+      if (req.method === 'POST' && req.url === '/submit.php')
+        submitted.push(Object.fromEntries(new URLSearchParams(data)));
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end('<html><body>mock gateway</body></html>');
     });
@@ -61,7 +76,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (b) {
     // leave the payment settings as they were for any later spec
-    for (const key of ['PayAddress', 'EpayId', 'EpayKey']) await consolePut(b.page, '/api/option/', { key, value: '' }).catch(() => undefined);
+    for (const key of ['PayAddress', 'EpayId', 'EpayKey'])
+      await consolePut(b.page, '/api/option/', { key, value: '' }).catch(() => undefined);
   }
   await b?.close();
   await new Promise<void>((resolve) => (gateway ? gateway.close(() => resolve()) : resolve()));
@@ -98,7 +114,11 @@ describe('redemption codes and wallet', () => {
     key = (await keys.inputValue()).trim();
     expect(key).toMatch(/^[0-9a-f]{32}$/);
     await shot(page, 'wallet-02-created-keys');
-    await page.getByRole('button', { name: '关 闭' }).or(page.getByRole('button', { name: '关闭' })).first().click();
+    await page
+      .getByRole('button', { name: '关 闭' })
+      .or(page.getByRole('button', { name: '关闭' }))
+      .first()
+      .click();
 
     const row = page.locator('tr', { hasText: 'e2e-gift' });
     await row.getByText('未使用').waitFor();
@@ -195,7 +215,10 @@ describe('redemption codes and wallet', () => {
     expect(await (await fetch(`${BASE_URL}/api/user/epay/notify?${qs}`)).text()).toBe('success');
     expect(await selfQuota(page)).toBe(before + 3 * 500000);
     await page.reload();
-    await page.getByTestId('wallet-balance').getByText(`$${((before + 3 * 500000) / 500000).toFixed(2)}`).waitFor();
+    await page
+      .getByTestId('wallet-balance')
+      .getByText(`$${((before + 3 * 500000) / 500000).toFixed(2)}`)
+      .waitFor();
   });
 
   it('shows the code as used, with enable and edit unavailable', async () => {

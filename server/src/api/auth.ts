@@ -15,7 +15,12 @@ import {
 } from '../services/console-auth.js';
 
 /** Starts a server-side session for the user and sets its cookie (Secure over HTTPS or with SESSION_COOKIE_SECURE). */
-export async function writeSession(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, userId: number): Promise<void> {
+export async function writeSession(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  userId: number,
+): Promise<void> {
   const id = await createSession(ctx, userId);
   reply.setCookie(SESSION_COOKIE, id, {
     signed: true,
@@ -58,14 +63,22 @@ export function authGuards(ctx: AppContext) {
     admin: guard(ctx, ROLE_ADMIN),
     root: guard(ctx, ROLE_ROOT),
     /** Reads the session if present, never refuses (new-api-compat.md §3.2 TryUserAuth). */
-    try: (async function (req) {
+    try: async function (req) {
       const s = readSession(req);
       if (!s) return;
       const user = await sessionUser(ctx, s);
       if (user && user.status !== USER_STATUS_DISABLED) {
-        req.auth = { id: user.id, username: user.username, role: user.role, status: user.status, group: user.group, user, useAccessToken: false };
+        req.auth = {
+          id: user.id,
+          username: user.username,
+          role: user.role,
+          status: user.status,
+          group: user.group,
+          user,
+          useAccessToken: false,
+        };
       }
-    }) as preHandlerAsyncHookHandler,
+    } as preHandlerAsyncHookHandler,
   };
 }
 

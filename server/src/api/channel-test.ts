@@ -7,7 +7,13 @@ import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { initRelayServices } from '../relay/services.js';
-import { fetchUpstreamModels, recordTest, testAllChannels, testChannel, updateBalance } from '../relay/channel-probe.js';
+import {
+  fetchUpstreamModels,
+  recordTest,
+  testAllChannels,
+  testChannel,
+  updateBalance,
+} from '../relay/channel-probe.js';
 
 export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const svc = await initRelayServices(ctx);
@@ -89,7 +95,10 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
 
   if (ctx.config.nodeType === 'master') {
     if (ctx.config.channelTestFrequencyMin > 0) {
-      const t = setInterval(() => void testAllChannels(ctx, svc).catch(() => undefined), ctx.config.channelTestFrequencyMin * 60_000);
+      const t = setInterval(
+        () => void testAllChannels(ctx, svc).catch(() => undefined),
+        ctx.config.channelTestFrequencyMin * 60_000,
+      );
       t.unref();
       ctx.onClose(() => clearInterval(t));
     }

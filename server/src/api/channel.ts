@@ -31,7 +31,8 @@ function intParam(v: string | undefined, def: number): number {
 export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const admin = { preHandler: auth.admin };
-  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, ...admin, handler });
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) =>
+    app.route({ method, url, ...admin, handler });
 
   route(
     'GET',
@@ -42,7 +43,12 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
       if (pageSize <= 0) pageSize = 10;
       pageSize = Math.min(pageSize, 10000);
       const page = Math.max(0, intParam(q.p, 0));
-      const { items, total } = await listChannels(ctx.db, { page, pageSize, idSort: truthy(q.id_sort), tagMode: truthy(q.tag_mode) });
+      const { items, total } = await listChannels(ctx.db, {
+        page,
+        pageSize,
+        idSort: truthy(q.id_sort),
+        tagMode: truthy(q.tag_mode),
+      });
       // new-api's snapshot answers a bare array (new-api-compat.md §3.5); `total` rides next to it for pagers that want
       // it.
       return { ...ok(items), total };

@@ -19,8 +19,12 @@ export async function registerDataRoutes(app: FastifyInstance, ctx: AppContext):
   const { quotaData } = await initRelayServices(ctx);
   // quota_data plus what has not been flushed to it yet (the current minutes)
   const rowsOf = (who: QuotaDataOwner, start: number, end: number) =>
-    quotaData.withUnflushed(() => quotaDataRows(ctx, who, start, end), (rows, unflushed) => withUnflushedRows(rows, unflushed, who, start, end));
-  const route = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => app.get(path, { preHandler }, handler);
+    quotaData.withUnflushed(
+      () => quotaDataRows(ctx, who, start, end),
+      (rows, unflushed) => withUnflushedRows(rows, unflushed, who, start, end),
+    );
+  const route = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) =>
+    app.get(path, { preHandler }, handler);
 
   route('/api/data/', auth.admin, async (req) => {
     const q = queryOf(req);

@@ -6,5 +6,7 @@ import { ok } from '../lib/http.js';
 
 export async function registerGroupRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  app.get('/api/group/', { preHandler: auth.admin }, async () => ok(Object.keys(ctx.options.json<Record<string, number>>('GroupRatio', {}))));
+  app.get('/api/group/', { preHandler: auth.admin }, async () =>
+    ok(Object.keys(ctx.options.json<Record<string, number>>('GroupRatio', {}))),
+  );
 }

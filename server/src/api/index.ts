@@ -40,7 +40,8 @@ const AREAS: Area[] = [
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];
 
-const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+const asList = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
 
 /**
  * A route declared with `{ preHandler: auth.user }` (or admin, root) authenticates once its head is in, before its
@@ -55,7 +56,12 @@ function authenticateBeforeBody(route: RouteOptions): void {
   route.preHandler = preHandlers.filter((hook) => !isRefusingGuard(hook));
   // the guards take (request, reply) and answer through reply: the same in either hook; a refusal with a large body
   // unread closes the connection
-  route.onRequest = [...asList(route.onRequest), ...(guards.map((guard) => closeIfRefusedLarge(guard as unknown as onRequestAsyncHookHandler)) as unknown as OnRequestHook[])];
+  route.onRequest = [
+    ...asList(route.onRequest),
+    ...(guards.map((guard) =>
+      closeIfRefusedLarge(guard as unknown as onRequestAsyncHookHandler),
+    ) as unknown as OnRequestHook[]),
+  ];
   route.bodyLimit ??= BODY_LIMIT;
 }
 

@@ -32,7 +32,8 @@ function paging(q: Query, maxSize: number): { page: number; pageSize: number } {
 
 export async function registerLogRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const route = (method: 'GET' | 'DELETE', url: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => app.route({ method, url, preHandler, handler });
+  const route = (method: 'GET' | 'DELETE', url: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) =>
+    app.route({ method, url, preHandler, handler });
 
   route('GET', '/api/log/', auth.admin, async (req) => {
     const q = queryOf(req);
@@ -49,7 +50,9 @@ export async function registerLogRoutes(app: FastifyInstance, ctx: AppContext): 
 
   route('GET', '/api/log/stat', auth.admin, async (req) => ok(await logStat(ctx, filterFrom(queryOf(req), true))));
 
-  route('GET', '/api/log/self/stat', auth.user, async (req) => ok(await logStat(ctx, { ...filterFrom(queryOf(req), false), userId: caller(req).id })));
+  route('GET', '/api/log/self/stat', auth.user, async (req) =>
+    ok(await logStat(ctx, { ...filterFrom(queryOf(req), false), userId: caller(req).id })),
+  );
 
   route('GET', '/api/log/search', auth.admin, async (req) => ok(await searchLogs(ctx, queryOf(req).keyword ?? '')));
 

@@ -17,7 +17,8 @@ export function builtInModelsByType(): Record<string, string[]> {
 
 export async function registerModelsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const route = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) => app.get(path, { preHandler }, handler);
+  const route = (path: string, preHandler: typeof auth.user, handler: RouteHandlerMethod) =>
+    app.get(path, { preHandler }, handler);
 
   route('/api/models', auth.user, async () => ok(builtInModelsByType()));
   route('/api/channel/models', auth.admin, async () => ok(builtInModelObjects()));

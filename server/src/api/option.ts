@@ -16,13 +16,41 @@ const DOMAIN_RE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/i;
 
 /** Turning a login method on requires its credentials to be saved first. */
 const REQUIRES: Array<{ key: string; needs: string; message: string }> = [
-  { key: 'GitHubOAuthEnabled', needs: 'GitHubClientId', message: '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！' },
-  { key: 'oidc.enabled', needs: 'oidc.client_id', message: '无法启用 OIDC 登录，请先填入 OIDC Client Id 以及 OIDC Client Secret！' },
-  { key: 'LinuxDOOAuthEnabled', needs: 'LinuxDOClientId', message: '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！' },
-  { key: 'EmailDomainRestrictionEnabled', needs: 'EmailDomainWhitelist', message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！' },
-  { key: 'WeChatAuthEnabled', needs: 'WeChatServerAddress', message: '无法启用微信登录，请先填入微信登录相关配置信息！' },
-  { key: 'TurnstileCheckEnabled', needs: 'TurnstileSiteKey', message: '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！' },
-  { key: 'TelegramOAuthEnabled', needs: 'TelegramBotToken', message: '无法启用 Telegram OAuth，请先填入 Telegram Bot Token！' },
+  {
+    key: 'GitHubOAuthEnabled',
+    needs: 'GitHubClientId',
+    message: '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
+  },
+  {
+    key: 'oidc.enabled',
+    needs: 'oidc.client_id',
+    message: '无法启用 OIDC 登录，请先填入 OIDC Client Id 以及 OIDC Client Secret！',
+  },
+  {
+    key: 'LinuxDOOAuthEnabled',
+    needs: 'LinuxDOClientId',
+    message: '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！',
+  },
+  {
+    key: 'EmailDomainRestrictionEnabled',
+    needs: 'EmailDomainWhitelist',
+    message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！',
+  },
+  {
+    key: 'WeChatAuthEnabled',
+    needs: 'WeChatServerAddress',
+    message: '无法启用微信登录，请先填入微信登录相关配置信息！',
+  },
+  {
+    key: 'TurnstileCheckEnabled',
+    needs: 'TurnstileSiteKey',
+    message: '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！',
+  },
+  {
+    key: 'TelegramOAuthEnabled',
+    needs: 'TelegramBotToken',
+    message: '无法启用 Telegram OAuth，请先填入 Telegram Bot Token！',
+  },
 ];
 
 /** The wire value as the stored string: booleans become 'true'/'false', numbers their decimal text. */

@@ -15,7 +15,8 @@ import {
 
 export async function registerRedemptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, preHandler: auth.admin, handler });
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) =>
+    app.route({ method, url, preHandler: auth.admin, handler });
 
   route(
     'GET',

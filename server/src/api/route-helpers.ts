@@ -13,7 +13,8 @@ export type Body = Record<string, unknown>;
 export const queryOf = (req: FastifyRequest): Query => (req.query ?? {}) as Query;
 
 /** The JSON body when it is an object or array; a missing or scalar body carries no fields. */
-export const bodyOf = (req: FastifyRequest): Body => (req.body && typeof req.body === 'object' ? (req.body as Body) : {});
+export const bodyOf = (req: FastifyRequest): Body =>
+  req.body && typeof req.body === 'object' ? (req.body as Body) : {};
 
 /** The route's `:id` as an id: plain decimal digits within 2^53, else null (no sign, hex, exponent or spaces). */
 export function idParam(req: FastifyRequest): number | null {

@@ -4,7 +4,13 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ROLE_ROOT } from '../services/console-auth.js';
 import { nowSec } from '../lib/time.js';
-import { ROOT_INITIAL_QUOTA, UserFacingError, insertUser, rootUserExists, validateUserFields } from '../services/users.js';
+import {
+  ROOT_INITIAL_QUOTA,
+  UserFacingError,
+  insertUser,
+  rootUserExists,
+  validateUserFields,
+} from '../services/users.js';
 
 // Once true it stays true, so the flag is cached; until then every call asks the database (another node may have
 // finished setup in the meantime).
@@ -82,12 +88,19 @@ async function postSetup(ctx: AppContext, rawBody: unknown, reply: FastifyReply)
       if (await trx.selectFrom('setups').select('id').executeTakeFirst()) throw new SetupConflict();
       // A fixed id: a second node racing this one fails on the primary key instead of creating a second root.
       try {
-        await trx.insertInto('setups').values({ id: 1, version: ctx.config.version, initialized_at: nowSec() }).execute();
+        await trx
+          .insertInto('setups')
+          .values({ id: 1, version: ctx.config.version, initialized_at: nowSec() })
+          .execute();
       } catch {
         throw new SetupConflict();
       }
       if (!rootExists && !(await rootUserExists(trx))) {
-        await insertUser(ctx, { username, password, display_name: 'Root User', role: ROLE_ROOT, quota: ROOT_INITIAL_QUOTA }, trx);
+        await insertUser(
+          ctx,
+          { username, password, display_name: 'Root User', role: ROLE_ROOT, quota: ROOT_INITIAL_QUOTA },
+          trx,
+        );
       }
     });
   } catch (err) {

@@ -8,7 +8,8 @@ import { createToken, deleteToken, getToken, listTokens, searchTokens, updateTok
 
 export async function registerTokenRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
-  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) => app.route({ method, url, preHandler: auth.user, handler });
+  const route = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, handler: RouteHandlerMethod) =>
+    app.route({ method, url, preHandler: auth.user, handler });
 
   route(
     'GET',

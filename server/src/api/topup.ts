@@ -22,9 +22,15 @@ function flat(input: unknown): Record<string, string> {
 export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
 
-  app.post('/api/user/topup', { preHandler: auth.user }, guarded(async (req) => ok(await redeemCode(ctx, caller(req).id, bodyOf(req).key))));
+  app.post(
+    '/api/user/topup',
+    { preHandler: auth.user },
+    guarded(async (req) => ok(await redeemCode(ctx, caller(req).id, bodyOf(req).key))),
+  );
 
-  app.post('/api/user/amount', { preHandler: auth.user }, async (req) => requestAmount(ctx, bodyOf(req), caller(req).group));
+  app.post('/api/user/amount', { preHandler: auth.user }, async (req) =>
+    requestAmount(ctx, bodyOf(req), caller(req).group),
+  );
 
   app.post('/api/user/pay', { preHandler: auth.user }, async (req) => {
     const me = caller(req);

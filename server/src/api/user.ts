@@ -26,7 +26,15 @@ import {
   validateUserFields,
 } from '../services/users.js';
 import { usableGroupsWithRatio } from '../services/groups.js';
-import { adminCreateUser, adminGetUser, adminUpdateUser, hardDeleteUser, manageUser, pageParams, searchUsers } from '../services/user-admin.js';
+import {
+  adminCreateUser,
+  adminGetUser,
+  adminUpdateUser,
+  hardDeleteUser,
+  manageUser,
+  pageParams,
+  searchUsers,
+} from '../services/user-admin.js';
 import {
   PURPOSE_EMAIL_VERIFICATION,
   PURPOSE_PASSWORD_RESET,
@@ -44,7 +52,10 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 /** Email checks shared by the verification call (new-api-compat.md §9.5). Returns an error message or null. */
 function emailPolicyError(ctx: AppContext, email: string): string | null {
   if (!isValidEmail(email)) return '无效的参数';
-  const [local, domain] = [email.slice(0, email.lastIndexOf('@')), email.slice(email.lastIndexOf('@') + 1).toLowerCase()];
+  const [local, domain] = [
+    email.slice(0, email.lastIndexOf('@')),
+    email.slice(email.lastIndexOf('@') + 1).toLowerCase(),
+  ];
   if (ctx.options.bool('EmailDomainRestrictionEnabled')) {
     const allowed = ctx.options
       .get('EmailDomainWhitelist')
@@ -66,12 +77,15 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // ---- public: register, login, logout, verification, password reset ----
 
-  app.post('/api/user/register', { onRequest: critical },
+  app.post(
+    '/api/user/register',
+    { onRequest: critical },
     guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
       if (!ctx.options.bool('RegisterEnabled')) return fail('管理员关闭了新用户注册');
-      if (!ctx.options.bool('PasswordRegisterEnabled')) return fail('管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册');
+      if (!ctx.options.bool('PasswordRegisterEnabled'))
+        return fail('管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册');
       const b = bodyOf(req);
       const username = str(b.username).trim();
       const password = str(b.password);
@@ -92,7 +106,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.post('/api/user/login', { onRequest: critical },
+  app.post(
+    '/api/user/login',
+    { onRequest: critical },
     guarded(async (req, reply) => {
       const human = await turnstile(req);
       if (human) return fail(human);
@@ -119,7 +135,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     return ok(undefined, '');
   });
 
-  app.get('/api/verification', { onRequest: critical },
+  app.get(
+    '/api/verification',
+    { onRequest: critical },
     guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
@@ -146,7 +164,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // The answer does not depend on whether the address is registered, so the call cannot be used to probe accounts
   // (new-api answers "该邮箱地址未注册").
-  app.get('/api/reset_password', { onRequest: critical },
+  app.get(
+    '/api/reset_password',
+    { onRequest: critical },
     guarded(async (req) => {
       const human = await turnstile(req);
       if (human) return fail(human);
@@ -173,7 +193,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.post('/api/user/reset', { onRequest: critical },
+  app.post(
+    '/api/user/reset',
+    { onRequest: critical },
     guarded(async (req) => {
       const b = bodyOf(req);
       const email = str(b.email).trim();
@@ -195,7 +217,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   // ---- self ----
 
-  app.get('/api/user/self', { preHandler: auth.user },
+  app.get(
+    '/api/user/self',
+    { preHandler: auth.user },
     guarded(async (req) => {
       const user = await getUser(ctx, caller(req).id);
       if (!user) return fail('用户不存在');
@@ -203,7 +227,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.put('/api/user/self', { preHandler: auth.user },
+  app.put(
+    '/api/user/self',
+    { preHandler: auth.user },
     guarded(async (req, reply) => {
       const b = bodyOf(req);
       const input = {
@@ -212,7 +238,11 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
         password: b.password === undefined ? undefined : str(b.password),
         original_password: b.original_password === undefined ? undefined : str(b.original_password),
       };
-      const invalid = validateUserFields({ username: input.username?.trim(), display_name: input.display_name, password: input.password });
+      const invalid = validateUserFields({
+        username: input.username?.trim(),
+        display_name: input.display_name,
+        password: input.password,
+      });
       if (invalid) return fail(invalid);
       const me = caller(req);
       const { passwordChanged } = await updateSelf(ctx, me.id, input);
@@ -222,7 +252,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.delete('/api/user/self', { preHandler: auth.user },
+  app.delete(
+    '/api/user/self',
+    { preHandler: auth.user },
     guarded(async (req, reply) => {
       const me = caller(req);
       if (me.role === ROLE_ROOT) return fail('不能删除超级管理员账户');
@@ -232,13 +264,21 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.get('/api/user/token', { preHandler: auth.user },
+  app.get(
+    '/api/user/token',
+    { preHandler: auth.user },
     guarded(async (req) => ok(await regenerateAccessToken(ctx, caller(req).id))),
   );
 
-  app.get('/api/user/aff', { preHandler: auth.user }, guarded(async (req) => ok(await ensureAffCode(ctx, caller(req).id))));
+  app.get(
+    '/api/user/aff',
+    { preHandler: auth.user },
+    guarded(async (req) => ok(await ensureAffCode(ctx, caller(req).id))),
+  );
 
-  app.post('/api/user/aff_transfer', { preHandler: auth.user },
+  app.post(
+    '/api/user/aff_transfer',
+    { preHandler: auth.user },
     guarded(async (req) => {
       const quota = bodyOf(req).quota;
       const n = intInput(quota);
@@ -248,7 +288,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     }),
   );
 
-  app.put('/api/user/setting', { preHandler: auth.user },
+  app.put(
+    '/api/user/setting',
+    { preHandler: auth.user },
     guarded(async (req) => {
       await updateUserSetting(ctx, caller(req).id, bodyOf(req));
       return ok(undefined, '设置已更新');
@@ -261,13 +303,17 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     const { page, pageSize } = pageParams(queryOf(req));
     return ok(await searchUsers(ctx, { page, pageSize }));
   });
-  app.post('/api/user/', { preHandler: auth.admin },
+  app.post(
+    '/api/user/',
+    { preHandler: auth.admin },
     guarded(async (req) => {
       await adminCreateUser(ctx, caller(req).role, bodyOf(req));
       return ok(undefined, '');
     }),
   );
-  app.put('/api/user/', { preHandler: auth.admin },
+  app.put(
+    '/api/user/',
+    { preHandler: auth.admin },
     guarded(async (req) => {
       await adminUpdateUser(ctx, caller(req).role, bodyOf(req));
       return ok(undefined, '');
@@ -280,18 +326,24 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
     return ok(await searchUsers(ctx, { keyword: q.keyword, group: q.group, page, pageSize }));
   });
 
-  app.post('/api/user/manage', { preHandler: auth.admin },
+  app.post(
+    '/api/user/manage',
+    { preHandler: auth.admin },
     guarded(async (req) => {
       const b = bodyOf(req);
       return ok(await manageUser(ctx, caller(req).role, Number(b.id), str(b.action)));
     }),
   );
 
-  app.get('/api/user/:id', { preHandler: auth.admin },
+  app.get(
+    '/api/user/:id',
+    { preHandler: auth.admin },
     guarded(async (req) => ok(await adminGetUser(ctx, caller(req).role, Number((req.params as { id: string }).id)))),
   );
 
-  app.delete('/api/user/:id', { preHandler: auth.admin },
+  app.delete(
+    '/api/user/:id',
+    { preHandler: auth.admin },
     guarded(async (req) => {
       // new-api reports success only when the delete fails; this answers properly.
       await hardDeleteUser(ctx, caller(req).role, Number((req.params as { id: string }).id));

@@ -110,7 +110,13 @@ export function parseMysqlDsn(dsn: string): {
   const m = /^(?:([^:@]*)(?::(.*))?@)?(?:tcp\(([^)]*)\))?\/([^?]*)/.exec(dsn);
   if (!m) throw new Error(`cannot parse MySQL DSN`);
   const [host, port] = (m[3] || '127.0.0.1:3306').split(':');
-  return { user: m[1] ?? 'root', password: m[2] ?? '', host: host || '127.0.0.1', port: Number(port || 3306), database: m[4] };
+  return {
+    user: m[1] ?? 'root',
+    password: m[2] ?? '',
+    host: host || '127.0.0.1',
+    port: Number(port || 3306),
+    database: m[4],
+  };
 }
 
 // better-sqlite3 binds neither booleans nor Dates; convert them the way gorm's SQLite driver stores them.
@@ -129,7 +135,12 @@ const END = /^\s*(commit|end|rollback)\s*(transaction)?\s*;?\s*$/i;
  * Kysely's writes on the main connection take the file's write lock (db/sqlite-write-lock.ts), so they never meet the
  * writer worker inside SQLite: a transaction holds it from BEGIN to COMMIT/ROLLBACK, a lone statement while it runs.
  */
-function runWriting(database: BetterSqlite3.Database, sql: string, st: BetterSqlite3.Statement, params: unknown[]): BetterSqlite3.RunResult {
+function runWriting(
+  database: BetterSqlite3.Database,
+  sql: string,
+  st: BetterSqlite3.Statement,
+  params: unknown[],
+): BetterSqlite3.RunResult {
   const lock = writeLockOf(database);
   if (BEGIN.test(sql)) {
     lock.acquire();
@@ -168,7 +179,9 @@ function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typ
       return {
         reader: st.reader,
         all: (params: readonly unknown[]) =>
-          RETURNING_WRITE.test(sql) && !database.inTransaction ? writeLockOf(database).hold(() => st.all(...params.map(sqliteValue))) : st.all(...params.map(sqliteValue)),
+          RETURNING_WRITE.test(sql) && !database.inTransaction
+            ? writeLockOf(database).hold(() => st.all(...params.map(sqliteValue)))
+            : st.all(...params.map(sqliteValue)),
         run: (params: readonly unknown[]) => runWriting(database, sql, st, params.map(sqliteValue)),
         iterate: (params: readonly unknown[]) => st.iterate(...params.map(sqliteValue)),
       } as never;

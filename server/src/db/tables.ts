@@ -36,7 +36,11 @@ const c = (name: string, type: ColType, def?: string | number | boolean, notNull
 const id = c('id', 'id');
 const softDelete = c('deleted_at', 'datetime');
 const ix = (table: string, ...columns: string[]): IndexSpec => ({ name: `idx_${table}_${columns.join('_')}`, columns });
-const ux = (table: string, ...columns: string[]): IndexSpec => ({ name: `uidx_${table}_${columns.join('_')}`, columns, unique: true });
+const ux = (table: string, ...columns: string[]): IndexSpec => ({
+  name: `uidx_${table}_${columns.join('_')}`,
+  columns,
+  unique: true,
+});
 
 export const TABLES: TableSpec[] = [
   {
@@ -173,7 +177,12 @@ export const TABLES: TableSpec[] = [
       c('tag', 'varchar(191)'),
     ],
     primaryKey: ['group', 'model', 'channel_id'],
-    indexes: [ix('abilities', 'channel_id'), ix('abilities', 'priority'), ix('abilities', 'weight'), ix('abilities', 'tag')],
+    indexes: [
+      ix('abilities', 'channel_id'),
+      ix('abilities', 'priority'),
+      ix('abilities', 'weight'),
+      ix('abilities', 'tag'),
+    ],
   },
   {
     name: 'logs',
@@ -327,7 +336,11 @@ export const TABLES: TableSpec[] = [
   // SQLite records holds as one row per commit instead of one per pair (services/quota-holds.ts)
   {
     name: 'quota_hold_journal',
-    columns: [c('node', 'varchar(64)', undefined, true), c('seq', 'bigint', undefined, true), c('holds', 'text', undefined, true)],
+    columns: [
+      c('node', 'varchar(64)', undefined, true),
+      c('seq', 'bigint', undefined, true),
+      c('holds', 'text', undefined, true),
+    ],
     primaryKey: ['node', 'seq'],
     indexes: [],
     // one B-tree instead of a rowid table plus its primary-key index: a reservation's group commit writes one page
@@ -367,7 +380,11 @@ function q(kind: DbKind, ident: string): string {
 function sqlType(kind: DbKind, type: ColType): string {
   switch (type) {
     case 'id':
-      return kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'bigserial PRIMARY KEY' : 'bigint AUTO_INCREMENT PRIMARY KEY';
+      return kind === 'sqlite'
+        ? 'integer PRIMARY KEY AUTOINCREMENT'
+        : kind === 'postgres'
+          ? 'bigserial PRIMARY KEY'
+          : 'bigint AUTO_INCREMENT PRIMARY KEY';
     case 'bigint':
       return kind === 'sqlite' ? 'integer' : 'bigint';
     case 'bool':
@@ -400,7 +417,12 @@ export function columnDdl(kind: DbKind, col: ColumnSpec): string {
 export function createTableDdl(kind: DbKind, t: TableSpec): string {
   const parts = t.columns.map((col) => columnDdl(kind, col));
   if (t.primaryKey) parts.push(`PRIMARY KEY (${t.primaryKey.map((k) => q(kind, k)).join(', ')})`);
-  const tail = kind === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4' : kind === 'sqlite' && t.withoutRowid ? ' WITHOUT ROWID' : '';
+  const tail =
+    kind === 'mysql'
+      ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4'
+      : kind === 'sqlite' && t.withoutRowid
+        ? ' WITHOUT ROWID'
+        : '';
   return `CREATE TABLE IF NOT EXISTS ${q(kind, t.name)} (${parts.join(', ')})${tail}`;
 }
 
@@ -412,7 +434,9 @@ export async function rebuildWithoutRowid(db: Kysely<any>, kind: DbKind): Promis
   if (kind !== 'sqlite') return;
   for (const t of TABLES) {
     if (!t.withoutRowid) continue;
-    const found = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${t.name}`.execute(db);
+    const found = await sql<{
+      sql: string;
+    }>`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${t.name}`.execute(db);
     const ddl = found.rows[0]?.sql;
     if (!ddl || /WITHOUT\s+ROWID\s*$/i.test(ddl)) continue;
     const tmp = `${t.name}_rebuilt`;
@@ -460,7 +484,17 @@ async function ensureIndex(db: Kysely<any>, kind: DbKind, table: string, idx: In
 export async function widenQuotaColumns(db: Kysely<any>, kind: DbKind): Promise<void> {
   if (kind === 'sqlite') return;
   const wide: Record<string, string[]> = {
-    users: ['quota', 'used_quota', 'request_count', 'aff_count', 'aff_quota', 'aff_history', 'inviter_id', 'role', 'status'],
+    users: [
+      'quota',
+      'used_quota',
+      'request_count',
+      'aff_count',
+      'aff_quota',
+      'aff_history',
+      'inviter_id',
+      'role',
+      'status',
+    ],
     tokens: ['remain_quota', 'used_quota'],
     logs: ['quota', 'prompt_tokens', 'completion_tokens'],
     redemptions: ['quota'],
@@ -506,7 +540,9 @@ export async function adoptNewApiColumnNames(db: Kysely<any>, kind: DbKind): Pro
     if (!cols.has(ours)) continue;
     const [to, from] = [q(kind, newApi), q(kind, ours)];
     await sql
-      .raw(`UPDATE ${q(kind, table)} SET ${to} = ${from} WHERE (${to} IS NULL OR ${to} = '') AND ${from} IS NOT NULL AND ${from} <> ''`)
+      .raw(
+        `UPDATE ${q(kind, table)} SET ${to} = ${from} WHERE (${to} IS NULL OR ${to} = '') AND ${from} IS NOT NULL AND ${from} <> ''`,
+      )
       .execute(db);
   }
 }

@@ -16,7 +16,12 @@ const ROUTING_MESSAGES: Record<string, string> = {
  */
 function isDataException(err: unknown): boolean {
   const e = err as { sqlState?: unknown; code?: unknown; severity?: unknown };
-  const state = typeof e.sqlState === 'string' ? e.sqlState : typeof e.severity === 'string' && typeof e.code === 'string' ? e.code : '';
+  const state =
+    typeof e.sqlState === 'string'
+      ? e.sqlState
+      : typeof e.severity === 'string' && typeof e.code === 'string'
+        ? e.code
+        : '';
   return state.startsWith('22');
 }
 
@@ -26,7 +31,11 @@ export function answerError(ctx: { log: Logger }, err: FastifyError, req: Fastif
   const status = dataError ? 400 : err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
   if (status >= 500) ctx.log.error({ err, url: req.url, reqId: req.id }, 'request failed');
   else if (dataError) ctx.log.warn({ err, url: req.url, reqId: req.id }, 'the database refused a value of the request');
-  const message = dataError ? '无效的参数' : status >= 500 && !err.statusCode ? 'internal server error' : (ROUTING_MESSAGES[err.code] ?? err.message);
+  const message = dataError
+    ? '无效的参数'
+    : status >= 500 && !err.statusCode
+      ? 'internal server error'
+      : (ROUTING_MESSAGES[err.code] ?? err.message);
   if (isRelayPath(req.url)) {
     const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
     reply.status(status).send(openAIError(`${message} (request id: ${req.id})`, type));

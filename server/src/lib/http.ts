@@ -18,7 +18,12 @@ export interface OpenAIErrorBody {
   error: { message: string; type: string; param?: string | null; code?: string | number | null };
 }
 
-export function openAIError(message: string, type = 'new_api_error', code: string | number | null = null, param: string | null = null): OpenAIErrorBody {
+export function openAIError(
+  message: string,
+  type = 'new_api_error',
+  code: string | number | null = null,
+  param: string | null = null,
+): OpenAIErrorBody {
   return { error: { message, type, param, code } };
 }
 

@@ -120,7 +120,14 @@ export function clientIpOf(socketIp: string, xff: string | undefined, trusted: I
  * the gateway runs (same host, same network). A client on a public address is taken at its socket's address whatever
  * it writes in X-Forwarded-For. IPv4-mapped IPv6 peers match their IPv4 ranges (ipToBig).
  */
-export const DEFAULT_TRUSTED_PROXIES = ['127.0.0.0/8', '::1', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'];
+export const DEFAULT_TRUSTED_PROXIES = [
+  '127.0.0.0/8',
+  '::1',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  'fc00::/7',
+];
 
 /** TRUSTED_PROXIES compiled: the default list when unset, null (every hop trusted, as new-api) for `*`. */
 export function proxyTrust(trustedProxies: string[]): IpMatcher | null {

@@ -103,7 +103,15 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, max: number, durationSec: number): Promise<boolean> {
     const ttl = Math.max(KEY_TTL_MS, durationSec * 1000);
-    const res = await this.redis.eval(SLIDING_LOG_LUA, 1, `${this.prefix}rateLimit:${key}`, max, durationSec * 1000, Date.now(), ttl);
+    const res = await this.redis.eval(
+      SLIDING_LOG_LUA,
+      1,
+      `${this.prefix}rateLimit:${key}`,
+      max,
+      durationSec * 1000,
+      Date.now(),
+      ttl,
+    );
     return Number(res) === 1;
   }
 }

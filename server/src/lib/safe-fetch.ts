@@ -88,7 +88,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, hostname: string): Promise<T>
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolver: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 export class ForbiddenAddressError extends Error {
   readonly code = 'ERR_FORBIDDEN_ADDRESS';
@@ -110,10 +111,13 @@ export class SafeFetch {
   /** Every address `hostname` resolves to, each checked; throws ForbiddenAddressError if any is forbidden. */
   async addressesOf(hostname: string, port: number): Promise<string[]> {
     const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-    const addresses = isIP(bare) ? [bare] : await withTimeout((this.policy.resolve ?? systemResolver)(bare), RESOLVE_TIMEOUT_MS, bare);
+    const addresses = isIP(bare)
+      ? [bare]
+      : await withTimeout((this.policy.resolve ?? systemResolver)(bare), RESOLVE_TIMEOUT_MS, bare);
     if (!addresses.length) throw new Error(`${bare} has no address`);
     const treatAsPublic = this.policy.treatAsPublic;
-    for (const a of addresses) if (isForbiddenAddress(a) && !treatAsPublic?.(a, port)) throw new ForbiddenAddressError(bare, a);
+    for (const a of addresses)
+      if (isForbiddenAddress(a) && !treatAsPublic?.(a, port)) throw new ForbiddenAddressError(bare, a);
     return addresses;
   }
 
@@ -167,7 +171,11 @@ export class SafeFetch {
       const bare = opts.hostname.startsWith('[') ? opts.hostname.slice(1, -1) : opts.hostname;
       this.addressesOf(bare, Number(opts.port) || defaultPort(opts.protocol)).then(
         // the socket goes to the address just checked; TLS still verifies the certificate against the name
-        ([address]) => open({ ...opts, hostname: address, servername: opts.servername || (isIP(bare) ? undefined : bare) }, callback),
+        ([address]) =>
+          open(
+            { ...opts, hostname: address, servername: opts.servername || (isIP(bare) ? undefined : bare) },
+            callback,
+          ),
         (err: Error) => callback(err, null),
       );
     };

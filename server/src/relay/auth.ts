@@ -23,7 +23,12 @@ const mask = (key: string) => `sk-${key.slice(0, 3)}***${key.slice(-3)}`;
 
 export function extractKey(headers: IncomingHttpHeaders, path: string): string {
   let key = headers.authorization ?? '';
-  if (key.length > 7 && (key.charCodeAt(0) === 66 || key.charCodeAt(0) === 98) && key.slice(0, 7).toLowerCase() === 'bearer ') key = key.slice(7);
+  if (
+    key.length > 7 &&
+    (key.charCodeAt(0) === 66 || key.charCodeAt(0) === 98) &&
+    key.slice(0, 7).toLowerCase() === 'bearer '
+  )
+    key = key.slice(7);
   key = key.trim();
   if (path.includes('/v1/messages')) {
     const x = headers['x-api-key'];
@@ -40,7 +45,12 @@ export function extractKey(headers: IncomingHttpHeaders, path: string): string {
  * Resolves the token and its user; throws RelayError with new-api's statuses and messages. Synchronous when both are
  * in memory (the steady state without Redis), a promise when one must be fetched.
  */
-export function tokenAuth(ctx: AppContext, svc: RelayServices, headers: IncomingHttpHeaders, path: string): RelayCaller | Promise<RelayCaller> {
+export function tokenAuth(
+  ctx: AppContext,
+  svc: RelayServices,
+  headers: IncomingHttpHeaders,
+  path: string,
+): RelayCaller | Promise<RelayCaller> {
   let key = extractKey(headers, path);
   if (key.startsWith('sk-')) key = key.slice(3);
   let channelPart: string | undefined;
@@ -57,12 +67,24 @@ export function tokenAuth(ctx: AppContext, svc: RelayServices, headers: Incoming
   return checkCaller(ctx, svc, key, channelPart, token, user ?? null);
 }
 
-async function fetchAndCheck(ctx: AppContext, svc: RelayServices, key: string, channelPart: string | undefined): Promise<RelayCaller> {
+async function fetchAndCheck(
+  ctx: AppContext,
+  svc: RelayServices,
+  key: string,
+  channelPart: string | undefined,
+): Promise<RelayCaller> {
   const token = await svc.tokens.get(key);
   return checkCaller(ctx, svc, key, channelPart, token, token ? await svc.users.get(token.userId) : null);
 }
 
-function checkCaller(ctx: AppContext, svc: RelayServices, key: string, channelPart: string | undefined, token: TokenRecord | null, user: UserRecord | null): RelayCaller {
+function checkCaller(
+  ctx: AppContext,
+  svc: RelayServices,
+  key: string,
+  channelPart: string | undefined,
+  token: TokenRecord | null,
+  user: UserRecord | null,
+): RelayCaller {
   if (!token) throw new RelayError(401, '无效的令牌');
   if (token.status === 4) throw new RelayError(401, `该令牌额度已用尽 TokenStatusExhausted[${mask(key)}]`);
   if (token.status === 3) throw new RelayError(401, '该令牌已过期');
@@ -73,7 +95,10 @@ function checkCaller(ctx: AppContext, svc: RelayServices, key: string, channelPa
   }
   if (!token.unlimited && token.remainQuota <= 0) {
     if (!ctx.redis) void svc.tokens.markStatus(token, 4).catch(() => undefined);
-    throw new RelayError(401, `[${mask(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`);
+    throw new RelayError(
+      401,
+      `[${mask(key)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = ${token.remainQuota}`,
+    );
   }
   if (!user) throw new RelayError(500, 'record not found');
   if (user.status !== 1) throw new RelayError(403, '用户已被封禁');
@@ -92,13 +117,15 @@ export function checkAccess(ctx: AppContext, caller: RelayCaller, clientIp: stri
   const token = caller.token;
   let group = caller.user.group;
   if (!token) return group;
-  if (token.allowIps && !ipAllowed(token.allowIps, clientIp)) throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中');
+  if (token.allowIps && !ipAllowed(token.allowIps, clientIp))
+    throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中');
   if (token.group) {
     if (!isUsableGroup(ctx, group, token.group)) throw new RelayError(403, `令牌分组 ${token.group} 已被禁用`);
     const ratios = ctx.options.json<Record<string, number>>('GroupRatio', {});
     if (!(token.group in ratios)) throw new RelayError(403, `分组 ${token.group} 已被弃用`);
     group = token.group;
   }
-  if (token.modelLimitsEnabled && !token.modelLimits?.has(model)) throw new RelayError(403, `该令牌无权访问模型 ${model}`);
+  if (token.modelLimitsEnabled && !token.modelLimits?.has(model))
+    throw new RelayError(403, `该令牌无权访问模型 ${model}`);
   return group;
 }

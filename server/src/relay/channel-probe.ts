@@ -17,7 +17,11 @@ import { UpstreamCall } from './upstream-call.js';
 import { extractUsage } from './usage.js';
 
 /** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
-async function probe(svc: RelayServices, channel: Pick<CachedChannel, 'setting'>, req: OutgoingRequest): Promise<{ status: number; body: Buffer }> {
+async function probe(
+  svc: RelayServices,
+  channel: Pick<CachedChannel, 'setting'>,
+  req: OutgoingRequest,
+): Promise<{ status: number; body: Buffer }> {
   const call = await new UpstreamCall(false).send(transportFor(channel, svc.upstream), req);
   if (call.error) throw call.error;
   return { status: call.statusCode, body: call.body() };
@@ -35,20 +39,45 @@ export interface ProbeResult {
 const UNTESTABLE: Record<number, string> = { 2: 'midjourney', 5: 'midjourney plus', 36: 'suno' };
 
 function isEmbeddingModel(model: string, type: number): boolean {
-  return type === 44 || model.includes('embedding') || model.startsWith('m3e') || model.includes('bge-') || model.includes('embed');
+  return (
+    type === 44 ||
+    model.includes('embedding') ||
+    model.startsWith('m3e') ||
+    model.includes('bge-') ||
+    model.includes('embed')
+  );
 }
 
 export function testModelOf(ch: CachedChannel, requested?: string): string {
   return requested?.trim() || ch.testModel || ch.models[0] || 'gpt-4o-mini';
 }
 
-export async function testChannel(ctx: AppContext, svc: RelayServices, ch: CachedChannel, requestedModel?: string): Promise<ProbeResult> {
-  if (UNTESTABLE[ch.type]) return { ok: false, message: `${UNTESTABLE[ch.type]} channel test is not supported`, time: 0, disableWorthy: false };
-  if (!hasAdaptor(ch.type)) return { ok: false, message: unsupportedTypeMessage(ch.type), time: 0, disableWorthy: false };
+export async function testChannel(
+  ctx: AppContext,
+  svc: RelayServices,
+  ch: CachedChannel,
+  requestedModel?: string,
+): Promise<ProbeResult> {
+  if (UNTESTABLE[ch.type])
+    return {
+      ok: false,
+      message: `${UNTESTABLE[ch.type]} channel test is not supported`,
+      time: 0,
+      disableWorthy: false,
+    };
+  if (!hasAdaptor(ch.type))
+    return { ok: false, message: unsupportedTypeMessage(ch.type), time: 0, disableWorthy: false };
   const model = testModelOf(ch, requestedModel);
   const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
   const mapped = ch.modelMapping?.[model];
-  const info: RelayInfo = { settings: ctx.config, channel: ch, mode, originModel: model, upstreamModel: mapped || model, isStream: false };
+  const info: RelayInfo = {
+    settings: ctx.config,
+    channel: ch,
+    mode,
+    originModel: model,
+    upstreamModel: mapped || model,
+    isStream: false,
+  };
   const body: Record<string, unknown> = { model: info.upstreamModel };
   if (mode === embeddingsMode) body.input = 'hello world';
   else {
@@ -63,7 +92,11 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
   if (ch.paramOverride) Object.assign(body, ch.paramOverride);
 
   // price lookup like a real request (fails for unpriced models unless self-use mode is on)
-  const root = await ctx.db.selectFrom('users').select(['id', 'username', 'group']).where('id', '=', 1).executeTakeFirst();
+  const root = await ctx.db
+    .selectFrom('users')
+    .select(['id', 'username', 'group'])
+    .where('id', '=', 1)
+    .executeTakeFirst();
   const group = root?.group || 'default';
   let price;
   try {
@@ -88,7 +121,12 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
     const time = (Date.now() - started) / 1000;
     if (up.status !== 200) {
       const pe = adaptor.parseError(up.status, buf);
-      const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, { status: up.status, message: pe.message, type: pe.type, code: pe.code });
+      const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, {
+        status: up.status,
+        message: pe.message,
+        type: pe.type,
+        code: pe.code,
+      });
       return { ok: false, message: pe.message || `status code ${up.status}`, time, disableWorthy };
     }
     // an adaptor that answers in another format gives its OpenAI form and usage, as in the relay
@@ -98,7 +136,12 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
     try {
       JSON.parse(buf.toString('utf8'));
     } catch {
-      return { ok: false, message: `invalid response: ${buf.toString('utf8').slice(0, 200)}`, time, disableWorthy: false };
+      return {
+        ok: false,
+        message: `invalid response: ${buf.toString('utf8').slice(0, 200)}`,
+        time,
+        disableWorthy: false,
+      };
     }
     usage ??= { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 };
     const quota = textQuota(price, usage, ctx.options.num('QuotaPerUnit', 500000));
@@ -119,12 +162,23 @@ export async function testChannel(ctx: AppContext, svc: RelayServices, ch: Cache
         channel_id: ch.id,
         token_id: 0,
         group,
-        other: JSON.stringify({ model_ratio: price.modelRatio, group_ratio: price.groupRatio, completion_ratio: price.completionRatio, model_price: price.modelPrice, frt: -1000 }),
+        other: JSON.stringify({
+          model_ratio: price.modelRatio,
+          group_ratio: price.groupRatio,
+          completion_ratio: price.completionRatio,
+          model_price: price.modelPrice,
+          frt: -1000,
+        }),
       });
     }
     return { ok: true, message: '', time, disableWorthy: false };
   } catch (e) {
-    return { ok: false, message: (e as Error).message || '请求上游地址失败', time: (Date.now() - started) / 1000, disableWorthy: false };
+    return {
+      ok: false,
+      message: (e as Error).message || '请求上游地址失败',
+      time: (Date.now() - started) / 1000,
+      disableWorthy: false,
+    };
   }
 }
 
@@ -162,7 +216,8 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
         ban = true;
         reason = `响应时间 ${r.time.toFixed(2)}s 超过阈值 ${threshold.toFixed(2)}s`;
       }
-      if (ch.status === CHANNEL_STATUS_ENABLED && ban && disableOn && ch.autoBan) await svc.channelStatus.disable(ch.id, reason);
+      if (ch.status === CHANNEL_STATUS_ENABLED && ban && disableOn && ch.autoBan)
+        await svc.channelStatus.disable(ch.id, reason);
       else if (ch.status === CHANNEL_STATUS_AUTO_DISABLED && r.ok && enableOn) await svc.channelStatus.enable(ch.id);
       await recordTest(ctx, ch.id, r.time);
     }
@@ -178,7 +233,12 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
 
 // Probes reach private addresses on purpose (admins run upstreams there), and carry the channel's key: the URL is
 // always built from the channel's base URL, and a redirect is never followed, so the key goes to no other host.
-async function getJson(svc: RelayServices, channel: Pick<CachedChannel, 'setting'>, url: string, key: string): Promise<any> {
+async function getJson(
+  svc: RelayServices,
+  channel: Pick<CachedChannel, 'setting'>,
+  url: string,
+  key: string,
+): Promise<any> {
   const u = new URL(url);
   const r = await probe(svc, channel, {
     origin: u.origin,
@@ -210,8 +270,15 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
     const sub = await getJson(svc, ch, `${base}/v1/dashboard/billing/subscription`, ch.key);
     // a paying account's usage of this month, else of the last 100 days (new-api's window)
     const now = new Date();
-    const start = sub.has_payment_method ? `${isoDay(now).slice(0, 8)}01` : isoDay(new Date(now.getTime() - 100 * 86400_000));
-    const usage = await getJson(svc, ch, `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`, ch.key);
+    const start = sub.has_payment_method
+      ? `${isoDay(now).slice(0, 8)}01`
+      : isoDay(new Date(now.getTime() - 100 * 86400_000));
+    const usage = await getJson(
+      svc,
+      ch,
+      `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`,
+      ch.key,
+    );
     balance = Number(sub.hard_limit_usd ?? 0) - Number(usage.total_usage ?? 0) / 100;
   } else if (ch.type === 40) {
     const j = await getJson(svc, ch, `${base}/v1/user/info`, ch.key);
@@ -228,7 +295,10 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
     balance = Number(j?.data?.total_credits ?? 0) - Number(j?.data?.total_usage ?? 0);
   } else if (ch.type === 25) {
     const j = await getJson(svc, ch, `${base}/v1/users/me/balance`, ch.key);
-    if (!j?.status || j.code !== 0) throw new Error(`failed to update moonshot balance, status: ${j?.status}, code: ${j?.code}, scode: ${j?.scode ?? ''}`);
+    if (!j?.status || j.code !== 0)
+      throw new Error(
+        `failed to update moonshot balance, status: ${j?.status}, code: ${j?.code}, scode: ${j?.scode ?? ''}`,
+      );
     const price = ctx.options.num('Price', 7.3);
     balance = Number(j.data?.available_balance ?? 0) / (price > 0 ? price : 7.3);
   } else {

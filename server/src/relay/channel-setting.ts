@@ -101,7 +101,13 @@ function pick(from: any, keys: readonly string[]): Record<string, unknown> | und
 
 const TOP = ['id', 'object', 'created', 'model', 'system_fingerprint'] as const;
 const MESSAGE = ['role', 'content', 'reasoning_content', 'tool_calls'] as const;
-const USAGE = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details', 'completion_tokens_details'] as const;
+const USAGE = [
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'prompt_tokens_details',
+  'completion_tokens_details',
+] as const;
 
 /**
  * force_format (new-api re-encodes each answer through its OpenAI structs): an answer keeps only the fields of
@@ -111,7 +117,12 @@ const USAGE = ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tok
 function openAIShape(j: any, part: 'delta' | 'message'): Record<string, unknown> {
   const out = pick(j, TOP)!;
   out.choices = Array.isArray(j.choices)
-    ? j.choices.map((c: any) => ({ index: c?.index ?? 0, [part]: pick(c?.[part], MESSAGE) ?? {}, logprobs: c?.logprobs ?? null, finish_reason: c?.finish_reason ?? null }))
+    ? j.choices.map((c: any) => ({
+        index: c?.index ?? 0,
+        [part]: pick(c?.[part], MESSAGE) ?? {},
+        logprobs: c?.logprobs ?? null,
+        finish_reason: c?.finish_reason ?? null,
+      }))
     : [];
   const usage = pick(j.usage, USAGE);
   if (usage) out.usage = usage;

@@ -11,20 +11,52 @@ import type { NewLog } from '../db/schema.js';
 import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { QuotaError, type Reservation } from '../services/billing/index.js';
-import { audioQuota, audioUsageOf, getPriceData, isAudioChatModel, preConsumeQuota, PricingError, textQuota, type AudioUsage, type PriceData } from '../services/pricing/index.js';
+import {
+  audioQuota,
+  audioUsageOf,
+  getPriceData,
+  isAudioChatModel,
+  preConsumeQuota,
+  PricingError,
+  textQuota,
+  type AudioUsage,
+  type PriceData,
+} from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import { checkAccess, type RelayCaller } from './auth.js';
 import { addUpstreamHeaders } from './response-headers.js';
-import { asRelayError, baseHeaders, RelayError, sendJson, sendRelayError, sendStreamError, sseHeaders } from './errors.js';
+import {
+  asRelayError,
+  baseHeaders,
+  RelayError,
+  sendJson,
+  sendRelayError,
+  sendStreamError,
+  sseHeaders,
+} from './errors.js';
 import { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
-import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import {
+  adaptorFor,
+  hasAdaptor,
+  unsupportedTypeMessage,
+  type RelayInfo,
+  type UpstreamUsage,
+} from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { OutgoingRequest } from './transport/index.js';
-import { transportFor, forceFormat, forceFormatBody, forceFormatChunk, thinkingStreamConverter, thinkingToContent, thinkingToContentBody } from './channel-setting.js';
+import {
+  transportFor,
+  forceFormat,
+  forceFormatBody,
+  forceFormatChunk,
+  thinkingStreamConverter,
+  thinkingToContent,
+  thinkingToContentBody,
+} from './channel-setting.js';
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, formFields, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
@@ -78,14 +110,26 @@ function collapseGizmo(model: string): string {
 }
 
 /** One relay request, tracked in svc.inFlight until it has settled and logged (a stop waits for it: shutdown.ts). */
-export function relayJson(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, opts: JsonRelayOptions): Promise<void> {
+export function relayJson(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  opts: JsonRelayOptions,
+): Promise<void> {
   const p = relay(svc, ctx, req, res, opts);
   const inFlight = svc.inFlight;
   inFlight.add(p);
   return p.finally(() => inFlight.delete(p));
 }
 
-async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, opts: JsonRelayOptions): Promise<void> {
+async function relay(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  opts: JsonRelayOptions,
+): Promise<void> {
   const start = Date.now();
   const reqId = req.id;
   const origin = req.headers.origin;
@@ -106,7 +150,10 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
   let reserving: Promise<Reservation> | null = null;
   let rateKey = 0;
   let keepAlive: StreamKeepAlive | null = null;
-  const fail = (err: RelayError) => (keepAlive?.committed ? sendStreamError(res, err, reqId, !!mode.eventStream) : sendRelayError(res, err, reqId, origin));
+  const fail = (err: RelayError) =>
+    keepAlive?.committed
+      ? sendStreamError(res, err, reqId, !!mode.eventStream)
+      : sendRelayError(res, err, reqId, origin);
   try {
     // ---- parse once
     let raw = req.body;
@@ -118,12 +165,22 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
       } catch (e) {
         throw new RelayError(400, `无效的请求, ${(e as Error).message}`, 'new_api_error', 'invalid_request');
       }
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
+      if (!body || typeof body !== 'object' || Array.isArray(body))
+        throw new RelayError(400, '无效的请求, body must be a JSON object', 'new_api_error', 'invalid_request');
     }
-    const model: string = typeof body.model === 'string' && body.model ? body.model : (opts.pathModel || mode.defaultModel || '');
+    const model: string =
+      typeof body.model === 'string' && body.model ? body.model : opts.pathModel || mode.defaultModel || '';
     // the model name is written to the consume log: PostgreSQL refuses a NUL in text, no database a name longer than
     // the column, and the row (with the rows inserted along with it) would be lost after the charge
-    if (model.length > MODEL_NAME_MAX || model.includes('\0')) throw new RelayError(400, '无效的请求, model 名称含有非法字符或过长', 'invalid_request_error', 'invalid_request', true, 'model');
+    if (model.length > MODEL_NAME_MAX || model.includes('\0'))
+      throw new RelayError(
+        400,
+        '无效的请求, model 名称含有非法字符或过长',
+        'invalid_request_error',
+        'invalid_request',
+        true,
+        'model',
+      );
 
     // ---- ModelRequestRateLimit (new-api-compat.md §10)
     if (!opts.playground && ctx.options.bool('ModelRequestRateLimitEnabled')) {
@@ -135,7 +192,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     // ---- Distribute
     let group = checkAccess(ctx, caller, req.ip, model);
     if (opts.playground && typeof body.group === 'string' && body.group && body.group !== group) {
-      if (!isUsableGroup(ctx, group, body.group)) throw new RelayError(403, '无权访问该分组', 'new_api_error', 'group_not_allowed');
+      if (!isUsableGroup(ctx, group, body.group))
+        throw new RelayError(403, '无权访问该分组', 'new_api_error', 'group_not_allowed');
       group = body.group;
     }
     if (opts.playground && 'group' in body) {
@@ -148,7 +206,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
       channel = svc.channels.get(caller.channelId) ?? null;
       if (!channel) throw new RelayError(400, '无效的渠道 Id');
       if (channel.status !== 1) throw new RelayError(403, '该渠道已被禁用');
-      if (!hasAdaptor(channel.type)) throw new RelayError(400, unsupportedTypeMessage(channel.type), 'new_api_error', 'channel_type_not_supported');
+      if (!hasAdaptor(channel.type))
+        throw new RelayError(400, unsupportedTypeMessage(channel.type), 'new_api_error', 'channel_type_not_supported');
     } else {
       const invalid = !model ? mode.validate(body) : null;
       if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
@@ -156,7 +215,9 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
       // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
       if (!channel) {
         const message = `当前分组 ${group} 下对于模型 ${model} 无可用渠道`;
-        throw opts.playground ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed') : new RelayError(503, message);
+        throw opts.playground
+          ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed')
+          : new RelayError(503, message);
       }
     }
 
@@ -164,8 +225,20 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     const invalid = mode.validate(model && !body.model ? { ...body, model } : body);
     if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
     // new-api's JSON binding refuses a non-boolean stream; here `"yes"` would have meant a JSON answer
-    if (typeof body.stream !== 'boolean' && body.stream != null) throw new RelayError(400, '无效的请求, stream 必须是布尔值', 'invalid_request_error', 'invalid_request', true, 'stream');
-    if (mode.promptTexts && ctx.options.bool('CheckSensitiveEnabled') && ctx.options.bool('CheckSensitiveOnPromptEnabled')) {
+    if (typeof body.stream !== 'boolean' && body.stream != null)
+      throw new RelayError(
+        400,
+        '无效的请求, stream 必须是布尔值',
+        'invalid_request_error',
+        'invalid_request',
+        true,
+        'stream',
+      );
+    if (
+      mode.promptTexts &&
+      ctx.options.bool('CheckSensitiveEnabled') &&
+      ctx.options.bool('CheckSensitiveOnPromptEnabled')
+    ) {
       const word = findSensitiveWord(ctx.options.get('SensitiveWords'), mode.promptTexts(body));
       if (word !== null) {
         ctx.log.warn({ reqId, word }, 'user sensitive words detected');
@@ -186,7 +259,10 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
     const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
     const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
-    const { amount: pre, exact } = fixed >= 0 ? { amount: fixed, exact: null } : reservationFor(caller, mode, body, raw, price, prompt, maxTokens, ctx);
+    const { amount: pre, exact } =
+      fixed >= 0
+        ? { amount: fixed, exact: null }
+        : reservationFor(caller, mode, body, raw, price, prompt, maxTokens, ctx);
     const forgetCaller = () => {
       // the cached balance that let the request go ahead, or be reserved a bound, was wrong: read it again next time
       svc.users.forget(caller.user.id);
@@ -253,8 +329,18 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
       const err = result.error;
       const ch = channel;
       // the status after status_code_mapping, as new-api's processChannelError sees it
-      if (svc.channelStatus.shouldDisable(ch, { status: err.status, message: err.message, type: err.type, code: err.code, local: err.local })) {
-        void svc.channelStatus.disable(ch.id, err.message).catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
+      if (
+        svc.channelStatus.shouldDisable(ch, {
+          status: err.status,
+          message: err.message,
+          type: err.type,
+          code: err.code,
+          local: err.local,
+        })
+      ) {
+        void svc.channelStatus
+          .disable(ch.id, err.message)
+          .catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
       }
       if (i >= retryTimes || !shouldRetry(err, ch.type)) break;
       failed.add(ch.id);
@@ -283,7 +369,14 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     const total = usage.prompt_tokens + usage.completion_tokens;
     const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
     const audio = fixed < 0 && isAudioChatModel(model) ? audioUsageOf(usage) : undefined;
-    const quota = fixed >= 0 ? fixed : total === 0 ? 0 : audio ? audioQuota(price, audio, model, quotaPerUnit) : textQuota(price, usage, quotaPerUnit);
+    const quota =
+      fixed >= 0
+        ? fixed
+        : total === 0
+          ? 0
+          : audio
+            ? audioQuota(price, audio, model, quotaPerUnit)
+            : textQuota(price, usage, quotaPerUnit);
     let row: NewLog | undefined;
     try {
       row = consumeLogRow(svc, ctx, {
@@ -309,7 +402,8 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
     }
     // the charge and its log row are written together (services/billing/)
     svc.billing.settle(held, { quota, channelId: channel.id, countRequest: total > 0 || fixed > 0 }, row);
-    if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota)) void svc.notifier.check(caller.user, quotaBefore - quota);
+    if (quota > 0 && svc.notifier.below(caller.user, quotaBefore - quota))
+      void svc.notifier.check(caller.user, quotaBefore - quota);
   } catch (err) {
     // an overlapped reservation may still be committing: whatever it took goes back
     if (!reservation && reserving) await reserving.catch(() => null);
@@ -325,7 +419,13 @@ async function relay(svc: RelayServices, ctx: AppContext, req: RelayRequest, res
 /** Fields of a multipart request (model, prompt, size…); the raw bytes stay what is forwarded. */
 function multipartBody(raw: Buffer, contentType: string | undefined): Record<string, any> {
   const boundary = boundaryOf(contentType);
-  if (!boundary) throw new RelayError(400, '无效的请求, Content-Type must be multipart/form-data', 'new_api_error', 'invalid_request');
+  if (!boundary)
+    throw new RelayError(
+      400,
+      '无效的请求, Content-Type must be multipart/form-data',
+      'new_api_error',
+      'invalid_request',
+    );
   return formFields(raw, boundary);
 }
 
@@ -388,7 +488,8 @@ function reservationFor(
   maxTokens: number,
   ctx: AppContext,
 ): { amount: number; exact: (() => number) | null } {
-  if (price.usePrice || maxTokens <= 0) return { amount: preConsumeQuota(price, 0, maxTokens > 0 ? maxTokens : undefined, ctx.options), exact: null };
+  if (price.usePrice || maxTokens <= 0)
+    return { amount: preConsumeQuota(price, 0, maxTokens > 0 ? maxTokens : undefined, ctx.options), exact: null };
   const exact = () => preConsumeQuota(price, prompt(), maxTokens, ctx.options);
   const bound = mode.promptBound && isUtf8(raw) ? mode.promptBound(body, raw.length) : -1;
   if (bound >= 0) {
@@ -414,7 +515,13 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
 }
 
-async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, res: HttpResponse, a: AttemptInput): Promise<AttemptResult> {
+async function attempt(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  a: AttemptInput,
+): Promise<AttemptResult> {
   // The client went away before this attempt (while its reservation, a rate limit or an earlier attempt ran): its
   // 'close' has passed, so only the response's state tells. Nothing is sent upstream, and no other channel is tried.
   // From here to the dispatch below nothing waits, so a client still here now is still here when the request goes out.
@@ -436,7 +543,10 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
   if (a.passThrough) out = a.raw;
   else if (mode.multipart) {
     // forwarded unchanged; only a mapped model is written into the form's model field
-    out = info.upstreamModel !== a.model ? replaceFormField(a.raw, boundaryOf(req.headers['content-type'])!, 'model', info.upstreamModel) : a.raw;
+    out =
+      info.upstreamModel !== a.model
+        ? replaceFormField(a.raw, boundaryOf(req.headers['content-type'])!, 'model', info.upstreamModel)
+        : a.raw;
   } else {
     const copy: Record<string, any> = { ...body };
     let changed = false;
@@ -450,7 +560,10 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
       if (ctx.config.forceStreamOption && !a.clientWantsUsage) {
         if (body.stream_options === undefined) spliceUsage = true;
         else {
-          copy.stream_options = { ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}), include_usage: true };
+          copy.stream_options = {
+            ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}),
+            include_usage: true,
+          };
           changed = true;
         }
       }
@@ -520,7 +633,10 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
     if (left) svc.leftBehind.delete(left);
     if (clientGone) return GONE;
     ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
-    return { kind: 'failed', error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false) };
+    return {
+      kind: 'failed',
+      error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false),
+    };
   }
   if (refused) {
     res.off('close', onClose);
@@ -551,7 +667,17 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
       const r = await pipeRaw(call, res, baseHeaders(a.reqId, a.origin), call.rawHeaders);
       if (!r.started) {
         if (r.clientGone) return GONE;
-        if (r.error) return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+        if (r.error)
+          return {
+            kind: 'failed',
+            error: new RelayError(
+              502,
+              r.error.message || 'upstream read failed',
+              'upstream_error',
+              'bad_response',
+              false,
+            ),
+          };
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
@@ -564,13 +690,30 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
         mode,
         responseModel: info.upstreamModel,
         reqId: a.reqId,
-        fallbackUsage: (delivered) => ({ prompt_tokens: a.prompt(), completion_tokens: countCompletion(delivered(), a.model), cached_tokens: 0 }),
-        convert: adaptor.convertStreamEvent ? (d) => adaptor.convertStreamEvent!(info, d) : mode.name === 'chat' ? chatStreamTransform(channel) : undefined,
+        fallbackUsage: (delivered) => ({
+          prompt_tokens: a.prompt(),
+          completion_tokens: countCompletion(delivered(), a.model),
+          cached_tokens: 0,
+        }),
+        convert: adaptor.convertStreamEvent
+          ? (d) => adaptor.convertStreamEvent!(info, d)
+          : mode.name === 'chat'
+            ? chatStreamTransform(channel)
+            : undefined,
       });
       if (!r.started) {
         if (r.clientGone) return GONE;
         if (r.error) {
-          return { kind: 'failed', error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false) };
+          return {
+            kind: 'failed',
+            error: new RelayError(
+              502,
+              r.error.message || 'upstream stream failed',
+              'upstream_error',
+              'bad_response',
+              false,
+            ),
+          };
         }
       }
       let usage = r.usage;
@@ -582,7 +725,14 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
         };
       }
       const frtStream = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
-      return { kind: 'done', usage, frt: frtStream, isStream: true, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
+      return {
+        kind: 'done',
+        usage,
+        frt: frtStream,
+        isStream: true,
+        upstreamModel: info.upstreamModel,
+        clientLeft: r.clientGone,
+      };
     }
 
     if (a.isStream) await call.finished(); // asked to stream, answered with JSON
@@ -601,7 +751,8 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
     if (clientGone) {
       // nothing to write to
     } else if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
-    else sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
+    else
+      sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
       if (!mode.inputOnly) {
@@ -616,7 +767,16 @@ async function attempt(svc: RelayServices, ctx: AppContext, req: RelayRequest, r
     return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
   } catch (err) {
     if (clientGone) return GONE;
-    return { kind: 'failed', error: new RelayError(502, (err as Error).message || 'upstream read failed', 'upstream_error', 'bad_response', false) };
+    return {
+      kind: 'failed',
+      error: new RelayError(
+        502,
+        (err as Error).message || 'upstream read failed',
+        'upstream_error',
+        'bad_response',
+        false,
+      ),
+    };
   } finally {
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
@@ -711,7 +871,8 @@ function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput): NewLog
   if (l.reasoningEffort) other += `,"reasoning_effort":${JSON.stringify(l.reasoningEffort)}`;
   // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
   const mapped = l.channel.modelMapping?.[l.model];
-  if (typeof mapped === 'string' && mapped && mapped !== l.model) other += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(l.upstreamModel)}`;
+  if (typeof mapped === 'string' && mapped && mapped !== l.model)
+    other += `,"is_model_mapped":true,"upstream_model_name":${JSON.stringify(l.upstreamModel)}`;
   if (l.audio) {
     const a = l.audio;
     other += `,"audio":true,"audio_input":${a.audioInput},"audio_output":${a.audioOutput},"text_input":${a.textInput},"text_output":${a.textOutput}`;

@@ -47,7 +47,13 @@ export function sseHeaders(reqId: string, origin: string | undefined): Record<st
   return h;
 }
 
-export function sendJson(res: HttpResponse, status: number, body: Buffer | string, headers: Record<string, string>, contentType = 'application/json'): void {
+export function sendJson(
+  res: HttpResponse,
+  status: number,
+  body: Buffer | string,
+  headers: Record<string, string>,
+  contentType = 'application/json',
+): void {
   if (res.headersSent || res.destroyed) {
     if (!res.writableEnded) res.end();
     return;

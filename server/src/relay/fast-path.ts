@@ -21,7 +21,12 @@ import { refuseUnread } from './admit.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { decodeBody } from './body-decode.js';
 
-export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc: RelayServices, routes: Record<string, RelayMode>): void {
+export function installRelayFastPath(
+  app: FastifyInstance,
+  ctx: AppContext,
+  svc: RelayServices,
+  routes: Record<string, RelayMode>,
+): void {
   const server = app.server;
   const handlers = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
   if (handlers.length !== 1) return; // not the layout we know: leave Fastify in charge
@@ -41,20 +46,34 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
   for (const url of Object.keys(routes)) optionsOf[url] = { mode: routes[url] };
 
   /** one relay request whose caller is authenticated and whose body has been read */
-  const serve = (url: string, headers: IncomingHttpHeaders, socketIp: string, caller: RelayCaller, raw: Buffer, res: HttpResponse): void => {
+  const serve = (
+    url: string,
+    headers: IncomingHttpHeaders,
+    socketIp: string,
+    caller: RelayCaller,
+    raw: Buffer,
+    res: HttpResponse,
+  ): void => {
     const id = newRequestId();
     if (closing) {
       res.setHeader('Connection', 'close');
-      return sendRelayError(res, new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'), id, headers.origin);
+      return sendRelayError(
+        res,
+        new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'),
+        id,
+        headers.origin,
+      );
     }
     decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
       if (err) return sendRelayError(res, err, id, headers.origin);
       const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
-      relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch((e) => {
-        ctx.log.error({ err: e, reqId: id }, 'relay failed');
-        if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin);
-        else res.destroy();
-      });
+      relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch(
+        (e) => {
+          ctx.log.error({ err: e, reqId: id }, 'relay failed');
+          if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin);
+          else res.destroy();
+        },
+      );
     });
   };
 
@@ -66,7 +85,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
         check: (head) => admit(head.url, head.headers),
         refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId()),
       },
-      handle: (req, res) => serve(req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
+      handle: (req, res) =>
+        serve(req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
       stopping: () => closing,
     });
   }
@@ -76,7 +96,8 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
 
   /** Node's request: its body is read once the caller is known */
   const readBody = (req: IncomingMessage, res: ServerResponse, caller: RelayCaller): void => {
-    const tooLarge = () => refuseUnread(res, req.headers, new RelayError(413, 'Request body is too large'), newRequestId());
+    const tooLarge = () =>
+      refuseUnread(res, req.headers, new RelayError(413, 'Request body is too large'), newRequestId());
     if (Number(req.headers['content-length']) > BODY_LIMIT) return tooLarge();
     let chunks: Buffer[] = [];
     let size = 0;
@@ -93,7 +114,14 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
     req.on('error', () => res.destroy());
     req.on('end', () => {
       if (size > BODY_LIMIT) return;
-      serve(req.url!, req.headers, req.socket.remoteAddress ?? '', caller, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks), res);
+      serve(
+        req.url!,
+        req.headers,
+        req.socket.remoteAddress ?? '',
+        caller,
+        chunks.length === 1 ? chunks[0] : Buffer.concat(chunks),
+        res,
+      );
     });
   };
 
@@ -107,7 +135,11 @@ export function installRelayFastPath(app: FastifyInstance, ctx: AppContext, svc:
       return refuseUnread(res, req.headers, err, newRequestId());
     }
     // nothing is read from the request until its caller is known
-    if (caller instanceof Promise) caller.then((c) => readBody(req, res, c), (err) => refuseUnread(res, req.headers, err, newRequestId()));
+    if (caller instanceof Promise)
+      caller.then(
+        (c) => readBody(req, res, c),
+        (err) => refuseUnread(res, req.headers, err, newRequestId()),
+      );
     else readBody(req, res, caller);
   });
 }

@@ -74,7 +74,9 @@ async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, ro
         onRequest: r.playground ? admitSession : admitToken,
         bodyLimit: BODY_LIMIT,
         handler: (req: FastifyRequest, reply: FastifyReply) => {
-          const opts = r.modelParam ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] } : base;
+          const opts = r.modelParam
+            ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] }
+            : base;
           reply.hijack();
           return relayJson(svc, ctx, relayRequestOf(req), reply.raw, opts);
         },

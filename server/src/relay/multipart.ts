@@ -27,7 +27,9 @@ export function boundaryOf(contentType: string | undefined): string | null {
 function dispositionParam(headers: string, key: string): string | null {
   const line = headers.split(/\r\n/).find((l) => /^content-disposition:/i.test(l));
   if (!line) return null;
-  const m = new RegExp(`;\\s*${key}="((?:[^"\\\\]|\\\\.)*)"`, 'i').exec(line) ?? new RegExp(`;\\s*${key}=([^;\\s]+)`, 'i').exec(line);
+  const m =
+    new RegExp(`;\\s*${key}="((?:[^"\\\\]|\\\\.)*)"`, 'i').exec(line) ??
+    new RegExp(`;\\s*${key}=([^;\\s]+)`, 'i').exec(line);
   return m ? m[1] : null;
 }
 
@@ -36,7 +38,8 @@ function parts(raw: Buffer, boundary: string): Part[] {
   const next = Buffer.from(`\r\n--${boundary}`);
   const out: Part[] = [];
   let pos = raw.indexOf(delim);
-  if (pos < 0) throw new RelayError(400, '无效的请求, multipart body without boundary', 'new_api_error', 'invalid_request');
+  if (pos < 0)
+    throw new RelayError(400, '无效的请求, multipart body without boundary', 'new_api_error', 'invalid_request');
   pos += delim.length;
   for (;;) {
     if (raw[pos] === 0x2d && raw[pos + 1] === 0x2d) return out; // closing "--"
@@ -48,7 +51,13 @@ function parts(raw: Buffer, boundary: string): Part[] {
     const end = raw.indexOf(next, start);
     if (end < 0) break;
     const name = dispositionParam(headers, 'name');
-    if (name !== null) out.push({ name: Buffer.from(name, 'latin1').toString('utf8'), filename: dispositionParam(headers, 'filename'), start, end });
+    if (name !== null)
+      out.push({
+        name: Buffer.from(name, 'latin1').toString('utf8'),
+        filename: dispositionParam(headers, 'filename'),
+        start,
+        end,
+      });
     pos = end + next.length;
   }
   throw new RelayError(400, '无效的请求, malformed multipart body', 'new_api_error', 'invalid_request');
@@ -59,7 +68,8 @@ export function formFields(raw: Buffer, boundary: string): FormFields {
   const fields: FormFields = {};
   for (const p of parts(raw, boundary)) {
     if (p.name in fields) continue;
-    fields[p.name] = p.filename !== null ? { filename: p.filename, size: p.end - p.start } : raw.toString('utf8', p.start, p.end);
+    fields[p.name] =
+      p.filename !== null ? { filename: p.filename, size: p.end - p.start } : raw.toString('utf8', p.start, p.end);
   }
   return fields;
 }

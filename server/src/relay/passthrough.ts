@@ -26,7 +26,12 @@ function headerObject(raw: readonly Buffer[]): Record<string, string | string[]>
   return out;
 }
 
-export function pipeRaw(body: UpstreamStream, res: HttpResponse, headers: Record<string, string>, rawHeaders: readonly Buffer[]): Promise<RawPipeResult> {
+export function pipeRaw(
+  body: UpstreamStream,
+  res: HttpResponse,
+  headers: Record<string, string>,
+  rawHeaders: readonly Buffer[],
+): Promise<RawPipeResult> {
   const upstream = headerObject(rawHeaders);
   for (const h of FORWARDED) {
     const v = upstream[h];

@@ -20,10 +20,16 @@ interface Limits {
 function limitsOf(ctx: AppContext): Limits {
   const o = ctx.options;
   const minutes = Math.max(1, o.num('ModelRequestRateLimitDurationMinutes', 1));
-  return { minutes, windowMs: minutes * 60_000, total: o.num('ModelRequestRateLimitCount', 0), success: o.num('ModelRequestRateLimitSuccessCount', 1000) };
+  return {
+    minutes,
+    windowMs: minutes * 60_000,
+    total: o.num('ModelRequestRateLimitCount', 0),
+    success: o.num('ModelRequestRateLimitSuccessCount', 1000),
+  };
 }
 
-const refusal = (minutes: number, count: number) => new RelayError(429, `您已达到请求数限制：${minutes}分钟内最多请求${count}次`);
+const refusal = (minutes: number, count: number) =>
+  new RelayError(429, `您已达到请求数限制：${minutes}分钟内最多请求${count}次`);
 
 export interface ModelRateLimiter {
   /** Throws (or rejects with) the 429 RelayError when the user is over a limit; otherwise records the request. */
@@ -51,7 +57,8 @@ class MemoryModelRateLimiter implements ModelRateLimiter {
     while (w.success.length && w.success[0] <= cut) w.success.shift();
     if (now - this.sweep > windowMs) {
       this.sweep = now;
-      for (const [id, x] of this.users) if (!x.total.length && !x.success.length && id !== userId) this.users.delete(id);
+      for (const [id, x] of this.users)
+        if (!x.total.length && !x.success.length && id !== userId) this.users.delete(id);
     }
     return w;
   }
@@ -109,7 +116,18 @@ class RedisModelRateLimiter implements ModelRateLimiter {
     const p = limitsOf(this.ctx);
     // a Redis outage lets requests through (services/cache/redis-outage.ts)
     const r = await redisAsk(this.redis, this.ctx.log, 'model rate limit', async (redis) =>
-      Number(await redis.eval(CHECK_LUA, 2, this.key('MRRL', userId), this.key('MRRLS', userId), p.total, p.success, p.windowMs, Date.now())),
+      Number(
+        await redis.eval(
+          CHECK_LUA,
+          2,
+          this.key('MRRL', userId),
+          this.key('MRRLS', userId),
+          p.total,
+          p.success,
+          p.windowMs,
+          Date.now(),
+        ),
+      ),
     );
     if (r === 1) throw refusal(p.minutes, p.total);
     if (r === 2) throw refusal(p.minutes, p.success);
@@ -134,6 +152,7 @@ const limiters = new WeakMap<AppContext, ModelRateLimiter>();
 /** The instance's limiter: on Redis when it is configured (shared by all nodes), else in memory. */
 export function modelRateLimit(ctx: AppContext): ModelRateLimiter {
   let l = limiters.get(ctx);
-  if (!l) limiters.set(ctx, (l = ctx.redis ? new RedisModelRateLimiter(ctx, ctx.redis) : new MemoryModelRateLimiter(ctx)));
+  if (!l)
+    limiters.set(ctx, (l = ctx.redis ? new RedisModelRateLimiter(ctx, ctx.redis) : new MemoryModelRateLimiter(ctx)));
   return l;
 }

@@ -36,7 +36,9 @@ const DROPPED = new Set([
 
 /** `name` (lower case) may be copied from the upstream's answer into ours, which does not have it yet. */
 function passes(name: string, into: Record<string, string>): boolean {
-  return !DROPPED.has(name) && !name.startsWith('access-control-') && name !== '__proto__' && !Object.hasOwn(into, name);
+  return (
+    !DROPPED.has(name) && !name.startsWith('access-control-') && name !== '__proto__' && !Object.hasOwn(into, name)
+  );
 }
 
 /** Adds the upstream's passable headers (undici's raw name/value pairs) to `into`, names in lower case. */
@@ -49,7 +51,10 @@ export function addUpstreamHeaders(raw: readonly Buffer[], into: Record<string, 
 }
 
 /** The same from a parsed header object (lower-case names, a repeated header as an array: relay/passthrough.ts). */
-export function addUpstreamHeaderObject(headers: Record<string, string | string[] | undefined>, into: Record<string, string>): Record<string, string> {
+export function addUpstreamHeaderObject(
+  headers: Record<string, string | string[] | undefined>,
+  into: Record<string, string>,
+): Record<string, string> {
   for (const [name, v] of Object.entries(headers)) {
     const value = Array.isArray(v) ? v[0] : v;
     if (value !== undefined && passes(name, into)) into[name] = value;

@@ -50,7 +50,12 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
     const http = new Agent(UPSTREAM_POOL);
-    const lean = ctx.config.leanHttp ? new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout!, connections: UPSTREAM_POOL.connections! }) : null;
+    const lean = ctx.config.leanHttp
+      ? new LeanHttpClient({
+          keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout!,
+          connections: UPSTREAM_POOL.connections!,
+        })
+      : null;
     const notifier = new QuotaNotifier(ctx);
     const svc: RelayServices = {
       tokens,
@@ -60,7 +65,10 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       logs,
       quotaData,
       notifier,
-      channelStatus: new ChannelStatus(ctx, (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content)),
+      channelStatus: new ChannelStatus(
+        ctx,
+        (key, title, content) => void notifier.notifyRoot('channel_update', key, title, content),
+      ),
       http,
       lean,
       upstream: directTransport(http, lean),

@@ -183,7 +183,11 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
       created: Math.floor(Date.now() / 1000),
       model: o.responseModel,
       choices: [],
-      usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens },
+      usage: {
+        prompt_tokens: u.prompt_tokens,
+        completion_tokens: u.completion_tokens,
+        total_tokens: u.prompt_tokens + u.completion_tokens,
+      },
     };
     return `data: ${JSON.stringify(obj)}\n\n`;
   };
@@ -375,7 +379,9 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   } else if (error && started && !clientGone) {
     // upstream broke mid-stream: tell the client in-band, then close the stream properly
     const msg = error.message || 'upstream stream error';
-    await write(`data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`);
+    await write(
+      `data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`,
+    );
     if (!o.mode.eventStream) await write(DONE_EVENT);
     if (!clientGone) res.end();
   }

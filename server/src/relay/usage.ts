@@ -10,7 +10,8 @@ const USAGE_TAIL = USAGE.subarray(1);
  * several times faster than `"usage"` (docs/perf/where-the-time-goes.md).
  */
 export function indexOfUsage(buf: Buffer, from = 0): number {
-  for (let i = buf.indexOf(USAGE_TAIL, from + 1); i >= 0; i = buf.indexOf(USAGE_TAIL, i + 1)) if (buf[i - 1] === 0x22) return i - 1;
+  for (let i = buf.indexOf(USAGE_TAIL, from + 1); i >= 0; i = buf.indexOf(USAGE_TAIL, i + 1))
+    if (buf[i - 1] === 0x22) return i - 1;
   return -1;
 }
 
@@ -51,7 +52,10 @@ export function normaliseUsage(u: any): UpstreamUsage | null {
   const prompt = Number(u.prompt_tokens ?? u.input_tokens ?? 0) || 0;
   const completion = Number(u.completion_tokens ?? u.output_tokens ?? 0) || 0;
   // input_tokens_details: the Responses API's name for prompt_tokens_details
-  const cached = Number(u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0) || 0;
+  const cached =
+    Number(
+      u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens ?? 0,
+    ) || 0;
   const usage: UpstreamUsage = { prompt_tokens: prompt, completion_tokens: completion, cached_tokens: cached };
   const audioIn = Number(u.prompt_tokens_details?.audio_tokens ?? 0) || 0;
   const audioOut = Number(u.completion_tokens_details?.audio_tokens ?? 0) || 0;

@@ -29,7 +29,15 @@ export function splitCommaList(value: string | null | undefined): string[] {
 }
 
 export function abilityRows(ch: AbilitySource) {
-  const rows: Array<{ group: string; model: string; channel_id: number; enabled: boolean; priority: number; weight: number; tag: string | null }> = [];
+  const rows: Array<{
+    group: string;
+    model: string;
+    channel_id: number;
+    enabled: boolean;
+    priority: number;
+    weight: number;
+    tag: string | null;
+  }> = [];
   for (const group of splitCommaList(ch.group)) {
     for (const model of splitCommaList(ch.models)) {
       rows.push({
@@ -51,11 +59,17 @@ export async function rebuildAbilities(db: Executor, channels: AbilitySource[]):
   if (!channels.length) return;
   const ids = channels.map((c) => c.id);
   for (let i = 0; i < ids.length; i += 500) {
-    await db.deleteFrom('abilities').where('channel_id', 'in', ids.slice(i, i + 500)).execute();
+    await db
+      .deleteFrom('abilities')
+      .where('channel_id', 'in', ids.slice(i, i + 500))
+      .execute();
   }
   const rows = channels.flatMap(abilityRows);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insertInto('abilities').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    await db
+      .insertInto('abilities')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
   }
 }
 
@@ -75,18 +89,27 @@ export async function rebuildAbilitiesFor(db: Executor, ids: number[]): Promise<
   const found = new Set(channels.map((c) => c.id));
   const gone = ids.filter((id) => !found.has(id));
   for (let i = 0; i < gone.length; i += 500) {
-    await db.deleteFrom('abilities').where('channel_id', 'in', gone.slice(i, i + 500)).execute();
+    await db
+      .deleteFrom('abilities')
+      .where('channel_id', 'in', gone.slice(i, i + 500))
+      .execute();
   }
   await rebuildAbilities(db, channels);
 }
 
 /** POST /api/channel/fix: drops every ability row (orphans included) and rebuilds all; returns the channel count. */
 export async function rebuildAllAbilities(db: Executor): Promise<number> {
-  const channels = await db.selectFrom('channels').select(['id', 'models', 'group', 'status', 'priority', 'weight', 'tag']).execute();
+  const channels = await db
+    .selectFrom('channels')
+    .select(['id', 'models', 'group', 'status', 'priority', 'weight', 'tag'])
+    .execute();
   await db.deleteFrom('abilities').execute();
   const rows = channels.flatMap(abilityRows);
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await db.insertInto('abilities').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+    await db
+      .insertInto('abilities')
+      .values(rows.slice(i, i + INSERT_CHUNK))
+      .execute();
   }
   return channels.length;
 }

@@ -17,7 +17,13 @@ export interface UpstreamErrorInfo {
 }
 
 const DISABLE_CODES = new Set(['invalid_api_key', 'account_deactivated', 'billing_not_active']);
-const DISABLE_TYPES = new Set(['insufficient_quota', 'insufficient_user_quota', 'authentication_error', 'permission_error', 'forbidden']);
+const DISABLE_TYPES = new Set([
+  'insufficient_quota',
+  'insufficient_user_quota',
+  'authentication_error',
+  'permission_error',
+  'forbidden',
+]);
 
 /** Tells root about an automatic status change (QuotaNotifier.notifyRoot): rate-limit key, title, content. */
 export type ChannelNotice = (key: string, title: string, content: string) => void;
@@ -64,7 +70,11 @@ export class ChannelStatus {
   /** Sets status 3 (only from status 1), records why, disables the abilities. Returns whether it changed anything. */
   async disable(channelId: number, reason: string): Promise<boolean> {
     const db = this.ctx.db;
-    const row = await db.selectFrom('channels').select(['name', 'status', 'other_info']).where('id', '=', channelId).executeTakeFirst();
+    const row = await db
+      .selectFrom('channels')
+      .select(['name', 'status', 'other_info'])
+      .where('id', '=', channelId)
+      .executeTakeFirst();
     if (!row || row.status !== CHANNEL_STATUS_ENABLED) return false;
     let info: Record<string, unknown> = {};
     try {
@@ -85,7 +95,12 @@ export class ChannelStatus {
     this.ctx.changes.publish({ kind: 'channels' });
     const changed = Number(r.numUpdatedRows) > 0;
     // new-api's texts (service/channel.go DisableChannel)
-    if (changed) this.notify(`${channelId}_${CHANNEL_STATUS_AUTO_DISABLED}`, `通道「${row.name}」（#${channelId}）已被禁用`, `通道「${row.name}」（#${channelId}）已被禁用，原因：${reason}`);
+    if (changed)
+      this.notify(
+        `${channelId}_${CHANNEL_STATUS_AUTO_DISABLED}`,
+        `通道「${row.name}」（#${channelId}）已被禁用`,
+        `通道「${row.name}」（#${channelId}）已被禁用，原因：${reason}`,
+      );
     return changed;
   }
 
@@ -102,7 +117,8 @@ export class ChannelStatus {
     await db.updateTable('abilities').set({ enabled: true }).where('channel_id', '=', channelId).execute();
     this.ctx.log.info({ channelId }, 'channel enabled automatically');
     this.ctx.changes.publish({ kind: 'channels' });
-    const name = (await db.selectFrom('channels').select('name').where('id', '=', channelId).executeTakeFirst())?.name ?? '';
+    const name =
+      (await db.selectFrom('channels').select('name').where('id', '=', channelId).executeTakeFirst())?.name ?? '';
     const text = `通道「${name}」（#${channelId}）已被启用`;
     this.notify(`${channelId}_${CHANNEL_STATUS_ENABLED}`, text, text);
     return true;

@@ -96,7 +96,8 @@ function jsonText(v: unknown, message: string, requireObject = true): string | n
   if (!text) return '';
   try {
     const parsed = JSON.parse(text);
-    if (requireObject && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))) throw new Error('not an object');
+    if (requireObject && (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)))
+      throw new Error('not an object');
   } catch {
     throw new ChannelInputError(message);
   }
@@ -133,7 +134,9 @@ function checkGroups(group: string): void {
   checkCaseDuplicates(list, '分组名称');
 }
 
-type ChannelFields = Partial<Omit<Channel, 'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time'>>;
+type ChannelFields = Partial<
+  Omit<Channel, 'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time'>
+>;
 
 /** The writable fields present in a request body, validated. Absent fields stay absent (partial update). */
 function channelFields(body: Body): ChannelFields {
@@ -145,9 +148,14 @@ function channelFields(body: Body): ChannelFields {
     out.type = t;
   }
   if (!isBlank(body.key)) out.key = str(body.key, 'key');
-  if (body.openai_organization !== undefined) out.open_ai_organization = isBlank(body.openai_organization) ? null : str(body.openai_organization, 'openai_organization');
-  if (body.test_model !== undefined) out.test_model = isBlank(body.test_model) ? null : str(body.test_model, 'test_model').trim();
-  if (body.base_url !== undefined) out.base_url = isBlank(body.base_url) ? '' : str(body.base_url, 'base_url').trim().replace(/\/+$/, '');
+  if (body.openai_organization !== undefined)
+    out.open_ai_organization = isBlank(body.openai_organization)
+      ? null
+      : str(body.openai_organization, 'openai_organization');
+  if (body.test_model !== undefined)
+    out.test_model = isBlank(body.test_model) ? null : str(body.test_model, 'test_model').trim();
+  if (body.base_url !== undefined)
+    out.base_url = isBlank(body.base_url) ? '' : str(body.base_url, 'base_url').trim().replace(/\/+$/, '');
   if (body.other !== undefined) out.other = isBlank(body.other) ? '' : str(body.other, 'other');
   if (!isBlank(body.models)) {
     out.models = commaList(body.models, 'models');
@@ -158,10 +166,13 @@ function channelFields(body: Body): ChannelFields {
     out.group = commaList(groups, 'group');
     checkGroups(out.group);
   }
-  if (body.model_mapping !== undefined) out.model_mapping = jsonText(body.model_mapping, '模型映射必须是合法的 JSON 格式！');
-  if (body.status_code_mapping !== undefined) out.status_code_mapping = jsonText(body.status_code_mapping, '状态码复写必须是合法的 JSON 格式！') ?? '';
+  if (body.model_mapping !== undefined)
+    out.model_mapping = jsonText(body.model_mapping, '模型映射必须是合法的 JSON 格式！');
+  if (body.status_code_mapping !== undefined)
+    out.status_code_mapping = jsonText(body.status_code_mapping, '状态码复写必须是合法的 JSON 格式！') ?? '';
   if (body.setting !== undefined) out.setting = jsonText(body.setting, '渠道额外设置必须是合法的 JSON 格式！');
-  if (body.param_override !== undefined) out.param_override = jsonText(body.param_override, '参数覆盖必须是合法的 JSON 格式！');
+  if (body.param_override !== undefined)
+    out.param_override = jsonText(body.param_override, '参数覆盖必须是合法的 JSON 格式！');
   if (!isBlank(body.priority)) out.priority = parsePriority(body.priority);
   if (!isBlank(body.weight)) out.weight = parseWeight(body.weight);
   if (!isBlank(body.auto_ban)) {
@@ -169,7 +180,8 @@ function channelFields(body: Body): ChannelFields {
     if (n !== 0 && n !== 1) throw new ChannelInputError('auto_ban 只能是 0 或 1');
     out.auto_ban = n;
   }
-  if (body.tag !== undefined) out.tag = isBlank(body.tag) || str(body.tag, 'tag').trim() === '' ? null : str(body.tag, 'tag').trim();
+  if (body.tag !== undefined)
+    out.tag = isBlank(body.tag) || str(body.tag, 'tag').trim() === '' ? null : str(body.tag, 'tag').trim();
   if (!isBlank(body.status)) {
     const s = intOf(body.status);
     if (s !== 1 && s !== 2 && s !== 3) throw new ChannelInputError('渠道状态无效');
@@ -230,7 +242,10 @@ export async function listChannels(db: Executor, q: ListQuery): Promise<{ items:
     return { items: rows.slice(offset, offset + q.pageSize).flat(), total: rows.length };
   }
   const items = await ordered(publicSelect(db), q.idSort).limit(q.pageSize).offset(offset).execute();
-  const { n } = await db.selectFrom('channels').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const { n } = await db
+    .selectFrom('channels')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return { items, total: Number(n) };
 }
 
@@ -251,11 +266,7 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
   const kw = q.keyword.trim();
   if (kw) {
     query = query.where((eb) => {
-      const ors = [
-        likeContains('name', kw),
-        likeContains('base_url', kw),
-        eb('key', '=', kw),
-      ];
+      const ors = [likeContains('name', kw), likeContains('base_url', kw), eb('key', '=', kw)];
       if (/^\d+$/.test(kw) && Number.isSafeInteger(Number(kw))) ors.push(eb('id', '=', Number(kw)));
       return eb.or(ors);
     });
@@ -283,12 +294,23 @@ async function inTx<T>(ctx: AppContext, fn: (trx: Transaction<Database>) => Prom
   return result;
 }
 
-async function insertChannel(trx: Transaction<Database>, ctx: AppContext, values: Record<string, unknown>): Promise<number> {
+async function insertChannel(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  values: Record<string, unknown>,
+): Promise<number> {
   if (ctx.dbKind === 'postgres') {
-    const row = await trx.insertInto('channels').values(values as never).returning('id').executeTakeFirstOrThrow();
+    const row = await trx
+      .insertInto('channels')
+      .values(values as never)
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return Number(row.id);
   }
-  const res = await trx.insertInto('channels').values(values as never).executeTakeFirstOrThrow();
+  const res = await trx
+    .insertInto('channels')
+    .values(values as never)
+    .executeTakeFirstOrThrow();
   return Number(res.insertId);
 }
 
@@ -307,7 +329,8 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
   const name = isBlank(body.name) ? '' : str(body.name, 'name').trim();
   const key = isBlank(body.key) ? '' : str(body.key, 'key');
   if (!name || !key.trim()) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
-  if (isBlank(body.models) || commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
+  if (isBlank(body.models) || commaList(body.models, 'models') === '')
+    throw new ChannelInputError('请至少选择一个模型！');
   const fields = channelFields(body);
   const type = fields.type ?? 1;
   if (!hasAdaptor(type)) throw new ChannelInputError(unsupportedTypeMessage(type));
@@ -322,7 +345,8 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
       } catch {
         throw new ChannelInputError('部署地区必须是合法的 JSON 格式');
       }
-      if (!regions || typeof regions !== 'object' || !('default' in regions)) throw new ChannelInputError('部署地区必须包含default字段');
+      if (!regions || typeof regions !== 'object' || !('default' in regions))
+        throw new ChannelInputError('部署地区必须包含default字段');
     }
     try {
       JSON.parse(key);
@@ -365,7 +389,12 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
  * included, named with `suffix` appended, never tested; `resetBalance` also starts its balance and used quota at 0.
  * Returns the new id, or null when the source does not exist.
  */
-export async function copyChannel(ctx: AppContext, id: number, suffix: string, resetBalance: boolean): Promise<number | null> {
+export async function copyChannel(
+  ctx: AppContext,
+  id: number,
+  suffix: string,
+  resetBalance: boolean,
+): Promise<number | null> {
   return inTx(ctx, async (trx) => {
     const src = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     if (!src) return null;
@@ -392,15 +421,21 @@ function onlyDisables(fields: ChannelFields): boolean {
 export async function updateChannel(ctx: AppContext, body: Body): Promise<PublicChannel> {
   const id = intOf(body?.id);
   if (id === null || id <= 0) throw new ChannelInputError('渠道 ID 无效');
-  if (typeof body.name === 'string' && body.name.trim() === '') throw new ChannelInputError('请填写渠道名称和渠道密钥！');
-  if (body.models !== undefined && body.models !== null && commaList(body.models, 'models') === '') throw new ChannelInputError('请至少选择一个模型！');
+  if (typeof body.name === 'string' && body.name.trim() === '')
+    throw new ChannelInputError('请填写渠道名称和渠道密钥！');
+  if (body.models !== undefined && body.models !== null && commaList(body.models, 'models') === '')
+    throw new ChannelInputError('请至少选择一个模型！');
   const fields = channelFields(body);
   if (fields.key !== undefined) {
     fields.key = fields.key.trim();
     if (!fields.key) delete fields.key;
   }
   return inTx(ctx, async (trx) => {
-    const current = await trx.selectFrom('channels').select(['id', 'type', 'other']).where('id', '=', id).executeTakeFirst();
+    const current = await trx
+      .selectFrom('channels')
+      .select(['id', 'type', 'other'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!current) throw new ChannelInputError('渠道不存在');
     const type = fields.type ?? current.type;
     // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
@@ -468,7 +503,11 @@ export async function batchSetTag(ctx: AppContext, body: Body): Promise<number> 
   return inTx(ctx, async (trx) => {
     let n = 0;
     for (let i = 0; i < ids.length; i += 500) {
-      const res = await trx.updateTable('channels').set({ tag }).where('id', 'in', ids.slice(i, i + 500)).executeTakeFirst();
+      const res = await trx
+        .updateTable('channels')
+        .set({ tag })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .executeTakeFirst();
       n += Number(res.numUpdatedRows);
     }
     await rebuildAbilitiesFor(trx, ids);
@@ -477,7 +516,11 @@ export async function batchSetTag(ctx: AppContext, body: Body): Promise<number> 
 }
 
 async function tagMembers(db: Executor, tag: string) {
-  return db.selectFrom('channels').select(['id', 'tag', 'model_mapping', 'models', 'group', 'priority', 'weight', 'status']).where('tag', '=', tag).execute();
+  return db
+    .selectFrom('channels')
+    .select(['id', 'tag', 'model_mapping', 'models', 'group', 'priority', 'weight', 'status'])
+    .where('tag', '=', tag)
+    .execute();
 }
 
 /**
@@ -487,7 +530,14 @@ async function tagMembers(db: Executor, tag: string) {
 export async function editTag(ctx: AppContext, body: Body): Promise<number> {
   const tag = isBlank(body?.tag) ? '' : str(body.tag, 'tag').trim();
   if (!tag) throw new ChannelInputError('标签不能为空！');
-  const set: { tag?: string | null; model_mapping?: string; models?: string; group?: string; priority?: number; weight?: number } = {};
+  const set: {
+    tag?: string | null;
+    model_mapping?: string;
+    models?: string;
+    group?: string;
+    priority?: number;
+    weight?: number;
+  } = {};
   if (!isBlank(body.new_tag)) {
     const nt = str(body.new_tag, 'new_tag').trim();
     if (nt !== tag) set.tag = nt || null;
@@ -514,7 +564,9 @@ export async function editTag(ctx: AppContext, body: Body): Promise<number> {
   return inTx(ctx, async (trx) => {
     const members = await tagMembers(trx, tag);
     if (!members.length) throw new ChannelInputError('标签不存在');
-    const changes = members.some((m) => (Object.keys(set) as Array<keyof typeof set>).some((k) => (m[k] ?? null) !== (set[k] ?? null)));
+    const changes = members.some((m) =>
+      (Object.keys(set) as Array<keyof typeof set>).some((k) => (m[k] ?? null) !== (set[k] ?? null)),
+    );
     if (!Object.keys(set).length || !changes) throw new ChannelInputError('没有任何修改！');
     await trx.updateTable('channels').set(set).where('tag', '=', tag).execute();
     await rebuildAbilitiesFor(

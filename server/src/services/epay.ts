@@ -16,11 +16,15 @@ export const EPAY_TRADE_SUCCESS = 'TRADE_SUCCESS';
 
 export function epaySign(params: Record<string, string>, key: string): string {
   const text = Object.keys(params)
-    .filter((k) => k !== 'sign' && k !== 'sign_type' && params[k] !== '' && params[k] !== undefined && params[k] !== null)
+    .filter(
+      (k) => k !== 'sign' && k !== 'sign_type' && params[k] !== '' && params[k] !== undefined && params[k] !== null,
+    )
     .sort()
     .map((k) => `${k}=${params[k]}`)
     .join('&');
-  return createHash('md5').update(text + key, 'utf8').digest('hex');
+  return createHash('md5')
+    .update(text + key, 'utf8')
+    .digest('hex');
 }
 
 export function epayVerify(params: Record<string, string>, key: string): boolean {

@@ -44,7 +44,8 @@ export class ChangeBus {
 
   publish(ev: ChangeEvent): void {
     this.emitter.emit('change', ev);
-    if (this.redis) void this.redis.publish(this.channel, JSON.stringify({ origin: this.origin, ev })).catch(() => undefined);
+    if (this.redis)
+      void this.redis.publish(this.channel, JSON.stringify({ origin: this.origin, ev })).catch(() => undefined);
   }
 
   subscribe(fn: (ev: ChangeEvent) => void): () => void {

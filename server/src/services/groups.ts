@@ -23,7 +23,10 @@ export function isUsableGroup(ctx: HasOptions, userGroup: string, group: string)
 }
 
 /** Usable groups that have a ratio in GroupRatio, with ratio and description (GET /api/user/self/groups). */
-export function usableGroupsWithRatio(ctx: HasOptions, userGroup: string): Record<string, { ratio: number; desc: string }> {
+export function usableGroupsWithRatio(
+  ctx: HasOptions,
+  userGroup: string,
+): Record<string, { ratio: number; desc: string }> {
   const ratios = ctx.options.json<Record<string, number>>('GroupRatio', {});
   const usable = usableGroups(ctx, userGroup);
   const out: Record<string, { ratio: number; desc: string }> = {};

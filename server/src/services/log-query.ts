@@ -29,7 +29,11 @@ export interface LogFilter {
 }
 
 /** A log row as the console sees it: new-api names channel_id `channel` and adds `channel_name`. */
-export type LogView = Omit<Log, 'channel_id' | 'is_stream'> & { channel: number; channel_name: string; is_stream: boolean };
+export type LogView = Omit<Log, 'channel_id' | 'is_stream'> & {
+  channel: number;
+  channel_name: string;
+  is_stream: boolean;
+};
 
 type LogQuery = SelectQueryBuilder<Database, 'logs', any>;
 
@@ -51,7 +55,11 @@ async function channelNames(ctx: AppContext, ids: number[]): Promise<Map<number,
   const wanted = [...new Set(ids.filter((id) => id > 0))];
   const names = new Map<number, string>();
   for (let i = 0; i < wanted.length; i += 500) {
-    const rows = await ctx.db.selectFrom('channels').select(['id', 'name']).where('id', 'in', wanted.slice(i, i + 500)).execute();
+    const rows = await ctx.db
+      .selectFrom('channels')
+      .select(['id', 'name'])
+      .where('id', 'in', wanted.slice(i, i + 500))
+      .execute();
     for (const r of rows) names.set(Number(r.id), r.name);
   }
   return names;
@@ -122,7 +130,10 @@ export async function logStat(ctx: AppContext, f: LogFilter): Promise<LogStat> {
     .executeTakeFirstOrThrow();
   const r = await applyFilter(db.selectFrom('logs'), consume, { withTime: false })
     .where('created_at', '>=', nowSec() - 60)
-    .select([sql<number>`count(*)`.as('rpm'), sql<number>`coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0)`.as('tpm')])
+    .select([
+      sql<number>`count(*)`.as('rpm'),
+      sql<number>`coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0)`.as('tpm'),
+    ])
     .executeTakeFirstOrThrow();
   return { quota: Number(q.quota), rpm: Number(r.rpm), tpm: Number(r.tpm) };
 }
@@ -148,7 +159,13 @@ const TOKEN_LOG_LIMIT = 1000;
 
 /** GET /api/log/token: a token's logs, newest first, as its owner sees them (forUser). */
 export async function tokenLogs(ctx: AppContext, tokenId: number): Promise<LogView[]> {
-  const rows = (await ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', tokenId).orderBy('id', 'desc').limit(TOKEN_LOG_LIMIT).execute()) as Log[];
+  const rows = (await ctx.logDb
+    .selectFrom('logs')
+    .selectAll()
+    .where('token_id', '=', tokenId)
+    .orderBy('id', 'desc')
+    .limit(TOKEN_LOG_LIMIT)
+    .execute()) as Log[];
   return (await toViews(ctx, rows)).map(forUser);
 }
 
@@ -188,7 +205,13 @@ export async function quotaDataByModelHour(ctx: AppContext, start: number, end: 
     .orderBy('created_at')
     .orderBy('model_name')
     .execute();
-  return rows.map((r) => ({ ...r, created_at: Number(r.created_at), count: Number(r.count), quota: Number(r.quota), token_used: Number(r.token_used) }));
+  return rows.map((r) => ({
+    ...r,
+    created_at: Number(r.created_at),
+    count: Number(r.count),
+    quota: Number(r.quota),
+    token_used: Number(r.token_used),
+  }));
 }
 
 export interface QuotaDataOwner {
@@ -197,7 +220,12 @@ export interface QuotaDataOwner {
 }
 
 /** Raw buckets of one user, by username (admin filter) or user id (self view). */
-export async function quotaDataRows(ctx: AppContext, who: QuotaDataOwner, start: number, end: number): Promise<QuotaDataRecord[]> {
+export async function quotaDataRows(
+  ctx: AppContext,
+  who: QuotaDataOwner,
+  start: number,
+  end: number,
+): Promise<QuotaDataRecord[]> {
   let q = ctx.db.selectFrom('quota_data').selectAll();
   if (who.username !== undefined) q = q.where('username', '=', who.username);
   if (who.userId !== undefined) q = q.where('user_id', '=', who.userId);
@@ -210,7 +238,9 @@ export async function quotaDataRows(ctx: AppContext, who: QuotaDataOwner, start:
  * Rows of the dashboard with the buckets not flushed to quota_data yet (QuotaData.withUnflushed) added: to the row of
  * the same key (`keyOf`), or as rows of their own (`rowOf`), in the queries' order (hour, then model).
  */
-function addUnflushed<R extends { created_at: number; model_name: string; count: number; quota: number; token_used: number }>(
+function addUnflushed<
+  R extends { created_at: number; model_name: string; count: number; quota: number; token_used: number },
+>(
   rows: R[],
   unflushed: UsageBucket[],
   keyOf: (r: Pick<R, 'created_at' | 'model_name'> & { user_id?: number; username?: string }) => string,
@@ -232,13 +262,20 @@ function addUnflushed<R extends { created_at: number; model_name: string; count:
     r.quota += b.quota;
     r.token_used += b.tokenUsed;
   }
-  return out.sort((a, b) => a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : a.model_name > b.model_name ? 1 : 0));
+  return out.sort(
+    (a, b) => a.created_at - b.created_at || (a.model_name < b.model_name ? -1 : a.model_name > b.model_name ? 1 : 0),
+  );
 }
 
 const inRange = (b: UsageBucket, start: number, end: number) => (!start || b.hour >= start) && (!end || b.hour <= end);
 
 /** quotaDataByModelHour's rows with the unflushed buckets of the range. */
-export function withUnflushedByModelHour(rows: QuotaDataRow[], unflushed: UsageBucket[], start: number, end: number): QuotaDataRow[] {
+export function withUnflushedByModelHour(
+  rows: QuotaDataRow[],
+  unflushed: UsageBucket[],
+  start: number,
+  end: number,
+): QuotaDataRow[] {
   return addUnflushed(
     rows,
     unflushed.filter((b) => inRange(b, start, end)),
@@ -248,11 +285,31 @@ export function withUnflushedByModelHour(rows: QuotaDataRow[], unflushed: UsageB
 }
 
 /** quotaDataRows's rows with the owner's unflushed buckets of the range (id 0 for a bucket with no row yet). */
-export function withUnflushedRows(rows: QuotaDataRecord[], unflushed: UsageBucket[], who: QuotaDataOwner, start: number, end: number): QuotaDataRecord[] {
+export function withUnflushedRows(
+  rows: QuotaDataRecord[],
+  unflushed: UsageBucket[],
+  who: QuotaDataOwner,
+  start: number,
+  end: number,
+): QuotaDataRecord[] {
   return addUnflushed(
     rows,
-    unflushed.filter((b) => inRange(b, start, end) && (who.username === undefined || b.username === who.username) && (who.userId === undefined || b.userId === who.userId)),
+    unflushed.filter(
+      (b) =>
+        inRange(b, start, end) &&
+        (who.username === undefined || b.username === who.username) &&
+        (who.userId === undefined || b.userId === who.userId),
+    ),
     (r) => `${r.user_id}\u0000${r.username}\u0000${r.model_name}\u0000${r.created_at}`,
-    (b) => ({ id: 0, user_id: b.userId, username: b.username, model_name: b.model, created_at: b.hour, count: b.count, quota: b.quota, token_used: b.tokenUsed }),
+    (b) => ({
+      id: 0,
+      user_id: b.userId,
+      username: b.username,
+      model_name: b.model,
+      created_at: b.hour,
+      count: b.count,
+      quota: b.quota,
+      token_used: b.tokenUsed,
+    }),
   );
 }

@@ -64,7 +64,15 @@ export class RowGrouping implements RowQueue {
 
   add(m: RowsMessage): void {
     if (m.repeated) this.share(m.p, m.cols, m.repeated);
-    this.queue.push({ sql: m.sql, cols: m.cols, ins: m.ins ?? m.cols, charge: m.charge ?? null, p: m.p, at: 0, key: m.groupBy ?? -1 });
+    this.queue.push({
+      sql: m.sql,
+      cols: m.cols,
+      ins: m.ins ?? m.cols,
+      charge: m.charge ?? null,
+      p: m.p,
+      at: 0,
+      key: m.groupBy ?? -1,
+    });
     this.queued += m.p.length / m.cols;
     if (this.queued >= this.groupRows || m.now) {
       if (!this.soon) {

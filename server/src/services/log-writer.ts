@@ -41,7 +41,8 @@ const COLUMNS = [
  */
 const PG_LOG_INSERT = pgPrepared(
   `INSERT INTO "logs" (${COLUMNS.map(([c]) => `"${c}"`).join(', ')}) SELECT * FROM unnest(${COLUMNS.map(
-    ([, def], j) => `$${j + 1}::${typeof def === 'number' ? 'bigint' : typeof def === 'boolean' ? 'boolean' : 'text'}[]`,
+    ([, def], j) =>
+      `$${j + 1}::${typeof def === 'number' ? 'bigint' : typeof def === 'boolean' ? 'boolean' : 'text'}[]`,
   ).join(', ')})`,
 );
 
@@ -168,7 +169,19 @@ export interface Charge {
 }
 
 /** a charge's values after its row's, in this order (the SQLite worker's addCharge reads them so) */
-const CHARGE_COLUMNS = ['node', 'userId', 'tokenId', 'quota', 'remain', 'used', 'count', 'at', 'channelId', 'holdUser', 'holdToken'] as const;
+const CHARGE_COLUMNS = [
+  'node',
+  'userId',
+  'tokenId',
+  'quota',
+  'remain',
+  'used',
+  'count',
+  'at',
+  'channelId',
+  'holdUser',
+  'holdToken',
+] as const;
 const CHARGED_COLS = COLUMNS.length + CHARGE_COLUMNS.length;
 /** a charged row's repeated text: the log row's, and the node id */
 const CHARGED_REPEATED = [...REPEATED_COLUMNS, COLUMNS.length];
@@ -270,7 +283,11 @@ export class LogWriter {
       if (values.length) this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, how);
       if (charged.length) {
         const chargeHow = this.quiet ? how : { ...how, repeated: CHARGED_REPEATED };
-        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, { ...chargeHow, ins: COLUMNS.length, charge: this.chargeSql! });
+        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, {
+          ...chargeHow,
+          ins: COLUMNS.length,
+          charge: this.chargeSql!,
+        });
       }
       return;
     }

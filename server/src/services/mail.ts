@@ -31,7 +31,10 @@ export async function sendEmail(ctx: AppContext, subject: string, receiver: stri
   try {
     await transport.sendMail({
       from: `${o.get('SystemName') || 'New API'} <${o.get('SMTPFrom') || account}>`,
-      to: receiver.split(';').map((s) => s.trim()).filter(Boolean),
+      to: receiver
+        .split(';')
+        .map((s) => s.trim())
+        .filter(Boolean),
       subject,
       html,
     });

@@ -29,18 +29,48 @@ function permission() {
  * "baidu_v2" here.
  */
 const ADAPTOR_NAMES: Record<number, string> = {
-  2: 'midjourney', 4: 'ollama', 5: 'midjourney', 11: 'google palm', 14: 'claude', 15: 'baidu', 16: 'zhipu', 17: 'ali',
-  18: 'xunfei', 19: 'ai360', 20: 'openrouter', 23: 'tencent', 24: 'google gemini', 25: 'moonshot', 26: 'zhipu_4v',
-  27: 'perplexity', 31: 'lingyiwanwu', 33: 'aws', 34: 'cohere', 35: 'minimax', 36: 'suno', 37: 'dify', 38: 'jina',
-  39: 'cloudflare', 40: 'siliconflow', 41: 'vertex-ai', 42: 'mistral', 43: 'deepseek', 44: 'mokaai', 45: 'volcengine',
-  46: 'baidu_v2', 47: 'xinference', 48: 'xai', 49: 'coze',
+  2: 'midjourney',
+  4: 'ollama',
+  5: 'midjourney',
+  11: 'google palm',
+  14: 'claude',
+  15: 'baidu',
+  16: 'zhipu',
+  17: 'ali',
+  18: 'xunfei',
+  19: 'ai360',
+  20: 'openrouter',
+  23: 'tencent',
+  24: 'google gemini',
+  25: 'moonshot',
+  26: 'zhipu_4v',
+  27: 'perplexity',
+  31: 'lingyiwanwu',
+  33: 'aws',
+  34: 'cohere',
+  35: 'minimax',
+  36: 'suno',
+  37: 'dify',
+  38: 'jina',
+  39: 'cloudflare',
+  40: 'siliconflow',
+  41: 'vertex-ai',
+  42: 'mistral',
+  43: 'deepseek',
+  44: 'mokaai',
+  45: 'volcengine',
+  46: 'baidu_v2',
+  47: 'xinference',
+  48: 'xai',
+  49: 'coze',
 };
 
 let ownerIndex: Map<string, string> | null = null;
 function ownerOf(model: string): string | undefined {
   if (!ownerIndex) {
     ownerIndex = new Map();
-    for (const t of Object.values(CHANNEL_TYPES)) for (const m of t.models) if (!ownerIndex.has(m)) ownerIndex.set(m, ADAPTOR_NAMES[t.type] ?? 'openai');
+    for (const t of Object.values(CHANNEL_TYPES))
+      for (const m of t.models) if (!ownerIndex.has(m)) ownerIndex.set(m, ADAPTOR_NAMES[t.type] ?? 'openai');
   }
   return ownerIndex.get(model);
 }
@@ -50,7 +80,15 @@ export function isBuiltInModel(id: string): boolean {
   return ownerOf(id) !== undefined;
 }
 
-export const modelObject = (id: string) => ({ id, object: 'model', created: CREATED, owned_by: ownerOf(id) ?? 'custom', permission: permission(), root: id, parent: null });
+export const modelObject = (id: string) => ({
+  id,
+  object: 'model',
+  created: CREATED,
+  owned_by: ownerOf(id) ?? 'custom',
+  permission: permission(),
+  root: id,
+  parent: null,
+});
 
 /** Every model of the built-in channel types, once each (the first type that lists it owns it). */
 export function builtInModelObjects() {

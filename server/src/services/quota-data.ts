@@ -97,7 +97,15 @@ export class QuotaData {
           } else {
             await db
               .insertInto('quota_data')
-              .values({ user_id: b.userId, username: b.username, model_name: b.model, created_at: b.hour, count: b.count, quota: b.quota, token_used: b.tokenUsed })
+              .values({
+                user_id: b.userId,
+                username: b.username,
+                model_name: b.model,
+                created_at: b.hour,
+                count: b.count,
+                quota: b.quota,
+                token_used: b.tokenUsed,
+              })
               .execute();
           }
         } catch (err) {

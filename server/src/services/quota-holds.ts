@@ -115,7 +115,9 @@ function startToken(start: number): string {
  */
 const BOOT = (() => {
   const own = procStat(process.pid);
-  return own && Number.isFinite(own.start) ? startToken(own.start) : Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
+  return own && Number.isFinite(own.start)
+    ? startToken(own.start)
+    : Math.floor(Date.now() / 1000 - process.uptime()).toString(36);
 })();
 
 function pidNamespace(): string {
@@ -168,7 +170,8 @@ export const HOLD_INSERT = 'INSERT INTO quota_holds (node, user_id, token_id, us
 export const HOLD_CONFLICT_PG =
   'ON CONFLICT (node, user_id, token_id) DO UPDATE SET user_quota = quota_holds.user_quota + excluded.user_quota, ' +
   'token_quota = quota_holds.token_quota + excluded.token_quota';
-const HOLD_CONFLICT_MYSQL = 'ON DUPLICATE KEY UPDATE user_quota = user_quota + VALUES(user_quota), token_quota = token_quota + VALUES(token_quota)';
+const HOLD_CONFLICT_MYSQL =
+  'ON DUPLICATE KEY UPDATE user_quota = user_quota + VALUES(user_quota), token_quota = token_quota + VALUES(token_quota)';
 
 const UPSERT_PG = pgPrepared(
   `${HOLD_INSERT} SELECT $1::varchar, v.u, v.t, v.uq, v.tq FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS v(u, t, uq, tq) ` +
@@ -182,7 +185,13 @@ const UPSERT_PG = pgPrepared(
 export function addHoldsQuery(kind: DbKind, node: string, rows: HoldChange[]): CompiledQuery {
   if (kind === 'sqlite') return CompiledQuery.raw(HOLD_JOURNAL_INSERT, journalRow(node, flatHolds(rows)));
   if (kind === 'postgres') {
-    return CompiledQuery.raw(UPSERT_PG, [node, rows.map((r) => r.userId), rows.map((r) => r.tokenId), rows.map((r) => r.user), rows.map((r) => r.token)]);
+    return CompiledQuery.raw(UPSERT_PG, [
+      node,
+      rows.map((r) => r.userId),
+      rows.map((r) => r.tokenId),
+      rows.map((r) => r.user),
+      rows.map((r) => r.token),
+    ]);
   }
   const params: unknown[] = [];
   const values = rows.map((r) => {
@@ -236,7 +245,10 @@ export interface NodeHold extends HoldChange {
  * What nodes hold, summed per (node, user, token) over pair rows and journal rows, without the pairs that hold nothing;
  * ordered by node, user, token.
  */
-export async function readHolds(db: Kysely<Database>, where: { node?: string; userId?: number } = {}): Promise<NodeHold[]> {
+export async function readHolds(
+  db: Kysely<Database>,
+  where: { node?: string; userId?: number } = {},
+): Promise<NodeHold[]> {
   let pairs = db.selectFrom('quota_holds').select(['node', 'user_id', 'token_id', 'user_quota', 'token_quota']);
   let journal = db.selectFrom('quota_hold_journal').select(['node', 'holds']);
   if (where.node !== undefined) {
@@ -246,11 +258,13 @@ export async function readHolds(db: Kysely<Database>, where: { node?: string; us
   if (where.userId !== undefined) pairs = pairs.where('user_id', '=', where.userId);
   const byNode = new Map<string, HoldDeltas>();
   const of = (node: string) => byNode.get(node) ?? byNode.set(node, new HoldDeltas()).get(node)!;
-  for (const h of await pairs.execute()) of(h.node).add(Number(h.user_id), Number(h.token_id), Number(h.user_quota), Number(h.token_quota));
+  for (const h of await pairs.execute())
+    of(h.node).add(Number(h.user_id), Number(h.token_id), Number(h.user_quota), Number(h.token_quota));
   for (const j of await journal.execute()) addJournalText(of(j.node), j.holds);
   const out: NodeHold[] = [];
   for (const node of [...byNode.keys()].sort()) {
-    for (const h of byNode.get(node)!.take()) if (where.userId === undefined || h.userId === where.userId) out.push({ node, ...h });
+    for (const h of byNode.get(node)!.take())
+      if (where.userId === undefined || h.userId === where.userId) out.push({ node, ...h });
   }
   return out;
 }
@@ -316,7 +330,10 @@ export class HoldNodes {
   async start(): Promise<RecoveredHolds[]> {
     await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: this.dbNow() }).execute();
     const recovered = await this.sweep();
-    this.timer = setInterval(() => void this.beat().catch((err) => this.ctx.log.error({ err }, 'quota hold heartbeat failed')), this.opts.heartbeatMs ?? HOLD_HEARTBEAT_MS);
+    this.timer = setInterval(
+      () => void this.beat().catch((err) => this.ctx.log.error({ err }, 'quota hold heartbeat failed')),
+      this.opts.heartbeatMs ?? HOLD_HEARTBEAT_MS,
+    );
     this.timer.unref();
     return recovered;
   }
@@ -325,14 +342,26 @@ export class HoldNodes {
 
   private async beat(): Promise<void> {
     if (++this.beats % (this.opts.pruneBeats ?? HOLD_PRUNE_BEATS) === 0) {
-      await this.db.deleteFrom('quota_holds').where('node', '=', this.node).where('user_quota', '=', 0).where('token_quota', '=', 0).execute();
+      await this.db
+        .deleteFrom('quota_holds')
+        .where('node', '=', this.node)
+        .where('user_quota', '=', 0)
+        .where('token_quota', '=', 0)
+        .execute();
       this.opts.onRowsGone?.();
     }
-    const r = await this.db.updateTable('quota_hold_nodes').set({ seen_at: this.dbNow() }).where('node', '=', this.node).executeTakeFirst();
+    const r = await this.db
+      .updateTable('quota_hold_nodes')
+      .set({ seen_at: this.dbNow() })
+      .where('node', '=', this.node)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) {
       // another node took this one for dead (no heartbeat for HOLD_STALE_SEC: a stalled process) and gave its holds
       // back; the ones still open will be settled against amounts already returned. Register again and say so.
-      this.ctx.log.error({ node: this.node }, 'this node was recovered as dead by another node; its open reservations were given back');
+      this.ctx.log.error(
+        { node: this.node },
+        'this node was recovered as dead by another node; its open reservations were given back',
+      );
       this.opts.onRowsGone?.();
       await this.db.insertInto('quota_hold_nodes').values({ node: this.node, seen_at: this.dbNow() }).execute();
     }
@@ -341,14 +370,24 @@ export class HoldNodes {
 
   /** Gives back the holds of dead nodes: a stale heartbeat, or a process of this host that is gone. */
   async sweep(): Promise<RecoveredHolds[]> {
-    const cutoff = Number((await sql<{ t: number }>`SELECT ${this.dbNow()} AS t`.execute(this.db)).rows[0].t) - this.staleSec;
+    const cutoff =
+      Number((await sql<{ t: number }>`SELECT ${this.dbNow()} AS t`.execute(this.db)).rows[0].t) - this.staleSec;
     const out: RecoveredHolds[] = [];
-    const nodes = await this.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '<>', this.node).execute();
+    const nodes = await this.db
+      .selectFrom('quota_hold_nodes')
+      .select(['node', 'seen_at'])
+      .where('node', '<>', this.node)
+      .execute();
     const registered = new Set(nodes.map((n) => n.node));
     // holds without a node row: left by a process that died before registering again (HoldNodes.beat)
     const held = [
       ...(await this.db.selectFrom('quota_holds').select('node').distinct().where('node', '<>', this.node).execute()),
-      ...(await this.db.selectFrom('quota_hold_journal').select('node').distinct().where('node', '<>', this.node).execute()),
+      ...(await this.db
+        .selectFrom('quota_hold_journal')
+        .select('node')
+        .distinct()
+        .where('node', '<>', this.node)
+        .execute()),
     ];
     const unregistered = [...new Set(held.map((h) => h.node))].filter((node) => !registered.has(node));
     for (const { node, seen_at } of [...nodes, ...unregistered.map((node) => ({ node, seen_at: null }))]) {
@@ -377,8 +416,18 @@ export class HoldNodes {
       const byId = (m: Map<number, number>) => [...m].filter(([, v]) => v > 0).sort((a, b) => a[0] - b[0]);
       const t = byId(tokens);
       const u = byId(users);
-      for (const [id, v] of t) await trx.updateTable('tokens').set((eb) => ({ remain_quota: eb('remain_quota', '+', v) })).where('id', '=', id).execute();
-      for (const [id, v] of u) await trx.updateTable('users').set((eb) => ({ quota: eb('quota', '+', v) })).where('id', '=', id).execute();
+      for (const [id, v] of t)
+        await trx
+          .updateTable('tokens')
+          .set((eb) => ({ remain_quota: eb('remain_quota', '+', v) }))
+          .where('id', '=', id)
+          .execute();
+      for (const [id, v] of u)
+        await trx
+          .updateTable('users')
+          .set((eb) => ({ quota: eb('quota', '+', v) }))
+          .where('id', '=', id)
+          .execute();
       await forgetHolds(trx, node);
       return { node, users: u.map(([id]) => id), tokens: t.map(([id]) => id), quota: u.reduce((s, [, v]) => s + v, 0) };
     });
@@ -386,7 +435,10 @@ export class HoldNodes {
     for (const id of result.users) this.ctx.changes.publish({ kind: 'user', id });
     for (const id of result.tokens) this.ctx.changes.publish({ kind: 'token', id });
     if (result.users.length) {
-      this.ctx.log.warn({ node, users: result.users.length, tokens: result.tokens.length, quota: result.quota }, 'gave back the reservations of a gateway process that stopped without settling them');
+      this.ctx.log.warn(
+        { node, users: result.users.length, tokens: result.tokens.length, quota: result.quota },
+        'gave back the reservations of a gateway process that stopped without settling them',
+      );
     }
     return { node, users: result.users.length, tokens: result.tokens.length, quota: result.quota };
   }
@@ -399,7 +451,10 @@ export class HoldNodes {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     if ((await readHolds(this.db, { node: this.node })).length) {
-      this.ctx.log.error({ node: this.node }, 'stopping with reservations not settled; they will be given back by the next node');
+      this.ctx.log.error(
+        { node: this.node },
+        'stopping with reservations not settled; they will be given back by the next node',
+      );
       return;
     }
     await this.db.transaction().execute(async (trx) => {
@@ -408,4 +463,3 @@ export class HoldNodes {
     });
   }
 }
-

@@ -62,12 +62,15 @@ export class QuotaNotifier {
 
   notice(remaining: number): Notice {
     const o = this.ctx.options;
-    const shown = o.bool('DisplayInCurrencyEnabled') ? `＄${(remaining / o.num('QuotaPerUnit', 500000)).toFixed(2)}` : String(remaining);
+    const shown = o.bool('DisplayInCurrencyEnabled')
+      ? `＄${(remaining / o.num('QuotaPerUnit', 500000)).toFixed(2)}`
+      : String(remaining);
     const link = `${o.get('ServerAddress').replace(/\/+$/, '')}/topup`;
     return {
       type: 'quota_exceed',
       title: '您的额度即将用尽',
-      content: '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>',
+      content:
+        '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>',
       values: [shown, link],
       timestamp: Math.floor(Date.now() / 1000),
     };
@@ -98,9 +101,19 @@ export class QuotaNotifier {
    * §4.9, new-api's NotifyRootUser) by their notice settings; `key` names what changed, for the rate limit (one notice
    * an hour per type and key). Never throws.
    */
-  async notifyRoot(type: 'channel_update' | 'channel_test', key: string, title: string, content: string): Promise<'sent' | 'limited' | 'failed'> {
+  async notifyRoot(
+    type: 'channel_update' | 'channel_test',
+    key: string,
+    title: string,
+    content: string,
+  ): Promise<'sent' | 'limited' | 'failed'> {
     try {
-      const root = await this.ctx.db.selectFrom('users').select(['id', 'email', 'setting']).where('role', '=', 100).orderBy('id').executeTakeFirst();
+      const root = await this.ctx.db
+        .selectFrom('users')
+        .select(['id', 'email', 'setting'])
+        .where('role', '=', 100)
+        .orderBy('id')
+        .executeTakeFirst();
       if (!root) return 'failed';
       if (!(await this.takeSlot(root.id, `${type}:${key}`, CHANNEL_NOTICE_WINDOW_SEC))) return 'limited';
       let setting: Record<string, unknown> = {};
@@ -119,7 +132,11 @@ export class QuotaNotifier {
 
   /** By webhook when the user chose one, else by email (notification_email or the account's); false: nowhere to send. */
   private async deliver(user: NotifyUser, notice: Notice): Promise<boolean> {
-    if (user.setting.notify_type === 'webhook' && typeof user.setting.webhook_url === 'string' && user.setting.webhook_url) {
+    if (
+      user.setting.notify_type === 'webhook' &&
+      typeof user.setting.webhook_url === 'string' &&
+      user.setting.webhook_url
+    ) {
       await this.sendWebhook(user.setting.webhook_url, String(user.setting.webhook_secret ?? ''), notice);
       return true;
     }

@@ -33,7 +33,17 @@ export interface RedemptionPage {
 
 type Body = Record<string, unknown>;
 
-const COLUMNS = ['id', 'user_id', 'key', 'status', 'name', 'quota', 'created_time', 'redeemed_time', 'used_user_id'] as const;
+const COLUMNS = [
+  'id',
+  'user_id',
+  'key',
+  'status',
+  'name',
+  'quota',
+  'created_time',
+  'redeemed_time',
+  'used_user_id',
+] as const;
 
 function view(row: Omit<Redemption, 'deleted_at'>): PublicRedemption {
   return {
@@ -82,12 +92,17 @@ export function redemptionPageParams(q: { p?: unknown; page_size?: unknown }): {
 const live = (db: Kysely<Database>) => db.selectFrom('redemptions').where('deleted_at', 'is', null);
 
 /** Lists codes newest first; with a keyword, matches the id (numeric keyword) or a name prefix, as new-api. */
-export async function listRedemptions(db: Kysely<Database>, opts: { keyword?: string; page: number; pageSize: number }): Promise<RedemptionPage> {
+export async function listRedemptions(
+  db: Kysely<Database>,
+  opts: { keyword?: string; page: number; pageSize: number },
+): Promise<RedemptionPage> {
   const keyword = opts.keyword?.trim() ?? '';
   let q = live(db);
   if (keyword) {
     const id = /^\d+$/.test(keyword) && Number.isSafeInteger(Number(keyword)) ? Number(keyword) : null;
-    q = q.where((eb) => (id === null ? likePrefix('name', keyword) : eb.or([eb('id', '=', id), likePrefix('name', keyword)])));
+    q = q.where((eb) =>
+      id === null ? likePrefix('name', keyword) : eb.or([eb('id', '=', id), likePrefix('name', keyword)]),
+    );
   }
   const totalRow = await q.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const rows = await q
@@ -100,7 +115,10 @@ export async function listRedemptions(db: Kysely<Database>, opts: { keyword?: st
 }
 
 export async function getRedemption(db: Kysely<Database>, id: number): Promise<PublicRedemption | null> {
-  const row = await live(db).select([...COLUMNS]).where('id', '=', id).executeTakeFirst();
+  const row = await live(db)
+    .select([...COLUMNS])
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? view(row) : null;
 }
 
@@ -116,7 +134,16 @@ export async function createRedemptions(ctx: AppContext, creatorId: number, body
   await ctx.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('redemptions')
-      .values(keys.map((key) => ({ user_id: creatorId, key, status: REDEMPTION_STATUS_ENABLED, name, quota, created_time: now })))
+      .values(
+        keys.map((key) => ({
+          user_id: creatorId,
+          key,
+          status: REDEMPTION_STATUS_ENABLED,
+          name,
+          quota,
+          created_time: now,
+        })),
+      )
       .execute();
   });
   return keys;
@@ -135,7 +162,8 @@ export async function updateRedemption(ctx: AppContext, body: Body, statusOnly: 
   let updated: bigint;
   if (statusOnly) {
     const status = int(body.status);
-    if (status !== REDEMPTION_STATUS_ENABLED && status !== REDEMPTION_STATUS_DISABLED) throw new UserFacingError('无效的兑换码状态');
+    if (status !== REDEMPTION_STATUS_ENABLED && status !== REDEMPTION_STATUS_DISABLED)
+      throw new UserFacingError('无效的兑换码状态');
     const res = await ctx.db
       .updateTable('redemptions')
       .set({ status })
@@ -167,7 +195,12 @@ export async function updateRedemption(ctx: AppContext, body: Body, statusOnly: 
 
 /** Soft delete (deleted_at), as new-api; the key stays reserved by the unique index. */
 export async function deleteRedemption(ctx: AppContext, id: number): Promise<boolean> {
-  const res = await ctx.db.updateTable('redemptions').set({ deleted_at: new Date() }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  const res = await ctx.db
+    .updateTable('redemptions')
+    .set({ deleted_at: new Date() })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return Number(res.numUpdatedRows) === 1;
 }
 
@@ -190,7 +223,12 @@ export async function redeemCode(ctx: AppContext, userId: number, rawKey: unknow
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return null;
-    const row = await trx.selectFrom('redemptions').select(['id', 'quota']).where('key', '=', key).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    const row = await trx
+      .selectFrom('redemptions')
+      .select(['id', 'quota'])
+      .where('key', '=', key)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
     const quota = Number(row.quota);
     const credit = await trx
       .updateTable('users')

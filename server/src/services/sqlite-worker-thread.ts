@@ -80,15 +80,29 @@ function addCharge(item: QueuedRows, o: number): void {
   const p = item.p as number[];
   const b = o + item.ins;
   const node = p[b] as unknown as string;
-  const user = p[b + 1], token = p[b + 2], used = p[b + 5], channel = p[b + 8], hu = p[b + 9], ht = p[b + 10];
-  const c = (charges ??= { sql: item.charge!, tokens: new Map(), users: new Map(), channels: new Map(), holds: new Map() });
+  const user = p[b + 1],
+    token = p[b + 2],
+    used = p[b + 5],
+    channel = p[b + 8],
+    hu = p[b + 9],
+    ht = p[b + 10];
+  const c = (charges ??= {
+    sql: item.charge!,
+    tokens: new Map(),
+    users: new Map(),
+    channels: new Map(),
+    holds: new Map(),
+  });
   let u = c.users.get(user);
   if (!u) c.users.set(user, (u = [0, 0, 0]));
-  u[0] += p[b + 3]; u[1] += used; u[2] += p[b + 6];
+  u[0] += p[b + 3];
+  u[1] += used;
+  u[2] += p[b + 6];
   if (token > 0) {
     let t = c.tokens.get(token);
     if (!t) c.tokens.set(token, (t = [0, 0, 0]));
-    t[0] += p[b + 4]; t[1] += used;
+    t[0] += p[b + 4];
+    t[1] += used;
     if (p[b + 7] > t[2]) t[2] = p[b + 7];
   }
   if (channel > 0 && used) c.channels.set(channel, (c.channels.get(channel) ?? 0) + used);
@@ -123,7 +137,10 @@ function journal(sql: ChargeSql, node: string, flat: number[]): void {
     for (let i = 0; i + 3 < f.length; i += 4) {
       const k = f[i] + ':' + f[i + 1];
       const d = net.get(k);
-      if (d) { d[2] += f[i + 2]; d[3] += f[i + 3]; } else net.set(k, [f[i], f[i + 1], f[i + 2], f[i + 3]]);
+      if (d) {
+        d[2] += f[i + 2];
+        d[3] += f[i + 3];
+      } else net.set(k, [f[i], f[i + 1], f[i + 2], f[i + 3]]);
     }
   };
   for (const text of statement(sql.read).pluck().all(node) as string[]) add(JSON.parse(text) as number[]);
@@ -220,7 +237,11 @@ port.on('message', (m: ToWorker) => {
     send({ t: 'flushed', id: m.id });
   } else if (m.t === 'heap') {
     const newSpace = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
-    send({ t: 'heap', id: m.id, heap: { maxYoungGenerationSizeMb: resourceLimits.maxYoungGenerationSizeMb ?? 0, newSpace } });
+    send({
+      t: 'heap',
+      id: m.id,
+      heap: { maxYoungGenerationSizeMb: resourceLimits.maxYoungGenerationSizeMb ?? 0, newSpace },
+    });
   } else if (m.t === 'stop') {
     clearInterval(timer);
     drain();

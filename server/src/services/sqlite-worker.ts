@@ -68,7 +68,8 @@ const WORKER_YOUNG_GENERATION_MB = 3;
  */
 function startThread(setup: WorkerSetup): Worker {
   const options = { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } };
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./sqlite-worker-thread.js', import.meta.url), options);
+  if (!import.meta.url.endsWith('.ts'))
+    return new Worker(new URL('./sqlite-worker-thread.js', import.meta.url), options);
   const source = fileURLToPath(new URL('./sqlite-worker-thread.ts', import.meta.url));
   const tsx = createRequire(import.meta.url).resolve('tsx/cjs');
   return new Worker(`require(${JSON.stringify(tsx)}); require(${JSON.stringify(source)});`, { ...options, eval: true });

@@ -106,7 +106,11 @@ function countContentParts(parts: unknown[], model: string): number {
         if (typeof img === 'string') n += countImageTokens(img, undefined, model);
         else if (img && typeof img === 'object') {
           const o = img as { url?: unknown; detail?: unknown };
-          n += countImageTokens(typeof o.url === 'string' ? o.url : '', typeof o.detail === 'string' ? o.detail : undefined, model);
+          n += countImageTokens(
+            typeof o.url === 'string' ? o.url : '',
+            typeof o.detail === 'string' ? o.detail : undefined,
+            model,
+          );
         }
         break;
       }
@@ -202,7 +206,8 @@ export function chatPromptBound(messages: unknown, tools: unknown, bodyBytes: nu
 
 /** Bound of countInputTokens (token arrays count one per number, which the body spells in two bytes or more). */
 export function inputBound(input: unknown, bodyBytes: number): number {
-  if (Array.isArray(input)) for (const x of input) if ((x as { type?: unknown } | null)?.type === 'image_url') return -1;
+  if (Array.isArray(input))
+    for (const x of input) if ((x as { type?: unknown } | null)?.type === 'image_url') return -1;
   return bodyBytes;
 }
 

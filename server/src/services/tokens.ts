@@ -21,7 +21,10 @@ export const TOKEN_STATUS_EXHAUSTED = 4;
 
 export const TOKEN_NAME_MAX = 30;
 
-export type PublicToken = Omit<Token, 'deleted_at' | 'unlimited_quota' | 'model_limits_enabled'> & { unlimited_quota: boolean; model_limits_enabled: boolean };
+export type PublicToken = Omit<Token, 'deleted_at' | 'unlimited_quota' | 'model_limits_enabled'> & {
+  unlimited_quota: boolean;
+  model_limits_enabled: boolean;
+};
 
 /** SQLite and MySQL hand booleans back as 0/1; the wire carries true/false as new-api does. */
 function view<T extends { unlimited_quota: boolean | number; model_limits_enabled: boolean | number }>(row: T) {
@@ -29,7 +32,6 @@ function view<T extends { unlimited_quota: boolean | number; model_limits_enable
 }
 
 type Body = Record<string, unknown>;
-
 
 // ---------------------------------------------------------------------------------------------------------
 // allow_ips: one IP or CIDR range per line
@@ -46,7 +48,6 @@ export function normalizeAllowIps(value: unknown): string {
   }
   return [...new Set(entries)].join('\n');
 }
-
 
 // ---------------------------------------------------------------------------------------------------------
 // field parsing
@@ -75,7 +76,9 @@ function modelLimitsText(v: unknown): string {
   throw new TokenInputError('model_limits 必须是字符串或字符串列表');
 }
 
-type TokenFields = Partial<Pick<Token, 'name' | 'expired_time' | 'remain_quota' | 'model_limits' | 'allow_ips' | 'group'>> & {
+type TokenFields = Partial<
+  Pick<Token, 'name' | 'expired_time' | 'remain_quota' | 'model_limits' | 'allow_ips' | 'group'>
+> & {
   unlimited_quota?: boolean;
   model_limits_enabled?: boolean;
 };
@@ -135,7 +138,12 @@ function own(db: Kysely<Database>, userId: number) {
     .where('deleted_at', 'is', null);
 }
 
-export async function listTokens(db: Kysely<Database>, userId: number, page: number, size: number): Promise<PublicToken[]> {
+export async function listTokens(
+  db: Kysely<Database>,
+  userId: number,
+  page: number,
+  size: number,
+): Promise<PublicToken[]> {
   const rows = await own(db, userId)
     .orderBy('id', 'desc')
     .limit(size)
@@ -145,7 +153,12 @@ export async function listTokens(db: Kysely<Database>, userId: number, page: num
 }
 
 /** GET /api/token/search: name contains the keyword, key starts with the token (an `sk-` prefix is ignored). */
-export async function searchTokens(db: Kysely<Database>, userId: number, keyword: string, token: string): Promise<PublicToken[]> {
+export async function searchTokens(
+  db: Kysely<Database>,
+  userId: number,
+  keyword: string,
+  token: string,
+): Promise<PublicToken[]> {
   let q = own(db, userId);
   const kw = keyword.trim();
   if (kw) q = q.where(likeContains('name', kw));
@@ -166,7 +179,11 @@ function announce(ctx: AppContext, t: { id: number; key: string; user_id: number
   ctx.changes.publish({ kind: 'token', id: t.id, key: t.key, userId: t.user_id });
 }
 
-export async function createToken(ctx: AppContext, user: { id: number; group: string }, body: Body): Promise<PublicToken> {
+export async function createToken(
+  ctx: AppContext,
+  user: { id: number; group: string },
+  body: Body,
+): Promise<PublicToken> {
   if (body.name === undefined) throw new TokenInputError('令牌名称不能为空');
   const fields = tokenFields(ctx, user.group, body);
   const now = nowSec();
@@ -197,14 +214,20 @@ export async function createToken(ctx: AppContext, user: { id: number; group: st
  * fields present in the body; new-api copies absent ones as zero values (e.g. expired_time 0 = expired at
  * once), which we do not repeat.
  */
-export async function updateToken(ctx: AppContext, user: { id: number; group: string }, body: Body, statusOnly: boolean): Promise<PublicToken> {
+export async function updateToken(
+  ctx: AppContext,
+  user: { id: number; group: string },
+  body: Body,
+  statusOnly: boolean,
+): Promise<PublicToken> {
   const id = int(body?.id);
   if (id === null || id <= 0) throw new TokenInputError('令牌 ID 无效');
   const current = await getToken(ctx.db, user.id, id);
   if (!current) throw new TokenInputError('令牌不存在');
   if (statusOnly) {
     const status = int(body.status);
-    if (status !== TOKEN_STATUS_ENABLED && status !== TOKEN_STATUS_DISABLED) throw new TokenInputError('无效的令牌状态');
+    if (status !== TOKEN_STATUS_ENABLED && status !== TOKEN_STATUS_DISABLED)
+      throw new TokenInputError('无效的令牌状态');
     if (status === TOKEN_STATUS_ENABLED) {
       if (current.expired_time !== -1 && current.expired_time <= nowSec()) {
         throw new TokenInputError('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
@@ -216,7 +239,8 @@ export async function updateToken(ctx: AppContext, user: { id: number; group: st
     await ctx.db.updateTable('tokens').set({ status }).where('id', '=', id).where('user_id', '=', user.id).execute();
   } else {
     const fields = tokenFields(ctx, user.group, body);
-    if (Object.keys(fields).length) await ctx.db.updateTable('tokens').set(fields).where('id', '=', id).where('user_id', '=', user.id).execute();
+    if (Object.keys(fields).length)
+      await ctx.db.updateTable('tokens').set(fields).where('id', '=', id).where('user_id', '=', user.id).execute();
   }
   const row = (await getToken(ctx.db, user.id, id))!;
   announce(ctx, row);
@@ -227,7 +251,12 @@ export async function updateToken(ctx: AppContext, user: { id: number; group: st
 export async function deleteToken(ctx: AppContext, userId: number, id: number): Promise<boolean> {
   const current = await getToken(ctx.db, userId, id);
   if (!current) return false;
-  await ctx.db.updateTable('tokens').set({ deleted_at: new Date() }).where('id', '=', id).where('user_id', '=', userId).execute();
+  await ctx.db
+    .updateTable('tokens')
+    .set({ deleted_at: new Date() })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .execute();
   announce(ctx, current);
   return true;
 }

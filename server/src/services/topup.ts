@@ -89,7 +89,11 @@ function paymentType(method: unknown): string {
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
 /** POST /api/user/pay: records a pending order and answers the signed gateway form. */
-export async function requestPay(ctx: AppContext, user: { id: number; group: string }, body: Record<string, unknown>): Promise<PayAnswer> {
+export async function requestPay(
+  ctx: AppContext,
+  user: { id: number; group: string },
+  body: Record<string, unknown>,
+): Promise<PayAnswer> {
   const cfg = epayConfig(ctx);
   if (!cfg) return error(ONLINE_TOPUP_DISABLED);
   const q = quote(ctx, body.amount, user.group);
@@ -108,7 +112,14 @@ export async function requestPay(ctx: AppContext, user: { id: number; group: str
   try {
     await ctx.db
       .insertInto('top_ups')
-      .values({ user_id: user.id, amount: q.units, money: q.money, trade_no: tradeNo, create_time: nowSec(), status: TOPUP_PENDING })
+      .values({
+        user_id: user.id,
+        amount: q.units,
+        money: q.money,
+        trade_no: tradeNo,
+        create_time: nowSec(),
+        status: TOPUP_PENDING,
+      })
       .execute();
   } catch (err) {
     ctx.log.error({ err, tradeNo }, 'creating a top-up order failed');
@@ -127,7 +138,9 @@ export async function handleEpayNotify(ctx: AppContext, params: Record<string, s
   if (!cfg || !epayVerify(params, cfg.key)) return 'fail';
   if (params.trade_status !== EPAY_TRADE_SUCCESS) return 'success';
   const tradeNo = params.out_trade_no ?? '';
-  const order = tradeNo ? await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst() : undefined;
+  const order = tradeNo
+    ? await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst()
+    : undefined;
   if (!order) {
     ctx.log.warn({ tradeNo }, 'epay notify for an unknown order');
     return 'fail';

@@ -45,14 +45,21 @@ export function pageParams(q: { p?: unknown; page_size?: unknown }): { page: num
  * Lists or searches users, soft-deleted ones included (the console shows them as 已注销). A numeric keyword matches
  * the id as well as names (new-api matches only the id then, so a user named "2024" could not be found).
  */
-export async function searchUsers(ctx: AppContext, opts: { keyword?: string; group?: string; page: number; pageSize: number }): Promise<Page> {
+export async function searchUsers(
+  ctx: AppContext,
+  opts: { keyword?: string; group?: string; page: number; pageSize: number },
+): Promise<Page> {
   let q = ctx.db.selectFrom('users');
   const keyword = opts.keyword?.trim() ?? '';
   if (keyword) {
     const asId = /^\d+$/.test(keyword) ? Number(keyword) : null;
     q = q.where((eb) => {
       // the keyword's `%` and `_` match themselves (new-api let them match anything)
-      const ors: Expression<SqlBool>[] = [likeContains('username', keyword), likeContains('email', keyword), likeContains('display_name', keyword)];
+      const ors: Expression<SqlBool>[] = [
+        likeContains('username', keyword),
+        likeContains('email', keyword),
+        likeContains('display_name', keyword),
+      ];
       if (asId !== null && Number.isSafeInteger(asId)) ors.push(eb('id', '=', asId));
       return eb.or(ors);
     });
@@ -69,7 +76,13 @@ export async function searchUsers(ctx: AppContext, opts: { keyword?: string; gro
 }
 
 /** Loads a target user and checks that the caller outranks it (root may act on anyone, as in new-api). */
-async function targetFor(ctx: AppContext, callerRole: number, id: number, refusal: string, includeDeleted = false): Promise<User> {
+async function targetFor(
+  ctx: AppContext,
+  callerRole: number,
+  id: number,
+  refusal: string,
+  includeDeleted = false,
+): Promise<User> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new UserFacingError('无效的参数');
   const user = await getUser(ctx, id, { includeDeleted });
   if (!user) throw new UserFacingError('用户不存在');
@@ -130,7 +143,13 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
   const invalid = validateUserFields({ username, display_name: displayName, password });
   if (invalid) throw new UserFacingError(invalid);
   const origin = await targetFor(ctx, callerRole, id, '无权更新同权限等级或更高权限等级的用户信息');
-  if (body.role !== undefined && body.role !== null && body.role !== '' && (intInput(body.role) ?? Infinity) >= callerRole && callerRole !== ROLE_ROOT) {
+  if (
+    body.role !== undefined &&
+    body.role !== null &&
+    body.role !== '' &&
+    (intInput(body.role) ?? Infinity) >= callerRole &&
+    callerRole !== ROLE_ROOT
+  ) {
     throw new UserFacingError('无权将其他用户权限等级提升到大于等于自己的权限等级');
   }
   let quota: number | undefined;
@@ -148,7 +167,12 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
   if (group !== undefined) patch.group = group;
   if (password) patch.password = await hashPassword(password);
   if (patch.username && patch.username !== origin.username) {
-    const other = await ctx.db.selectFrom('users').select('id').where('username', '=', patch.username).where('id', '!=', id).executeTakeFirst();
+    const other = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', patch.username)
+      .where('id', '!=', id)
+      .executeTakeFirst();
     if (other) throw new UserFacingError(USER_EXISTS_MESSAGE);
   }
   const delta = quota === undefined ? 0 : quota - origin.quota;
@@ -161,13 +185,23 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
   ctx.changes.publish({ kind: 'user', id });
   if (patch.password) await endUserSessions(ctx, id);
   if (delta !== 0) {
-    await recordUserLog(ctx, id, LOG_TYPE_MANAGE, `管理员将用户额度从 ${logQuota(ctx, origin.quota)}修改为 ${logQuota(ctx, quota!)}`);
+    await recordUserLog(
+      ctx,
+      id,
+      LOG_TYPE_MANAGE,
+      `管理员将用户额度从 ${logQuota(ctx, origin.quota)}修改为 ${logQuota(ctx, quota!)}`,
+    );
   }
 }
 
 export type ManageAction = 'disable' | 'enable' | 'delete' | 'promote' | 'demote';
 
-export async function manageUser(ctx: AppContext, callerRole: number, id: number, action: string): Promise<{ role: number; status: number }> {
+export async function manageUser(
+  ctx: AppContext,
+  callerRole: number,
+  id: number,
+  action: string,
+): Promise<{ role: number; status: number }> {
   const user = await targetFor(ctx, callerRole, id, '无权更新同权限等级或更高权限等级的用户信息', true);
   if (user.deleted_at) throw new UserFacingError('用户已注销');
   let { role, status } = user;

@@ -23,7 +23,14 @@ export async function recordUserLog(ctx: AppContext, userId: number, type: numbe
     const user = await ctx.db.selectFrom('users').select('username').where('id', '=', userId).executeTakeFirst();
     await ctx.logDb
       .insertInto('logs')
-      .values({ user_id: userId, username: user?.username ?? '', created_at: nowSec(), type, content, is_stream: false })
+      .values({
+        user_id: userId,
+        username: user?.username ?? '',
+        created_at: nowSec(),
+        type,
+        content,
+        is_stream: false,
+      })
       .execute();
   } catch (err) {
     // A lost audit line must not undo the account change it describes.

@@ -48,14 +48,21 @@ function timingDummy(): Promise<string> {
 }
 
 /** Length rules of new-api's struct validator; returns an error message or null. */
-export function validateUserFields(f: { username?: string; password?: string; display_name?: string; email?: string }): string | null {
-  if (f.username !== undefined && [...f.username].length > USERNAME_MAX) return `输入不合法 用户名长度不能超过 ${USERNAME_MAX} 个字符`;
+export function validateUserFields(f: {
+  username?: string;
+  password?: string;
+  display_name?: string;
+  email?: string;
+}): string | null {
+  if (f.username !== undefined && [...f.username].length > USERNAME_MAX)
+    return `输入不合法 用户名长度不能超过 ${USERNAME_MAX} 个字符`;
   if (f.password !== undefined && f.password !== '') {
     const n = [...f.password].length;
     if (n < PASSWORD_MIN) return `输入不合法 密码长度不得小于 ${PASSWORD_MIN} 位`;
     if (n > PASSWORD_MAX) return `输入不合法 密码长度不得大于 ${PASSWORD_MAX} 位`;
   }
-  if (f.display_name !== undefined && [...f.display_name].length > DISPLAY_NAME_MAX) return `输入不合法 显示名称长度不能超过 ${DISPLAY_NAME_MAX} 个字符`;
+  if (f.display_name !== undefined && [...f.display_name].length > DISPLAY_NAME_MAX)
+    return `输入不合法 显示名称长度不能超过 ${DISPLAY_NAME_MAX} 个字符`;
   if (f.email !== undefined && f.email.length > EMAIL_MAX) return `输入不合法 邮箱长度不能超过 ${EMAIL_MAX} 个字符`;
   return null;
 }
@@ -132,7 +139,9 @@ export async function newAffCode(db: Kysely<Database>): Promise<string> {
 /** Username or email already used, soft-deleted rows included (new-api-compat.md §9.5). */
 export async function userExistsOrDeleted(db: Kysely<Database>, username: string, email = ''): Promise<boolean> {
   let q = db.selectFrom('users').select('id');
-  q = email ? q.where((eb) => eb.or([eb('username', '=', username), eb('email', '=', email)])) : q.where('username', '=', username);
+  q = email
+    ? q.where((eb) => eb.or([eb('username', '=', username), eb('email', '=', email)]))
+    : q.where('username', '=', username);
   return !!(await q.executeTakeFirst());
 }
 
@@ -147,7 +156,11 @@ export interface CreateUserInput {
 }
 
 /** Inserts a user with a hashed password and a fresh invite code; returns the id. */
-export async function insertUser(ctx: AppContext, input: CreateUserInput, db: Kysely<Database> = ctx.db): Promise<number> {
+export async function insertUser(
+  ctx: AppContext,
+  input: CreateUserInput,
+  db: Kysely<Database> = ctx.db,
+): Promise<number> {
   const values: NewUser = {
     username: input.username,
     password: await hashPassword(input.password),
@@ -207,7 +220,8 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
     inviter_id: inviterId,
     quota: quotaForNewUser + inviteeGift,
   });
-  if (quotaForNewUser > 0) await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, `新用户注册赠送 ${logQuota(ctx, quotaForNewUser)}`);
+  if (quotaForNewUser > 0)
+    await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, `新用户注册赠送 ${logQuota(ctx, quotaForNewUser)}`);
   if (inviterId) {
     if (inviteeGift > 0) await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, `使用邀请码赠送 ${logQuota(ctx, inviteeGift)}`);
     await ctx.db
@@ -220,7 +234,8 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
       .where('id', '=', inviterId)
       .execute();
     ctx.changes.publish({ kind: 'user', id: inviterId });
-    if (quotaForInviter > 0) await recordUserLog(ctx, inviterId, LOG_TYPE_SYSTEM, `邀请用户赠送 ${logQuota(ctx, quotaForInviter)}`);
+    if (quotaForInviter > 0)
+      await recordUserLog(ctx, inviterId, LOG_TYPE_SYSTEM, `邀请用户赠送 ${logQuota(ctx, quotaForInviter)}`);
   }
   if (ctx.config.generateDefaultToken) await createDefaultToken(ctx, id, input.username);
   return id;
@@ -249,7 +264,12 @@ export async function createDefaultToken(ctx: AppContext, userId: number, userna
 /** Password login by username, or by email when no username matches. Throws the single failure message. */
 export async function authenticatePassword(ctx: AppContext, login: string, password: string): Promise<User> {
   const name = login.trim();
-  let user = await ctx.db.selectFrom('users').selectAll().where('username', '=', name).where('deleted_at', 'is', null).executeTakeFirst();
+  let user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('username', '=', name)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   if (!user && name.includes('@')) {
     user = await ctx.db
       .selectFrom('users')
@@ -264,7 +284,11 @@ export async function authenticatePassword(ctx: AppContext, login: string, passw
   return user;
 }
 
-export async function getUser(ctx: AppContext, id: number, opts: { includeDeleted?: boolean } = {}): Promise<User | undefined> {
+export async function getUser(
+  ctx: AppContext,
+  id: number,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<User | undefined> {
   let q = ctx.db.selectFrom('users').selectAll().where('id', '=', id);
   if (!opts.includeDeleted) q = q.where('deleted_at', 'is', null);
   return q.executeTakeFirst();
@@ -294,12 +318,18 @@ export async function updateSelf(
     // The current password is always required, so a stolen session or access token cannot take the account over.
     if (!input.original_password) throw new UserFacingError('请输入原密码');
     const current = await getUser(ctx, id);
-    if (!current || !(await verifyPassword(input.original_password, current.password))) throw new UserFacingError('原密码错误');
+    if (!current || !(await verifyPassword(input.original_password, current.password)))
+      throw new UserFacingError('原密码错误');
     patch.password = await hashPassword(input.password);
   }
   if (!Object.keys(patch).length) return { passwordChanged: false };
   if (patch.username) {
-    const other = await ctx.db.selectFrom('users').select('id').where('username', '=', patch.username).where('id', '!=', id).executeTakeFirst();
+    const other = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', patch.username)
+      .where('id', '!=', id)
+      .executeTakeFirst();
     if (other) throw new UserFacingError(USER_EXISTS_MESSAGE);
   }
   await ctx.db.updateTable('users').set(patch).where('id', '=', id).execute();
@@ -327,7 +357,12 @@ export async function ensureAffCode(ctx: AppContext, id: number): Promise<string
   if (!user) throw new UserFacingError('用户不存在');
   if (user.aff_code) return user.aff_code;
   const code = await newAffCode(ctx.db);
-  await ctx.db.updateTable('users').set({ aff_code: code }).where('id', '=', id).where('aff_code', 'is', null).execute();
+  await ctx.db
+    .updateTable('users')
+    .set({ aff_code: code })
+    .where('id', '=', id)
+    .where('aff_code', 'is', null)
+    .execute();
   ctx.changes.publish({ kind: 'user', id });
   return (await getUser(ctx, id))?.aff_code ?? code;
 }
@@ -338,7 +373,8 @@ export async function ensureAffCode(ctx: AppContext, id: number): Promise<string
  */
 export async function transferAffQuota(ctx: AppContext, id: number, quota: number): Promise<void> {
   const perUnit = ctx.options.num('QuotaPerUnit', 500000);
-  if (!Number.isInteger(quota) || quota < perUnit) throw new UserFacingError(`划转失败 转移额度最小为${logQuota(ctx, perUnit)}！`);
+  if (!Number.isInteger(quota) || quota < perUnit)
+    throw new UserFacingError(`划转失败 转移额度最小为${logQuota(ctx, perUnit)}！`);
   const res = await ctx.db
     .updateTable('users')
     .set((eb) => ({ aff_quota: eb('aff_quota', '-', quota), quota: eb('quota', '+', quota) }))
@@ -376,7 +412,8 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
     }
     if (parsed.protocol !== 'https:') throw new UserFacingError('Webhook地址必须以https://开头');
     // a name that does not resolve now is kept: the address is checked again at every delivery
-    if ((await userUrlFetch(ctx).check(url)) === 'forbidden') throw new UserFacingError('Webhook地址不能指向本机、内网或保留地址');
+    if ((await userUrlFetch(ctx).check(url)) === 'forbidden')
+      throw new UserFacingError('Webhook地址不能指向本机、内网或保留地址');
     setting.webhook_url = url;
     if (typeof input.webhook_secret === 'string' && input.webhook_secret) setting.webhook_secret = input.webhook_secret;
   }
@@ -385,18 +422,32 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
     if (email && !isValidEmail(email)) throw new UserFacingError('无效的邮箱地址');
     if (email) setting.notification_email = email;
   }
-  setting.accept_unset_model_ratio_model = input.accept_unset_model_ratio_model === true || input.accept_unset_model_ratio_model === 'true';
-  await ctx.db.updateTable('users').set({ setting: JSON.stringify(setting) }).where('id', '=', id).execute();
+  setting.accept_unset_model_ratio_model =
+    input.accept_unset_model_ratio_model === true || input.accept_unset_model_ratio_model === 'true';
+  await ctx.db
+    .updateTable('users')
+    .set({ setting: JSON.stringify(setting) })
+    .where('id', '=', id)
+    .execute();
   ctx.changes.publish({ kind: 'user', id });
 }
-
 
 /** Resets a forgotten password to a random 12-char one (returned to the caller, as new-api does); ends the sessions. */
 export async function resetPasswordByEmail(ctx: AppContext, email: string): Promise<string> {
   const password = randomAlnum(12);
   const hash = await hashPassword(password);
-  const users = await ctx.db.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null).execute();
-  await ctx.db.updateTable('users').set({ password: hash }).where('email', '=', email).where('deleted_at', 'is', null).execute();
+  const users = await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('email', '=', email)
+    .where('deleted_at', 'is', null)
+    .execute();
+  await ctx.db
+    .updateTable('users')
+    .set({ password: hash })
+    .where('email', '=', email)
+    .where('deleted_at', 'is', null)
+    .execute();
   for (const u of users) {
     ctx.changes.publish({ kind: 'user', id: u.id });
     await endUserSessions(ctx, u.id);
@@ -412,6 +463,11 @@ export async function emailRegistered(ctx: AppContext, email: string, includeDel
 
 /** Used by setup: whether a (not deleted) root account exists. */
 export async function rootUserExists(db: Kysely<Database>): Promise<boolean> {
-  const row = await db.selectFrom('users').select('id').where('role', '=', 100).where('deleted_at', 'is', null).executeTakeFirst();
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('role', '=', 100)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return !!row;
 }

@@ -37,7 +37,12 @@ export function newVerificationCode(length: number): string {
   return randomUUID().replace(/-/g, '').slice(0, length);
 }
 
-export async function registerVerificationCode(ctx: AppContext, email: string, code: string, purpose: string): Promise<void> {
+export async function registerVerificationCode(
+  ctx: AppContext,
+  email: string,
+  code: string,
+  purpose: string,
+): Promise<void> {
   const key = storeKey(email, purpose);
   if (ctx.redis) {
     await ctx.redis.set(redisKey(ctx, key), code, 'EX', VERIFICATION_VALID_SEC);
@@ -73,7 +78,11 @@ const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/sit
  * TurnstileCheckEnabled. Returns an error message, or null when the request may go on. new-api remembers a passed check
  * in the session; this port verifies each protected call instead (the widget issues a fresh token per submit).
  */
-export async function checkTurnstile(ctx: AppContext, token: string | undefined, remoteIp: string): Promise<string | null> {
+export async function checkTurnstile(
+  ctx: AppContext,
+  token: string | undefined,
+  remoteIp: string,
+): Promise<string | null> {
   if (!ctx.options.bool('TurnstileCheckEnabled')) return null;
   if (!token) return 'Turnstile token 为空';
   try {

@@ -29,12 +29,22 @@ let seq = 0;
 export const uname = (prefix: string) => `${prefix}${process.pid % 1000}${++seq}`.slice(0, 12);
 
 /** Inserts a user row directly and logs in as that user. */
-export async function addUser(server: TestServer, opts: { username?: string; group?: string; role?: number } = {}): Promise<{ client: ConsoleClient; id: number; username: string }> {
+export async function addUser(
+  server: TestServer,
+  opts: { username?: string; group?: string; role?: number } = {},
+): Promise<{ client: ConsoleClient; id: number; username: string }> {
   const username = opts.username ?? uname('u');
   const password = 'userpass123';
   await server.ctx.db
     .insertInto('users')
-    .values({ username, password: await bcrypt.hash(password, 4), display_name: username, group: opts.group ?? 'default', role: opts.role ?? 1, setting: '' })
+    .values({
+      username,
+      password: await bcrypt.hash(password, 4),
+      display_name: username,
+      group: opts.group ?? 'default',
+      role: opts.role ?? 1,
+      setting: '',
+    })
     .execute();
   const client = new ConsoleClient(server.url);
   const res = await client.login(username, password);

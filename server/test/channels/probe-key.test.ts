@@ -76,7 +76,11 @@ describe('channel keys stay with their channel', () => {
   const get = async (path: string) => (await fetch(`${s.url}${path}`, { headers: admin })).json() as Promise<any>;
 
   it('lists the models of a channel on a private address, with its key', async () => {
-    expect(await get(`/api/channel/fetch_models/${channelId}`)).toEqual({ success: true, message: '', data: ['local-a', 'local-b'] });
+    expect(await get(`/api/channel/fetch_models/${channelId}`)).toEqual({
+      success: true,
+      message: '',
+      data: ['local-a', 'local-b'],
+    });
     expect(channelHost.seen.at(-1)).toEqual({ path: '/v1/models', authorization: `Bearer ${KEY}` });
   });
 
@@ -86,7 +90,10 @@ describe('channel keys stay with their channel', () => {
     expect(test.success).toBe(false);
     const balance = await get(`/api/channel/update_balance/${channelId}`);
     expect(balance).toEqual({ success: false, message: 'status code: 302' });
-    const relayed = await relayPost(s, '/v1/chat/completions', userKey, { model: 'probe-m', messages: [{ role: 'user', content: 'hi' }] });
+    const relayed = await relayPost(s, '/v1/chat/completions', userKey, {
+      model: 'probe-m',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(relayed.status).not.toBe(200);
     await relayed.text();
     // each call reached the channel's host with the key, and went no further
@@ -103,13 +110,21 @@ describe('channel keys stay with their channel', () => {
       { base_url: elsewhere.url, type: 1, id: channelId },
       { base_url: elsewhere.url, type: 1, channel_id: channelId, key: '' },
     ]) {
-      const r = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+      const r = await fetch(`${s.url}/api/channel/fetch_models`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify(body),
+      });
       expect(r.status).toBe(400);
       expect(await r.json()).toEqual({ success: false, message: 'key 不能为空' });
     }
     expect(elsewhere.connections).toBe(0);
     // the key the admin typed goes where the admin sent it (a private address too)
-    const own = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: admin, body: JSON.stringify({ base_url: elsewhere.url, type: 1, key: 'typed-key' }) });
+    const own = await fetch(`${s.url}/api/channel/fetch_models`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ base_url: elsewhere.url, type: 1, key: 'typed-key' }),
+    });
     expect(((await own.json()) as any).data).toEqual(['stolen']);
     expect(elsewhere.seen).toEqual([{ path: '/v1/models', authorization: 'Bearer typed-key' }]);
   });

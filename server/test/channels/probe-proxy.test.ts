@@ -18,7 +18,14 @@ interface Seen {
   viaProxy: boolean;
 }
 
-const CHAT = { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } };
+const CHAT = {
+  id: 'c',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+};
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -44,10 +51,17 @@ describe('channel probes through the channel proxy', () => {
       let body = '';
       req.on('data', (d) => (body += d));
       req.on('end', () => {
-        reached.push({ method: req.method!, url: req.url!, headers: req.headers, body, viaProxy: proxyPorts.has(req.socket.remotePort!) });
+        reached.push({
+          method: req.method!,
+          url: req.url!,
+          headers: req.headers,
+          body,
+          viaProxy: proxyPorts.has(req.socket.remotePort!),
+        });
         res.setHeader('content-type', 'application/json');
         if (req.url === '/v1/models') return res.end(JSON.stringify({ object: 'list', data: [{ id: 'via-proxy' }] }));
-        if (req.url === '/v1/dashboard/billing/subscription') return res.end(JSON.stringify({ hard_limit_usd: 12, has_payment_method: true }));
+        if (req.url === '/v1/dashboard/billing/subscription')
+          return res.end(JSON.stringify({ hard_limit_usd: 12, has_payment_method: true }));
         if (req.url?.startsWith('/v1/dashboard/billing/usage')) return res.end(JSON.stringify({ total_usage: 200 }));
         res.end(JSON.stringify(CHAT));
       });
@@ -57,10 +71,20 @@ describe('channel probes through the channel proxy', () => {
       // absolute-form: forwarded as asked
       proxied.push(`${req.method} ${req.url}`);
       const u = new URL(req.url!);
-      const fwd = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: req.method, headers: req.headers, agent: false }, (r) => {
-        res.writeHead(r.statusCode!, r.headers);
-        r.pipe(res);
-      });
+      const fwd = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname + u.search,
+          method: req.method,
+          headers: req.headers,
+          agent: false,
+        },
+        (r) => {
+          res.writeHead(r.statusCode!, r.headers);
+          r.pipe(res);
+        },
+      );
       fwd.on('socket', (sock) => sock.on('connect', () => proxyPorts.add(sock.localPort!)));
       fwd.on('error', () => res.destroy());
       req.pipe(fwd);
@@ -89,7 +113,12 @@ describe('channel probes through the channel proxy', () => {
       modelMapping: { 'gpt-4.1': 'gpt-4.1-deploy' },
       setting: { proxy: proxyUrl },
     });
-    ids.openai = await addChannel(s, { baseUrl: `http://${upHost}`, key: 'sk-proxied', models: ['probe-m'], setting: { proxy: proxyUrl } });
+    ids.openai = await addChannel(s, {
+      baseUrl: `http://${upHost}`,
+      key: 'sk-proxied',
+      models: ['probe-m'],
+      setting: { proxy: proxyUrl },
+    });
     await channelsChanged(s);
     const root = await addUser(s, { role: 100, username: 'proxyroot' });
     await s.ctx.db.updateTable('users').set({ access_token: 'proxy-admin-token' }).where('id', '=', root.id).execute();
@@ -118,20 +147,30 @@ describe('channel probes through the channel proxy', () => {
     expect(reached[0].url).toBe('/openai/deployments/gpt-41-deploy/chat/completions?api-version=2024-10-21');
     expect(reached[0].headers['api-key']).toBe('azure-key');
     expect(reached[0].headers.authorization).toBeUndefined();
-    expect(JSON.parse(reached[0].body)).toMatchObject({ model: 'gpt-4.1-deploy', messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.parse(reached[0].body)).toMatchObject({
+      model: 'gpt-4.1-deploy',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
   });
 
   it('updates a balance through the channel proxy', async () => {
     reached.length = 0;
     expect(await get(`/api/channel/update_balance/${ids.openai}`)).toMatchObject({ success: true, balance: 10 });
     expect(reached.every((x) => x.viaProxy)).toBe(true);
-    expect(reached.map((x) => x.url.split('?')[0])).toEqual(['/v1/dashboard/billing/subscription', '/v1/dashboard/billing/usage']);
+    expect(reached.map((x) => x.url.split('?')[0])).toEqual([
+      '/v1/dashboard/billing/subscription',
+      '/v1/dashboard/billing/usage',
+    ]);
     expect(reached.every((x) => x.headers.authorization === 'Bearer sk-proxied')).toBe(true);
   });
 
   it("lists a stored channel's models through its proxy", async () => {
     reached.length = 0;
-    expect(await get(`/api/channel/fetch_models/${ids.openai}`)).toEqual({ success: true, message: '', data: ['via-proxy'] });
+    expect(await get(`/api/channel/fetch_models/${ids.openai}`)).toEqual({
+      success: true,
+      message: '',
+      data: ['via-proxy'],
+    });
     expect(reached.every((x) => x.viaProxy)).toBe(true);
     expect(reached.map((x) => x.url)).toEqual(['/v1/models']);
   });

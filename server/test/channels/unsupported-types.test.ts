@@ -9,8 +9,13 @@ import { MockUpstream } from '../helpers/mock-upstream.js';
 import { startConsole } from './fixture.js';
 import { addChannel, addToken, addUser, channelsChanged, relayPost, setOptions, userRow } from '../relay/fixtures.js';
 
-const VERTEX_KEY = JSON.stringify({ type: 'service_account', project_id: 'p', private_key: '-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----\n' });
-const refusal = (name: string, type: number) => `渠道类型 ${name}（${type}）暂不支持：本网关还没有该类型的适配器，不会向它转发请求`;
+const VERTEX_KEY = JSON.stringify({
+  type: 'service_account',
+  project_id: 'p',
+  private_key: '-----BEGIN PRIVATE KEY-----\nsecret\n-----END PRIVATE KEY-----\n',
+});
+const refusal = (name: string, type: number) =>
+  `渠道类型 ${name}（${type}）暂不支持：本网关还没有该类型的适配器，不会向它转发请求`;
 
 await describeEachDb('channel types without an adaptor', (kind) => {
   let server: TestServer;
@@ -44,35 +49,73 @@ await describeEachDb('channel types without an adaptor', (kind) => {
       [{ type: 41, key: VERTEX_KEY, other: 'us-central1', models: 'gemini-1.5-pro-002' }, refusal('Vertex AI', 41)],
       [{ type: 14, key: 'sk-ant-1', models: 'claude-3-5-sonnet-20241022' }, refusal('Anthropic Claude', 14)],
       [{ type: 24, key: 'AIza-1', models: 'gemini-2.0-flash' }, refusal('Google Gemini', 24)],
-      [{ mode: 'single', channel: { name: 'aws', type: '33', key: 'AK|SK|us-east-1', models: ['claude-3-haiku-20240307'] } }, refusal('AWS Claude', 33)],
+      [
+        {
+          mode: 'single',
+          channel: { name: 'aws', type: '33', key: 'AK|SK|us-east-1', models: ['claude-3-haiku-20240307'] },
+        },
+        refusal('AWS Claude', 33),
+      ],
     ];
     for (const [body, message] of cases) {
-      const res = await root.post('/api/channel/', 'channel' in body ? body : { name: 'x', base_url: vertexUp.url, ...body });
+      const res = await root.post(
+        '/api/channel/',
+        'channel' in body ? body : { name: 'x', base_url: vertexUp.url, ...body },
+      );
       expect(res.body).toEqual({ success: false, message });
     }
     expect(await channelRows()).toEqual([]);
     expect(await server.ctx.db.selectFrom('abilities').selectAll().execute()).toEqual([]);
     // the OpenAI-compatible types are still accepted
     for (const type of [1, 8, 43, 48]) {
-      const res = await root.post('/api/channel/', { name: `ok${type}`, type, key: 'sk-1', models: 'm', base_url: openaiUp.url });
+      const res = await root.post('/api/channel/', {
+        name: `ok${type}`,
+        type,
+        key: 'sk-1',
+        models: 'm',
+        base_url: openaiUp.url,
+      });
       expect(res.body.success, JSON.stringify(res.body)).toBe(true);
     }
   });
 
   it('refuses to switch a channel to such a type, and to edit one new-api wrote, but lets it be disabled', async () => {
-    const created = await root.post('/api/channel/', { name: 'oa', type: 1, key: 'sk-1', models: 'gpt-4o', base_url: openaiUp.url });
+    const created = await root.post('/api/channel/', {
+      name: 'oa',
+      type: 1,
+      key: 'sk-1',
+      models: 'gpt-4o',
+      base_url: openaiUp.url,
+    });
     const id = created.body.data.ids[0];
     const res = await root.put('/api/channel/', { id, type: 41, key: VERTEX_KEY, other: 'us-central1' });
     expect(res.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
-    const row = await server.ctx.db.selectFrom('channels').select(['type', 'key', 'other']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await server.ctx.db
+      .selectFrom('channels')
+      .select(['type', 'key', 'other'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ type: 1, key: 'sk-1', other: '' });
 
-    const vertexId = await addChannel(server, { type: 41, key: VERTEX_KEY, baseUrl: vertexUp.url, other: 'us-central1', models: ['gemini-1.5-pro-002'], status: 2 });
+    const vertexId = await addChannel(server, {
+      type: 41,
+      key: VERTEX_KEY,
+      baseUrl: vertexUp.url,
+      other: 'us-central1',
+      models: ['gemini-1.5-pro-002'],
+      status: 2,
+    });
     const enable = await root.put('/api/channel/', { id: vertexId, status: 1 });
     expect(enable.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
     const rename = await root.put('/api/channel/', { id: vertexId, name: 'renamed', base_url: 'http://127.0.0.1:1' });
     expect(rename.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
-    expect(await server.ctx.db.selectFrom('channels').select(['status', 'base_url']).where('id', '=', vertexId).executeTakeFirstOrThrow()).toEqual({
+    expect(
+      await server.ctx.db
+        .selectFrom('channels')
+        .select(['status', 'base_url'])
+        .where('id', '=', vertexId)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({
       status: 2,
       base_url: vertexUp.url,
     });
@@ -85,23 +128,42 @@ await describeEachDb('channel types without an adaptor', (kind) => {
   });
 
   it('never sends a request to a Vertex AI channel new-api wrote: another channel serves, or the caller gets a clear error', async () => {
-    const vertexId = await addChannel(server, { type: 41, key: VERTEX_KEY, baseUrl: vertexUp.url, other: 'us-central1', models: ['gemini-1.5-pro-002', 'shared-model'], priority: 10 });
+    const vertexId = await addChannel(server, {
+      type: 41,
+      key: VERTEX_KEY,
+      baseUrl: vertexUp.url,
+      other: 'us-central1',
+      models: ['gemini-1.5-pro-002', 'shared-model'],
+      priority: 10,
+    });
     await channelsChanged(server);
     const user = await addUser(server, { quota: 1_000_000 });
     const { key } = await addToken(server, user.id);
 
     // its only channel is the Vertex one: no channel, nothing charged
-    const alone = await relayPost(server, '/v1/chat/completions', key, { model: 'gemini-1.5-pro-002', messages: [{ role: 'user', content: 'hi' }] });
+    const alone = await relayPost(server, '/v1/chat/completions', key, {
+      model: 'gemini-1.5-pro-002',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(alone.status).toBe(503);
     const body = (await alone.json()) as { error: { message: string } };
     expect(body.error.message).toContain('gemini-1.5-pro-002');
     expect((await userRow(server, user.id)).quota).toBe(1_000_000);
 
     // an OpenAI channel of lower priority serves the model both offer
-    await addChannel(server, { type: 1, key: 'sk-openai', baseUrl: openaiUp.url, models: ['shared-model'], priority: 0 });
+    await addChannel(server, {
+      type: 1,
+      key: 'sk-openai',
+      baseUrl: openaiUp.url,
+      models: ['shared-model'],
+      priority: 0,
+    });
     await channelsChanged(server);
     for (let i = 0; i < 3; i++) {
-      const res = await relayPost(server, '/v1/chat/completions', key, { model: 'shared-model', messages: [{ role: 'user', content: 'hi' }] });
+      const res = await relayPost(server, '/v1/chat/completions', key, {
+        model: 'shared-model',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(res.status).toBe(200);
     }
     expect(openaiUp.requests).toHaveLength(3);
@@ -110,7 +172,10 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     // an admin pinning the Vertex channel (sk-<key>-<id>) gets the OpenAI error shape, not a request upstream
     const admin = await addUser(server, { role: 10, quota: 1_000_000 });
     const adminToken = await addToken(server, admin.id);
-    const pinned = await relayPost(server, '/v1/chat/completions', `${adminToken.key}-${vertexId}`, { model: 'gemini-1.5-pro-002', messages: [{ role: 'user', content: 'hi' }] });
+    const pinned = await relayPost(server, '/v1/chat/completions', `${adminToken.key}-${vertexId}`, {
+      model: 'gemini-1.5-pro-002',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(pinned.status).toBe(400);
     const pinnedError = ((await pinned.json()) as { error: { message: string } }).error;
     expect(pinnedError.message).toContain(refusal('Vertex AI', 41));
@@ -123,7 +188,11 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     // nor the model list, by id or with the key given in the form
     const models = await root.get(`/api/channel/fetch_models/${vertexId}`);
     expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
-    const formModels = await root.post('/api/channel/fetch_models', { type: 41, base_url: vertexUp.url, key: VERTEX_KEY });
+    const formModels = await root.post('/api/channel/fetch_models', {
+      type: 41,
+      base_url: vertexUp.url,
+      key: VERTEX_KEY,
+    });
     expect(formModels.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
 
     expect(vertexUp.requests).toEqual([]);

@@ -15,10 +15,18 @@ describe('configuration from the environment', () => {
     expect(c.shutdownTimeoutSec).toBe(8);
     expect(loadConfig({ SHUTDOWN_TIMEOUT: '0' }).shutdownTimeoutSec).toBe(0);
     expect(c.trustedProxies).toEqual([]);
-    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1\n::1' }).trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8, 127.0.0.1\n::1' }).trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+    ]);
     expect(loadConfig({ TRUSTED_PROXIES: ' * ' }).trustedProxies).toEqual(['*']);
-    expect(() => loadConfig({ TRUSTED_PROXIES: '*, 10.0.0.0/8' })).toThrow('TRUSTED_PROXIES: "*" is not an IP address or CIDR range');
-    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,cloudflare' })).toThrow('TRUSTED_PROXIES: "cloudflare" is not an IP address or CIDR range');
+    expect(() => loadConfig({ TRUSTED_PROXIES: '*, 10.0.0.0/8' })).toThrow(
+      'TRUSTED_PROXIES: "*" is not an IP address or CIDR range',
+    );
+    expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,cloudflare' })).toThrow(
+      'TRUSTED_PROXIES: "cloudflare" is not an IP address or CIDR range',
+    );
     expect(c.nodeType).toBe('master');
     expect(c.sessionSecretGenerated).toBe(true);
   });
@@ -30,14 +38,28 @@ describe('configuration from the environment', () => {
     expect(dbKindOf('postgresql://u:p@h/db')).toBe('postgres');
     expect(dbKindOf('root:pw@tcp(127.0.0.1:3306)/oneapi?parseTime=true')).toBe('mysql');
     expect(parseMysqlDsn('root:pw@tcp(10.0.0.5:3307)/oneapi?parseTime=true')).toEqual({
-      user: 'root', password: 'pw', host: '10.0.0.5', port: 3307, database: 'oneapi',
+      user: 'root',
+      password: 'pw',
+      host: '10.0.0.5',
+      port: 3307,
+      database: 'oneapi',
     });
-    expect(parseMysqlDsn('mysql://a:b%40c@db.local/x')).toMatchObject({ user: 'a', password: 'b@c', host: 'db.local', port: 3306, database: 'x' });
+    expect(parseMysqlDsn('mysql://a:b%40c@db.local/x')).toMatchObject({
+      user: 'a',
+      password: 'b@c',
+      host: 'db.local',
+      port: 3306,
+      database: 'x',
+    });
   });
 
   it("sizes the PostgreSQL / MySQL pool from new-api's SQL_MAX_* variables", () => {
     expect(loadConfig({}).sqlPool).toEqual({ maxOpen: 20, maxIdle: 20, maxLifetimeSec: 60 });
-    expect(loadConfig({ SQL_MAX_OPEN_CONNS: '50', SQL_MAX_IDLE_CONNS: '5', SQL_MAX_LIFETIME: '0' }).sqlPool).toEqual({ maxOpen: 50, maxIdle: 5, maxLifetimeSec: 0 });
+    expect(loadConfig({ SQL_MAX_OPEN_CONNS: '50', SQL_MAX_IDLE_CONNS: '5', SQL_MAX_LIFETIME: '0' }).sqlPool).toEqual({
+      maxOpen: 50,
+      maxIdle: 5,
+      maxLifetimeSec: 0,
+    });
     // new-api's idle default (100) above a smaller open limit keeps no more than the limit
     expect(loadConfig({ SQL_MAX_OPEN_CONNS: '8', SQL_MAX_IDLE_CONNS: '100' }).sqlPool.maxIdle).toBe(8);
     expect(() => loadConfig({ SQL_MAX_OPEN_CONNS: '0' })).toThrow(/SQL_MAX_OPEN_CONNS must be >= 1/);
@@ -71,7 +93,9 @@ describe('configuration from the environment', () => {
     expect(readFileSync(join(dir, 'session_secret'), 'utf8').trim()).toBe(first.sessionSecret);
     expect(statSync(join(dir, 'session_secret')).mode & 0o077).toBe(0);
     // an explicit secret, or a server database, is left alone
-    expect(withPersistedSessionSecret(loadConfig({ ...env, SESSION_SECRET: 'explicit' })).sessionSecret).toBe('explicit');
+    expect(withPersistedSessionSecret(loadConfig({ ...env, SESSION_SECRET: 'explicit' })).sessionSecret).toBe(
+      'explicit',
+    );
     expect(withPersistedSessionSecret(loadConfig({ SQL_DSN: 'postgres://h/db' })).sessionSecretGenerated).toBe(true);
   });
 });

@@ -17,7 +17,12 @@ describe('serving the console', () => {
     database = await createTestDatabase('sqlite');
     master = await startTestServer({
       database,
-      env: { WEB_DIST_DIR: dist, GLOBAL_WEB_RATE_LIMIT_ENABLE: 'true', GLOBAL_WEB_RATE_LIMIT: '3', GLOBAL_WEB_RATE_LIMIT_DURATION: '180' },
+      env: {
+        WEB_DIST_DIR: dist,
+        GLOBAL_WEB_RATE_LIMIT_ENABLE: 'true',
+        GLOBAL_WEB_RATE_LIMIT: '3',
+        GLOBAL_WEB_RATE_LIMIT_DURATION: '180',
+      },
     });
   });
   afterAll(async () => {
@@ -46,7 +51,10 @@ describe('serving the console', () => {
   });
 
   it('redirects console pages to FRONTEND_BASE_URL on a slave node, which runs no migrations', async () => {
-    const slave = await startTestServer({ database, env: { NODE_TYPE: 'slave', FRONTEND_BASE_URL: 'https://console.example.com/', WEB_DIST_DIR: dist } });
+    const slave = await startTestServer({
+      database,
+      env: { NODE_TYPE: 'slave', FRONTEND_BASE_URL: 'https://console.example.com/', WEB_DIST_DIR: dist },
+    });
     try {
       const res = await fetch(`${slave.url}/channel?x=1`, { redirect: 'manual' });
       expect(res.status).toBe(301);

@@ -9,7 +9,10 @@ await describeEachDb('accounts', (kind) => {
   let server: TestServer;
   let root: ConsoleClient;
   beforeAll(async () => {
-    server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', GENERATE_DEFAULT_TOKEN: 'true' } });
+    server = await startTestServer({
+      kind,
+      env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', GENERATE_DEFAULT_TOKEN: 'true' },
+    });
     root = await setupAndLoginRoot(server);
   });
   afterAll(async () => server?.close());
@@ -22,7 +25,8 @@ await describeEachDb('accounts', (kind) => {
       [{ username: 'shortpw', password: '1234567' }, '输入不合法 密码长度不得小于 8 位'],
       [{ username: 'longpw', password: 'x'.repeat(21) }, '输入不合法 密码长度不得大于 20 位'],
     ];
-    for (const [body, message] of cases) expect((await c.post('/api/user/register', body)).body).toEqual({ success: false, message });
+    for (const [body, message] of cases)
+      expect((await c.post('/api/user/register', body)).body).toEqual({ success: false, message });
 
     const name = uname('reg');
     const reg = await c.post('/api/user/register', { username: name, password: 'password123' });
@@ -30,7 +34,11 @@ await describeEachDb('accounts', (kind) => {
     const dup = await c.post('/api/user/register', { username: name, password: 'password123' });
     expect(dup.body).toEqual({ success: false, message: '用户名已存在，或已注销' });
 
-    const row = await server.ctx.db.selectFrom('users').selectAll().where('username', '=', name).executeTakeFirstOrThrow();
+    const row = await server.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('username', '=', name)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ role: 1, status: 1, group: 'default', display_name: name, quota: 0 });
     expect(row.aff_code).toMatch(/^[0-9A-Za-z]{4}$/);
     expect(await bcrypt.compare('password123', row.password)).toBe(true);
@@ -48,7 +56,11 @@ await describeEachDb('accounts', (kind) => {
       data: { id: row.id, username: name, display_name: name, role: 1, status: 1, group: 'default' },
     });
 
-    await server.ctx.db.updateTable('users').set({ email: `${name}@example.com` }).where('id', '=', row.id).execute();
+    await server.ctx.db
+      .updateTable('users')
+      .set({ email: `${name}@example.com` })
+      .where('id', '=', row.id)
+      .execute();
     const byEmail = await new ConsoleClient(server.url).login(`${name}@example.com`, 'password123');
     expect(byEmail.body.data.id).toBe(row.id);
   });
@@ -59,7 +71,10 @@ await describeEachDb('accounts', (kind) => {
     const c = new ConsoleClient(server.url);
     expect((await c.post('/api/user/login', { username: 'nobody-here', password: 'password123' })).body).toEqual(msg);
     expect((await c.post('/api/user/login', { username: u.username, password: 'wrong-password' })).body).toEqual(msg);
-    expect((await c.post('/api/user/login', { username: '', password: '' })).body).toEqual({ success: false, message: '无效的参数' });
+    expect((await c.post('/api/user/login', { username: '', password: '' })).body).toEqual({
+      success: false,
+      message: '无效的参数',
+    });
 
     const disabled = await root.post('/api/user/manage', { id: u.id, action: 'disable' });
     expect(disabled.body).toEqual({ success: true, message: '', data: { role: 1, status: 2 } });
@@ -73,9 +88,14 @@ await describeEachDb('accounts', (kind) => {
 
     await root.post('/api/user/manage', { id: u.id, action: 'delete' });
     expect((await c.post('/api/user/login', { username: u.username, password: u.password })).body).toEqual(msg);
-    expect((await new ConsoleClient(server.url).post('/api/user/register', { username: u.username, password: 'password123' })).body.message).toBe(
-      '用户名已存在，或已注销',
-    );
+    expect(
+      (
+        await new ConsoleClient(server.url).post('/api/user/register', {
+          username: u.username,
+          password: 'password123',
+        })
+      ).body.message,
+    ).toBe('用户名已存在，或已注销');
   });
 
   it('accepts a password hash written by new-api (Go bcrypt $2a$)', async () => {
@@ -88,7 +108,10 @@ await describeEachDb('accounts', (kind) => {
   it('honours the register and login switches', async () => {
     const c = new ConsoleClient(server.url);
     await setOption(root, 'RegisterEnabled', false);
-    expect((await c.post('/api/user/register', { username: uname(), password: 'password123' })).body).toEqual({ success: false, message: '管理员关闭了新用户注册' });
+    expect((await c.post('/api/user/register', { username: uname(), password: 'password123' })).body).toEqual({
+      success: false,
+      message: '管理员关闭了新用户注册',
+    });
     await setOption(root, 'RegisterEnabled', true);
     await setOption(root, 'PasswordRegisterEnabled', 'false');
     expect((await c.post('/api/user/register', { username: uname(), password: 'password123' })).body.message).toBe(
@@ -96,14 +119,24 @@ await describeEachDb('accounts', (kind) => {
     );
     await setOption(root, 'PasswordRegisterEnabled', 'true');
     await setOption(root, 'PasswordLoginEnabled', false);
-    expect((await c.post('/api/user/login', { username: 'root', password: 'x' })).body).toEqual({ success: false, message: '管理员关闭了密码登录' });
+    expect((await c.post('/api/user/login', { username: 'root', password: 'x' })).body).toEqual({
+      success: false,
+      message: '管理员关闭了密码登录',
+    });
     await setOption(root, 'PasswordLoginEnabled', true);
     await setOption(root, 'EmailVerificationEnabled', true);
     expect((await c.post('/api/user/register', { username: uname(), password: 'password123' })).body.message).toBe(
       '管理员开启了邮箱验证，请输入邮箱地址和验证码',
     );
     expect(
-      (await c.post('/api/user/register', { username: uname(), password: 'password123', email: 'a@b.com', verification_code: '123456' })).body.message,
+      (
+        await c.post('/api/user/register', {
+          username: uname(),
+          password: 'password123',
+          email: 'a@b.com',
+          verification_code: '123456',
+        })
+      ).body.message,
     ).toBe('验证码错误或已过期');
     await setOption(root, 'EmailVerificationEnabled', false);
   });
@@ -141,11 +174,17 @@ await describeEachDb('accounts', (kind) => {
     expect(tokenRes.body.success).toBe(true);
     const token: string = tokenRes.body.data;
     expect(token).toMatch(/^[0-9A-Za-z]{32}$/);
-    const stored = await server.ctx.db.selectFrom('users').select('access_token').where('id', '=', u.id).executeTakeFirstOrThrow();
+    const stored = await server.ctx.db
+      .selectFrom('users')
+      .select('access_token')
+      .where('id', '=', u.id)
+      .executeTakeFirstOrThrow();
     expect(stored.access_token?.trim()).toBe(token);
 
     for (const authorization of [token, `Bearer ${token}`]) {
-      const res = await fetch(server.url + '/api/user/self', { headers: { authorization, 'New-Api-User': String(u.id) } });
+      const res = await fetch(server.url + '/api/user/self', {
+        headers: { authorization, 'New-Api-User': String(u.id) },
+      });
       const body = (await res.json()) as any;
       expect(res.status).toBe(200);
       expect(body.data).toMatchObject({ id: u.id, username: u.username, access_token: token });
@@ -153,9 +192,13 @@ await describeEachDb('accounts', (kind) => {
     }
     const noUserHeader = await fetch(server.url + '/api/user/self', { headers: { authorization: token } });
     expect(noUserHeader.status).toBe(401);
-    const wrongUser = await fetch(server.url + '/api/user/self', { headers: { authorization: token, 'New-Api-User': '1' } });
+    const wrongUser = await fetch(server.url + '/api/user/self', {
+      headers: { authorization: token, 'New-Api-User': '1' },
+    });
     expect(wrongUser.status).toBe(401);
-    const bad = await fetch(server.url + '/api/user/self', { headers: { authorization: 'Bearer nope', 'New-Api-User': String(u.id) } });
+    const bad = await fetch(server.url + '/api/user/self', {
+      headers: { authorization: 'Bearer nope', 'New-Api-User': String(u.id) },
+    });
     expect(((await bad.json()) as any).success).toBe(false);
     const none = await fetch(server.url + '/api/user/self', { headers: { 'New-Api-User': String(u.id) } });
     expect(none.status).toBe(401);
@@ -163,7 +206,9 @@ await describeEachDb('accounts', (kind) => {
     // a new token replaces the old one
     const second = (await u.client.get('/api/user/token')).body.data;
     expect(second).not.toBe(token);
-    const old = await fetch(server.url + '/api/user/self', { headers: { authorization: token, 'New-Api-User': String(u.id) } });
+    const old = await fetch(server.url + '/api/user/self', {
+      headers: { authorization: token, 'New-Api-User': String(u.id) },
+    });
     expect(((await old.json()) as any).success).toBe(false);
   });
 
@@ -174,11 +219,23 @@ await describeEachDb('accounts', (kind) => {
 
     expect((await u.client.put('/api/user/self', { display_name: 'x'.repeat(21) })).body.success).toBe(false);
     expect((await u.client.put('/api/user/self', { password: 'short' })).body.success).toBe(false);
-    expect((await u.client.put('/api/user/self', { username: 'root' })).body).toEqual({ success: false, message: '用户名已存在，或已注销' });
-    expect((await u.client.put('/api/user/self', { password: 'newpassword1' })).body).toEqual({ success: false, message: '请输入原密码' });
-    const upd = await u.client.put('/api/user/self', { display_name: '新名字', password: 'newpassword1', original_password: u.password });
+    expect((await u.client.put('/api/user/self', { username: 'root' })).body).toEqual({
+      success: false,
+      message: '用户名已存在，或已注销',
+    });
+    expect((await u.client.put('/api/user/self', { password: 'newpassword1' })).body).toEqual({
+      success: false,
+      message: '请输入原密码',
+    });
+    const upd = await u.client.put('/api/user/self', {
+      display_name: '新名字',
+      password: 'newpassword1',
+      original_password: u.password,
+    });
     expect(upd.body).toEqual({ success: true, message: '' });
-    expect((await u.client.put('/api/user/self', { password: 'another-pass1', original_password: 'wrong' })).body).toEqual({
+    expect(
+      (await u.client.put('/api/user/self', { password: 'another-pass1', original_password: 'wrong' })).body,
+    ).toEqual({
       success: false,
       message: '原密码错误',
     });
@@ -191,7 +248,11 @@ await describeEachDb('accounts', (kind) => {
     expect((await root.delete('/api/user/self')).body).toEqual({ success: false, message: '不能删除超级管理员账户' });
     const del = await u.client.delete('/api/user/self');
     expect(del.body).toEqual({ success: true, message: '' });
-    const gone = await server.ctx.db.selectFrom('users').select('deleted_at').where('id', '=', u.id).executeTakeFirstOrThrow();
+    const gone = await server.ctx.db
+      .selectFrom('users')
+      .select('deleted_at')
+      .where('id', '=', u.id)
+      .executeTakeFirstOrThrow();
     expect(gone.deleted_at).toBeTruthy();
     expect((await new ConsoleClient(server.url).login(u.username, 'newpassword1')).body.success).toBe(false);
   });
@@ -213,10 +274,14 @@ await describeEachDb('accounts', (kind) => {
       [{ notify_type: 'sms', quota_warning_threshold: 100 }, '无效的通知类型'],
       [{ notify_type: 'email', quota_warning_threshold: 0 }, '预警阈值必须大于0'],
       [{ notify_type: 'webhook', quota_warning_threshold: 100, webhook_url: '' }, 'Webhook地址不能为空'],
-      [{ notify_type: 'webhook', quota_warning_threshold: 100, webhook_url: 'http://hook.example.com' }, 'Webhook地址必须以https://开头'],
+      [
+        { notify_type: 'webhook', quota_warning_threshold: 100, webhook_url: 'http://hook.example.com' },
+        'Webhook地址必须以https://开头',
+      ],
       [{ notify_type: 'email', quota_warning_threshold: 100, notification_email: 'not-an-email' }, '无效的邮箱地址'],
     ];
-    for (const [body, message] of bad) expect((await u.client.put('/api/user/setting', body)).body).toEqual({ success: false, message });
+    for (const [body, message] of bad)
+      expect((await u.client.put('/api/user/setting', body)).body).toEqual({ success: false, message });
     const good = await u.client.put('/api/user/setting', {
       notify_type: 'webhook',
       quota_warning_threshold: 500000,
@@ -225,7 +290,11 @@ await describeEachDb('accounts', (kind) => {
       accept_unset_model_ratio_model: true,
     });
     expect(good.body.success).toBe(true);
-    const row = await server.ctx.db.selectFrom('users').select('setting').where('id', '=', u.id).executeTakeFirstOrThrow();
+    const row = await server.ctx.db
+      .selectFrom('users')
+      .select('setting')
+      .where('id', '=', u.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.setting)).toEqual({
       notify_type: 'webhook',
       quota_warning_threshold: 500000,

@@ -42,7 +42,12 @@ await describeEachDb('admin user reads expose no credentials', (kind) => {
 
   /** Gives the user a webhook secret, as the personal page would store it. */
   async function setWebhookSecret(id: number, secret: string) {
-    const setting = JSON.stringify({ notify_type: 'webhook', quota_warning_threshold: 1000, webhook_url: 'https://hooks.example.com/x', webhook_secret: secret });
+    const setting = JSON.stringify({
+      notify_type: 'webhook',
+      quota_warning_threshold: 1000,
+      webhook_url: 'https://hooks.example.com/x',
+      webhook_secret: secret,
+    });
     await server.ctx.db.updateTable('users').set({ setting }).where('id', '=', id).execute();
   }
 

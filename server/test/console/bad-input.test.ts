@@ -33,11 +33,27 @@ await describeEachDb('bad console input', (kind) => {
   });
 
   const count = async (table: 'tokens' | 'channels' | 'redemptions' | 'users') =>
-    Number((await s.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await s.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('refuses a NUL character in any text field or search with 400 and writes nothing', async () => {
-    const before = { tokens: await count('tokens'), channels: await count('channels'), redemptions: await count('redemptions'), users: await count('users') };
-    const self = await s.ctx.db.selectFrom('users').select(['display_name', 'quota']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    const before = {
+      tokens: await count('tokens'),
+      channels: await count('channels'),
+      redemptions: await count('redemptions'),
+      users: await count('users'),
+    };
+    const self = await s.ctx.db
+      .selectFrom('users')
+      .select(['display_name', 'quota'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     const writes: Array<[string, string, unknown]> = [
       ['POST', '/api/token/', { name: NUL }],
       ['POST', '/api/token/', { name: 'ok', model_limits: ['gpt-4', NUL] }],
@@ -51,7 +67,11 @@ await describeEachDb('bad console input', (kind) => {
       expect([path, res.status, res.body]).toEqual([path, 400, REFUSED_NUL]);
     }
     const adminWrites: Array<[string, string, unknown]> = [
-      ['POST', '/api/channel/', { mode: 'single', channel: { name: NUL, type: 1, key: 'k', models: 'gpt-4', group: 'default' } }],
+      [
+        'POST',
+        '/api/channel/',
+        { mode: 'single', channel: { name: NUL, type: 1, key: 'k', models: 'gpt-4', group: 'default' } },
+      ],
       ['POST', '/api/redemption/', { name: NUL, quota: 1, count: 1 }],
       ['POST', '/api/user/', { username: 'x' + NUL, password: 'password123' }],
       ['PUT', '/api/user/', { id: user.id, display_name: NUL }],
@@ -79,8 +99,19 @@ await describeEachDb('bad console input', (kind) => {
       const res = await root.get(path);
       expect([path, res.status, res.body]).toEqual([path, 400, REFUSED_NUL]);
     }
-    expect({ tokens: await count('tokens'), channels: await count('channels'), redemptions: await count('redemptions'), users: await count('users') }).toEqual(before);
-    expect(await s.ctx.db.selectFrom('users').select(['display_name', 'quota']).where('id', '=', user.id).executeTakeFirstOrThrow()).toEqual(self);
+    expect({
+      tokens: await count('tokens'),
+      channels: await count('channels'),
+      redemptions: await count('redemptions'),
+      users: await count('users'),
+    }).toEqual(before);
+    expect(
+      await s.ctx.db
+        .selectFrom('users')
+        .select(['display_name', 'quota'])
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual(self);
     expect(s.ctx.options.get('SystemName')).not.toContain('\u0000');
   });
 
@@ -99,21 +130,48 @@ await describeEachDb('bad console input', (kind) => {
     expect(await tokens('\\')).toEqual(['end\\']);
 
     for (const name of ['q_1', 'qx1', 'back\\']) {
-      expect((await root.post('/api/channel/', { mode: 'single', channel: { name, type: 1, key: `k-${name}`, models: 'gpt-4', group: 'default' } })).body.success).toBe(true);
+      expect(
+        (
+          await root.post('/api/channel/', {
+            mode: 'single',
+            channel: { name, type: 1, key: `k-${name}`, models: 'gpt-4', group: 'default' },
+          })
+        ).body.success,
+      ).toBe(true);
     }
-    const channels = async (keyword: string) => ((await root.get(`/api/channel/search?keyword=${encodeURIComponent(keyword)}`)).body.data as Array<{ name: string }>).map((c) => c.name).sort();
+    const channels = async (keyword: string) =>
+      (
+        (await root.get(`/api/channel/search?keyword=${encodeURIComponent(keyword)}`)).body.data as Array<{
+          name: string;
+        }>
+      )
+        .map((c) => c.name)
+        .sort();
     expect(await channels('q_1')).toEqual(['q_1']);
     expect(await channels('back\\')).toEqual(['back\\']);
 
-    for (const name of ['r_1', 'rx1']) expect((await root.post('/api/redemption/', { name, quota: 10, count: 1 })).body.success).toBe(true);
-    const codes = async (keyword: string) => ((await root.get(`/api/redemption/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as Array<{ name: string }>).map((r) => r.name).sort();
+    for (const name of ['r_1', 'rx1'])
+      expect((await root.post('/api/redemption/', { name, quota: 10, count: 1 })).body.success).toBe(true);
+    const codes = async (keyword: string) =>
+      (
+        (await root.get(`/api/redemption/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as Array<{
+          name: string;
+        }>
+      )
+        .map((r) => r.name)
+        .sort();
     expect(await codes('r_')).toEqual(['r_1']);
     expect(await codes('r\\')).toEqual([]);
 
     await root.put('/api/user/', { id: user.id, display_name: 'd_n' });
     const other = await registerAndLogin(s);
     await root.put('/api/user/', { id: other.id, display_name: 'dxn' });
-    const users = async (keyword: string) => ((await root.get(`/api/user/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as Array<{ id: number }>).map((u) => u.id);
+    const users = async (keyword: string) =>
+      (
+        (await root.get(`/api/user/search?keyword=${encodeURIComponent(keyword)}`)).body.data.items as Array<{
+          id: number;
+        }>
+      ).map((u) => u.id);
     expect(await users('d_n')).toEqual([user.id]);
     expect(await users('\\')).toEqual([]);
 
@@ -122,26 +180,58 @@ await describeEachDb('bad console input', (kind) => {
       ['m_1', 'c_1 text'],
       ['mx1', 'cx1 text'],
     ])
-      await s.ctx.logDb.insertInto('logs').values({ user_id: user.id, created_at: now, type: 2, model_name: model, content, is_stream: false }).execute();
-    const logs = async (query: string) => ((await root.get(`/api/log/?${query}`)).body.data.items as Array<{ model_name: string }>).map((l) => l.model_name).sort();
+      await s.ctx.logDb
+        .insertInto('logs')
+        .values({ user_id: user.id, created_at: now, type: 2, model_name: model, content, is_stream: false })
+        .execute();
+    const logs = async (query: string) =>
+      ((await root.get(`/api/log/?${query}`)).body.data.items as Array<{ model_name: string }>)
+        .map((l) => l.model_name)
+        .sort();
     expect(await logs('model_name=m_1')).toEqual(['m_1']);
     expect(await logs(`model_name=${encodeURIComponent('m\\')}`)).toEqual([]);
-    const search = async (keyword: string) => ((await root.get(`/api/log/search?keyword=${encodeURIComponent(keyword)}`)).body.data as Array<{ content: string }>).map((l) => l.content).sort();
+    const search = async (keyword: string) =>
+      (
+        (await root.get(`/api/log/search?keyword=${encodeURIComponent(keyword)}`)).body.data as Array<{
+          content: string;
+        }>
+      )
+        .map((l) => l.content)
+        .sort();
     expect(await search('c_1')).toEqual(['c_1 text']);
     expect(await search('c\\')).toEqual([]);
   });
 
   it('refuses numbers no column holds, hex strings and objects where a string belongs, and changes nothing', async () => {
-    const before = { tokens: await count('tokens'), redemptions: await count('redemptions'), channels: await count('channels') };
-    const quota = (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota;
+    const before = {
+      tokens: await count('tokens'),
+      redemptions: await count('redemptions'),
+      channels: await count('channels'),
+    };
+    const quota = (
+      await s.ctx.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()
+    ).quota;
     const big: Array<[ConsoleClient, string, string, unknown]> = [
       [user.client, 'POST', '/api/token/', { name: 'big', remain_quota: 1e308 }],
       [user.client, 'PUT', '/api/user/setting', { notify_type: 'email', quota_warning_threshold: 1e308 }],
       [user.client, 'POST', '/api/user/aff_transfer', { quota: 1e308 }],
       [root, 'PUT', '/api/user/', { id: user.id, quota: 1e308 }],
       [root, 'POST', '/api/redemption/', { name: 'big', quota: 1, count: 1e308 }],
-      [root, 'POST', '/api/channel/', { mode: 'single', channel: { name: 'big', type: 1e308, key: 'k', models: 'gpt-4', group: 'default' } }],
-      [root, 'POST', '/api/channel/', { mode: 'single', channel: { name: 'big', type: 1, key: 'k', models: 'gpt-4', group: 'default', priority: 2 ** 60 } }],
+      [
+        root,
+        'POST',
+        '/api/channel/',
+        { mode: 'single', channel: { name: 'big', type: 1e308, key: 'k', models: 'gpt-4', group: 'default' } },
+      ],
+      [
+        root,
+        'POST',
+        '/api/channel/',
+        {
+          mode: 'single',
+          channel: { name: 'big', type: 1, key: 'k', models: 'gpt-4', group: 'default', priority: 2 ** 60 },
+        },
+      ],
       [root, 'POST', '/api/channel/batch', { ids: [1e308] }],
       [root, 'PUT', '/api/option/', { key: 'QuotaPerUnit', value: 1e308 }],
     ];
@@ -157,38 +247,73 @@ await describeEachDb('bad console input', (kind) => {
       [root, 'POST', '/api/redemption/', { name: 'hex', quota: '0x10', count: 1 }, '兑换码额度必须是正整数'],
       [user.client, 'POST', '/api/user/aff_transfer', { quota: '0x10' }, '无效的参数'],
       [root, 'PUT', '/api/option/', { key: 'QuotaPerUnit', value: '0x10' }, 'QuotaPerUnit 的值必须是数字'],
-      [user.client, 'POST', '/api/token/', { name: 'obj', model_limits: { 'gpt-4': true } }, 'model_limits 必须是字符串或字符串列表'],
+      [
+        user.client,
+        'POST',
+        '/api/token/',
+        { name: 'obj', model_limits: { 'gpt-4': true } },
+        'model_limits 必须是字符串或字符串列表',
+      ],
     ];
     for (const [c, method, path, body, message] of hex) {
       const res = await c.request(method, path, body);
       expect([path, res.status < 500, res.body]).toEqual([path, true, { success: false, message }]);
     }
-    expect({ tokens: await count('tokens'), redemptions: await count('redemptions'), channels: await count('channels') }).toEqual(before);
-    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota).toBe(quota);
+    expect({
+      tokens: await count('tokens'),
+      redemptions: await count('redemptions'),
+      channels: await count('channels'),
+    }).toEqual(before);
+    expect(
+      (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', user.id).executeTakeFirstOrThrow()).quota,
+    ).toBe(quota);
     expect(s.ctx.options.get('QuotaPerUnit')).toBe('500000');
     // the forms as the console sends them still work: a decimal string, a list of models
     expect((await root.put('/api/user/', { id: user.id, quota: String(quota + 5) })).body.success).toBe(true);
-    const t = await user.client.post('/api/token/', { name: 'list', model_limits: ['gpt-4', 'gpt-4o'], remain_quota: '7' });
+    const t = await user.client.post('/api/token/', {
+      name: 'list',
+      model_limits: ['gpt-4', 'gpt-4o'],
+      remain_quota: '7',
+    });
     expect(t.body.data).toMatchObject({ model_limits: 'gpt-4,gpt-4o', remain_quota: 7 });
   });
 
   it('keeps the consume log row and the dashboard bucket of a model whose name is longer than quota_data holds', async () => {
     const model = 'long-model-' + 'x'.repeat(100);
     await setOptions(s, { ModelRatio: { [model]: 1 }, DataExportEnabled: 'true' });
-    const created = await root.post('/api/channel/', { mode: 'single', channel: { name: 'long-model', type: 1, key: 'k-lm', models: model, group: 'default', base_url: up.url } });
+    const created = await root.post('/api/channel/', {
+      mode: 'single',
+      channel: { name: 'long-model', type: 1, key: 'k-lm', models: model, group: 'default', base_url: up.url },
+    });
     expect(created.body.success).toBe(true);
     await channelsChanged(s);
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id, { unlimited: true });
-    const res = await relayPost(s, '/v1/chat/completions', t.key, { model, messages: [{ role: 'user', content: 'hi' }] });
+    const res = await relayPost(s, '/v1/chat/completions', t.key, {
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(res.status).toBe(200);
     await flushLogs(s);
     await relayServices(s.ctx).quotaData.flush();
-    const charged = 1_000_000 - Number((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
+    const charged =
+      1_000_000 -
+      Number(
+        (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota,
+      );
     expect(charged).toBeGreaterThan(0);
-    const logs = await s.ctx.logDb.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', u.id).where('type', '=', 2).execute();
+    const logs = await s.ctx.logDb
+      .selectFrom('logs')
+      .select(['model_name', 'quota'])
+      .where('user_id', '=', u.id)
+      .where('type', '=', 2)
+      .execute();
     expect(logs.map((l) => [l.model_name, Number(l.quota)])).toEqual([[model, charged]]);
-    const buckets = await s.ctx.db.selectFrom('quota_data').select(['model_name', 'quota']).where('user_id', '=', u.id).execute();
+    const buckets = await s.ctx.db
+      .selectFrom('quota_data')
+      .select(['model_name', 'quota'])
+      .where('user_id', '=', u.id)
+      .execute();
     expect(buckets.map((b) => [b.model_name, Number(b.quota)])).toEqual([[model.slice(0, 64), charged]]);
   });
 
@@ -200,10 +325,18 @@ await describeEachDb('bad console input', (kind) => {
     expect(long.status).toBeGreaterThanOrEqual(400);
     expect(long.status).toBeLessThan(500);
     expect(long.body).toEqual({ success: false, message: '请求路径参数过长' });
-    const json = await fetch(`${s.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":' });
+    const json = await fetch(`${s.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":',
+    });
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ success: false, message: expect.any(String) });
-    const type = await fetch(`${s.url}/api/user/login`, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<a/>' });
+    const type = await fetch(`${s.url}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/xml' },
+      body: '<a/>',
+    });
     expect(type.status).toBe(415);
     expect(await type.json()).toMatchObject({ success: false, message: expect.any(String) });
 
@@ -222,7 +355,11 @@ await describeEachDb('bad console input', (kind) => {
     const t = await addToken(s, u.id, { unlimited: true });
     const calls = up.requests.length;
     for (const stream of ['yes', 1, { on: true }]) {
-      const res = await relayPost(s, '/v1/chat/completions', t.key, { model: 'mock-chat', stream, messages: [{ role: 'user', content: 'hi' }] });
+      const res = await relayPost(s, '/v1/chat/completions', t.key, {
+        model: 'mock-chat',
+        stream,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(res.status).toBe(400);
       const body = (await res.json()) as { error: { message: string; type: string; param: string } };
       expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'stream' });
@@ -231,30 +368,54 @@ await describeEachDb('bad console input', (kind) => {
     // admin's token, which skips the model's routing
     const admin = await addUser(s, { quota: 1_000_000, role: 10 });
     const pinned = await addToken(s, admin.id, { unlimited: true });
-    const channelId = (await s.ctx.db.selectFrom('channels').select('id').where('base_url', '=', up.url).executeTakeFirstOrThrow()).id;
+    const channelId = (
+      await s.ctx.db.selectFrom('channels').select('id').where('base_url', '=', up.url).executeTakeFirstOrThrow()
+    ).id;
     // self-use mode prices any model, so without the check the pinned request went upstream and was charged
     await setOptions(s, { SelfUseModeEnabled: 'true' });
     for (const key of [`${pinned.key}-${channelId}`, t.key]) {
-      const res = await relayPost(s, '/v1/chat/completions', key, { model: 'mock\u0000chat', messages: [{ role: 'user', content: 'hi' }] });
+      const res = await relayPost(s, '/v1/chat/completions', key, {
+        model: 'mock\u0000chat',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as { error: { param: string } }).error).toMatchObject({ type: 'invalid_request_error', param: 'model' });
+      expect(((await res.json()) as { error: { param: string } }).error).toMatchObject({
+        type: 'invalid_request_error',
+        param: 'model',
+      });
     }
     expect(up.requests.length).toBe(calls);
-    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
-    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
+    expect(
+      (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota,
+    ).toBe(1_000_000);
+    expect(
+      (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota,
+    ).toBe(1_000_000);
     await setOptions(s, { SelfUseModeEnabled: 'false' });
     // a model name longer than the log's column: refused for a channel, and by the relay before any charge
     const tooLong = 'm'.repeat(192);
-    const refused = await root.post('/api/channel/', { mode: 'single', channel: { name: 'long', type: 1, key: 'k-long', models: tooLong, group: 'default' } });
+    const refused = await root.post('/api/channel/', {
+      mode: 'single',
+      channel: { name: 'long', type: 1, key: 'k-long', models: tooLong, group: 'default' },
+    });
     expect(refused.body).toEqual({ success: false, message: `模型名称过长: ${tooLong}` });
     await setOptions(s, { SelfUseModeEnabled: 'true' });
-    const long = await relayPost(s, '/v1/chat/completions', `${pinned.key}-${channelId}`, { model: tooLong, messages: [{ role: 'user', content: 'hi' }] });
+    const long = await relayPost(s, '/v1/chat/completions', `${pinned.key}-${channelId}`, {
+      model: tooLong,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     await setOptions(s, { SelfUseModeEnabled: 'false' });
     expect(long.status).toBe(400);
     expect(up.requests.length).toBe(calls);
-    expect((await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota).toBe(1_000_000);
+    expect(
+      (await s.ctx.db.selectFrom('users').select('quota').where('id', '=', admin.id).executeTakeFirstOrThrow()).quota,
+    ).toBe(1_000_000);
     // a boolean (or null) goes through
-    const okRes = await relayPost(s, '/v1/chat/completions', t.key, { model: 'mock-chat', stream: false, messages: [{ role: 'user', content: 'hi' }] });
+    const okRes = await relayPost(s, '/v1/chat/completions', t.key, {
+      model: 'mock-chat',
+      stream: false,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(okRes.status).toBe(200);
   });
 });

@@ -28,7 +28,10 @@ await describeEachDb('email verification and password reset', (kind) => {
     await setOption(root, 'EmailVerificationEnabled', true);
     const anon = new ConsoleClient(server.url);
     const email = `${uname('m')}@example.com`;
-    expect((await anon.get('/api/verification?email=not-an-email')).body).toEqual({ success: false, message: '无效的参数' });
+    expect((await anon.get('/api/verification?email=not-an-email')).body).toEqual({
+      success: false,
+      message: '无效的参数',
+    });
     const sent = await anon.get(`/api/verification?email=${encodeURIComponent(email)}`);
     expect(sent.body).toEqual({ success: true, message: '' });
     const mail = smtp.mails.at(-1)!;
@@ -38,23 +41,45 @@ await describeEachDb('email verification and password reset', (kind) => {
     expect(code).toBeTruthy();
 
     const username = uname('mv');
-    expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: '000000' })).body.message).toBe(
-      '验证码错误或已过期',
-    );
-    expect((await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: code })).body).toEqual({
+    expect(
+      (await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: '000000' }))
+        .body.message,
+    ).toBe('验证码错误或已过期');
+    expect(
+      (await anon.post('/api/user/register', { username, password: 'password123', email, verification_code: code }))
+        .body,
+    ).toEqual({
       success: true,
       message: '',
     });
-    const row = await server.ctx.db.selectFrom('users').select(['email']).where('username', '=', username).executeTakeFirstOrThrow();
+    const row = await server.ctx.db
+      .selectFrom('users')
+      .select(['email'])
+      .where('username', '=', username)
+      .executeTakeFirstOrThrow();
     expect(row.email).toBe(email);
     // the code is spent
-    expect((await anon.post('/api/user/register', { username: uname('mv'), password: 'password123', email, verification_code: code })).body.success).toBe(false);
+    expect(
+      (
+        await anon.post('/api/user/register', {
+          username: uname('mv'),
+          password: 'password123',
+          email,
+          verification_code: code,
+        })
+      ).body.success,
+    ).toBe(false);
     // the address is now taken
-    expect((await anon.get(`/api/verification?email=${encodeURIComponent(email)}`)).body).toEqual({ success: false, message: '邮箱地址已被占用' });
+    expect((await anon.get(`/api/verification?email=${encodeURIComponent(email)}`)).body).toEqual({
+      success: false,
+      message: '邮箱地址已被占用',
+    });
 
     await setOption(root, 'EmailDomainWhitelist', 'allowed.com');
     await setOption(root, 'EmailDomainRestrictionEnabled', true);
-    expect((await anon.get('/api/verification?email=x@other.com')).body.message).toBe('管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中');
+    expect((await anon.get('/api/verification?email=x@other.com')).body.message).toBe(
+      '管理员启用了邮箱域名白名单，您的邮箱地址的域名不在白名单中',
+    );
     await setOption(root, 'EmailAliasRestrictionEnabled', true);
     expect((await anon.get('/api/verification?email=a%2Bb@allowed.com')).body.message).toBe(
       '管理员已启用邮箱地址别名限制，您的邮箱地址由于包含特殊符号而被拒绝。',
@@ -84,7 +109,10 @@ await describeEachDb('email verification and password reset', (kind) => {
     expect(link).toBeTruthy();
     expect(decodeURIComponent(link![1])).toBe(email);
 
-    expect((await anon.post('/api/user/reset', { email, token: 'f'.repeat(32) })).body).toEqual({ success: false, message: '重置链接非法或已过期' });
+    expect((await anon.post('/api/user/reset', { email, token: 'f'.repeat(32) })).body).toEqual({
+      success: false,
+      message: '重置链接非法或已过期',
+    });
     const reset = await anon.post('/api/user/reset', { email, token: link![2] });
     expect(reset.body.success).toBe(true);
     const newPassword: string = reset.body.data;
@@ -98,13 +126,25 @@ await describeEachDb('email verification and password reset', (kind) => {
 describe.skipIf(!(await redisAvailable()))('verification codes shared through Redis', () => {
   it('a code sent by one node is accepted by another node', async () => {
     const smtp = await startFakeSmtp();
-    const n1 = await startTestServer({ kind: 'sqlite', env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL } });
-    const n2 = await startTestServer({ kind: 'sqlite', database: n1.database, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL } });
+    const n1 = await startTestServer({
+      kind: 'sqlite',
+      env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL },
+    });
+    const n2 = await startTestServer({
+      kind: 'sqlite',
+      database: n1.database,
+      env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL },
+    });
     // both nodes of one deployment share the key prefix
     (n2.ctx as { redisPrefix: string }).redisPrefix = n1.ctx.redisPrefix;
     try {
       const root = await setupAndLoginRoot(n1);
-      for (const [k, v] of [['SMTPServer', '127.0.0.1'], ['SMTPPort', String(smtp.port)], ['SMTPAccount', 'bot@gateway.test'], ['EmailVerificationEnabled', 'true']]) {
+      for (const [k, v] of [
+        ['SMTPServer', '127.0.0.1'],
+        ['SMTPPort', String(smtp.port)],
+        ['SMTPAccount', 'bot@gateway.test'],
+        ['EmailVerificationEnabled', 'true'],
+      ]) {
         await setOption(root, k, v);
       }
       await n2.ctx.options.load();
@@ -113,7 +153,12 @@ describe.skipIf(!(await redisAvailable()))('verification codes shared through Re
       expect(sent.body, JSON.stringify(sent.body)).toMatchObject({ success: true });
       const code = /<strong>([0-9a-f]{6})<\/strong>/.exec(smtp.mails.at(-1)!.body)![1];
       const username = uname('rv');
-      const reg = await new ConsoleClient(n2.url).post('/api/user/register', { username, password: 'password123', email, verification_code: code });
+      const reg = await new ConsoleClient(n2.url).post('/api/user/register', {
+        username,
+        password: 'password123',
+        email,
+        verification_code: code,
+      });
       expect(reg.body).toEqual({ success: true, message: '' });
     } finally {
       await n2.close();

@@ -17,7 +17,8 @@ function decodeBody(raw: string): { subject: string; body: string } {
   const subject = subjectLine.replace(/=\?utf-8\?([BQ])\?([^?]*)\?=\s*/gi, (_m, enc: string, text: string) =>
     enc.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQP(text.replace(/_/g, ' ')),
   );
-  if (/Content-Transfer-Encoding:\s*base64/i.test(unfolded)) body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
+  if (/Content-Transfer-Encoding:\s*base64/i.test(unfolded))
+    body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   else if (/Content-Transfer-Encoding:\s*quoted-printable/i.test(unfolded)) body = decodeQP(body);
   return { subject, body };
 }

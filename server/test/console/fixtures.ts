@@ -9,7 +9,12 @@ export async function setupAndLoginRoot(server: TestServer): Promise<ConsoleClie
   const anon = new ConsoleClient(server.url);
   const status = await anon.get('/api/setup');
   if (!status.body.data.status) {
-    const res = await anon.post('/api/setup', { ...ROOT, confirmPassword: ROOT.password, SelfUseModeEnabled: false, DemoSiteEnabled: false });
+    const res = await anon.post('/api/setup', {
+      ...ROOT,
+      confirmPassword: ROOT.password,
+      SelfUseModeEnabled: false,
+      DemoSiteEnabled: false,
+    });
     expect(res.body).toEqual({ success: true, message: '系统初始化成功' });
   }
   const root = new ConsoleClient(server.url);
@@ -26,7 +31,12 @@ export function uname(prefix = 'u'): string {
 }
 
 /** Registers a user through the public route and logs them in. */
-export async function registerAndLogin(server: TestServer, username = uname(), password = 'password123', extra: Record<string, unknown> = {}) {
+export async function registerAndLogin(
+  server: TestServer,
+  username = uname(),
+  password = 'password123',
+  extra: Record<string, unknown> = {},
+) {
   const c = new ConsoleClient(server.url);
   const reg = await c.post('/api/user/register', { username, password, password2: password, ...extra });
   expect(reg.body, JSON.stringify(reg.body)).toMatchObject({ success: true });

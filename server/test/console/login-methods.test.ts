@@ -10,9 +10,24 @@ import { setOption, setupAndLoginRoot } from './fixtures.js';
 const LOGINS: Array<{ option: string; status: string; name: string; credential: [string, string] }> = [
   { option: 'GitHubOAuthEnabled', status: 'github_oauth', name: 'GitHub', credential: ['GitHubClientId', 'gh-id'] },
   { option: 'oidc.enabled', status: 'oidc_enabled', name: 'OIDC', credential: ['oidc.client_id', 'oidc-id'] },
-  { option: 'LinuxDOOAuthEnabled', status: 'linuxdo_oauth', name: 'Linux DO', credential: ['LinuxDOClientId', 'ld-id'] },
-  { option: 'WeChatAuthEnabled', status: 'wechat_login', name: '微信', credential: ['WeChatServerAddress', 'https://wechat.example.com'] },
-  { option: 'TelegramOAuthEnabled', status: 'telegram_oauth', name: 'Telegram', credential: ['TelegramBotToken', '123:abc'] },
+  {
+    option: 'LinuxDOOAuthEnabled',
+    status: 'linuxdo_oauth',
+    name: 'Linux DO',
+    credential: ['LinuxDOClientId', 'ld-id'],
+  },
+  {
+    option: 'WeChatAuthEnabled',
+    status: 'wechat_login',
+    name: '微信',
+    credential: ['WeChatServerAddress', 'https://wechat.example.com'],
+  },
+  {
+    option: 'TelegramOAuthEnabled',
+    status: 'telegram_oauth',
+    name: 'Telegram',
+    credential: ['TelegramBotToken', '123:abc'],
+  },
 ];
 
 await describeEachDb('third-party login switches', (kind) => {
@@ -35,7 +50,10 @@ await describeEachDb('third-party login switches', (kind) => {
       await setOption(root, ...login.credential);
       const before = await stored(login.option);
       const res = await root.put('/api/option/', { key: login.option, value: true });
-      expect(res.body, login.option).toEqual({ success: false, message: `无法启用 ${login.name} 登录：本网关尚未实现该登录方式` });
+      expect(res.body, login.option).toEqual({
+        success: false,
+        message: `无法启用 ${login.name} 登录：本网关尚未实现该登录方式`,
+      });
       expect(await stored(login.option)).toBe(before);
       expect(server.ctx.options.bool(login.option)).toBe(false);
       // switching it off is always accepted

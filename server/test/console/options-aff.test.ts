@@ -27,7 +27,16 @@ await describeEachDb('options and invites', (kind) => {
     const keys = new Set((res.body.data as Array<{ key: string; value: string }>).map((o) => o.key));
     expect(keys.has('SystemName')).toBe(true);
     expect(keys.has('GitHubClientId')).toBe(true);
-    for (const secret of ['SMTPToken', 'GitHubClientSecret', 'TurnstileSecretKey', 'EpayKey', 'TelegramBotToken', 'WeChatServerToken', 'oidc.client_secret', 'WorkerValidKey']) {
+    for (const secret of [
+      'SMTPToken',
+      'GitHubClientSecret',
+      'TurnstileSecretKey',
+      'EpayKey',
+      'TelegramBotToken',
+      'WeChatServerToken',
+      'oidc.client_secret',
+      'WorkerValidKey',
+    ]) {
       expect(keys.has(secret), secret).toBe(false);
     }
     expect(JSON.stringify(res.body)).not.toContain('smtp-password');
@@ -57,9 +66,17 @@ await describeEachDb('options and invites', (kind) => {
     await refuse('GroupRatio', '[1,2]', 'GroupRatio 不是合法的 JSON 字符串');
     await refuse('GroupRatio', '{"default":1,"cheap":-0.5}', '分组 cheap 的倍率不能为负数');
     await refuse('EmailDomainWhitelist', 'gmail.com,not a domain', '邮箱域名白名单格式不正确');
-    await refuse('GitHubOAuthEnabled', true, '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！');
+    await refuse(
+      'GitHubOAuthEnabled',
+      true,
+      '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
+    );
     await refuse('oidc.enabled', 'true', '无法启用 OIDC 登录，请先填入 OIDC Client Id 以及 OIDC Client Secret！');
-    await refuse('LinuxDOOAuthEnabled', true, '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！');
+    await refuse(
+      'LinuxDOOAuthEnabled',
+      true,
+      '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！',
+    );
     await refuse('WeChatAuthEnabled', true, '无法启用微信登录，请先填入微信登录相关配置信息！');
     await refuse('TurnstileCheckEnabled', true, '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！');
     await refuse('TelegramOAuthEnabled', true, '无法启用 Telegram OAuth，请先填入 Telegram Bot Token！');
@@ -107,14 +124,27 @@ await describeEachDb('options and invites', (kind) => {
     expect((await inviter.client.get('/api/user/aff')).body.data).toBe(aff.body.data);
 
     const invitee = await registerAndLogin(server, undefined, undefined, { aff_code: aff.body.data });
-    const inviteeRow = await server.ctx.db.selectFrom('users').selectAll().where('id', '=', invitee.id).executeTakeFirstOrThrow();
+    const inviteeRow = await server.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', invitee.id)
+      .executeTakeFirstOrThrow();
     expect(inviteeRow.quota).toBe(1200);
     expect(inviteeRow.inviter_id).toBe(inviter.id);
     expect(inviteeRow.aff_code).not.toBe(aff.body.data);
-    const inviterRow = await server.ctx.db.selectFrom('users').selectAll().where('id', '=', inviter.id).executeTakeFirstOrThrow();
+    const inviterRow = await server.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', inviter.id)
+      .executeTakeFirstOrThrow();
     expect(inviterRow).toMatchObject({ quota: 1000, aff_count: 1, aff_quota: 3_000_000, aff_history: 3_000_000 });
 
-    const logs = await server.ctx.logDb.selectFrom('logs').select(['user_id', 'type', 'content']).where('user_id', 'in', [inviter.id, invitee.id]).orderBy('id').execute();
+    const logs = await server.ctx.logDb
+      .selectFrom('logs')
+      .select(['user_id', 'type', 'content'])
+      .where('user_id', 'in', [inviter.id, invitee.id])
+      .orderBy('id')
+      .execute();
     expect(logs).toEqual([
       { user_id: inviter.id, type: 4, content: '新用户注册赠送 ＄0.002000 额度' },
       { user_id: invitee.id, type: 4, content: '新用户注册赠送 ＄0.002000 额度' },
@@ -124,7 +154,11 @@ await describeEachDb('options and invites', (kind) => {
 
     // an unknown code registers without rewards
     const stranger = await registerAndLogin(server, undefined, undefined, { aff_code: 'zzzz-none' });
-    const strangerRow = await server.ctx.db.selectFrom('users').selectAll().where('id', '=', stranger.id).executeTakeFirstOrThrow();
+    const strangerRow = await server.ctx.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', stranger.id)
+      .executeTakeFirstOrThrow();
     expect(strangerRow).toMatchObject({ quota: 1000, inviter_id: 0 });
     await setOption(root, 'QuotaForNewUser', 0);
     await setOption(root, 'QuotaForInvitee', 0);
@@ -134,12 +168,23 @@ await describeEachDb('options and invites', (kind) => {
   it('transfers invite quota atomically: minimum one unit, never more than aff_quota, no double spend', async () => {
     const u = await registerAndLogin(server);
     await server.ctx.db.updateTable('users').set({ aff_quota: 1_200_000, quota: 7 }).where('id', '=', u.id).execute();
-    expect((await u.client.post('/api/user/aff_transfer', { quota: 499_999 })).body).toEqual({ success: false, message: '划转失败 转移额度最小为＄1.000000 额度！' });
-    expect((await u.client.post('/api/user/aff_transfer', { quota: 2_000_000 })).body).toEqual({ success: false, message: '划转失败 邀请额度不足！' });
-    expect((await u.client.post('/api/user/aff_transfer', { quota: 'much' })).body).toEqual({ success: false, message: '无效的参数' });
+    expect((await u.client.post('/api/user/aff_transfer', { quota: 499_999 })).body).toEqual({
+      success: false,
+      message: '划转失败 转移额度最小为＄1.000000 额度！',
+    });
+    expect((await u.client.post('/api/user/aff_transfer', { quota: 2_000_000 })).body).toEqual({
+      success: false,
+      message: '划转失败 邀请额度不足！',
+    });
+    expect((await u.client.post('/api/user/aff_transfer', { quota: 'much' })).body).toEqual({
+      success: false,
+      message: '无效的参数',
+    });
 
     // ten concurrent transfers of 500000 against 1200000: exactly two succeed
-    const results = await Promise.all(Array.from({ length: 10 }, () => u.client.post('/api/user/aff_transfer', { quota: 500_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => u.client.post('/api/user/aff_transfer', { quota: 500_000 })),
+    );
     const wins = results.filter((r) => r.body.success);
     expect(wins).toHaveLength(2);
     expect(wins[0].body.message).toBe('划转成功');

@@ -42,7 +42,15 @@ async function exerciseLimits(server: TestServer) {
   expect(await limited.text()).toBe('');
   // the other critical routes share the CT budget
   expect((await fetch(server.url + '/api/reset_password?email=a@b.com')).status).toBe(429);
-  expect((await fetch(server.url + '/api/user/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(429);
+  expect(
+    (
+      await fetch(server.url + '/api/user/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      })
+    ).status,
+  ).toBe(429);
 
   // GA has seen 6 requests; 2 more pass, then every /api route is refused
   expect((await fetch(server.url + '/api/status')).status).toBe(200);

@@ -9,23 +9,38 @@ import { TokenInputError } from '../../src/services/tokens.js';
 import { UserFacingError } from '../../src/services/users.js';
 
 const req = (parts: Partial<Pick<FastifyRequest, 'body' | 'query' | 'params'>>) => parts as FastifyRequest;
-const run = (handler: ReturnType<typeof guarded>, r = req({})) => (handler as (r: FastifyRequest, reply: FastifyReply) => Promise<unknown>)(r, {} as FastifyReply);
+const run = (handler: ReturnType<typeof guarded>, r = req({})) =>
+  (handler as (r: FastifyRequest, reply: FastifyReply) => Promise<unknown>)(r, {} as FastifyReply);
 
 describe('guarded', () => {
   it('answers every service input error as success:false with its message', async () => {
-    for (const err of [new UserFacingError('用户不存在'), new TokenInputError('令牌名称过长'), new ChannelInputError('请至少选择一个模型！')]) {
-      await expect(run(guarded(async () => Promise.reject(err)))).resolves.toEqual({ success: false, message: err.message });
+    for (const err of [
+      new UserFacingError('用户不存在'),
+      new TokenInputError('令牌名称过长'),
+      new ChannelInputError('请至少选择一个模型！'),
+    ]) {
+      await expect(run(guarded(async () => Promise.reject(err)))).resolves.toEqual({
+        success: false,
+        message: err.message,
+      });
     }
   });
 
   it('lets the 400 input error and unexpected errors through to the error handler', async () => {
-    await expect(run(guarded(async () => Promise.reject(new InputError('数值超出范围'))))).rejects.toBeInstanceOf(InputError);
+    await expect(run(guarded(async () => Promise.reject(new InputError('数值超出范围'))))).rejects.toBeInstanceOf(
+      InputError,
+    );
     await expect(run(guarded(async () => Promise.reject(new Error('db down'))))).rejects.toThrow('db down');
   });
 
   it('passes the request and reply on and returns the answer as is', async () => {
     const r = req({ query: { a: '1' } });
-    await expect(run(guarded(async (got) => ({ success: true, message: '', data: queryOf(got).a })), r)).resolves.toEqual({ success: true, message: '', data: '1' });
+    await expect(
+      run(
+        guarded(async (got) => ({ success: true, message: '', data: queryOf(got).a })),
+        r,
+      ),
+    ).resolves.toEqual({ success: true, message: '', data: '1' });
   });
 });
 

@@ -40,7 +40,15 @@ await describeEachDb('revocable sessions', (kind) => {
   }
 
   const sessionRows = async (userId: number) =>
-    Number((await server.ctx.db.selectFrom('sessions').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await server.ctx.db
+          .selectFrom('sessions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('user_id', '=', userId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('stores only a hash of the session id, and logout ends the session on the server', async () => {
     const u = await registerAndLogin(server);
@@ -80,7 +88,10 @@ await describeEachDb('revocable sessions', (kind) => {
   it('a password set by an admin or by an emailed reset ends every session', async () => {
     const u = await registerAndLogin(server);
     const copy = stolen(u.client);
-    expect((await root.put('/api/user/', { id: u.id, password: 'adminset123' })).body).toEqual({ success: true, message: '' });
+    expect((await root.put('/api/user/', { id: u.id, password: 'adminset123' })).body).toEqual({
+      success: true,
+      message: '',
+    });
     await expectRefused(copy);
     await expectRefused(u.client);
 
@@ -93,7 +104,10 @@ await describeEachDb('revocable sessions', (kind) => {
     await server.ctx.db.updateTable('users').set({ email }).where('id', '=', u.id).execute();
     const copy2 = stolen(u.client);
     await registerVerificationCode(server.ctx, email, 'reset-token-0123456789', PURPOSE_PASSWORD_RESET);
-    const reset = await new ConsoleClient(server.url).post('/api/user/reset', { email, token: 'reset-token-0123456789' });
+    const reset = await new ConsoleClient(server.url).post('/api/user/reset', {
+      email,
+      token: 'reset-token-0123456789',
+    });
     expect(reset.body.success, JSON.stringify(reset.body)).toBe(true);
     await expectRefused(copy2);
     await expectRefused(u.client);
@@ -115,11 +129,17 @@ await describeEachDb('revocable sessions', (kind) => {
     const admin = await userWithRole(server, root, 10);
     const copy = stolen(admin.client);
     expect((await copy.get('/api/user/?p=1')).body.success).toBe(true);
-    expect((await root.post('/api/user/manage', { id: admin.id, action: 'demote' })).body).toMatchObject({ success: true, data: { role: 1 } });
+    expect((await root.post('/api/user/manage', { id: admin.id, action: 'demote' })).body).toMatchObject({
+      success: true,
+      data: { role: 1 },
+    });
     expect((await copy.get('/api/user/?p=1')).status).toBe(401);
     await expectRefused(admin.client);
     expect((await admin.client.login(admin.username, admin.password)).body.data.role).toBe(1);
-    expect((await admin.client.get('/api/user/?p=1')).body).toEqual({ success: false, message: '无权进行此操作，权限不足' });
+    expect((await admin.client.get('/api/user/?p=1')).body).toEqual({
+      success: false,
+      message: '无权进行此操作，权限不足',
+    });
 
     const user = await registerAndLogin(server);
     const userCopy = stolen(user.client);
@@ -132,8 +152,10 @@ await describeEachDb('revocable sessions', (kind) => {
     for (const how of ['manage', 'self', 'hard'] as const) {
       const u = await registerAndLogin(server);
       const copy = stolen(u.client);
-      if (how === 'manage') expect((await root.post('/api/user/manage', { id: u.id, action: 'delete' })).body.success).toBe(true);
-      if (how === 'self') expect((await u.client.delete('/api/user/self')).body).toEqual({ success: true, message: '' });
+      if (how === 'manage')
+        expect((await root.post('/api/user/manage', { id: u.id, action: 'delete' })).body.success).toBe(true);
+      if (how === 'self')
+        expect((await u.client.delete('/api/user/self')).body).toEqual({ success: true, message: '' });
       if (how === 'hard') expect((await root.delete(`/api/user/${u.id}`)).body).toEqual({ success: true, message: '' });
       await expectRefused(copy);
       expect(await sessionRows(u.id), how).toBe(0);
@@ -143,7 +165,9 @@ await describeEachDb('revocable sessions', (kind) => {
   it('refuses a cookie of the former stateless format, though correctly signed', async () => {
     const u = await registerAndLogin(server);
     const now = Math.floor(Date.now() / 1000);
-    const payload = Buffer.from(JSON.stringify({ id: u.id, username: u.username, role: 100, status: 1, group: 'default', iat: now })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ id: u.id, username: u.username, role: 100, status: 1, group: 'default', iat: now }),
+    ).toString('base64url');
     const forged = new ConsoleClient(server.url);
     forged.cookie = `session=${encodeURIComponent(server.app.signCookie(payload))}`;
     forged.userId = u.id;
@@ -153,7 +177,11 @@ await describeEachDb('revocable sessions', (kind) => {
   it('removes expired sessions: they log nobody in and are cleared at the next login', async () => {
     const u = await registerAndLogin(server);
     const copy = stolen(u.client);
-    await server.ctx.db.updateTable('sessions').set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where('user_id', '=', u.id).execute();
+    await server.ctx.db
+      .updateTable('sessions')
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where('user_id', '=', u.id)
+      .execute();
     await expectRefused(copy);
     expect(await sessionRows(u.id)).toBe(1);
     await registerAndLogin(server);
@@ -161,7 +189,11 @@ await describeEachDb('revocable sessions', (kind) => {
   });
 
   it('two gateways on one database: a logout or ban on one ends the session on the other', async () => {
-    const other = await startTestServer({ kind, database: server.database, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
+    const other = await startTestServer({
+      kind,
+      database: server.database,
+      env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' },
+    });
     try {
       const u = await registerAndLogin(server);
       const onOther = stolen(u.client, other.url);
@@ -187,7 +219,11 @@ await describeEachDb(
   () => {
     const cookieOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith('session=')) ?? '';
     const login = (url: string, u: { username: string; password: string }, headers: Record<string, string> = {}) =>
-      fetch(url + '/api/user/login', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(u) });
+      fetch(url + '/api/user/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(u),
+      });
 
     it('is set over HTTPS per a trusted (loopback) proxy or with SESSION_COOKIE_SECURE, never on plain HTTP', async () => {
       const server = await startTestServer({ env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
@@ -207,17 +243,23 @@ await describeEachDb(
       }
 
       // the header from a peer that is not a trusted proxy changes nothing
-      const untrusted = await startTestServer({ env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', TRUSTED_PROXIES: '10.99.0.1' } });
+      const untrusted = await startTestServer({
+        env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', TRUSTED_PROXIES: '10.99.0.1' },
+      });
       try {
         await setupAndLoginRoot(untrusted);
-        const spoofed = cookieOf(await login(untrusted.url, { username: 'root', password: 'rootpass123' }, { 'x-forwarded-proto': 'https' }));
+        const spoofed = cookieOf(
+          await login(untrusted.url, { username: 'root', password: 'rootpass123' }, { 'x-forwarded-proto': 'https' }),
+        );
         expect(spoofed).toMatch(/^session=/);
         expect(spoofed).not.toMatch(/;\s*Secure/i);
       } finally {
         await untrusted.close();
       }
 
-      const always = await startTestServer({ env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', SESSION_COOKIE_SECURE: 'true' } });
+      const always = await startTestServer({
+        env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', SESSION_COOKIE_SECURE: 'true' },
+      });
       try {
         await setupAndLoginRoot(always);
         expect(cookieOf(await login(always.url, { username: 'root', password: 'rootpass123' }))).toMatch(/;\s*Secure/i);

@@ -5,13 +5,46 @@ import { ConsoleClient } from '../helpers/console-client.js';
 import { ROOT } from './fixtures.js';
 
 const STATUS_KEYS = [
-  'version', 'start_time', 'email_verification', 'github_oauth', 'github_client_id', 'linuxdo_oauth', 'linuxdo_client_id',
-  'telegram_oauth', 'telegram_bot_name', 'system_name', 'logo', 'footer_html', 'wechat_qrcode', 'wechat_login',
-  'server_address', 'price', 'min_topup', 'turnstile_check', 'turnstile_site_key', 'top_up_link', 'docs_link',
-  'quota_per_unit', 'display_in_currency', 'enable_batch_update', 'enable_drawing', 'enable_task', 'enable_data_export',
-  'data_export_default_time', 'default_collapse_sidebar', 'enable_online_topup', 'mj_notify_enabled', 'chats',
-  'demo_site_enabled', 'self_use_mode_enabled', 'oidc_enabled', 'oidc_client_id', 'oidc_authorization_endpoint', 'setup',
-  'chat_link', 'chat_link2',
+  'version',
+  'start_time',
+  'email_verification',
+  'github_oauth',
+  'github_client_id',
+  'linuxdo_oauth',
+  'linuxdo_client_id',
+  'telegram_oauth',
+  'telegram_bot_name',
+  'system_name',
+  'logo',
+  'footer_html',
+  'wechat_qrcode',
+  'wechat_login',
+  'server_address',
+  'price',
+  'min_topup',
+  'turnstile_check',
+  'turnstile_site_key',
+  'top_up_link',
+  'docs_link',
+  'quota_per_unit',
+  'display_in_currency',
+  'enable_batch_update',
+  'enable_drawing',
+  'enable_task',
+  'enable_data_export',
+  'data_export_default_time',
+  'default_collapse_sidebar',
+  'enable_online_topup',
+  'mj_notify_enabled',
+  'chats',
+  'demo_site_enabled',
+  'self_use_mode_enabled',
+  'oidc_enabled',
+  'oidc_client_id',
+  'oidc_authorization_endpoint',
+  'setup',
+  'chat_link',
+  'chat_link2',
 ];
 
 await describeEachDb('setup and status', (kind) => {
@@ -26,10 +59,20 @@ await describeEachDb('setup and status', (kind) => {
   it('reports not-set-up, validates the wizard, survives a concurrent double submit and refuses a second setup', async () => {
     const before = await anon.get('/api/setup');
     expect(before.status).toBe(200);
-    expect(before.body).toEqual({ success: true, message: '', data: { status: false, root_init: false, database_type: kind } });
+    expect(before.body).toEqual({
+      success: true,
+      message: '',
+      data: { status: false, root_init: false, database_type: kind },
+    });
     expect((await anon.get('/api/status')).body.data.setup).toBe(false);
 
-    const base = { username: ROOT.username, password: ROOT.password, confirmPassword: ROOT.password, SelfUseModeEnabled: true, DemoSiteEnabled: false };
+    const base = {
+      username: ROOT.username,
+      password: ROOT.password,
+      confirmPassword: ROOT.password,
+      SelfUseModeEnabled: true,
+      DemoSiteEnabled: false,
+    };
     const bad: Array<[Record<string, unknown>, string]> = [
       [{ ...base, username: '' }, '用户名不能为空'],
       [{ ...base, username: 'a'.repeat(13) }, '用户名长度不能超过12个字符'],
@@ -46,7 +89,10 @@ await describeEachDb('setup and status', (kind) => {
     expect(await server.ctx.db.selectFrom('setups').select('id').execute()).toEqual([]);
 
     // Two wizards submitted at the same moment: exactly one wins, one root, one setups row.
-    const [a, b] = await Promise.all([anon.post('/api/setup', base), anon.post('/api/setup', { ...base, username: 'root2' })]);
+    const [a, b] = await Promise.all([
+      anon.post('/api/setup', base),
+      anon.post('/api/setup', { ...base, username: 'root2' }),
+    ]);
     const results = [a, b].map((r) => r.body.success).sort();
     expect(results).toEqual([false, true]);
     const loser = a.body.success ? b : a;
@@ -57,8 +103,15 @@ await describeEachDb('setup and status', (kind) => {
     expect(users).toHaveLength(1);
     expect(users[0]).toMatchObject({ role: 100, status: 1, quota: 100000000, display_name: 'Root User' });
     expect(users[0].password).toMatch(/^\$2[aby]\$10\$/);
-    expect(await server.ctx.db.selectFrom('setups').select(['id', 'version']).execute()).toEqual([{ id: 1, version: 'v9.9.9-test' }]);
-    const opts = await server.ctx.db.selectFrom('options').selectAll().where('key', 'in', ['SelfUseModeEnabled', 'DemoSiteEnabled']).orderBy('key').execute();
+    expect(await server.ctx.db.selectFrom('setups').select(['id', 'version']).execute()).toEqual([
+      { id: 1, version: 'v9.9.9-test' },
+    ]);
+    const opts = await server.ctx.db
+      .selectFrom('options')
+      .selectAll()
+      .where('key', 'in', ['SelfUseModeEnabled', 'DemoSiteEnabled'])
+      .orderBy('key')
+      .execute();
     expect(opts).toEqual([
       { key: 'DemoSiteEnabled', value: 'false' },
       { key: 'SelfUseModeEnabled', value: 'true' },
@@ -82,8 +135,17 @@ await describeEachDb('setup and status', (kind) => {
     const n1 = await startTestServer({ kind, env, database });
     const n2 = await startTestServer({ kind, env, database });
     try {
-      const body = (username: string) => ({ username, password: ROOT.password, confirmPassword: ROOT.password, SelfUseModeEnabled: false, DemoSiteEnabled: false });
-      const [a, b] = await Promise.all([new ConsoleClient(n1.url).post('/api/setup', body('nodeone')), new ConsoleClient(n2.url).post('/api/setup', body('nodetwo'))]);
+      const body = (username: string) => ({
+        username,
+        password: ROOT.password,
+        confirmPassword: ROOT.password,
+        SelfUseModeEnabled: false,
+        DemoSiteEnabled: false,
+      });
+      const [a, b] = await Promise.all([
+        new ConsoleClient(n1.url).post('/api/setup', body('nodeone')),
+        new ConsoleClient(n2.url).post('/api/setup', body('nodetwo')),
+      ]);
       expect([a.body.success, b.body.success].sort()).toEqual([false, true]);
       expect((a.body.success ? b : a).status).toBe(400);
       const roots = await n1.ctx.db.selectFrom('users').select('username').where('role', '=', 100).execute();
@@ -101,11 +163,22 @@ await describeEachDb('setup and status', (kind) => {
     const database = await createTestDatabase(kind);
     const node = await startTestServer({ kind, database });
     try {
-      await node.ctx.db.insertInto('users').values({ username: 'oldroot', password: 'x', role: 100, setting: '' }).execute();
+      await node.ctx.db
+        .insertInto('users')
+        .values({ username: 'oldroot', password: 'x', role: 100, setting: '' })
+        .execute();
       const res = await new ConsoleClient(node.url).get('/api/setup');
       expect(res.body.data).toMatchObject({ status: true, root_init: true });
       expect(await node.ctx.db.selectFrom('setups').select('id').execute()).toHaveLength(1);
-      expect((await new ConsoleClient(node.url).post('/api/setup', { username: 'x', password: 'password123', confirmPassword: 'password123' })).status).toBe(400);
+      expect(
+        (
+          await new ConsoleClient(node.url).post('/api/setup', {
+            username: 'x',
+            password: 'password123',
+            confirmPassword: 'password123',
+          })
+        ).status,
+      ).toBe(400);
     } finally {
       await node.close();
       await database.drop();
@@ -143,8 +216,16 @@ await describeEachDb('setup and status', (kind) => {
     await server.ctx.options.set('About', 'https://example.com/about');
     await server.ctx.options.set('HomePageContent', '<h1>hi</h1>');
     expect((await anon.get('/api/notice')).body).toEqual({ success: true, message: '', data: '# 公告' });
-    expect((await anon.get('/api/about')).body).toEqual({ success: true, message: '', data: 'https://example.com/about' });
-    expect((await anon.get('/api/home_page_content')).body).toEqual({ success: true, message: '', data: '<h1>hi</h1>' });
+    expect((await anon.get('/api/about')).body).toEqual({
+      success: true,
+      message: '',
+      data: 'https://example.com/about',
+    });
+    expect((await anon.get('/api/home_page_content')).body).toEqual({
+      success: true,
+      message: '',
+      data: '<h1>hi</h1>',
+    });
   });
 
   it('tags every response with X-Oneapi-Request-Id and answers unknown /api paths with a JSON 404', async () => {

@@ -56,8 +56,14 @@ await describeEachDb(
 
       const c = new ConsoleClient(server.url);
       const creds = { username: ROOT.username, password: ROOT.password };
-      expect((await c.post('/api/user/login', creds)).body).toEqual({ success: false, message: 'Turnstile token 为空' });
-      expect((await c.post('/api/user/login?turnstile=forged', creds)).body).toEqual({ success: false, message: 'Turnstile 校验失败，请刷新重试！' });
+      expect((await c.post('/api/user/login', creds)).body).toEqual({
+        success: false,
+        message: 'Turnstile token 为空',
+      });
+      expect((await c.post('/api/user/login?turnstile=forged', creds)).body).toEqual({
+        success: false,
+        message: 'Turnstile 校验失败，请刷新重试！',
+      });
       const good = token();
       const ok = await c.post(`/api/user/login?turnstile=${good}`, creds);
       expect(ok.body).toMatchObject({ success: true, data: { username: 'root' } });
@@ -66,9 +72,15 @@ await describeEachDb(
       expect((await c.post(`/api/user/login?turnstile=${good}`, creds)).body.success).toBe(false);
 
       const username = uname('ts');
-      const reg = await c.post(`/api/user/register?turnstile=${token()}`, { username, password: 'password123', password2: 'password123' });
+      const reg = await c.post(`/api/user/register?turnstile=${token()}`, {
+        username,
+        password: 'password123',
+        password2: 'password123',
+      });
       expect(reg.body, JSON.stringify(reg.body)).toMatchObject({ success: true });
-      expect((await c.post('/api/user/register', { username: uname('ts'), password: 'password123' })).body.message).toBe('Turnstile token 为空');
+      expect(
+        (await c.post('/api/user/register', { username: uname('ts'), password: 'password123' })).body.message,
+      ).toBe('Turnstile token 为空');
 
       // the verification and reset routes pass the check and go on to their own checks (no SMTP configured here)
       const reset = await c.get(`/api/reset_password?email=a%40example.com&turnstile=${token()}`);

@@ -7,7 +7,41 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/db/tables.js';
 
-const INITIALISMS = ['API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'GUID', 'HTML', 'HTTP', 'HTTPS', 'ID', 'IP', 'JSON', 'LHS', 'QPS', 'RAM', 'RHS', 'RPC', 'SLA', 'SMTP', 'SSH', 'TLS', 'TTL', 'UID', 'UI', 'UUID', 'URI', 'URL', 'UTF8', 'VM', 'XML', 'XSRF', 'XSS'];
+const INITIALISMS = [
+  'API',
+  'ASCII',
+  'CPU',
+  'CSS',
+  'DNS',
+  'EOF',
+  'GUID',
+  'HTML',
+  'HTTP',
+  'HTTPS',
+  'ID',
+  'IP',
+  'JSON',
+  'LHS',
+  'QPS',
+  'RAM',
+  'RHS',
+  'RPC',
+  'SLA',
+  'SMTP',
+  'SSH',
+  'TLS',
+  'TTL',
+  'UID',
+  'UI',
+  'UUID',
+  'URI',
+  'URL',
+  'UTF8',
+  'VM',
+  'XML',
+  'XSRF',
+  'XSS',
+];
 
 /**
  * gorm's default column name for a Go field. The initialisms are first rewritten as capitalised words (ID → Id),
@@ -17,7 +51,7 @@ const INITIALISMS = ['API', 'ASCII', 'CPU', 'CSS', 'DNS', 'EOF', 'GUID', 'HTML',
  */
 export function gormColumnName(field: string): string {
   let s = '';
-  for (let i = 0; i < field.length; ) {
+  for (let i = 0; i < field.length;) {
     const hit = INITIALISMS.find((w) => field.startsWith(w, i));
     if (hit) {
       s += hit[0] + hit.slice(1).toLowerCase();
@@ -44,18 +78,156 @@ export function gormColumnName(field: string): string {
 
 /** new-api's persisted fields per table; `Field:column` where a gorm column tag sets the name. */
 const NEW_API_FIELDS: Record<string, string[]> = {
-  channels: ['Id', 'Type', 'Key', 'OpenAIOrganization', 'TestModel', 'Status', 'Name', 'Weight', 'CreatedTime', 'TestTime', 'ResponseTime', 'BaseURL:base_url', 'Other', 'Balance', 'BalanceUpdatedTime', 'Models', 'Group', 'UsedQuota', 'ModelMapping', 'StatusCodeMapping', 'Priority', 'AutoBan', 'OtherInfo', 'Tag', 'Setting', 'ParamOverride'],
-  tokens: ['Id', 'UserId', 'Key', 'Status', 'Name', 'CreatedTime', 'AccessedTime', 'ExpiredTime', 'RemainQuota', 'UnlimitedQuota', 'ModelLimitsEnabled', 'ModelLimits', 'AllowIps', 'UsedQuota', 'Group', 'DeletedAt'],
-  users: ['Id', 'Username', 'Password', 'DisplayName', 'Role', 'Status', 'Email', 'GitHubId:github_id', 'OidcId:oidc_id', 'WeChatId:wechat_id', 'TelegramId:telegram_id', 'AccessToken:access_token', 'Quota', 'UsedQuota:used_quota', 'RequestCount', 'Group', 'AffCode:aff_code', 'AffCount:aff_count', 'AffQuota:aff_quota', 'AffHistoryQuota:aff_history', 'InviterId:inviter_id', 'DeletedAt', 'LinuxDOId:linux_do_id', 'Setting:setting'],
+  channels: [
+    'Id',
+    'Type',
+    'Key',
+    'OpenAIOrganization',
+    'TestModel',
+    'Status',
+    'Name',
+    'Weight',
+    'CreatedTime',
+    'TestTime',
+    'ResponseTime',
+    'BaseURL:base_url',
+    'Other',
+    'Balance',
+    'BalanceUpdatedTime',
+    'Models',
+    'Group',
+    'UsedQuota',
+    'ModelMapping',
+    'StatusCodeMapping',
+    'Priority',
+    'AutoBan',
+    'OtherInfo',
+    'Tag',
+    'Setting',
+    'ParamOverride',
+  ],
+  tokens: [
+    'Id',
+    'UserId',
+    'Key',
+    'Status',
+    'Name',
+    'CreatedTime',
+    'AccessedTime',
+    'ExpiredTime',
+    'RemainQuota',
+    'UnlimitedQuota',
+    'ModelLimitsEnabled',
+    'ModelLimits',
+    'AllowIps',
+    'UsedQuota',
+    'Group',
+    'DeletedAt',
+  ],
+  users: [
+    'Id',
+    'Username',
+    'Password',
+    'DisplayName',
+    'Role',
+    'Status',
+    'Email',
+    'GitHubId:github_id',
+    'OidcId:oidc_id',
+    'WeChatId:wechat_id',
+    'TelegramId:telegram_id',
+    'AccessToken:access_token',
+    'Quota',
+    'UsedQuota:used_quota',
+    'RequestCount',
+    'Group',
+    'AffCode:aff_code',
+    'AffCount:aff_count',
+    'AffQuota:aff_quota',
+    'AffHistoryQuota:aff_history',
+    'InviterId:inviter_id',
+    'DeletedAt',
+    'LinuxDOId:linux_do_id',
+    'Setting:setting',
+  ],
   options: ['Key', 'Value'],
-  redemptions: ['Id', 'UserId', 'Key', 'Status', 'Name', 'Quota', 'CreatedTime', 'RedeemedTime', 'UsedUserId', 'DeletedAt'],
+  redemptions: [
+    'Id',
+    'UserId',
+    'Key',
+    'Status',
+    'Name',
+    'Quota',
+    'CreatedTime',
+    'RedeemedTime',
+    'UsedUserId',
+    'DeletedAt',
+  ],
   abilities: ['Group', 'Model', 'ChannelId', 'Enabled', 'Priority', 'Weight', 'Tag'],
   // ChannelName is read-only (filled by a join), yet AutoMigrate creates its column
-  logs: ['Id', 'UserId', 'CreatedAt', 'Type', 'Content', 'Username', 'TokenName', 'ModelName', 'Quota', 'PromptTokens', 'CompletionTokens', 'UseTime', 'IsStream', 'ChannelId', 'ChannelName', 'TokenId', 'Group', 'Other'],
-  midjourneys: ['Id', 'Code', 'UserId', 'Action', 'MjId', 'Prompt', 'PromptEn', 'Description', 'State', 'SubmitTime', 'StartTime', 'FinishTime', 'ImageUrl', 'Status', 'Progress', 'FailReason', 'ChannelId', 'Quota', 'Buttons', 'Properties'],
+  logs: [
+    'Id',
+    'UserId',
+    'CreatedAt',
+    'Type',
+    'Content',
+    'Username',
+    'TokenName',
+    'ModelName',
+    'Quota',
+    'PromptTokens',
+    'CompletionTokens',
+    'UseTime',
+    'IsStream',
+    'ChannelId',
+    'ChannelName',
+    'TokenId',
+    'Group',
+    'Other',
+  ],
+  midjourneys: [
+    'Id',
+    'Code',
+    'UserId',
+    'Action',
+    'MjId',
+    'Prompt',
+    'PromptEn',
+    'Description',
+    'State',
+    'SubmitTime',
+    'StartTime',
+    'FinishTime',
+    'ImageUrl',
+    'Status',
+    'Progress',
+    'FailReason',
+    'ChannelId',
+    'Quota',
+    'Buttons',
+    'Properties',
+  ],
   top_ups: ['Id', 'UserId', 'Amount', 'Money', 'TradeNo', 'CreateTime', 'Status'],
   quota_data: ['Id', 'UserID', 'Username', 'ModelName', 'CreatedAt', 'TokenUsed', 'Count', 'Quota'],
-  tasks: ['ID', 'CreatedAt', 'UpdatedAt', 'TaskID', 'Platform', 'UserId', 'ChannelId', 'Quota', 'Action', 'Status', 'FailReason', 'SubmitTime', 'StartTime', 'FinishTime', 'Progress', 'Properties', 'Data'],
+  tasks: [
+    'ID',
+    'CreatedAt',
+    'UpdatedAt',
+    'TaskID',
+    'Platform',
+    'UserId',
+    'ChannelId',
+    'Quota',
+    'Action',
+    'Status',
+    'FailReason',
+    'SubmitTime',
+    'StartTime',
+    'FinishTime',
+    'Progress',
+    'Properties',
+    'Data',
+  ],
   setups: ['ID', 'Version', 'InitializedAt'],
 };
 
@@ -80,7 +252,25 @@ function fixtureColumns(kind: string): Record<string, string[]> {
 describe("gorm's column names", () => {
   it('snake-cases Go field names as gorm does', () => {
     expect(
-      Object.fromEntries(['OpenAIOrganization', 'BaseURL', 'AccessToken', 'UserID', 'TaskID', 'ID', 'AllowIps', 'MjId', 'ImageUrl', 'APIKey', 'HTTPProxy', 'UserUUID', 'IsStream', 'UTF8Name', 'LinuxDOId'].map((f) => [f, gormColumnName(f)])),
+      Object.fromEntries(
+        [
+          'OpenAIOrganization',
+          'BaseURL',
+          'AccessToken',
+          'UserID',
+          'TaskID',
+          'ID',
+          'AllowIps',
+          'MjId',
+          'ImageUrl',
+          'APIKey',
+          'HTTPProxy',
+          'UserUUID',
+          'IsStream',
+          'UTF8Name',
+          'LinuxDOId',
+        ].map((f) => [f, gormColumnName(f)]),
+      ),
     ).toEqual({
       OpenAIOrganization: 'open_ai_organization',
       BaseURL: 'base_url',
@@ -110,9 +300,13 @@ describe("gorm's column names", () => {
     }
   });
 
-  it.each(['sqlite', 'postgres', 'mysql'])('the %s fixture of new-api’s tables has exactly gorm’s columns, in field order', (kind) => {
-    const fixture = fixtureColumns(kind);
-    expect(Object.keys(fixture).sort()).toEqual(Object.keys(NEW_API_FIELDS).sort());
-    for (const table of Object.keys(NEW_API_FIELDS)) expect({ table, columns: fixture[table] }).toEqual({ table, columns: newApiColumns(table) });
-  });
+  it.each(['sqlite', 'postgres', 'mysql'])(
+    'the %s fixture of new-api’s tables has exactly gorm’s columns, in field order',
+    (kind) => {
+      const fixture = fixtureColumns(kind);
+      expect(Object.keys(fixture).sort()).toEqual(Object.keys(NEW_API_FIELDS).sort());
+      for (const table of Object.keys(NEW_API_FIELDS))
+        expect({ table, columns: fixture[table] }).toEqual({ table, columns: newApiColumns(table) });
+    },
+  );
 });

@@ -11,7 +11,15 @@ await describeEachDb('migrations', (kind) => {
     const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
     try {
       const first = await migrateToLatest(db, kind);
-      expect(first).toEqual(['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal', '0005_hold_journal_without_rowid', '0006_sessions', '0007_new_api_column_names']);
+      expect(first).toEqual([
+        '0001_new_api_schema',
+        '0002_quota_columns_64bit',
+        '0003_quota_holds',
+        '0004_quota_hold_journal',
+        '0005_hold_journal_without_rowid',
+        '0006_sessions',
+        '0007_new_api_column_names',
+      ]);
       expect(await migrateToLatest(db, kind)).toEqual([]);
       const tables = await db.introspection.getTables();
       const names = new Set(tables.map((t) => t.name));
@@ -22,13 +30,22 @@ await describeEachDb('migrations', (kind) => {
       }
       const big = 9_000_000_000_000; // far above new-api's 32-bit cap
       await db.insertInto('users').values({ username: 'big', password: 'x', quota: big, setting: '' }).execute();
-      const row = await db.selectFrom('users').select(['quota', 'group', 'role', 'status']).where('username', '=', 'big').executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('users')
+        .select(['quota', 'group', 'role', 'status'])
+        .where('username', '=', 'big')
+        .executeTakeFirstOrThrow();
       expect(row).toEqual({ quota: big, group: 'default', role: 1, status: 1 });
-      await db.insertInto('tokens').values({ user_id: 1, key: 'k'.repeat(48), unlimited_quota: true }).execute();
+      await db
+        .insertInto('tokens')
+        .values({ user_id: 1, key: 'k'.repeat(48), unlimited_quota: true })
+        .execute();
       const tok = await db.selectFrom('tokens').select(['unlimited_quota', 'expired_time']).executeTakeFirstOrThrow();
       expect(!!tok.unlimited_quota).toBe(true);
       expect(tok.expired_time).toBe(-1);
-      await expect(db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute()).rejects.toThrow();
+      await expect(
+        db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute(),
+      ).rejects.toThrow();
       await sql`SELECT 1`.execute(db);
     } finally {
       await close();
@@ -36,53 +53,97 @@ await describeEachDb('migrations', (kind) => {
     }
   });
 
-  it.runIf(kind === 'sqlite')('rebuilds a hold journal created with a rowid as a WITHOUT ROWID table, keeping its rows', async () => {
-    const tdb = await createTestDatabase(kind);
-    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
-    try {
-      // the database of a version before 0005, with a dead node's journal still to recover
-      await sql.raw('CREATE TABLE kysely_migration (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)').execute(db);
-      await sql.raw('CREATE TABLE kysely_migration_lock (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer DEFAULT 0 NOT NULL)').execute(db);
-      await sql.raw(`CREATE TABLE "quota_hold_journal" ("node" varchar(64) NOT NULL, "seq" bigint NOT NULL, "holds" text NOT NULL, PRIMARY KEY ("node", "seq"))`).execute(db);
-      await sql.raw(`INSERT INTO quota_hold_journal VALUES ('dead-node', 1, '[1,2,30,30]'), ('dead-node', 2, '[1,2,-30,-30]'), ('other', 7, '[3,0,5,0]')`).execute(db);
-      for (const name of ['0001_new_api_schema', '0002_quota_columns_64bit', '0003_quota_holds', '0004_quota_hold_journal']) {
-        await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, '2026-11-01T00:00:00.000Z')`.execute(db);
-      }
-      // the rest of the schema as 0001-0004 left it
-      await ensureTables(db, kind);
+  it.runIf(kind === 'sqlite')(
+    'rebuilds a hold journal created with a rowid as a WITHOUT ROWID table, keeping its rows',
+    async () => {
+      const tdb = await createTestDatabase(kind);
+      const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+      try {
+        // the database of a version before 0005, with a dead node's journal still to recover
+        await sql
+          .raw(
+            'CREATE TABLE kysely_migration (name varchar(255) NOT NULL PRIMARY KEY, timestamp varchar(255) NOT NULL)',
+          )
+          .execute(db);
+        await sql
+          .raw(
+            'CREATE TABLE kysely_migration_lock (id varchar(255) NOT NULL PRIMARY KEY, is_locked integer DEFAULT 0 NOT NULL)',
+          )
+          .execute(db);
+        await sql
+          .raw(
+            `CREATE TABLE "quota_hold_journal" ("node" varchar(64) NOT NULL, "seq" bigint NOT NULL, "holds" text NOT NULL, PRIMARY KEY ("node", "seq"))`,
+          )
+          .execute(db);
+        await sql
+          .raw(
+            `INSERT INTO quota_hold_journal VALUES ('dead-node', 1, '[1,2,30,30]'), ('dead-node', 2, '[1,2,-30,-30]'), ('other', 7, '[3,0,5,0]')`,
+          )
+          .execute(db);
+        for (const name of [
+          '0001_new_api_schema',
+          '0002_quota_columns_64bit',
+          '0003_quota_holds',
+          '0004_quota_hold_journal',
+        ]) {
+          await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, '2026-11-01T00:00:00.000Z')`.execute(
+            db,
+          );
+        }
+        // the rest of the schema as 0001-0004 left it
+        await ensureTables(db, kind);
 
-      // (the later migrations run too)
-      expect(await migrateToLatest(db, kind)).toContain('0005_hold_journal_without_rowid');
-      const ddl = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'quota_hold_journal'`.execute(db);
-      expect(ddl.rows[0].sql).toMatch(/WITHOUT ROWID$/);
-      const rows = await db.selectFrom('quota_hold_journal').selectAll().orderBy('node').orderBy('seq').execute();
-      expect(rows).toEqual([
-        { node: 'dead-node', seq: 1, holds: '[1,2,30,30]' },
-        { node: 'dead-node', seq: 2, holds: '[1,2,-30,-30]' },
-        { node: 'other', seq: 7, holds: '[3,0,5,0]' },
-      ]);
-      await expect(sql.raw(`INSERT INTO quota_hold_journal VALUES ('other', 7, '[]')`).execute(db)).rejects.toThrow(/UNIQUE/);
-      expect(await migrateToLatest(db, kind)).toEqual([]);
-    } finally {
-      await close();
-      await tdb.drop();
-    }
-  });
+        // (the later migrations run too)
+        expect(await migrateToLatest(db, kind)).toContain('0005_hold_journal_without_rowid');
+        const ddl = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'quota_hold_journal'`.execute(
+          db,
+        );
+        expect(ddl.rows[0].sql).toMatch(/WITHOUT ROWID$/);
+        const rows = await db.selectFrom('quota_hold_journal').selectAll().orderBy('node').orderBy('seq').execute();
+        expect(rows).toEqual([
+          { node: 'dead-node', seq: 1, holds: '[1,2,30,30]' },
+          { node: 'dead-node', seq: 2, holds: '[1,2,-30,-30]' },
+          { node: 'other', seq: 7, holds: '[3,0,5,0]' },
+        ]);
+        await expect(sql.raw(`INSERT INTO quota_hold_journal VALUES ('other', 7, '[]')`).execute(db)).rejects.toThrow(
+          /UNIQUE/,
+        );
+        expect(await migrateToLatest(db, kind)).toEqual([]);
+      } finally {
+        await close();
+        await tdb.drop();
+      }
+    },
+  );
 
   it('adds missing columns to a table created by an older schema', async () => {
     const tdb = await createTestDatabase(kind);
     const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
     try {
-      const idType = kind === 'sqlite' ? 'integer PRIMARY KEY AUTOINCREMENT' : kind === 'postgres' ? 'serial PRIMARY KEY' : 'int AUTO_INCREMENT PRIMARY KEY';
+      const idType =
+        kind === 'sqlite'
+          ? 'integer PRIMARY KEY AUTOINCREMENT'
+          : kind === 'postgres'
+            ? 'serial PRIMARY KEY'
+            : 'int AUTO_INCREMENT PRIMARY KEY';
       const q = kind === 'mysql' ? '`' : '"';
-      await sql.raw(`CREATE TABLE channels (id ${idType}, type int DEFAULT 0, ${q}key${q} text NOT NULL, name varchar(100))`).execute(db);
-      await sql.raw(`CREATE TABLE users (id ${idType}, username varchar(20) NOT NULL, password text NOT NULL, quota int DEFAULT 0)`).execute(db);
+      await sql
+        .raw(`CREATE TABLE channels (id ${idType}, type int DEFAULT 0, ${q}key${q} text NOT NULL, name varchar(100))`)
+        .execute(db);
+      await sql
+        .raw(
+          `CREATE TABLE users (id ${idType}, username varchar(20) NOT NULL, password text NOT NULL, quota int DEFAULT 0)`,
+        )
+        .execute(db);
       await migrateToLatest(db, kind);
       await db.insertInto('channels').values({ key: 'sk-x', models: 'a,b', tag: 't' }).execute();
       const ch = await db.selectFrom('channels').select(['models', 'tag', 'priority']).executeTakeFirstOrThrow();
       expect(ch.models).toBe('a,b');
       if (kind !== 'sqlite') {
-        await db.insertInto('users').values({ username: 'u', password: 'p', quota: 5_000_000_000, setting: '' }).execute();
+        await db
+          .insertInto('users')
+          .values({ username: 'u', password: 'p', quota: 5_000_000_000, setting: '' })
+          .execute();
         const u = await db.selectFrom('users').select('quota').executeTakeFirstOrThrow();
         expect(u.quota).toBe(5_000_000_000);
       }

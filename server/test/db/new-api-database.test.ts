@@ -48,7 +48,10 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
   try {
     for (const stmt of fixtureStatements(tdb.kind)) await sql.raw(stmt).execute(db_);
     const columns = await columnsByTable(db_);
-    await db_.insertInto('setups').values({ id: 1, version: 'v0.6.6', initialized_at: now - 86400 }).execute();
+    await db_
+      .insertInto('setups')
+      .values({ id: 1, version: 'v0.6.6', initialized_at: now - 86400 })
+      .execute();
     // Go's bcrypt writes $2a$ hashes
     const hash = (await bcrypt.hash(ROOT_PASSWORD, 10)).replace(/^\$2[by]\$/, '$2a$');
     await db_
@@ -119,7 +122,10 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
         param_override: null,
       })
       .execute();
-    await db_.insertInto('abilities').values({ group: 'default', model: MODEL, channel_id: 1, enabled: bool(true), priority: 0, weight: 0, tag: null }).execute();
+    await db_
+      .insertInto('abilities')
+      .values({ group: 'default', model: MODEL, channel_id: 1, enabled: bool(true), priority: 0, weight: 0, tag: null })
+      .execute();
     await db_
       .insertInto('tokens')
       .values({
@@ -141,7 +147,21 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
         deleted_at: null,
       })
       .execute();
-    const log = { user_id: 1, username: 'root', token_name: '', model_name: '', quota: 0, prompt_tokens: 0, completion_tokens: 0, use_time: 0, is_stream: bool(false), channel_id: 0, token_id: 0, group: '', other: '' };
+    const log = {
+      user_id: 1,
+      username: 'root',
+      token_name: '',
+      model_name: '',
+      quota: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      use_time: 0,
+      is_stream: bool(false),
+      channel_id: 0,
+      token_id: 0,
+      group: '',
+      other: '',
+    };
     await db_
       .insertInto('logs')
       .values([
@@ -161,17 +181,34 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
           channel_id: 1,
           token_id: 1,
           group: 'default',
-          other: JSON.stringify({ model_ratio: 2, completion_ratio: 3, group_ratio: 1, admin_info: { use_channel: ['1'] } }),
+          other: JSON.stringify({
+            model_ratio: 2,
+            completion_ratio: 3,
+            group_ratio: 1,
+            admin_info: { use_channel: ['1'] },
+          }),
         },
       ])
       .execute();
     await db_
       .insertInto('redemptions')
-      .values({ id: 1, user_id: 1, key: REDEEM_KEY, status: 1, name: 'gift', quota: 500_000, created_time: now - 600, redeemed_time: 0, used_user_id: 0, deleted_at: null })
+      .values({
+        id: 1,
+        user_id: 1,
+        key: REDEEM_KEY,
+        status: 1,
+        name: 'gift',
+        quota: 500_000,
+        created_time: now - 600,
+        redeemed_time: 0,
+        used_user_id: 0,
+        deleted_at: null,
+      })
       .execute();
     if (tdb.kind === 'postgres') {
       // explicit ids leave PostgreSQL's sequences behind; new-api's own inserts would have advanced them
-      for (const t of ['users', 'channels', 'tokens', 'logs', 'redemptions', 'setups']) await sql.raw(`SELECT setval('${t}_id_seq', (SELECT MAX(id) FROM "${t}"))`).execute(db_);
+      for (const t of ['users', 'channels', 'tokens', 'logs', 'redemptions', 'setups'])
+        await sql.raw(`SELECT setval('${t}_id_seq', (SELECT MAX(id) FROM "${t}"))`).execute(db_);
     }
     return columns;
   } finally {
@@ -227,7 +264,10 @@ await describeEachDb('a database written by new-api', (kind) => {
 
   it('sends the organization new-api stored upstream and shows it in the console API', async () => {
     up.reset();
-    const r = await client(s, TOKEN_KEY).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    const r = await client(s, TOKEN_KEY).chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(r.choices[0].message.content).toBe('Hello world!');
     expect(up.requests).toHaveLength(1);
     expect(up.requests[0].headers.authorization).toBe('Bearer sk-upstream-newapi');
@@ -249,7 +289,17 @@ await describeEachDb('a database written by new-api', (kind) => {
     const ch = await s.ctx.db.selectFrom('channels').select('used_quota').where('id', '=', 1).executeTakeFirstOrThrow();
     expect(Number(ch.used_quota)).toBe(64);
     const consume = (await logsOf(s, 1)).filter((l) => l.type === 2);
-    expect(consume.map((l) => [l.quota, l.prompt_tokens, l.completion_tokens, l.token_name, l.token_id, l.channel_id, l.model_name])).toEqual([
+    expect(
+      consume.map((l) => [
+        l.quota,
+        l.prompt_tokens,
+        l.completion_tokens,
+        l.token_name,
+        l.token_id,
+        l.channel_id,
+        l.model_name,
+      ]),
+    ).toEqual([
       [128, 22, 14, 'old-token', 1, 1, MODEL],
       [64, 11, 7, 'old-token', 1, 1, MODEL],
     ]);
@@ -259,16 +309,31 @@ await describeEachDb('a database written by new-api', (kind) => {
     const res = await root.put('/api/channel/', { id: 1, openai_organization: 'org-edited' });
     expect(res.body).toMatchObject({ success: true, data: { openai_organization: 'org-edited' } });
     const db = s.ctx.db as unknown as Kysely<any>;
-    const row = await db.selectFrom('channels').select('open_ai_organization').where('id', '=', 1).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('channels')
+      .select('open_ai_organization')
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(row.open_ai_organization).toBe('org-edited');
   });
 
   it('redeems new-api’s code once', async () => {
     const before = (await userRow(s, 1)).quota;
-    expect((await root.post('/api/user/topup', { key: REDEEM_KEY })).body).toEqual({ success: true, message: '', data: 500_000 });
-    expect((await root.post('/api/user/topup', { key: REDEEM_KEY })).body).toEqual({ success: false, message: '该兑换码已被使用' });
+    expect((await root.post('/api/user/topup', { key: REDEEM_KEY })).body).toEqual({
+      success: true,
+      message: '',
+      data: 500_000,
+    });
+    expect((await root.post('/api/user/topup', { key: REDEEM_KEY })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用',
+    });
     expect((await userRow(s, 1)).quota).toBe(before + 500_000);
-    const code = await s.ctx.db.selectFrom('redemptions').select(['status', 'used_user_id']).where('id', '=', 1).executeTakeFirstOrThrow();
+    const code = await s.ctx.db
+      .selectFrom('redemptions')
+      .select(['status', 'used_user_id'])
+      .where('id', '=', 1)
+      .executeTakeFirstOrThrow();
     expect(code).toEqual({ status: 3, used_user_id: 1 });
   });
 });
@@ -280,11 +345,21 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
     const db = typed as unknown as Kysely<any>;
     const q = (id: string) => (kind === 'mysql' ? `\`${id}\`` : `"${id}"`);
     const orgs = async () =>
-      (await db.selectFrom('channels').select(['name', 'open_ai_organization', 'openai_organization']).orderBy('id').execute()).map((r) => [r.name, r.open_ai_organization, r.openai_organization]);
+      (
+        await db
+          .selectFrom('channels')
+          .select(['name', 'open_ai_organization', 'openai_organization'])
+          .orderBy('id')
+          .execute()
+      ).map((r) => [r.name, r.open_ai_organization, r.openai_organization]);
     try {
       await migrateToLatest(db, kind);
       // the schema as the earlier version left a database it created: our column only, 0007 not applied
-      await sql.raw(`ALTER TABLE ${q('channels')} ADD COLUMN ${q('openai_organization')} ${kind === 'mysql' ? 'longtext' : 'text'}`).execute(db);
+      await sql
+        .raw(
+          `ALTER TABLE ${q('channels')} ADD COLUMN ${q('openai_organization')} ${kind === 'mysql' ? 'longtext' : 'text'}`,
+        )
+        .execute(db);
       await sql.raw(`ALTER TABLE ${q('channels')} DROP COLUMN ${q('open_ai_organization')}`).execute(db);
       await db.deleteFrom('kysely_migration').where('name', '=', '0007_new_api_column_names').execute();
       await db.insertInto('channels').values({ key: 'k1', name: 'ours', openai_organization: 'org-ours' }).execute();
@@ -298,9 +373,18 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
 
       // a database new-api created, then run by the earlier version (both columns), migrated again
       await db.deleteFrom('kysely_migration').where('name', '=', '0007_new_api_column_names').execute();
-      await db.insertInto('channels').values({ key: 'k3', name: 'new-api', open_ai_organization: 'org-new-api', openai_organization: null }).execute();
-      await db.insertInto('channels').values({ key: 'k4', name: 'both', open_ai_organization: 'org-kept', openai_organization: 'org-ignored' }).execute();
-      await db.insertInto('channels').values({ key: 'k5', name: 'empty', open_ai_organization: '', openai_organization: 'org-moved' }).execute();
+      await db
+        .insertInto('channels')
+        .values({ key: 'k3', name: 'new-api', open_ai_organization: 'org-new-api', openai_organization: null })
+        .execute();
+      await db
+        .insertInto('channels')
+        .values({ key: 'k4', name: 'both', open_ai_organization: 'org-kept', openai_organization: 'org-ignored' })
+        .execute();
+      await db
+        .insertInto('channels')
+        .values({ key: 'k5', name: 'empty', open_ai_organization: '', openai_organization: 'org-moved' })
+        .execute();
       expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names']);
       expect(await orgs()).toEqual([
         ['ours', 'org-ours', 'org-ours'],

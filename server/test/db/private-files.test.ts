@@ -38,7 +38,9 @@ describe('private data directory and database files', () => {
       await db.close();
     }
 
-    const config = withPersistedSessionSecret(loadConfig({ SQLITE_PATH: join(scratch(), 'nested', 'dir', 'one-api.db') }));
+    const config = withPersistedSessionSecret(
+      loadConfig({ SQLITE_PATH: join(scratch(), 'nested', 'dir', 'one-api.db') }),
+    );
     expect(config.sessionSecretGenerated).toBe(false);
     const secretDir = join(roots[1], 'nested', 'dir');
     expect(modeOf(join(roots[1], 'nested'))).toBe(0o700);

@@ -42,7 +42,10 @@ if (workerData.mode === 'hold') {
 
 function startLocker(lock: SqliteWriteLock, mode: 'hold' | 'leave' | 'stuck', holdMs = 0) {
   const ctl = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(LOCKER_SOURCE, { eval: true, workerData: { lock: lock.buffer, ctl: ctl.buffer, mode, holdMs } });
+  const worker = new Worker(LOCKER_SOURCE, {
+    eval: true,
+    workerData: { lock: lock.buffer, ctl: ctl.buffer, mode, holdMs },
+  });
   const messages: Array<{ t: string; flagSeen?: number }> = [];
   const waiters: Array<() => void> = [];
   worker.on('message', (m) => {
@@ -278,8 +281,15 @@ describe('SQLite writer worker with the app', () => {
     const lock = writeLockOf(handle);
     const w = words(lock);
 
-    await ctx.db.insertInto('users').values({ username: 'busy-test', password: 'x', quota: 1000, setting: '' }).execute();
-    const { id: userId } = await ctx.db.selectFrom('users').select('id').where('username', '=', 'busy-test').executeTakeFirstOrThrow();
+    await ctx.db
+      .insertInto('users')
+      .values({ username: 'busy-test', password: 'x', quota: 1000, setting: '' })
+      .execute();
+    const { id: userId } = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('username', '=', 'busy-test')
+      .executeTakeFirstOrThrow();
 
     const ROWS = 20_000;
     const logUser = 900_001;
@@ -303,21 +313,42 @@ describe('SQLite writer worker with the app', () => {
     };
     const txn = () =>
       ctx.db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM logs WHERE user_id = ${logUser}`.execute(trx);
+        const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM logs WHERE user_id = ${logUser}`.execute(
+          trx,
+        );
         seen.push(rows[0].n);
         const u = await trx.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
         await sleep(1); // the worker would commit here if the lock did not keep it out
-        await trx.updateTable('users').set({ quota: u.quota + 1 }).where('id', '=', userId).execute();
-        await trx.updateTable('users').set({ request_count: sql`request_count + 1` }).where('id', '=', userId).execute();
+        await trx
+          .updateTable('users')
+          .set({ quota: u.quota + 1 })
+          .where('id', '=', userId)
+          .execute();
+        await trx
+          .updateTable('users')
+          .set({ request_count: sql`request_count + 1` })
+          .where('id', '=', userId)
+          .execute();
       });
-    const lone = () => ctx.db.updateTable('users').set({ used_quota: sql`used_quota + 10` }).where('id', '=', userId).execute();
+    const lone = () =>
+      ctx.db
+        .updateTable('users')
+        .set({ used_quota: sql`used_quota + 10` })
+        .where('id', '=', userId)
+        .execute();
     const outcomes = (await Promise.all([lane(TXNS / 2, txn), lane(TXNS / 2, txn), lane(LONE, lone)])).flat();
 
-    const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => String(o.reason));
+    const failures = outcomes
+      .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+      .map((o) => String(o.reason));
     expect(failures).toEqual([]);
     expect(outcomes).toHaveLength(TXNS + LONE);
 
-    const user = await ctx.db.selectFrom('users').select(['quota', 'request_count', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+    const user = await ctx.db
+      .selectFrom('users')
+      .select(['quota', 'request_count', 'used_quota'])
+      .where('id', '=', userId)
+      .executeTakeFirstOrThrow();
     expect(user).toEqual({ quota: 1000 + TXNS, request_count: TXNS, used_quota: 10 * LONE });
 
     // the two really overlapped (otherwise this test proves nothing): the worker had rows left when the transactions
@@ -349,8 +380,22 @@ describe('SQLite writer worker with the app', () => {
       const { db, close } = await openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
       try {
         expect(await logStats(db, logUser)).toEqual({ n: ROWS, s: sumTo(ROWS), d: ROWS });
-        const one = await db.selectFrom('logs').selectAll().where('user_id', '=', logUser).where('quota', '=', 7).executeTakeFirstOrThrow();
-        expect(one).toMatchObject({ created_at: 1_700_000_007, type: 2, content: 'row 7', username: 'writer-test', model_name: 'm', prompt_tokens: 0, is_stream: 0, other: '{}' });
+        const one = await db
+          .selectFrom('logs')
+          .selectAll()
+          .where('user_id', '=', logUser)
+          .where('quota', '=', 7)
+          .executeTakeFirstOrThrow();
+        expect(one).toMatchObject({
+          created_at: 1_700_000_007,
+          type: 2,
+          content: 'row 7',
+          username: 'writer-test',
+          model_name: 'm',
+          prompt_tokens: 0,
+          is_stream: 0,
+          other: '{}',
+        });
       } finally {
         await close();
       }
@@ -366,7 +411,7 @@ describe('SQLite writer worker with the app', () => {
     }
   });
 
-  it('a quiet gateway\'s log rows are in the file within milliseconds, not after a 100-ms batch', async () => {
+  it("a quiet gateway's log rows are in the file within milliseconds, not after a 100-ms batch", async () => {
     // an idle test server's event loop is quiet: the worker writes what it gets at once (log-writer.ts, BUSY_LOOP)
     const s = await startTestServer();
     servers.push(s);
@@ -389,7 +434,7 @@ describe('SQLite writer worker with the app', () => {
     expect(median).toBeLessThan(60);
   });
 
-  it('rows not marked to be written at once wait in the worker, then go in grouped by token, each token\'s in order', async () => {
+  it("rows not marked to be written at once wait in the worker, then go in grouped by token, each token's in order", async () => {
     const { ctx, worker } = await appWithWorker();
     const logUser = 900_007;
     const tokens = [5, 2, 9, 2, 5, 1, 9, 9, 2, 1];
@@ -412,7 +457,12 @@ describe('SQLite writer worker with the app', () => {
     if (Date.now() - t0 < 1000) expect(waiting).toBe(0);
     await worker.flush();
 
-    const rows = await ctx.logDb.selectFrom('logs').select(['token_id', 'token_name', 'quota']).where('user_id', '=', logUser).orderBy('id').execute();
+    const rows = await ctx.logDb
+      .selectFrom('logs')
+      .select(['token_id', 'token_name', 'quota'])
+      .where('user_id', '=', logUser)
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(30);
     // by token (ascending), and within a token in the order the rows came (quota = arrival number)
     const expected = [...Array(30).keys()]
@@ -421,17 +471,28 @@ describe('SQLite writer worker with the app', () => {
     expect(rows).toEqual(expected);
   });
 
-  it('a busy gateway\'s log writer has its rows grouped by token; a quiet one\'s keep their order', async () => {
+  it("a busy gateway's log writer has its rows grouped by token; a quiet one's keep their order", async () => {
     const { ctx } = await appWithWorker();
     const logs = relayServices(ctx).logs;
-    const setQuiet = (quiet: boolean) => Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, { quiet, windowStart: Date.now() + 60_000 });
+    const setQuiet = (quiet: boolean) =>
+      Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, {
+        quiet,
+        windowStart: Date.now() + 60_000,
+      });
     const order = async (userId: number) =>
-      (await ctx.logDb.selectFrom('logs').select('token_id').where('user_id', '=', userId).orderBy('id').execute()).map((r) => r.token_id);
+      (await ctx.logDb.selectFrom('logs').select('token_id').where('user_id', '=', userId).orderBy('id').execute()).map(
+        (r) => r.token_id,
+      );
 
     setQuiet(false);
     for (let i = 0; i < 40; i++) logs.add({ ...logRow(900_008, i), token_id: [7, 3, 5, 3][i % 4] });
     await logs.flush();
-    expect(await order(900_008)).toEqual([...Array(10).fill(3), ...Array(10).fill(3), ...Array(10).fill(5), ...Array(10).fill(7)]);
+    expect(await order(900_008)).toEqual([
+      ...Array(10).fill(3),
+      ...Array(10).fill(3),
+      ...Array(10).fill(5),
+      ...Array(10).fill(7),
+    ]);
 
     setQuiet(true);
     for (let i = 0; i < 40; i++) logs.add({ ...logRow(900_009, i), token_id: [7, 3, 5, 3][i % 4] });
@@ -439,21 +500,29 @@ describe('SQLite writer worker with the app', () => {
     expect(await order(900_009)).toEqual([...Array(10)].flatMap(() => [7, 3, 5, 3]));
   });
 
-  it('a busy gateway\'s rows, written grouped, each keep their own created_at', async () => {
+  it("a busy gateway's rows, written grouped, each keep their own created_at", async () => {
     const { ctx } = await appWithWorker();
     const logs = relayServices(ctx).logs;
-    Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, { quiet: false, windowStart: Date.now() + 60_000 });
+    Object.assign(logs as unknown as { quiet: boolean; windowStart: number }, {
+      quiet: false,
+      windowStart: Date.now() + 60_000,
+    });
     // created_at out of step with arrival and token, so that a row given another's time would show
     const at = (i: number) => 1_700_000_000 + ((i * 37) % 101);
     for (let i = 0; i < 100; i++) logs.add({ ...logRow(900_011, i), created_at: at(i), token_id: [4, 1, 3][i % 3] });
     await logs.flush();
-    const rows = await ctx.logDb.selectFrom('logs').select(['token_id', 'quota', 'created_at']).where('user_id', '=', 900_011).orderBy('id').execute();
+    const rows = await ctx.logDb
+      .selectFrom('logs')
+      .select(['token_id', 'quota', 'created_at'])
+      .where('user_id', '=', 900_011)
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(100);
     expect(rows.map((r) => r.token_id)).toEqual([...rows.map((r) => r.token_id)].sort((a, b) => a - b));
     for (const r of rows) expect(r.created_at).toBe(at(r.quota));
   });
 
-  it('the worker\'s isolate has a small young generation of its own (resourceLimits), no process-wide V8 flag changed', async () => {
+  it("the worker's isolate has a small young generation of its own (resourceLimits), no process-wide V8 flag changed", async () => {
     const { ctx, worker } = await appWithWorker();
     // ~8,000 rows at a time held for grouping survive the worker's scavenges: with V8's default young generation
     // (no --max-semi-space-size here) its new space grew to tens of MB
@@ -461,7 +530,11 @@ describe('SQLite writer worker with the app', () => {
     for (let k = 0; k < 6; k++) {
       insertGrouped(
         worker,
-        Array.from({ length: 4000 }, (_, i) => ({ ...logRow(logUser, k * 4000 + i), token_id: i % 500, other: `{"n":${i},"k":${k}}` })),
+        Array.from({ length: 4000 }, (_, i) => ({
+          ...logRow(logUser, k * 4000 + i),
+          token_id: i % 500,
+          other: `{"n":${i},"k":${k}}`,
+        })),
       );
       await sleep(10);
     }
@@ -513,7 +586,8 @@ describe('SQLite writer worker with the app', () => {
     // (one read decides: the worker may release between two reads, which made this test flaky)
     const deadline = Date.now() + 3000;
     let caughtHolding = false;
-    while (!(caughtHolding = Atomics.load(w, 0) === OWNER_WORKER) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    while (!(caughtHolding = Atomics.load(w, 0) === OWNER_WORKER) && Date.now() < deadline)
+      await new Promise((r) => setImmediate(r));
     await (worker as unknown as { worker: Worker }).worker.terminate();
 
     expect(worker.usable).toBe(false);

@@ -13,13 +13,22 @@ export class ConsoleClient {
 
   constructor(readonly base: string) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { 'Cache-Control': 'no-store', ...extraHeaders };
     if (this.cookie) headers.cookie = this.cookie;
     if (this.userId !== null && !('New-Api-User' in extraHeaders)) headers['New-Api-User'] = String(this.userId);
     if (this.accessToken) headers.authorization = this.accessToken;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(this.base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const setCookie = res.headers.getSetCookie?.() ?? [];
     for (const c of setCookie) {
       const [pair] = c.split(';');

@@ -14,13 +14,21 @@ export type TestDbKind = 'sqlite' | 'postgres' | 'mysql';
 export const ALL_DB_KINDS: TestDbKind[] = ['sqlite', 'postgres', 'mysql'];
 
 export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
-export const MYSQL_ADMIN = { host: '127.0.0.1', port: Number(process.env.TEST_MYSQL_PORT ?? 3306), user: 'root', password: '' };
+export const MYSQL_ADMIN = {
+  host: '127.0.0.1',
+  port: Number(process.env.TEST_MYSQL_PORT ?? 3306),
+  user: 'root',
+  password: '',
+};
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
 export function requestedDbKinds(): TestDbKind[] {
   const raw = process.env.TEST_DBS?.trim();
   if (!raw) return ALL_DB_KINDS;
-  return raw.split(',').map((s) => s.trim()).filter((s): s is TestDbKind => (ALL_DB_KINDS as string[]).includes(s));
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is TestDbKind => (ALL_DB_KINDS as string[]).includes(s));
 }
 
 function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
@@ -42,7 +50,8 @@ const PORTS: Record<TestDbKind, number> = { sqlite: 0, postgres: 5432, mysql: MY
 export async function dbAvailable(kind: TestDbKind): Promise<boolean> {
   if (kind === 'sqlite') return true;
   const up = await portOpen(PORTS[kind]);
-  if (!up && process.env.CI === 'true') throw new Error(`${kind} is not reachable on 127.0.0.1:${PORTS[kind]} (CI=true: a missing service is a failure)`);
+  if (!up && process.env.CI === 'true')
+    throw new Error(`${kind} is not reachable on 127.0.0.1:${PORTS[kind]} (CI=true: a missing service is a failure)`);
   return up;
 }
 
@@ -50,7 +59,11 @@ export async function dbAvailable(kind: TestDbKind): Promise<boolean> {
  * One describe block per requested database kind, titled `<title> on <kind>`; a kind whose server is down is skipped
  * (a failure under CI=true, see dbAvailable). `except` leaves kinds out (e.g. SQLite for pool settings).
  */
-export async function describeEachDb(title: string, body: (kind: TestDbKind) => void, except: TestDbKind[] = []): Promise<void> {
+export async function describeEachDb(
+  title: string,
+  body: (kind: TestDbKind) => void,
+  except: TestDbKind[] = [],
+): Promise<void> {
   for (const kind of requestedDbKinds()) {
     if (except.includes(kind)) continue;
     describe.skipIf(!(await dbAvailable(kind)))(`${title} on ${kind}`, () => body(kind));
@@ -59,7 +72,8 @@ export async function describeEachDb(title: string, body: (kind: TestDbKind) => 
 
 export async function redisAvailable(): Promise<boolean> {
   const up = await portOpen(6379);
-  if (!up && process.env.CI === 'true') throw new Error('redis is not reachable on 127.0.0.1:6379 (CI=true: a missing service is a failure)');
+  if (!up && process.env.CI === 'true')
+    throw new Error('redis is not reachable on 127.0.0.1:6379 (CI=true: a missing service is a failure)');
   return up;
 }
 
@@ -78,7 +92,12 @@ export function uniqueName(prefix = 'gwt'): string {
 export async function createTestDatabase(kind: TestDbKind): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'gwt-sqlite-'));
-    return { kind, dsn: '', sqlitePath: join(dir, 'test.db'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
+    return {
+      kind,
+      dsn: '',
+      sqlitePath: join(dir, 'test.db'),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const name = uniqueName();
   if (kind === 'postgres') {

@@ -46,7 +46,11 @@ export type Behaviour =
 export const DEFAULT_USAGE: UsageSpec = { prompt_tokens: 11, completion_tokens: 7 };
 
 export function usageJson(u: UsageSpec) {
-  const out: Record<string, unknown> = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens };
+  const out: Record<string, unknown> = {
+    prompt_tokens: u.prompt_tokens,
+    completion_tokens: u.completion_tokens,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+  };
   if (u.cached_tokens !== undefined) out.prompt_tokens_details = { cached_tokens: u.cached_tokens };
   return out;
 }
@@ -89,7 +93,14 @@ export class MockUpstream {
         } catch {
           body = null;
         }
-        const rec: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, body, port: self!.port };
+        const rec: RecordedRequest = {
+          method: req.method ?? '',
+          path: req.url ?? '',
+          headers: req.headers,
+          raw,
+          body,
+          port: self!.port,
+        };
         self!.requests.push(rec);
         res.on('close', () => {
           if (!res.writableFinished) self!.closedEarly++;
@@ -123,11 +134,38 @@ export class MockUpstream {
 export function defaultBehaviour(req: RecordedRequest): Behaviour {
   const model = req.body?.model ?? 'unknown';
   if (req.path.includes('embeddings')) {
-    return { kind: 'json', body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }], model, usage: { prompt_tokens: 4, total_tokens: 4 } } };
+    return {
+      kind: 'json',
+      body: {
+        object: 'list',
+        data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }],
+        model,
+        usage: { prompt_tokens: 4, total_tokens: 4 },
+      },
+    };
   }
-  if (req.path.endsWith('/models')) return { kind: 'json', body: { object: 'list', data: [{ id: 'up-a', object: 'model' }, { id: 'up-b', object: 'model' }] } };
+  if (req.path.endsWith('/models'))
+    return {
+      kind: 'json',
+      body: {
+        object: 'list',
+        data: [
+          { id: 'up-a', object: 'model' },
+          { id: 'up-b', object: 'model' },
+        ],
+      },
+    };
   if (req.path.includes('/completions') && !req.path.includes('chat')) {
-    return { kind: 'json', body: { id: 'cmpl-mock', object: 'text_completion', model, choices: [{ index: 0, text: 'ok', finish_reason: 'stop' }], usage: usageJson(DEFAULT_USAGE) } };
+    return {
+      kind: 'json',
+      body: {
+        id: 'cmpl-mock',
+        object: 'text_completion',
+        model,
+        choices: [{ index: 0, text: 'ok', finish_reason: 'stop' }],
+        usage: usageJson(DEFAULT_USAGE),
+      },
+    };
   }
   if (req.body?.stream) return { kind: 'stream', spec: { pieces: ['Hello', ' world', '!'] } };
   return { kind: 'json', body: chatCompletion(model, 'Hello world!') };
@@ -148,7 +186,11 @@ async function respond(b: Behaviour, req: RecordedRequest, res: http.ServerRespo
   if (b.kind === 'json') {
     if (b.delayMs) await sleep(b.delayMs);
     const s = JSON.stringify(b.body);
-    res.writeHead(b.status ?? 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(s), ...b.headers });
+    res.writeHead(b.status ?? 200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(s),
+      ...b.headers,
+    });
     res.end(s);
     return;
   }
@@ -187,7 +229,9 @@ async function respond(b: Behaviour, req: RecordedRequest, res: http.ServerRespo
   const mode = spec.usage ?? 'auto';
   if (mode === 'always' || (mode === 'auto' && asked)) {
     const u = spec.usageValue ?? DEFAULT_USAGE;
-    res.write(`data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 1700000000, model, choices: [], usage: usageJson(u) })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-mock', object: 'chat.completion.chunk', created: 1700000000, model, choices: [], usage: usageJson(u) })}\n\n`,
+    );
   }
   if (spec.done !== false) res.write('data: [DONE]\n\n');
   res.end();

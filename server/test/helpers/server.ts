@@ -38,7 +38,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     WEB_DIST_DIR: '/nonexistent-web-dist',
     ...opts.env,
   });
-  const ctx = await createContext(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), redisPrefix: opts.redisPrefix ?? uniqueName('gwt') + ':' });
+  const ctx = await createContext(config, {
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    redisPrefix: opts.redisPrefix ?? uniqueName('gwt') + ':',
+  });
   const app = await buildApp(ctx);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   let closed = false;

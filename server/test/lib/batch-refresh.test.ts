@@ -33,7 +33,12 @@ it('reads the stale entries of a burst in one call, once each, and stores what i
   for (const k of ['a', 'b', 'c', 'a']) t.refresh.stale(k, t.entries.get(k)!);
   await tick();
   expect(t.reads).toEqual([['a', 'b', 'c']]);
-  t.answer(new Map([['a', 'new-a'], ['b', 'new-b']]));
+  t.answer(
+    new Map([
+      ['a', 'new-a'],
+      ['b', 'new-b'],
+    ]),
+  );
   await tick(0);
   expect([...t.entries].map(([k, e]) => [k, e.value, !!e.refreshing])).toEqual([
     ['a', 'new-a', false],
@@ -52,7 +57,13 @@ it('leaves an entry that was replaced or dropped while its re-read was in flight
   // a published change lands before the query's answer
   t.entries.set('replaced', { value: 'changed' });
   t.entries.delete('dropped');
-  t.answer(new Map([['kept', 'read'], ['replaced', 'read before the change'], ['dropped', 'read before the change']]));
+  t.answer(
+    new Map([
+      ['kept', 'read'],
+      ['replaced', 'read before the change'],
+      ['dropped', 'read before the change'],
+    ]),
+  );
   await tick(0);
   expect(t.entries.get('kept')?.value).toBe('read');
   expect(t.entries.get('replaced')?.value).toBe('changed');

@@ -10,10 +10,28 @@ describe('clientIpOf', () => {
 
   it('trusts only loopback and private peers by default: a public client cannot claim an address', () => {
     const t = proxyTrust([]);
-    for (const peer of ['198.51.100.9', '8.8.8.8', '172.32.0.1', '2001:db8::1', '::ffff:198.51.100.9', '::ffff:c633:6409']) {
+    for (const peer of [
+      '198.51.100.9',
+      '8.8.8.8',
+      '172.32.0.1',
+      '2001:db8::1',
+      '::ffff:198.51.100.9',
+      '::ffff:c633:6409',
+    ]) {
       expect(clientIpOf(peer, '203.0.113.7', t)).toBe(peer);
     }
-    for (const peer of ['127.0.0.1', '127.8.9.1', '::1', '10.1.2.3', '172.16.0.1', '172.31.255.254', '192.168.1.1', 'fd00::5', '::ffff:10.0.0.5', '::ffff:7f00:1']) {
+    for (const peer of [
+      '127.0.0.1',
+      '127.8.9.1',
+      '::1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.254',
+      '192.168.1.1',
+      'fd00::5',
+      '::ffff:10.0.0.5',
+      '::ffff:7f00:1',
+    ]) {
       expect(clientIpOf(peer, '203.0.113.7', t)).toBe('203.0.113.7');
     }
     // behind a private proxy, a forged entry left of a public hop is not believed

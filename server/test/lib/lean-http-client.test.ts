@@ -96,7 +96,13 @@ interface Outcome {
 function send(
   c: LeanHttpClient,
   origin: string,
-  opts: { body?: string; headers?: Record<string, string>; headersTimeout?: number; bodyTimeout?: number; onData?: (chunk: Buffer, o: Outcome) => boolean } = {},
+  opts: {
+    body?: string;
+    headers?: Record<string, string>;
+    headersTimeout?: number;
+    bodyTimeout?: number;
+    onData?: (chunk: Buffer, o: Outcome) => boolean;
+  } = {},
 ): { taken: boolean; done: Promise<Outcome>; abort: () => void; resume: () => void } {
   const o: Outcome = { status: 0, headers: {}, body: '', chunks: 0, error: null, completed: false };
   let abort: (err?: Error) => void = () => {};
@@ -108,7 +114,8 @@ function send(
     onHeaders(status, raw, res) {
       o.status = status;
       resume = res;
-      for (let i = 0; i < raw.length; i += 2) o.headers[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
+      for (let i = 0; i < raw.length; i += 2)
+        o.headers[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
       return true;
     },
     onData(chunk) {
@@ -140,7 +147,8 @@ function send(
   return { taken, done, abort: () => abort(), resume: () => resume() };
 }
 
-const json = (body: string, extra = '') => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
+const json = (body: string, extra = '') =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${extra}\r\n${body}`;
 const bytes = (s: string) => s.split('');
 
 describe('lean HTTP client', () => {
@@ -160,7 +168,8 @@ describe('lean HTTP client', () => {
   });
 
   it('reads chunked bodies as they come (extensions, trailers, byte-at-a-time framing) and keeps the connection', async () => {
-    const chunked = 'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6;ext=1\r\ndata: \r\n3\r\nabc\r\n0\r\nx-trailer: t\r\n\r\n';
+    const chunked =
+      'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6;ext=1\r\ndata: \r\n3\r\nabc\r\n0\r\nx-trailer: t\r\n\r\n';
     const up = await upstream({ answer: (_r, i) => ({ parts: i === 0 ? bytes(chunked) : [chunked] }) });
     const c = client();
     const first = await send(c, up.origin).done;
@@ -172,7 +181,13 @@ describe('lean HTTP client', () => {
   });
 
   it('reads a body without length until the close, and then opens a new connection', async () => {
-    const up = await upstream({ answer: () => ({ parts: ['HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n', 'part one, ', 'part two'], gapMs: 20, close: true }) });
+    const up = await upstream({
+      answer: () => ({
+        parts: ['HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n', 'part one, ', 'part two'],
+        gapMs: 20,
+        close: true,
+      }),
+    });
     const c = client();
     expect(await send(c, up.origin).done).toMatchObject({ body: 'part one, part two', completed: true, error: null });
     expect(await send(c, up.origin).done).toMatchObject({ body: 'part one, part two', completed: true });
@@ -257,7 +272,12 @@ describe('lean HTTP client', () => {
     expect(refused.error).toBeTruthy();
     expect(refused.status).toBe(0);
 
-    for (const bad of ['HTTP/2 200 OK\r\n\r\n', 'HTTP/1.1 200 OK\r\nbad header\r\n\r\n', 'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n', `HTTP/1.1 200 OK\r\nx: ${'a'.repeat(70_000)}\r\n\r\n`]) {
+    for (const bad of [
+      'HTTP/2 200 OK\r\n\r\n',
+      'HTTP/1.1 200 OK\r\nbad header\r\n\r\n',
+      'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n',
+      `HTTP/1.1 200 OK\r\nx: ${'a'.repeat(70_000)}\r\n\r\n`,
+    ]) {
       const up = await upstream({ answer: () => ({ parts: [bad] }) });
       const o = await send(c, up.origin).done;
       expect(o.completed).toBe(false);
@@ -268,7 +288,8 @@ describe('lean HTTP client', () => {
 
   it('times out a response head (headersTimeout) and a silent body (bodyTimeout)', async () => {
     const up = await upstream({
-      answer: (_r, i) => (i === 0 ? null : { parts: ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '2\r\nhi\r\n'] }),
+      answer: (_r, i) =>
+        i === 0 ? null : { parts: ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '2\r\nhi\r\n'] },
     });
     const c = client();
     const t0 = Date.now();
@@ -281,7 +302,17 @@ describe('lean HTTP client', () => {
   });
 
   it('stops reading while the handler says so and reads on when resumed', async () => {
-    const up = await upstream({ answer: () => ({ parts: ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '1\r\na\r\n', '1\r\nb\r\n', '1\r\nc\r\n0\r\n\r\n'], gapMs: 30 }) });
+    const up = await upstream({
+      answer: () => ({
+        parts: [
+          'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n',
+          '1\r\na\r\n',
+          '1\r\nb\r\n',
+          '1\r\nc\r\n0\r\n\r\n',
+        ],
+        gapMs: 30,
+      }),
+    });
     let paused = false;
     const r = send(client(), up.origin, {
       onData: (chunk) => {
@@ -292,7 +323,10 @@ describe('lean HTTP client', () => {
     await new Promise((res) => setTimeout(res, 200));
     // everything was sent meanwhile, but only the first chunk was delivered
     expect(paused).toBe(true);
-    const seen = await Promise.race([r.done.then((o) => o.body), new Promise((res) => setTimeout(() => res('pending'), 10))]);
+    const seen = await Promise.race([
+      r.done.then((o) => o.body),
+      new Promise((res) => setTimeout(() => res('pending'), 10)),
+    ]);
     expect(seen).toBe('pending');
     paused = false;
     r.resume();
@@ -300,7 +334,9 @@ describe('lean HTTP client', () => {
   });
 
   it('aborts a request in flight: the handler gets the error and the connection is closed', async () => {
-    const up = await upstream({ answer: () => ({ parts: ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '1\r\na\r\n'] }) });
+    const up = await upstream({
+      answer: () => ({ parts: ['HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n', '1\r\na\r\n'] }),
+    });
     const r = send(client(), up.origin);
     await new Promise((res) => setTimeout(res, 50));
     r.abort();
@@ -347,7 +383,9 @@ describe('lean HTTP client', () => {
     expect(send(c, 'http://user:pw@127.0.0.1:80').taken).toBe(false);
     const h: ResponseSink = { onStart() {}, onHeaders() {}, onData: () => true, onEnd() {}, onError() {} };
     expect(c.dispatch({ origin: up.origin, path: '/a b', method: 'POST', body: Buffer.alloc(0) }, h)).toBe(false);
-    expect(c.dispatch({ origin: up.origin, path: '/a', method: 'POST', headers: ['a', 'b'], body: Buffer.alloc(0) }, h)).toBe(false);
+    expect(
+      c.dispatch({ origin: up.origin, path: '/a', method: 'POST', headers: ['a', 'b'], body: Buffer.alloc(0) }, h),
+    ).toBe(false);
     expect(c.dispatch({ origin: up.origin, path: '/a', method: 'POST', body: { stream: true } }, h)).toBe(false);
     await new Promise((res) => setTimeout(res, 30));
     expect(up.received).toHaveLength(0);
@@ -393,7 +431,9 @@ describe('lean HTTP client: connections per origin', () => {
 
   it('forgets an origin once its last connection has closed', async () => {
     const c = client(30_000);
-    const ups = await Promise.all([0, 1, 2].map(() => upstream({ answer: () => ({ parts: [json('{}', 'connection: close\r\n')] }) })));
+    const ups = await Promise.all(
+      [0, 1, 2].map(() => upstream({ answer: () => ({ parts: [json('{}', 'connection: close\r\n')] }) })),
+    );
     for (const up of ups) expect(await send(c, up.origin).done).toMatchObject({ completed: true });
     await waitFor(() => c.originCount === 0);
     // kept connections keep their origin until they close

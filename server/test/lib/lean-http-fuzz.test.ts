@@ -102,7 +102,9 @@ function exchange(port: number, bytes: Buffer, waitMs: number, into: Map<number,
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      const answer = Buffer.concat(chunks).toString('latin1').replace(/\r\nDate: [^\r]*/g, '\r\nDate: -');
+      const answer = Buffer.concat(chunks)
+        .toString('latin1')
+        .replace(/\r\nDate: [^\r]*/g, '\r\nDate: -');
       // taken at once: a later connection may get the same client port once the server has closed this one
       const got = into.get(local);
       into.delete(local);
@@ -125,17 +127,29 @@ function exchange(port: number, bytes: Buffer, waitMs: number, into: Map<number,
  * read the whole message, so both took the same bytes as its body.
  */
 function received(list: Seen[] | undefined): string {
-  return JSON.stringify((list ?? []).filter((s) => !s.req || s.req.complete).map((s) => ({ ...s, req: undefined, body: s.body ?? '?' })));
+  return JSON.stringify(
+    (list ?? []).filter((s) => !s.req || s.req.complete).map((s) => ({ ...s, req: undefined, body: s.body ?? '?' })),
+  );
 }
 
 function sameRequests(front: Seen[] | undefined, node: Seen[] | undefined): boolean {
   const a = JSON.parse(received(front)) as Seen[];
   const b = JSON.parse(received(node)) as Seen[];
-  return a.length === b.length && a.every((x, i) => x.method === b[i].method && x.url === b[i].url && JSON.stringify(x.headers) === JSON.stringify(b[i].headers) && (x.body === b[i].body || x.body === '?' || b[i].body === '?'));
+  return (
+    a.length === b.length &&
+    a.every(
+      (x, i) =>
+        x.method === b[i].method &&
+        x.url === b[i].url &&
+        JSON.stringify(x.headers) === JSON.stringify(b[i].headers) &&
+        (x.body === b[i].body || x.body === '?' || b[i].body === '?'),
+    )
+  );
 }
 
 /** the statuses of the answers other than 200 (Node may drop the 200s of requests before a bad one: see below) */
-const errorStatuses = (answer: string) => [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]).filter((s) => s !== '200');
+const errorStatuses = (answer: string) =>
+  [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]).filter((s) => s !== '200');
 
 describe('lean HTTP front: corrupted request heads', () => {
   const head = 'POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n';
@@ -150,13 +164,19 @@ describe('lean HTTP front: corrupted request heads', () => {
     ['a folded header line', `${head}X-A: 1\r\n folded\r\n\r\nhello`],
     ['Content-Length with Transfer-Encoding', `${head}Transfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n`],
     ['two different Content-Lengths', `${head}Content-Length: 6\r\n\r\nhello!`],
-    ['an invalid chunk size', 'POST /fast HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n'],
+    [
+      'an invalid chunk size',
+      'POST /fast HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n',
+    ],
     ['a control character in the url', 'POST /fa\x7fst HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello'],
     ['a bad HTTP version', 'POST /fast HTTP/1.x\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello'],
   ];
   it.each(cases)('answers %s with 400 at once and closes, as Node’s server does', async (_name, request) => {
     const bytes = Buffer.from(request, 'latin1');
-    const [front, node] = await Promise.all([exchange(leanPort, bytes, 10_000, seen.lean), exchange(plainPort, bytes, 10_000, seen.plain)]);
+    const [front, node] = await Promise.all([
+      exchange(leanPort, bytes, 10_000, seen.lean),
+      exchange(plainPort, bytes, 10_000, seen.plain),
+    ]);
     expect(node.answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(received(front.seen)).toBe('[]');
     expect(front.answer).toBe(node.answer);
@@ -283,12 +303,19 @@ describe('lean HTTP front: differential fuzz against Node’s parser', () => {
     const worker = async () => {
       while (next < cases.length) {
         const i = next++;
-        const [front, node] = await Promise.all([exchange(leanPort, cases[i], WAIT_MS, seen.lean), exchange(plainPort, cases[i], WAIT_MS, seen.plain)]);
+        const [front, node] = await Promise.all([
+          exchange(leanPort, cases[i], WAIT_MS, seen.lean),
+          exchange(plainPort, cases[i], WAIT_MS, seen.plain),
+        ]);
         if (!node.closed) open++;
         // what must agree: the requests the application receives (see `received`), the error answers, and whether
         // the connection ends
         const got = { front: front.seen, node: node.seen };
-        if (!sameRequests(got.front, got.node) || errorsOf(front.answer, got.front) !== errorsOf(node.answer, got.node) || front.closed !== node.closed) {
+        if (
+          !sameRequests(got.front, got.node) ||
+          errorsOf(front.answer, got.front) !== errorsOf(node.answer, got.node) ||
+          front.closed !== node.closed
+        ) {
           mismatches.push(
             `case ${i}: ${JSON.stringify(cases[i].toString('latin1'))}\n  front (${front.closed ? 'closed' : 'open'}): ${received(got.front)} ${JSON.stringify(front.answer)}\n  node  (${node.closed ? 'closed' : 'open'}): ${received(got.node)} ${JSON.stringify(node.answer)}`,
           );
@@ -296,7 +323,10 @@ describe('lean HTTP front: differential fuzz against Node’s parser', () => {
       }
     };
     await Promise.all(Array.from({ length: 48 }, worker));
-    expect(mismatches, `seed ${seed} (FUZZ_SEED=${seed} replays it): ${mismatches.length} mismatches\n${mismatches.slice(0, 8).join('\n')}`).toEqual([]);
+    expect(
+      mismatches,
+      `seed ${seed} (FUZZ_SEED=${seed} replays it): ${mismatches.length} mismatches\n${mismatches.slice(0, 8).join('\n')}`,
+    ).toEqual([]);
     // the mutations leave plenty of requests well-formed (served by the front itself) and make plenty of others bad
     expect(servedByFront - frontBefore).toBeGreaterThan(total / 20);
     expect(open).toBeLessThan(total / 4);

@@ -52,7 +52,11 @@ it.each([
   );
   socket.end();
   const got = await received;
-  expect(got.equals(Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n')]))).toBe(true);
+  expect(
+    got.equals(
+      Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n')]),
+    ),
+  ).toBe(true);
   // é (U+00E9) is one latin1 byte, as Node writes header text
   expect(got.indexOf(Buffer.from([0x63, 0x61, 0x66, 0xe9]))).toBeGreaterThan(0);
   expect(calls).toBe(1);

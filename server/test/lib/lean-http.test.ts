@@ -49,7 +49,11 @@ async function start(opts: { bodyLimit?: number } = {}): Promise<Fixture> {
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
     handle: (req, res: LeanResponse) => {
       res.once('close', () => closes.push(res.writableFinished));
-      const answer = JSON.stringify({ url: req.url, body: req.body.toString(), auth: req.headers.authorization ?? null });
+      const answer = JSON.stringify({
+        url: req.url,
+        body: req.body.toString(),
+        auth: req.headers.authorization ?? null,
+      });
       if (req.url === '/stream') {
         res.writeHead(200, { 'Content-Type': 'text/event-stream', 'x-served-by': 'lean' });
         res.write('data: 1\n\n');
@@ -225,11 +229,20 @@ describe('lean HTTP front', () => {
     const f = await start();
     const res = await new Promise<{ status: number; body: string; continued: boolean }>((resolve, reject) => {
       let continued = false;
-      const req = http.request({ port: f.port, host: '127.0.0.1', method: 'POST', path: '/fast', headers: { expect: '100-continue', 'content-length': 2 } }, (r) => {
-        let body = '';
-        r.on('data', (c) => (body += c));
-        r.on('end', () => resolve({ status: r.statusCode!, body, continued }));
-      });
+      const req = http.request(
+        {
+          port: f.port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/fast',
+          headers: { expect: '100-continue', 'content-length': 2 },
+        },
+        (r) => {
+          let body = '';
+          r.on('data', (c) => (body += c));
+          r.on('end', () => resolve({ status: r.statusCode!, body, continued }));
+        },
+      );
       req.on('continue', () => {
         continued = true;
         req.end('ok');
@@ -359,14 +372,19 @@ describe('lean HTTP front parity with Node’s server', () => {
   });
 
   async function echoServer(withFront: boolean): Promise<number> {
-    const echo = (served: string, url: string, headers: object, body: Buffer) => JSON.stringify({ served, url, headers: { ...headers }, body: body.toString('latin1') });
+    const echo = (served: string, url: string, headers: object, body: Buffer) =>
+      JSON.stringify({ served, url, headers: { ...headers }, body: body.toString('latin1') });
     const server = http.createServer((req, res) => {
       const parts: Buffer[] = [];
       req.on('data', (c: Buffer) => parts.push(c));
       req.on('end', () => res.end(echo('node', req.url!, req.headers, Buffer.concat(parts))));
     });
     if (withFront) {
-      LeanHttpFront.install(server, { isRoute: (url) => url === '/fast', bodyLimit: 1 << 20, handle: (req, res) => res.end(echo('lean', req.url, req.headers, req.body)) });
+      LeanHttpFront.install(server, {
+        isRoute: (url) => url === '/fast',
+        bodyLimit: 1 << 20,
+        handle: (req, res) => res.end(echo('lean', req.url, req.headers, req.body)),
+      });
     }
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -374,7 +392,10 @@ describe('lean HTTP front parity with Node’s server', () => {
   }
 
   /** status and echo of one raw request on a fresh connection; 'timeout' when nothing complete comes in 400 ms */
-  async function ask(port: number, raw: Buffer): Promise<{ status: number | 'timeout'; echo?: { served: string; url: string; headers: object; body: string } }> {
+  async function ask(
+    port: number,
+    raw: Buffer,
+  ): Promise<{ status: number | 'timeout'; echo?: { served: string; url: string; headers: object; body: string } }> {
     const c = new RawClient(port);
     c.send(raw);
     try {
@@ -395,7 +416,8 @@ describe('lean HTTP front parity with Node’s server', () => {
   }
 
   const req = (head: string, body = 'b') => Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
-  const ok = (extra: string, body = 'b') => req(`POST /fast HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, body);
+  const ok = (extra: string, body = 'b') =>
+    req(`POST /fast HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, body);
   // [name, request, served by the front?]
   const cases: Array<[string, Buffer, boolean]> = [
     ['a plain request', ok('Authorization: Bearer sk-1\r\n'), true],
@@ -410,8 +432,19 @@ describe('lean HTTP front parity with Node’s server', () => {
     ['whitespace before a colon', ok('X-A : 1\r\n'), false],
     ['a folded header line', ok('X-A: 1\r\n  more\r\n'), false],
     ['a signed Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: +1\r\n\r\n'), false],
-    ['two Content-Length headers', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n'), false],
-    ['Content-Length with chunked coding', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n', '1\r\nb\r\n0\r\n\r\n'), false],
+    [
+      'two Content-Length headers',
+      req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\n'),
+      false,
+    ],
+    [
+      'Content-Length with chunked coding',
+      req(
+        'POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n',
+        '1\r\nb\r\n0\r\n\r\n',
+      ),
+      false,
+    ],
     ['a lower-case method', req('post /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
     ['two spaces in the request line', req('POST  /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
     ['HTTP/1.2', req('POST /fast HTTP/1.2\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
@@ -422,7 +455,11 @@ describe('lean HTTP front parity with Node’s server', () => {
     ['a duplicate header', ok('X-A: 1\r\nx-a: 2\r\n'), false],
     ['an empty line first', req('\r\nPOST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n'), false],
     ['more headers than Node keeps', ok(Array.from({ length: 2001 }, (_, i) => `h${i}:\r\n`).join('')), false],
-    ['a body shorter than its Content-Length', req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n'), false],
+    [
+      'a body shorter than its Content-Length',
+      req('POST /fast HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n'),
+      false,
+    ],
   ];
 
   it.each(cases)('%s', async (_name, raw, lean) => {

@@ -11,7 +11,13 @@ const ROOTS = ['../../src', '../../../bench'].map((p) => fileURLToPath(new URL(p
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? (e.name === 'node_modules' ? [] : sources(join(dir, e.name))) : /\.(ts|mjs|js)$/.test(e.name) ? [join(dir, e.name)] : [],
+    e.isDirectory()
+      ? e.name === 'node_modules'
+        ? []
+        : sources(join(dir, e.name))
+      : /\.(ts|mjs|js)$/.test(e.name)
+        ? [join(dir, e.name)]
+        : [],
   );
 }
 

@@ -53,7 +53,16 @@ describe('low-quota notices', () => {
 
   it('posts a signed webhook once when the balance falls below the user threshold, then waits 2 hours', async () => {
     const notifier = new QuotaNotifier(s.ctx);
-    const user = { id: 7, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, webhook_secret: 's3cret', quota_warning_threshold: 500000 } };
+    const user = {
+      id: 7,
+      email: '',
+      setting: {
+        notify_type: 'webhook',
+        webhook_url: hook.url,
+        webhook_secret: 's3cret',
+        quota_warning_threshold: 500000,
+      },
+    };
     expect(await notifier.check(user, 500000)).toBe('above');
     expect(hook.hits).toHaveLength(0);
     expect(await notifier.check(user, 250000)).toBe('sent');
@@ -61,7 +70,11 @@ describe('low-quota notices', () => {
     const { headers, body } = hook.hits[0];
     expect(headers['x-webhook-signature']).toBe(createHmac('sha256', 's3cret').update(body).digest('hex'));
     const notice = JSON.parse(body);
-    expect(notice).toMatchObject({ type: 'quota_exceed', title: '您的额度即将用尽', values: ['＄0.50', 'https://gw.example.com/topup'] });
+    expect(notice).toMatchObject({
+      type: 'quota_exceed',
+      title: '您的额度即将用尽',
+      values: ['＄0.50', 'https://gw.example.com/topup'],
+    });
     expect(typeof notice.timestamp).toBe('number');
     expect(await notifier.check(user, 100000)).toBe('limited');
     expect(hook.hits).toHaveLength(1);
@@ -93,7 +106,11 @@ describe('low-quota notices', () => {
     try {
       const b = new QuotaNotifier(a.ctx);
       const c = new QuotaNotifier(a.ctx); // a second notifier stands for a second node on the same Redis
-      const user = { id: 9, email: '', setting: { notify_type: 'webhook', webhook_url: hook.url, quota_warning_threshold: 10 } };
+      const user = {
+        id: 9,
+        email: '',
+        setting: { notify_type: 'webhook', webhook_url: hook.url, quota_warning_threshold: 10 },
+      };
       const before = hook.hits.length;
       expect(await b.check(user, 1)).toBe('sent');
       expect(await c.check(user, 1)).toBe('limited');
@@ -125,14 +142,18 @@ describe('low-quota notices', () => {
     expect(hook.hits.length).toBe(before + 2);
   });
 
-  it('tells root when a manual test-all is done, and not after the timer\'s runs', async () => {
+  it("tells root when a manual test-all is done, and not after the timer's runs", async () => {
     const tests = () => hook.hits.filter((h) => JSON.parse(h.body).type === 'channel_test');
     expect(await testAllChannels(s.ctx, relayServices(s.ctx))).toBe(true);
     await new Promise((r) => setTimeout(r, 200));
     expect(tests()).toHaveLength(0);
     expect(await testAllChannels(s.ctx, relayServices(s.ctx), true)).toBe(true);
     await waitFor(() => tests().length === 1);
-    expect(JSON.parse(tests()[0].body)).toMatchObject({ type: 'channel_test', title: '通道测试完成', content: '所有通道测试已完成' });
+    expect(JSON.parse(tests()[0].body)).toMatchObject({
+      type: 'channel_test',
+      title: '通道测试完成',
+      content: '所有通道测试已完成',
+    });
   });
 
   it('is sent by the relay after a charge leaves the user below the threshold', async () => {
@@ -145,13 +166,23 @@ describe('low-quota notices', () => {
       const rich = await addUser(s, { quota: 5000, setting });
       const poor = await addUser(s, { quota: 1002, setting });
       const before = hook.hits.length;
-      await client(s, (await addToken(s, rich.id)).key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
-      await client(s, (await addToken(s, poor.id)).key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+      await client(s, (await addToken(s, rich.id)).key).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+      await client(s, (await addToken(s, poor.id)).key).chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       await waitFor(() => hook.hits.length > before);
       await flushLogs(s);
       expect(hook.hits.length).toBe(before + 1);
       expect(JSON.parse(hook.hits.at(-1)!.body).values[0]).toBe('＄0.00'); // 1002 - 3 = 999 quota units
-      const row = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', poor.id).executeTakeFirstOrThrow();
+      const row = await s.ctx.db
+        .selectFrom('users')
+        .select('quota')
+        .where('id', '=', poor.id)
+        .executeTakeFirstOrThrow();
       expect(row.quota).toBe(999);
     } finally {
       await up.close();

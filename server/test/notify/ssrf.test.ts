@@ -56,22 +56,72 @@ function resolverOf(names: Record<string, string[] | (() => string[])>): Resolve
   };
 }
 
-const webhookSetting = (url: string) => ({ notify_type: 'webhook', webhook_url: url, webhook_secret: 's', quota_warning_threshold: 1000 });
+const webhookSetting = (url: string) => ({
+  notify_type: 'webhook',
+  webhook_url: url,
+  webhook_secret: 's',
+  quota_warning_threshold: 1000,
+});
 
 describe('forbidden addresses', () => {
   it('refuses loopback, private, link-local, unique-local, multicast, unspecified and IPv4 carried in IPv6', () => {
     const forbidden = [
-      '0.0.0.0', '0.1.2.3', '10.0.0.1', '10.255.255.255', '100.64.0.1', '100.127.255.255', '127.0.0.1', '127.1.2.3',
-      '169.254.169.254', '172.16.0.1', '172.31.255.255', '192.168.0.1', '224.0.0.1', '239.255.255.250', '240.0.0.1',
-      '255.255.255.255', '::', '::1', '[::1]', 'fc00::1', 'fd12:3456:789a::1', 'fe80::1', 'fe80::1%eth0', 'febf::1',
-      'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:a9fe:a9fe', '::ffff:10.0.0.1', '::127.0.0.1', '::7f00:1',
-      '64:ff9b::7f00:1', '64:ff9b::10.1.2.3', '64:ff9b::a9fe:a9fe', '2002:7f00:1::1', '2002:c0a8:101::1',
-      'localhost', 'not-an-address', '',
+      '0.0.0.0',
+      '0.1.2.3',
+      '10.0.0.1',
+      '10.255.255.255',
+      '100.64.0.1',
+      '100.127.255.255',
+      '127.0.0.1',
+      '127.1.2.3',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.0.1',
+      '224.0.0.1',
+      '239.255.255.250',
+      '240.0.0.1',
+      '255.255.255.255',
+      '::',
+      '::1',
+      '[::1]',
+      'fc00::1',
+      'fd12:3456:789a::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      'febf::1',
+      'ff02::1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:10.0.0.1',
+      '::127.0.0.1',
+      '::7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b::10.1.2.3',
+      '64:ff9b::a9fe:a9fe',
+      '2002:7f00:1::1',
+      '2002:c0a8:101::1',
+      'localhost',
+      'not-an-address',
+      '',
     ];
     const allowed = [
-      '8.8.8.8', '1.1.1.1', '93.184.216.34', '100.63.255.255', '100.128.0.1', '172.15.255.255', '172.32.0.1',
-      '192.167.255.255', '223.255.255.255', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8',
-      '::ffff:808:808', '64:ff9b::808:808', '2002:808:808::1',
+      '8.8.8.8',
+      '1.1.1.1',
+      '93.184.216.34',
+      '100.63.255.255',
+      '100.128.0.1',
+      '172.15.255.255',
+      '172.32.0.1',
+      '192.167.255.255',
+      '223.255.255.255',
+      '2606:4700:4700::1111',
+      '2001:4860:4860::8888',
+      '::ffff:8.8.8.8',
+      '::ffff:808:808',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
     ];
     expect(forbidden.filter((a) => !isForbiddenAddress(a))).toEqual([]);
     expect(allowed.filter((a) => isForbiddenAddress(a))).toEqual([]);
@@ -92,10 +142,16 @@ describe('webhook URLs chosen by users', () => {
 
   it('are refused when saved if they name or resolve to a local address, and nothing is stored', async () => {
     userUrlFetch(s.ctx).policy = {
-      resolve: resolverOf({ 'internal.test': ['127.0.0.1'], 'metadata.test': ['169.254.169.254'], 'mixed.test': ['8.8.8.8', '10.0.0.7'], 'public.test': ['8.8.8.8'] }),
+      resolve: resolverOf({
+        'internal.test': ['127.0.0.1'],
+        'metadata.test': ['169.254.169.254'],
+        'mixed.test': ['8.8.8.8', '10.0.0.7'],
+        'public.test': ['8.8.8.8'],
+      }),
     };
     const u = await registerAndLogin(s);
-    const saved = async () => (await s.ctx.db.selectFrom('users').select('setting').where('id', '=', u.id).executeTakeFirstOrThrow()).setting;
+    const saved = async () =>
+      (await s.ctx.db.selectFrom('users').select('setting').where('id', '=', u.id).executeTakeFirstOrThrow()).setting;
     const before = await saved();
     const p = inside.port;
     for (const url of [
@@ -136,7 +192,9 @@ describe('webhook URLs chosen by users', () => {
     const u = await registerAndLogin(s);
     const rebound = `https://rebind.test:${inside.port}/hook`;
     expect((await u.client.put('/api/user/setting', webhookSetting(rebound))).body.success).toBe(true);
-    const stored = JSON.parse((await s.ctx.db.selectFrom('users').select('setting').where('id', '=', u.id).executeTakeFirstOrThrow()).setting);
+    const stored = JSON.parse(
+      (await s.ctx.db.selectFrom('users').select('setting').where('id', '=', u.id).executeTakeFirstOrThrow()).setting,
+    );
     const notifier = new QuotaNotifier(s.ctx);
     expect(await notifier.check({ id: u.id, email: '', setting: stored }, 1)).toBe('failed');
     expect(rebindAnswers).toBe(2);
@@ -153,7 +211,9 @@ describe('webhook URLs chosen by users', () => {
     ];
     let id = 1000;
     for (const url of urls) {
-      await expect(userUrlFetch(s.ctx).post(url, {}, '{}', 5000), url).rejects.toMatchObject({ code: 'ERR_FORBIDDEN_ADDRESS' });
+      await expect(userUrlFetch(s.ctx).post(url, {}, '{}', 5000), url).rejects.toMatchObject({
+        code: 'ERR_FORBIDDEN_ADDRESS',
+      });
       expect(await notifier.check({ id: ++id, email: '', setting: webhookSetting(url) }, 1), url).toBe('failed');
     }
     expect(inside.connections).toBe(0);
@@ -174,10 +234,20 @@ describe('webhook URLs chosen by users', () => {
     try {
       const notifier = new QuotaNotifier(s.ctx);
       // a name only the test resolver knows: reaching the listener proves the socket went to the checked answer
-      expect(await notifier.check({ id: 2001, email: '', setting: webhookSetting(`http://hooks.test:${fine.port}/hook`) }, 1)).toBe('sent');
+      expect(
+        await notifier.check(
+          { id: 2001, email: '', setting: webhookSetting(`http://hooks.test:${fine.port}/hook`) },
+          1,
+        ),
+      ).toBe('sent');
       expect(fine.hits).toHaveLength(1);
       expect(answers).toBe(1);
-      expect(await notifier.check({ id: 2002, email: '', setting: webhookSetting(`http://127.0.0.1:${redirecting.port}/hook`) }, 1)).toBe('failed');
+      expect(
+        await notifier.check(
+          { id: 2002, email: '', setting: webhookSetting(`http://127.0.0.1:${redirecting.port}/hook`) },
+          1,
+        ),
+      ).toBe('failed');
       expect(redirecting.hits).toHaveLength(1);
       await new Promise((r) => setTimeout(r, 200));
       expect(inside.connections).toBe(0);
@@ -196,10 +266,19 @@ describe('webhook URLs chosen by users', () => {
       await addChannel(s, { baseUrl: up.url, models: ['gpt-4o-mini'] });
       await channelsChanged(s);
       // both fall below their threshold with this request; one notice may go out, the other must not
-      const allowed = await addUser(s, { quota: 1002, setting: JSON.stringify(webhookSetting(`http://127.0.0.1:${fine.port}/hook`)) });
-      const local = await addUser(s, { quota: 1002, setting: JSON.stringify(webhookSetting(`http://127.0.0.1:${inside.port}/hook`)) });
+      const allowed = await addUser(s, {
+        quota: 1002,
+        setting: JSON.stringify(webhookSetting(`http://127.0.0.1:${fine.port}/hook`)),
+      });
+      const local = await addUser(s, {
+        quota: 1002,
+        setting: JSON.stringify(webhookSetting(`http://127.0.0.1:${inside.port}/hook`)),
+      });
       for (const user of [local, allowed]) {
-        await client(s, (await addToken(s, user.id)).key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+        await client(s, (await addToken(s, user.id)).key).chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'hi' }],
+        });
       }
       await waitFor(() => fine.hits.length === 1);
       await new Promise((r) => setTimeout(r, 300));
@@ -216,8 +295,12 @@ describe('SafeFetch', () => {
     const t = await trap();
     const f = new SafeFetch();
     try {
-      await expect(f.post(`http://127.0.0.1:${t.port}/`, {}, '', 5000)).rejects.toMatchObject({ code: 'ERR_FORBIDDEN_ADDRESS' });
-      await expect(f.post(`http://localhost:${t.port}/`, {}, '', 5000)).rejects.toMatchObject({ code: 'ERR_FORBIDDEN_ADDRESS' });
+      await expect(f.post(`http://127.0.0.1:${t.port}/`, {}, '', 5000)).rejects.toMatchObject({
+        code: 'ERR_FORBIDDEN_ADDRESS',
+      });
+      await expect(f.post(`http://localhost:${t.port}/`, {}, '', 5000)).rejects.toMatchObject({
+        code: 'ERR_FORBIDDEN_ADDRESS',
+      });
       expect(await f.check(`https://127.0.0.1:${t.port}/`)).toBe('forbidden');
       expect(await f.check('ftp://8.8.8.8/')).toBe('invalid');
       expect(t.connections).toBe(0);

@@ -29,9 +29,33 @@ describe('GET /api/pricing', () => {
       success: true,
       message: '',
       data: [
-        { model_name: 'dall-e-3', quota_type: 1, model_ratio: 0, model_price: 0.04, owner_by: '', completion_ratio: 0, enable_groups: ['default'] },
-        { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, model_price: 0, owner_by: '', completion_ratio: 4, enable_groups: ['default', 'vip'] },
-        { model_name: 'mystery-model', quota_type: 0, model_ratio: 37.5, model_price: 0, owner_by: '', completion_ratio: 1, enable_groups: ['default'] },
+        {
+          model_name: 'dall-e-3',
+          quota_type: 1,
+          model_ratio: 0,
+          model_price: 0.04,
+          owner_by: '',
+          completion_ratio: 0,
+          enable_groups: ['default'],
+        },
+        {
+          model_name: 'gpt-4o',
+          quota_type: 0,
+          model_ratio: 1.25,
+          model_price: 0,
+          owner_by: '',
+          completion_ratio: 4,
+          enable_groups: ['default', 'vip'],
+        },
+        {
+          model_name: 'mystery-model',
+          quota_type: 0,
+          model_ratio: 37.5,
+          model_price: 0,
+          owner_by: '',
+          completion_ratio: 1,
+          enable_groups: ['default'],
+        },
       ],
       // svip has a ratio but is not a usable group, so it is filtered out
       group_ratio: { default: 1, vip: 1 },
@@ -50,7 +74,10 @@ describe('GET /api/pricing', () => {
   });
 
   it('caches the ability scan until a channel change, but shows ratio edits at once', async () => {
-    await server.ctx.db.insertInto('abilities').values({ group: 'default', model: 'claude-3-opus-20240229', channel_id: 5, enabled: true }).execute();
+    await server.ctx.db
+      .insertInto('abilities')
+      .values({ group: 'default', model: 'claude-3-opus-20240229', channel_id: 5, enabled: true })
+      .execute();
     await server.ctx.options.set('ModelRatio', JSON.stringify({ 'gpt-4o': 2 }));
     const anon = new ConsoleClient(server.url);
     let res = await anon.get('/api/pricing');

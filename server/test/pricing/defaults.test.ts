@@ -42,8 +42,19 @@ describe('default price tables', () => {
     });
     expect(DEFAULT_MODEL_RATIO['ERNIE-4.0-8K']).toBeCloseTo(0.12 * (500 / 7.3), 10);
     expect(RMB).toBeCloseTo(68.4931506849, 8);
-    expect(DEFAULT_MODEL_PRICE).toMatchObject({ suno_music: 0.1, suno_lyrics: 0.01, 'dall-e-3': 0.04, 'imagen-3.0-generate-002': 0.03, mj_inpaint: 0, mj_describe: 0.05 });
-    expect(DEFAULT_CACHE_RATIO).toMatchObject({ 'gpt-4o': 0.5, 'deepseek-chat': 0.25, 'claude-3-7-sonnet-20250219': 0.1 });
+    expect(DEFAULT_MODEL_PRICE).toMatchObject({
+      suno_music: 0.1,
+      suno_lyrics: 0.01,
+      'dall-e-3': 0.04,
+      'imagen-3.0-generate-002': 0.03,
+      mj_inpaint: 0,
+      mj_describe: 0.05,
+    });
+    expect(DEFAULT_CACHE_RATIO).toMatchObject({
+      'gpt-4o': 0.5,
+      'deepseek-chat': 0.25,
+      'claude-3-7-sonnet-20250219': 0.1,
+    });
     for (const v of Object.values(DEFAULT_MODEL_RATIO)) expect(Number.isFinite(v) && v >= 0).toBe(true);
   });
 

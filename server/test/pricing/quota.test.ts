@@ -38,7 +38,15 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 // Every test starts from new-api's defaults for the keys it may change.
-const MUTABLE = ['ModelRatio', 'ModelPrice', 'CompletionRatio', 'CacheRatio', 'GroupRatio', 'SelfUseModeEnabled', 'PreConsumedQuota'];
+const MUTABLE = [
+  'ModelRatio',
+  'ModelPrice',
+  'CompletionRatio',
+  'CacheRatio',
+  'GroupRatio',
+  'SelfUseModeEnabled',
+  'PreConsumedQuota',
+];
 beforeEach(async () => {
   const d = defaultOptions();
   for (const k of MUTABLE) await options.set(k, d[k]!);
@@ -99,7 +107,14 @@ describe('price lookup', () => {
     expect(getPriceData(options, 'mystery', 'default', { acceptUnsetRatio: true }).modelRatio).toBe(37.5);
     await options.set('SelfUseModeEnabled', 'true');
     const p = getPriceData(options, 'mystery', 'default');
-    expect(p).toMatchObject({ usePrice: false, modelRatio: 37.5, completionRatio: 1, cacheRatio: 1, cacheCreationRatio: 1.25, groupRatio: 1 });
+    expect(p).toMatchObject({
+      usePrice: false,
+      modelRatio: 37.5,
+      completionRatio: 1,
+      cacheRatio: 1,
+      cacheCreationRatio: 1.25,
+      groupRatio: 1,
+    });
   });
 });
 
@@ -137,17 +152,25 @@ describe('text quota', () => {
     // 1 × 0.075 = 0.075 → rounds to 0 → 1
     expect(textQuota(mini, { prompt_tokens: 1, completion_tokens: 0 }, UNIT)).toBe(1);
     expect(textQuota(mini, { prompt_tokens: 0, completion_tokens: 0 }, UNIT)).toBe(0);
-    expect(textQuota(getPriceData(options, 'dall-e-3', 'default'), { prompt_tokens: 0, completion_tokens: 0 }, UNIT)).toBe(0);
+    expect(
+      textQuota(getPriceData(options, 'dall-e-3', 'default'), { prompt_tokens: 0, completion_tokens: 0 }, UNIT),
+    ).toBe(0);
     // glm-4-flash is free: ratio 0 stays 0
-    expect(textQuota(getPriceData(options, 'glm-4-flash', 'default'), { prompt_tokens: 100, completion_tokens: 100 }, UNIT)).toBe(0);
+    expect(
+      textQuota(getPriceData(options, 'glm-4-flash', 'default'), { prompt_tokens: 100, completion_tokens: 100 }, UNIT),
+    ).toBe(0);
   });
 
   it('rounds half away from zero in decimal, not binary', async () => {
     await options.set('ModelRatio', JSON.stringify({ m145: 0.145, quarter: 0.25 }));
     // 100 × 0.145 is 14.499999999999998 in binary floating point, 14.5 in decimal → 15
-    expect(textQuota(getPriceData(options, 'm145', 'default'), { prompt_tokens: 100, completion_tokens: 0 }, UNIT)).toBe(15);
+    expect(
+      textQuota(getPriceData(options, 'm145', 'default'), { prompt_tokens: 100, completion_tokens: 0 }, UNIT),
+    ).toBe(15);
     // 6 × 0.25 = 1.5 → 2
-    expect(textQuota(getPriceData(options, 'quarter', 'default'), { prompt_tokens: 6, completion_tokens: 0 }, UNIT)).toBe(2);
+    expect(
+      textQuota(getPriceData(options, 'quarter', 'default'), { prompt_tokens: 6, completion_tokens: 0 }, UNIT),
+    ).toBe(2);
     expect(roundQuota(-2.5)).toBe(-3);
     expect(truncQuota(0.1 * 3 * UNIT)).toBe(150000);
   });
@@ -160,11 +183,25 @@ describe('text quota', () => {
     const ratios = [0.1, 0.145, 0.15, 0.25, 0.3, 0.075, 1.25, 2.5, 0.0375, 7.5, 15, 37.5, 0.6, 1 / 3, 0.7, 1.1];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
-    const values: number[] = [0, -0, 0.5, -0.5, 1.5, -2.5, 2.4999999999999996, 14.499999999999998, 0.44999999999999996, 1e15 + 0.5, NaN, Infinity, -Infinity];
+    const values: number[] = [
+      0,
+      -0,
+      0.5,
+      -0.5,
+      1.5,
+      -2.5,
+      2.4999999999999996,
+      14.499999999999998,
+      0.44999999999999996,
+      1e15 + 0.5,
+      NaN,
+      Infinity,
+      -Infinity,
+    ];
     for (let i = 0; i < 20000; i++) {
       const tokens = next() % 200000;
       const x = tokens * ratios[next() % ratios.length] * ratios[next() % ratios.length];
-      values.push(x, -x, x * UNIT / 1000, x + 0.5);
+      values.push(x, -x, (x * UNIT) / 1000, x + 0.5);
     }
     const same = (a: number, b: number) => a === b || Object.is(a, b);
     const wrong = values.flatMap((x) => [
@@ -176,7 +213,12 @@ describe('text quota', () => {
 });
 
 describe('Claude usage', () => {
-  const claude = { input_tokens: 1000, cache_read_input_tokens: 2000, cache_creation_input_tokens: 400, output_tokens: 100 };
+  const claude = {
+    input_tokens: 1000,
+    cache_read_input_tokens: 2000,
+    cache_creation_input_tokens: 400,
+    output_tokens: 100,
+  };
 
   it('claudeQuota: input excludes cache reads; writes billed at the creation ratio', () => {
     const p = getPriceData(options, 'claude-3-5-sonnet-20241022', 'default');
@@ -209,7 +251,9 @@ describe('audio quota', () => {
   it('gpt-4o-audio-preview: audio ratio 40, audio completion ratio 2', () => {
     const p = getPriceData(options, 'gpt-4o-audio-preview', 'default');
     // (100 + 50 × 4 + 10 × 40 + 20 × 40 × 2) × 1.25 = 2300 × 1.25
-    expect(audioQuota(p, { textInput: 100, textOutput: 50, audioInput: 10, audioOutput: 20 }, 'gpt-4o-audio-preview')).toBe(2875);
+    expect(
+      audioQuota(p, { textInput: 100, textOutput: 50, audioInput: 10, audioOutput: 20 }, 'gpt-4o-audio-preview'),
+    ).toBe(2875);
   });
 
   it('realtime 2024-12-17 snapshot: audio ratio 8', () => {
@@ -222,14 +266,31 @@ describe('audio quota', () => {
   it('a per-call price wins over the audio formula', () => {
     const p = { ...getPriceData(options, 'gpt-4o-audio-preview', 'default'), usePrice: true, modelPrice: 0.01 };
     // 0.01 × 500000 × 1
-    expect(audioQuota(p, { textInput: 1, textOutput: 1, audioInput: 1, audioOutput: 1 }, 'gpt-4o-audio-preview', 500000)).toBe(5000);
+    expect(
+      audioQuota(p, { textInput: 1, textOutput: 1, audioInput: 1, audioOutput: 1 }, 'gpt-4o-audio-preview', 500000),
+    ).toBe(5000);
   });
 
   it('splits an OpenAI usage by modality (the audio details; the rest of each side is text)', () => {
-    expect(audioUsageOf({ prompt_tokens: 100, completion_tokens: 200, audio_input: 40, audio_output: 150 })).toEqual({ textInput: 60, textOutput: 50, audioInput: 40, audioOutput: 150 });
-    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5 })).toEqual({ textInput: 10, textOutput: 5, audioInput: 0, audioOutput: 0 });
+    expect(audioUsageOf({ prompt_tokens: 100, completion_tokens: 200, audio_input: 40, audio_output: 150 })).toEqual({
+      textInput: 60,
+      textOutput: 50,
+      audioInput: 40,
+      audioOutput: 150,
+    });
+    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5 })).toEqual({
+      textInput: 10,
+      textOutput: 5,
+      audioInput: 0,
+      audioOutput: 0,
+    });
     // a malformed usage cannot make text negative
-    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5, audio_input: 30, audio_output: 9 })).toEqual({ textInput: 0, textOutput: 0, audioInput: 10, audioOutput: 5 });
+    expect(audioUsageOf({ prompt_tokens: 10, completion_tokens: 5, audio_input: 30, audio_output: 9 })).toEqual({
+      textInput: 0,
+      textOutput: 0,
+      audioInput: 10,
+      audioOutput: 5,
+    });
     expect(isAudioChatModel('gpt-4o-audio-preview-2024-12-17')).toBe(true);
     expect(isAudioChatModel('gpt-4o-mini-audio-preview')).toBe(true);
     expect(isAudioChatModel('gpt-4o-mini')).toBe(false);
@@ -318,8 +379,18 @@ describe('pricing page figures', () => {
 // Keeps the helper type honest: PriceData built by hand bills like one from the lookup.
 describe('hand-built PriceData', () => {
   it('textQuota uses only the fields it is given', () => {
-    const p: PriceData = { usePrice: false, modelPrice: -1, modelRatio: 2, completionRatio: 3, cacheRatio: 0.5, cacheCreationRatio: 1.25, groupRatio: 1 };
+    const p: PriceData = {
+      usePrice: false,
+      modelPrice: -1,
+      modelRatio: 2,
+      completionRatio: 3,
+      cacheRatio: 0.5,
+      cacheCreationRatio: 1.25,
+      groupRatio: 1,
+    };
     // (10 − 4 + 4 × 0.5 + 8 × 1.25 + 5 × 3) × 2 = 33 × 2
-    expect(textQuota(p, { prompt_tokens: 10, cached_tokens: 4, cache_creation_tokens: 8, completion_tokens: 5 }, UNIT)).toBe(66);
+    expect(
+      textQuota(p, { prompt_tokens: 10, cached_tokens: 4, cache_creation_tokens: 8, completion_tokens: 5 }, UNIT),
+    ).toBe(66);
   });
 });

@@ -27,11 +27,27 @@ const SAMPLE = 'The quick brown fox jumps over the lazy dog. 你好，世界！�
 describe('encoder choice and text counts', () => {
   it('uses o200k for gpt-4o/o-series/4.1/5 and cl100k otherwise', () => {
     expect(O(SAMPLE)).not.toBe(C(SAMPLE)); // the sample tells the two encodings apart
-    for (const m of ['gpt-4o', 'gpt-4o-mini', 'chatgpt-4o-latest', 'o1-mini', 'o3-mini-high', 'o4-mini', 'gpt-4.1', 'gpt-5']) {
+    for (const m of [
+      'gpt-4o',
+      'gpt-4o-mini',
+      'chatgpt-4o-latest',
+      'o1-mini',
+      'o3-mini-high',
+      'o4-mini',
+      'gpt-4.1',
+      'gpt-5',
+    ]) {
       expect(encodingForModel(m), m).toBe('o200k_base');
       expect(countTextTokens(SAMPLE, m), m).toBe(O(SAMPLE));
     }
-    for (const m of ['gpt-4', 'gpt-3.5-turbo', 'claude-3-5-sonnet-20241022', 'gemini-2.0-flash', 'qwen-turbo', 'deepseek-chat']) {
+    for (const m of [
+      'gpt-4',
+      'gpt-3.5-turbo',
+      'claude-3-5-sonnet-20241022',
+      'gemini-2.0-flash',
+      'qwen-turbo',
+      'deepseek-chat',
+    ]) {
       expect(encodingForModel(m), m).toBe('cl100k_base');
       expect(countTextTokens(SAMPLE, m), m).toBe(C(SAMPLE));
     }
@@ -64,7 +80,8 @@ describe('chat prompt tokens', () => {
       { role: 'system', content: 'You are a helpful assistant.' },
       { role: 'user', name: 'bob', content: 'What is 2+2?' },
     ];
-    const expected = 3 + O('system') + O('You are a helpful assistant.') + 3 + O('user') + O('What is 2+2?') + O('bob') + 1 + 3;
+    const expected =
+      3 + O('system') + O('You are a helpful assistant.') + 3 + O('user') + O('What is 2+2?') + O('bob') + 1 + 3;
     expect(countChatPromptTokens(messages, 'gpt-4o')).toBe(expected);
   });
 
@@ -90,19 +107,42 @@ describe('chat prompt tokens', () => {
 
   it('assistant tool calls count their name and arguments', () => {
     const messages = [
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+      },
     ];
     expect(countChatPromptTokens(messages, 'gpt-4o')).toBe(3 + O('assistant') + O('get_weather{"city":"Paris"}') + 3);
   });
 });
 
 describe('tools', () => {
-  const weather = { type: 'function', function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
-  const time = { type: 'function', function: { name: 'get_time', description: 'Current time in a zone', parameters: { type: 'object', properties: { tz: { type: 'string' } } } } };
+  const weather = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather for a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  };
+  const time = {
+    type: 'function',
+    function: {
+      name: 'get_time',
+      description: 'Current time in a zone',
+      parameters: { type: 'object', properties: { tz: { type: 'string' } } },
+    },
+  };
 
   it('counts every tool (new-api counts only the last one), then +8', () => {
     const text =
-      'get_weather' + 'Weather for a city' + JSON.stringify(weather.function.parameters) + 'get_time' + 'Current time in a zone' + JSON.stringify(time.function.parameters);
+      'get_weather' +
+      'Weather for a city' +
+      JSON.stringify(weather.function.parameters) +
+      'get_time' +
+      'Current time in a zone' +
+      JSON.stringify(time.function.parameters);
     expect(countToolsTokens([weather, time], 'gpt-4o')).toBe(O(text) + 8);
     // The fix: two tools cost more than the last one alone (what new-api would count).
     expect(countToolsTokens([weather, time], 'gpt-4o')).toBeGreaterThan(countToolsTokens([time], 'gpt-4o'));
@@ -207,7 +247,15 @@ describe('image sizes and vision tokens', () => {
 
   it('image parts inside chat messages (string and object forms)', () => {
     const url = dataUrl('image/png', png(1024, 1024));
-    const messages = [{ role: 'user', content: [{ type: 'image_url', image_url: url }, { type: 'image_url', image_url: { url } }] }];
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: url },
+          { type: 'image_url', image_url: { url } },
+        ],
+      },
+    ];
     expect(countChatPromptTokens(messages, 'gpt-4o')).toBe(3 + O('user') + 765 * 2 + 3);
   });
 });
@@ -217,7 +265,15 @@ describe('inputs and completions', () => {
     expect(countInputTokens('hello world', 'text-embedding-3-small')).toBe(C('hello world'));
     expect(countInputTokens(['hello', 'world'], 'text-embedding-3-small')).toBe(C('hello') + C('world'));
     expect(countInputTokens([101, 102, 103], 'text-embedding-3-small')).toBe(3);
-    expect(countInputTokens([[1, 2], [3, 4, 5]], 'text-embedding-3-small')).toBe(5);
+    expect(
+      countInputTokens(
+        [
+          [1, 2],
+          [3, 4, 5],
+        ],
+        'text-embedding-3-small',
+      ),
+    ).toBe(5);
     expect(countInputTokens([{ type: 'text', text: 'hello' }], 'omni-moderation-latest')).toBe(C('hello'));
     expect(countInputTokens(undefined, 'gpt-4o')).toBe(0);
   });
@@ -228,7 +284,9 @@ describe('inputs and completions', () => {
       { function: { name: 'get_time', arguments: '{}' } },
     ];
     expect(TOOL_CALL_TOKENS).toBe(7);
-    expect(countCompletionTokens('Sure.', 'gpt-4o', calls)).toBe(O('Sure.') + O('get_weather{"city":"Paris"}get_time{}') + 14);
+    expect(countCompletionTokens('Sure.', 'gpt-4o', calls)).toBe(
+      O('Sure.') + O('get_weather{"city":"Paris"}get_time{}') + 14,
+    );
     // when the arguments are already part of the text, pass the number of calls
     expect(countCompletionTokens('Sure.', 'gpt-4o', 3)).toBe(O('Sure.') + 21);
     expect(countCompletionTokens('Sure.', 'gpt-4o')).toBe(O('Sure.'));
@@ -247,7 +305,31 @@ describe('prompt bounds without a tokenizer', () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed % n;
   };
-  const POOL = ['a', 'Z', ' ', '\n', '\t', '"', '\\', '7', '1234567', '你', '好', 'こ', '😀', '🧑‍🚀', 'é', '\u0000', '<|endoftext|>', '<|im_start|>', '\ud83d', '{"x":1}', '.', '  ', '\r\n'];
+  const POOL = [
+    'a',
+    'Z',
+    ' ',
+    '\n',
+    '\t',
+    '"',
+    '\\',
+    '7',
+    '1234567',
+    '你',
+    '好',
+    'こ',
+    '😀',
+    '🧑‍🚀',
+    'é',
+    '\u0000',
+    '<|endoftext|>',
+    '<|im_start|>',
+    '\ud83d',
+    '{"x":1}',
+    '.',
+    '  ',
+    '\r\n',
+  ];
   const text = () => Array.from({ length: rand(40) }, () => POOL[rand(POOL.length)]).join('');
   const message = () => {
     const m: Record<string, unknown> = { role: ['user', 'assistant', 'system', 'tool'][rand(4)] };
@@ -267,10 +349,17 @@ describe('prompt bounds without a tokenizer', () => {
       const body = {
         model: 'm',
         messages: Array.from({ length: rand(6) + 1 }, message),
-        ...(rand(3) === 0 ? { tools: [{ type: 'function', function: { name: text(), description: text(), parameters: { type: 'object' } } }] } : {}),
+        ...(rand(3) === 0
+          ? {
+              tools: [
+                { type: 'function', function: { name: text(), description: text(), parameters: { type: 'object' } } },
+              ],
+            }
+          : {}),
       };
       const raw = JSON.stringify(body);
-      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301']) expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
+      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301'])
+        expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
     }
   });
 
@@ -283,14 +372,19 @@ describe('prompt bounds without a tokenizer', () => {
     ];
     for (const raw of raws) {
       const body = JSON.parse(raw);
-      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301']) expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
+      for (const model of ['gpt-4o', 'gpt-4', 'gpt-3.5-turbo-0301'])
+        expect(boundOf(raw)).toBeGreaterThanOrEqual(countOf(body, model));
     }
   });
 
   it('gives no bound where a few bytes count by rule: images, audio, files', () => {
     const withPart = (part: unknown) => [{ role: 'user', content: [{ type: 'text', text: 'hi' }, part] }];
-    expect(chatPromptBound(withPart({ type: 'image_url', image_url: { url: 'http://x/a.png' } }), undefined, 100)).toBe(-1);
-    expect(chatPromptBound(withPart({ type: 'input_audio', input_audio: { data: '', format: 'wav' } }), undefined, 100)).toBe(-1);
+    expect(chatPromptBound(withPart({ type: 'image_url', image_url: { url: 'http://x/a.png' } }), undefined, 100)).toBe(
+      -1,
+    );
+    expect(
+      chatPromptBound(withPart({ type: 'input_audio', input_audio: { data: '', format: 'wav' } }), undefined, 100),
+    ).toBe(-1);
     expect(chatPromptBound(withPart({ type: 'file', file: {} }), undefined, 100)).toBe(-1);
     expect(chatPromptBound('not a list', undefined, 100)).toBe(-1);
     expect(inputBound([{ type: 'image_url', image_url: 'http://x/a.png' }], 100)).toBe(-1);
@@ -298,17 +392,35 @@ describe('prompt bounds without a tokenizer', () => {
 
   it('bounds Responses API inputs (instructions, strings, items, function outputs)', () => {
     for (let i = 0; i < 100; i++) {
-      const input = Array.from({ length: rand(5) + 1 }, () =>
-        [text(), { role: 'user', content: text() }, { role: 'user', content: [{ type: 'input_text', text: text() }] }, { type: 'function_call_output', output: text() }][rand(4)],
+      const input = Array.from(
+        { length: rand(5) + 1 },
+        () =>
+          [
+            text(),
+            { role: 'user', content: text() },
+            { role: 'user', content: [{ type: 'input_text', text: text() }] },
+            { type: 'function_call_output', output: text() },
+          ][rand(4)],
       );
       const body = { model: 'm', instructions: text(), input: rand(2) ? input : text() };
       const raw = JSON.stringify(body);
-      expect(responsesMode.promptBound!(body, Buffer.byteLength(raw))).toBeGreaterThanOrEqual(responsesMode.promptTokens(body, 'gpt-4o'));
+      expect(responsesMode.promptBound!(body, Buffer.byteLength(raw))).toBeGreaterThanOrEqual(
+        responsesMode.promptTokens(body, 'gpt-4o'),
+      );
     }
   });
 
   it('bounds completions and embeddings inputs, token arrays included', () => {
-    for (const input of ['hello world 你好', ['a', 'b 😀'], [101, 102, 103], [[1, 2], [3, 4, 5]], [{ type: 'text', text: 'hi' }]]) {
+    for (const input of [
+      'hello world 你好',
+      ['a', 'b 😀'],
+      [101, 102, 103],
+      [
+        [1, 2],
+        [3, 4, 5],
+      ],
+      [{ type: 'text', text: 'hi' }],
+    ]) {
       const raw = JSON.stringify({ model: 'm', prompt: input });
       expect(inputBound(input, Buffer.byteLength(raw))).toBeGreaterThanOrEqual(countInputTokens(input, 'gpt-4o'));
     }

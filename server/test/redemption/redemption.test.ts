@@ -27,12 +27,30 @@ await describeEachDb('redemption codes', (kind) => {
     await server?.close();
   });
 
-  const row = (id: number) => server.ctx.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const rowByKey = (key: string) => server.ctx.db.selectFrom('redemptions').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-  const count = async () => Number((await server.ctx.db.selectFrom('redemptions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const quotaOf = async (id: number) => Number((await server.ctx.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
+  const row = (id: number) =>
+    server.ctx.db.selectFrom('redemptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const rowByKey = (key: string) =>
+    server.ctx.db.selectFrom('redemptions').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+  const count = async () =>
+    Number(
+      (
+        await server.ctx.db
+          .selectFrom('redemptions')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const quotaOf = async (id: number) =>
+    Number(
+      (await server.ctx.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota,
+    );
   const topupLogs = async (userId: number) =>
-    server.ctx.logDb.selectFrom('logs').select(['content', 'quota', 'username']).where('user_id', '=', userId).where('type', '=', 1).execute();
+    server.ctx.logDb
+      .selectFrom('logs')
+      .select(['content', 'quota', 'username'])
+      .where('user_id', '=', userId)
+      .where('type', '=', 1)
+      .execute();
 
   async function create(body: Record<string, unknown>): Promise<string[]> {
     const res = await root.post('/api/redemption/', body);
@@ -51,7 +69,11 @@ await describeEachDb('redemption codes', (kind) => {
       [{ name: 'n', quota: 100, count: 0 }, '兑换码个数必须大于0'],
       [{ name: 'n', quota: 100, count: 101 }, '一次兑换码批量生成的个数不能大于 100'],
     ];
-    for (const [body, message] of cases) expect((await root.post('/api/redemption/', body)).body, JSON.stringify(body)).toEqual({ success: false, message });
+    for (const [body, message] of cases)
+      expect((await root.post('/api/redemption/', body)).body, JSON.stringify(body)).toEqual({
+        success: false,
+        message,
+      });
     expect(await count()).toBe(0);
 
     const keys = await create({ name: '码'.repeat(20), quota: 100000, count: 3 });
@@ -60,7 +82,15 @@ await describeEachDb('redemption codes', (kind) => {
     for (const k of keys) {
       expect(k).toMatch(/^[0-9a-f]{32}$/);
       const r = await rowByKey(k);
-      expect(r).toMatchObject({ name: '码'.repeat(20), quota: 100000, status: 1, used_user_id: 0, redeemed_time: 0, user_id: rootId, deleted_at: null });
+      expect(r).toMatchObject({
+        name: '码'.repeat(20),
+        quota: 100000,
+        status: 1,
+        used_user_id: 0,
+        redeemed_time: 0,
+        user_id: rootId,
+        deleted_at: null,
+      });
       expect(Math.abs(Number(r.created_time) - Date.now() / 1000)).toBeLessThan(60);
     }
     // count defaults to 1; the route also answers without the trailing slash
@@ -80,7 +110,11 @@ await describeEachDb('redemption codes', (kind) => {
       ['DELETE', '/api/redemption/1'],
       ['GET', '/api/redemption/search?keyword=a'],
     ] as const) {
-      const res = await user.client.request(method, path, method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', quota: 1, count: 1 });
+      const res = await user.client.request(
+        method,
+        path,
+        method === 'GET' || method === 'DELETE' ? undefined : { name: 'x', quota: 1, count: 1 },
+      );
       expect(res.body, `${method} ${path}`).toEqual({ success: false, message: '无权进行此操作，权限不足' });
     }
     expect(await count()).toBe(4);
@@ -117,7 +151,12 @@ await describeEachDb('redemption codes', (kind) => {
     expect(single.total).toBe(1);
     const byId = await root.get(`/api/redemption/search?keyword=${single.items[0].id}`);
     expect(byId.body.data.items.map((r: { id: number }) => r.id)).toEqual([single.items[0].id]);
-    expect((await root.get('/api/redemption/search?keyword=nomatch')).body.data).toEqual({ items: [], total: 0, page: 1, page_size: 10 });
+    expect((await root.get('/api/redemption/search?keyword=nomatch')).body.data).toEqual({
+      items: [],
+      total: 0,
+      page: 1,
+      page_size: 10,
+    });
 
     const one = await root.get(`/api/redemption/${single.items[0].id}`);
     expect(one.body.data).toMatchObject({ id: single.items[0].id, name: 'single', quota: 42, status: 1 });
@@ -131,8 +170,14 @@ await describeEachDb('redemption codes', (kind) => {
     const before = await quotaOf(user.id);
     const changes = recordChanges(server);
     try {
-      expect((await user.client.post('/api/user/topup', { key: '' })).body).toEqual({ success: false, message: '未提供兑换码' });
-      expect((await user.client.post('/api/user/topup', { key: 'f'.repeat(32) })).body).toEqual({ success: false, message: '无效的兑换码' });
+      expect((await user.client.post('/api/user/topup', { key: '' })).body).toEqual({
+        success: false,
+        message: '未提供兑换码',
+      });
+      expect((await user.client.post('/api/user/topup', { key: 'f'.repeat(32) })).body).toEqual({
+        success: false,
+        message: '无效的兑换码',
+      });
       const res = await user.client.post('/api/user/topup', { key: ` ${key} ` });
       expect(res.body).toEqual({ success: true, message: '', data: 100000 });
       expect(changes.take()).toContainEqual({ kind: 'user', id: user.id });
@@ -143,8 +188,13 @@ await describeEachDb('redemption codes', (kind) => {
     const r = await row(id);
     expect(r).toMatchObject({ status: 3, used_user_id: user.id });
     expect(Math.abs(Number(r.redeemed_time) - Date.now() / 1000)).toBeLessThan(60);
-    expect(await topupLogs(user.id)).toEqual([{ content: `通过兑换码充值 ＄0.200000 额度，兑换码ID ${id}`, quota: 0, username: user.username }]);
-    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({ success: false, message: '该兑换码已被使用' });
+    expect(await topupLogs(user.id)).toEqual([
+      { content: `通过兑换码充值 ＄0.200000 额度，兑换码ID ${id}`, quota: 0, username: user.username },
+    ]);
+    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用',
+    });
     expect(await quotaOf(user.id)).toBe(before + 100000);
   });
 
@@ -153,11 +203,14 @@ await describeEachDb('redemption codes', (kind) => {
     const [key] = await create({ name: 'race', quota: 777777, count: 1 });
     const { id } = await rowByKey(key);
     const before = await Promise.all(users.map((u) => quotaOf(u.id)));
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => users[i % 5].client.post('/api/user/topup', { key })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => users[i % 5].client.post('/api/user/topup', { key })),
+    );
     const wins = results.filter((r) => r.body.success);
     expect(wins).toHaveLength(1);
     expect(wins[0].body.data).toBe(777777);
-    for (const r of results.filter((x) => !x.body.success)) expect(r.body).toEqual({ success: false, message: '该兑换码已被使用' });
+    for (const r of results.filter((x) => !x.body.success))
+      expect(r.body).toEqual({ success: false, message: '该兑换码已被使用' });
     const after = await Promise.all(users.map((u) => quotaOf(u.id)));
     const gained = after.map((q, i) => q - before[i]);
     expect(gained.reduce((a, b) => a + b, 0)).toBe(777777);
@@ -175,24 +228,58 @@ await describeEachDb('redemption codes', (kind) => {
 
     const edited = await root.put('/api/redemption/', { id, name: 'renamed', quota: 600 });
     expect(edited.body).toMatchObject({ success: true, data: { id, name: 'renamed', quota: 600, status: 1 } });
-    expect((await root.put('/api/redemption/', { id, name: '', quota: 600 })).body).toEqual({ success: false, message: '兑换码名称长度必须在1-20之间' });
-    expect((await root.put('/api/redemption/', { id, name: 'x', quota: 0 })).body).toEqual({ success: false, message: '兑换码额度必须是正整数' });
-    expect((await root.put('/api/redemption/?status_only=true', { id, status: 3 })).body).toEqual({ success: false, message: '无效的兑换码状态' });
-    expect((await root.put('/api/redemption/', { id: 999999, name: 'x', quota: 1 })).body).toEqual({ success: false, message: '兑换码不存在' });
+    expect((await root.put('/api/redemption/', { id, name: '', quota: 600 })).body).toEqual({
+      success: false,
+      message: '兑换码名称长度必须在1-20之间',
+    });
+    expect((await root.put('/api/redemption/', { id, name: 'x', quota: 0 })).body).toEqual({
+      success: false,
+      message: '兑换码额度必须是正整数',
+    });
+    expect((await root.put('/api/redemption/?status_only=true', { id, status: 3 })).body).toEqual({
+      success: false,
+      message: '无效的兑换码状态',
+    });
+    expect((await root.put('/api/redemption/', { id: 999999, name: 'x', quota: 1 })).body).toEqual({
+      success: false,
+      message: '兑换码不存在',
+    });
 
     // status_only changes only the status, even when other fields are sent
     const off = await root.put('/api/redemption/?status_only=true', { id, status: 2, name: 'ignored', quota: 1 });
     expect(off.body).toMatchObject({ success: true, data: { status: 2, name: 'renamed', quota: 600 } });
-    expect((await root.put('/api/redemption/', { id, name: 'again', quota: 1 })).body).toEqual({ success: false, message: '只能编辑未使用的兑换码' });
-    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({ success: false, message: '该兑换码已被使用' });
+    expect((await root.put('/api/redemption/', { id, name: 'again', quota: 1 })).body).toEqual({
+      success: false,
+      message: '只能编辑未使用的兑换码',
+    });
+    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用',
+    });
     expect((await row(id)).status).toBe(2);
 
-    expect((await root.put('/api/redemption/?status_only=true', { id, status: 1 })).body).toMatchObject({ success: true, data: { status: 1 } });
-    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({ success: true, message: '', data: 600 });
+    expect((await root.put('/api/redemption/?status_only=true', { id, status: 1 })).body).toMatchObject({
+      success: true,
+      data: { status: 1 },
+    });
+    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({
+      success: true,
+      message: '',
+      data: 600,
+    });
 
-    expect((await root.put('/api/redemption/?status_only=true', { id, status: 1 })).body).toEqual({ success: false, message: '该兑换码已被使用，无法修改' });
-    expect((await root.put('/api/redemption/?status_only=true', { id, status: 2 })).body).toEqual({ success: false, message: '该兑换码已被使用，无法修改' });
-    expect((await root.put('/api/redemption/', { id, name: 'late', quota: 99999 })).body).toEqual({ success: false, message: '该兑换码已被使用，无法修改' });
+    expect((await root.put('/api/redemption/?status_only=true', { id, status: 1 })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用，无法修改',
+    });
+    expect((await root.put('/api/redemption/?status_only=true', { id, status: 2 })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用，无法修改',
+    });
+    expect((await root.put('/api/redemption/', { id, name: 'late', quota: 99999 })).body).toEqual({
+      success: false,
+      message: '该兑换码已被使用，无法修改',
+    });
     expect(await row(id)).toMatchObject({ status: 3, name: 'renamed', quota: 600, used_user_id: user.id });
   });
 
@@ -207,9 +294,15 @@ await describeEachDb('redemption codes', (kind) => {
     expect((await root.get(`/api/redemption/${id}`)).body).toEqual({ success: false, message: '兑换码不存在' });
     expect((await root.get('/api/redemption/')).body.data.total).toBe(totalBefore - 1);
     expect((await root.get('/api/redemption/search?keyword=doomed')).body.data.total).toBe(0);
-    expect((await root.put('/api/redemption/?status_only=true', { id, status: 2 })).body).toEqual({ success: false, message: '兑换码不存在' });
+    expect((await root.put('/api/redemption/?status_only=true', { id, status: 2 })).body).toEqual({
+      success: false,
+      message: '兑换码不存在',
+    });
     const before = await quotaOf(user.id);
-    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({ success: false, message: '无效的兑换码' });
+    expect((await user.client.post('/api/user/topup', { key })).body).toEqual({
+      success: false,
+      message: '无效的兑换码',
+    });
     expect(await quotaOf(user.id)).toBe(before);
     expect((await row(id)).status).toBe(1);
   });

@@ -5,9 +5,26 @@ import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, setOptions, tokenRow, userRow } from '../relay/fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  logsOf,
+  setOptions,
+  tokenRow,
+  userRow,
+} from '../relay/fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
-import { AUDIO, IMAGE_RESPONSE, ModesUpstream, RESP_USAGE, responseObject, responsesStream, sendJson } from './upstream.js';
+import {
+  AUDIO,
+  IMAGE_RESPONSE,
+  ModesUpstream,
+  RESP_USAGE,
+  responseObject,
+  responsesStream,
+  sendJson,
+} from './upstream.js';
 
 const USER_QUOTA = 1_000_000;
 const TOKEN_QUOTA = 500_000;
@@ -26,9 +43,17 @@ function recordingClient(s: TestServer, key: string): { c: OpenAI; sent: Sent[] 
     const req = new Request(url, init);
     const body = Buffer.from(await req.arrayBuffer());
     sent.push({ body, contentType: req.headers.get('content-type') ?? '' });
-    return fetch(req.url, { method: req.method, headers: req.headers, body: body.length ? body : undefined, signal: init?.signal ?? undefined });
+    return fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: body.length ? body : undefined,
+      signal: init?.signal ?? undefined,
+    });
   };
-  return { c: new OpenAI({ apiKey: `sk-${key}`, baseURL: `${s.url}/v1`, maxRetries: 0, timeout: 20_000, fetch: f as never }), sent };
+  return {
+    c: new OpenAI({ apiKey: `sk-${key}`, baseURL: `${s.url}/v1`, maxRetries: 0, timeout: 20_000, fetch: f as never }),
+    sent,
+  };
 }
 
 /** A tiny valid WAV file: 16-bit mono PCM, 8 kHz, 0.1 s of a 440 Hz tone. */
@@ -47,12 +72,16 @@ function wav(): Buffer {
   buf.writeUInt16LE(16, 34);
   buf.write('data', 36);
   buf.writeUInt32LE(samples * 2, 40);
-  for (let i = 0; i < samples; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / 8000) * 12000), 44 + i * 2);
+  for (let i = 0; i < samples; i++)
+    buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / 8000) * 12000), 44 + i * 2);
   return buf;
 }
 
 /** PNG signature + junk: the gateway must not care what the file is, only forward it. */
-const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 13) % 256))]);
+const PNG = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  Buffer.from(Array.from({ length: 500 }, (_, i) => (i * 13) % 256)),
+]);
 
 await describeEachDb('relay modes', (kind) => {
   let s: TestServer;
@@ -82,9 +111,23 @@ await describeEachDb('relay modes', (kind) => {
       baseUrl: up.url,
       key: 'sk-up-modes',
       groups: ['default', 'vip'],
-      models: ['text-moderation-stable', 'dall-e', 'dall-e-2', 'dall-e-3', 'tts-1', 'whisper-1', 'mock-transcribe', 'mock-rerank', 'mock-resp'],
+      models: [
+        'text-moderation-stable',
+        'dall-e',
+        'dall-e-2',
+        'dall-e-3',
+        'tts-1',
+        'whisper-1',
+        'mock-transcribe',
+        'mock-rerank',
+        'mock-resp',
+      ],
     });
-    await addChannel(s, { baseUrl: up.url, models: ['whisper-mapped'], modelMapping: { 'whisper-mapped': 'whisper-large-v3' } });
+    await addChannel(s, {
+      baseUrl: up.url,
+      models: ['whisper-mapped'],
+      modelMapping: { 'whisper-mapped': 'whisper-large-v3' },
+    });
     await addChannel(s, { type: 3, baseUrl: up.url, key: 'az-key', other: '2024-02-01', models: ['az-dalle'] });
     await channelsChanged(s);
   });
@@ -136,7 +179,11 @@ await describeEachDb('relay modes', (kind) => {
     expect(log.completion_tokens).toBe(0);
     expect(log.model_name).toBe('text-moderation-stable');
 
-    const bad = await fetch(`${s.url}/v1/moderations`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' }, body: '{}' });
+    const bad = await fetch(`${s.url}/v1/moderations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as any).error).toMatchObject({ code: 'invalid_text_request' });
     expect(up.requests).toHaveLength(1);
@@ -177,17 +224,30 @@ await describeEachDb('relay modes', (kind) => {
     up.reset();
     const a = await account();
     const { c } = recordingClient(s, a.t.key);
-    await expect(c.images.generate({ model: 'dall-e-3', prompt: 'x', size: '1024×1024' as never })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      c.images.generate({ model: 'dall-e-3', prompt: 'x', size: '1024×1024' as never }),
+    ).rejects.toMatchObject({ status: 400 });
     await expect(c.images.generate({ model: 'dall-e-3', prompt: 'x', size: '256x256' })).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining('size must be one of 1024x1024, 1024x1792 or 1792x1024 for dall-e-3'),
     });
-    await expect(c.images.generate({ model: 'dall-e-2', prompt: 'x', size: '1792x1024' })).rejects.toMatchObject({ status: 400 });
+    await expect(c.images.generate({ model: 'dall-e-2', prompt: 'x', size: '1792x1024' })).rejects.toMatchObject({
+      status: 400,
+    });
     await expect(c.images.generate({ model: 'dall-e-2', prompt: '' })).rejects.toMatchObject({ status: 400 });
     expect(up.requests).toHaveLength(0);
 
-    up.reset((_req, res) => sendJson(res, { error: { message: 'content policy', type: 'invalid_request_error', code: 'content_policy_violation' } }, 400));
-    await expect(c.images.generate({ model: 'dall-e-3', prompt: 'x' })).rejects.toMatchObject({ status: 400, code: 'content_policy_violation' });
+    up.reset((_req, res) =>
+      sendJson(
+        res,
+        { error: { message: 'content policy', type: 'invalid_request_error', code: 'content_policy_violation' } },
+        400,
+      ),
+    );
+    await expect(c.images.generate({ model: 'dall-e-3', prompt: 'x' })).rejects.toMatchObject({
+      status: 400,
+      code: 'content_policy_violation',
+    });
     expect(up.requests).toHaveLength(1);
     await expectUncharged(a);
   });
@@ -207,7 +267,13 @@ await describeEachDb('relay modes', (kind) => {
     up.reset();
     const a = await account();
     const { c, sent } = recordingClient(s, a.t.key);
-    const r = await c.images.edit({ model: 'dall-e-2', image: await toFile(PNG, 'cat.png', { type: 'image/png' }), prompt: 'add a hat', n: 2, size: '256x256' });
+    const r = await c.images.edit({
+      model: 'dall-e-2',
+      image: await toFile(PNG, 'cat.png', { type: 'image/png' }),
+      prompt: 'add a hat',
+      n: 2,
+      size: '256x256',
+    });
     expect(r.data?.[0].url).toBe(IMAGE_RESPONSE.data[0].url);
     const got = up.requests[0];
     expect(got.path).toBe('/v1/images/edits');
@@ -237,16 +303,28 @@ await describeEachDb('relay modes', (kind) => {
     expect(log.prompt_tokens).toBe(9);
     expect(log.completion_tokens).toBe(0);
 
-    const bad = await fetch(`${s.url}/v1/audio/speech`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' }, body: '{"voice":"alloy"}' });
+    const bad = await fetch(`${s.url}/v1/audio/speech`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' },
+      body: '{"voice":"alloy"}',
+    });
     expect(bad.status).toBe(400);
     expect(up.requests).toHaveLength(1);
   });
 
   it('audio/speech: an upstream error is relayed as an OpenAI error and refunds everything', async () => {
-    up.reset((_req, res) => sendJson(res, { error: { message: 'voice not found', type: 'invalid_request_error', param: 'voice', code: null } }, 400));
+    up.reset((_req, res) =>
+      sendJson(
+        res,
+        { error: { message: 'voice not found', type: 'invalid_request_error', param: 'voice', code: null } },
+        400,
+      ),
+    );
     const a = await account();
     const { c } = recordingClient(s, a.t.key);
-    await expect(c.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'hi' })).rejects.toMatchObject({
+    await expect(
+      c.audio.speech.create({ model: 'tts-1', voice: 'nobody' as never, input: 'hi' }),
+    ).rejects.toMatchObject({
       status: 400,
       message: expect.stringContaining('voice not found'),
     });
@@ -258,7 +336,10 @@ await describeEachDb('relay modes', (kind) => {
     const a = await account();
     const { c, sent } = recordingClient(s, a.t.key);
     const audio = wav();
-    const r = await c.audio.transcriptions.create({ file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }), model: 'whisper-1' });
+    const r = await c.audio.transcriptions.create({
+      file: await toFile(audio, 'speech.wav', { type: 'audio/wav' }),
+      model: 'whisper-1',
+    });
     expect(r.text).toBe('hello there, general kenobi');
     const got = up.requests[0];
     expect(got.path).toBe('/v1/audio/transcriptions');
@@ -280,7 +361,11 @@ await describeEachDb('relay modes', (kind) => {
     const form = new FormData();
     form.append('file', new Blob([wav()], { type: 'audio/wav' }), 'a.wav');
     form.append('response_format', 'text');
-    const req = new Request(`${s.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}` }, body: form });
+    const req = new Request(`${s.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${a.t.key}` },
+      body: form,
+    });
     const bytes = Buffer.from(await req.clone().arrayBuffer());
     const res = await fetch(req);
     expect(res.status).toBe(200);
@@ -293,7 +378,9 @@ await describeEachDb('relay modes', (kind) => {
   });
 
   it('audio/translations: token usage from the response, text formula with completion ratio', async () => {
-    up.reset((_req, res) => sendJson(res, { text: 'hello', usage: { type: 'tokens', input_tokens: 20, output_tokens: 5, total_tokens: 25 } }));
+    up.reset((_req, res) =>
+      sendJson(res, { text: 'hello', usage: { type: 'tokens', input_tokens: 20, output_tokens: 5, total_tokens: 25 } }),
+    );
     const a = await account();
     const { c } = recordingClient(s, a.t.key);
     const r = await c.audio.translations.create({ file: await toFile(wav(), 'a.wav'), model: 'mock-transcribe' });
@@ -311,7 +398,9 @@ await describeEachDb('relay modes', (kind) => {
     const { c, sent } = recordingClient(s, a.t.key);
     await c.audio.transcriptions.create({ file: await toFile(wav(), 'a.wav'), model: 'whisper-mapped' });
     const got = up.requests[0].raw;
-    expect(got.toString('latin1')).toBe(sent[0].body.toString('latin1').replace(/(name="model"\r\n\r\n)whisper-mapped/, '$1whisper-large-v3'));
+    expect(got.toString('latin1')).toBe(
+      sent[0].body.toString('latin1').replace(/(name="model"\r\n\r\n)whisper-mapped/, '$1whisper-large-v3'),
+    );
     expect(got.equals(sent[0].body)).toBe(false);
     const logs = await logsOf(s, a.u.id);
     expect(logs[0].otherJson).toMatchObject({ is_model_mapped: true, upstream_model_name: 'whisper-large-v3' });
@@ -320,7 +409,11 @@ await describeEachDb('relay modes', (kind) => {
   it('multipart: a non-multipart body is a 400 and costs nothing', async () => {
     up.reset();
     const a = await account();
-    const res = await fetch(`${s.url}/v1/audio/transcriptions`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' }, body: '{"model":"whisper-1"}' });
+    const res = await fetch(`${s.url}/v1/audio/transcriptions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' },
+      body: '{"model":"whisper-1"}',
+    });
     expect(res.status).toBe(400);
     expect(up.requests).toHaveLength(0);
     await expectUncharged(a);
@@ -329,9 +422,19 @@ await describeEachDb('relay modes', (kind) => {
   it('rerank: upstream usage, else query + documents counted locally', async () => {
     up.reset();
     const a = await account();
-    const body = { model: 'mock-rerank', query: 'what is a cat', documents: ['a cat is an animal', 'a car is a machine'], top_n: 2, return_documents: false };
+    const body = {
+      model: 'mock-rerank',
+      query: 'what is a cat',
+      documents: ['a cat is an animal', 'a car is a machine'],
+      top_n: 2,
+      return_documents: false,
+    };
     const post = () =>
-      fetch(`${s.url}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${s.url}/v1/rerank`, {
+        method: 'POST',
+        headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const r1 = await post();
     expect(r1.status).toBe(200);
     expect(((await r1.json()) as any).results[0]).toEqual({ index: 1, relevance_score: 0.9 });
@@ -342,13 +445,23 @@ await describeEachDb('relay modes', (kind) => {
 
     up.reset((_req, res) => sendJson(res, { results: [{ index: 0, relevance_score: 0.5 }] }));
     const b = await account();
-    const r2 = await fetch(`${s.url}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer sk-${b.t.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r2 = await fetch(`${s.url}/v1/rerank`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${b.t.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(r2.status).toBe(200);
-    const local = countTextTokens(body.query, 'mock-rerank') + body.documents.reduce((n, d) => n + countTextTokens(d, 'mock-rerank'), 0);
+    const local =
+      countTextTokens(body.query, 'mock-rerank') +
+      body.documents.reduce((n, d) => n + countTextTokens(d, 'mock-rerank'), 0);
     const log = await expectCharged(b, Math.round(local * 0.5));
     expect(log.prompt_tokens).toBe(local);
 
-    const bad = await fetch(`${s.url}/v1/rerank`, { method: 'POST', headers: { authorization: `Bearer sk-${b.t.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-rerank', query: 'q', documents: [] }) });
+    const bad = await fetch(`${s.url}/v1/rerank`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${b.t.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mock-rerank', query: 'q', documents: [] }),
+    });
     expect(bad.status).toBe(400);
   });
 
@@ -384,7 +497,13 @@ await describeEachDb('relay modes', (kind) => {
       if (ev.type === 'response.output_text.delta') text += ev.delta;
       if (ev.type === 'response.completed') final = ev.response;
     }
-    expect(types).toEqual(['response.created', 'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.completed']);
+    expect(types).toEqual([
+      'response.created',
+      'response.output_text.delta',
+      'response.output_text.delta',
+      'response.output_text.done',
+      'response.completed',
+    ]);
     expect(text).toBe('Hello world');
     expect(final.usage).toEqual(RESP_USAGE);
     expect(up.requests[0].json).toEqual({ model: 'mock-resp', input: 'Say hello', stream: true });
@@ -399,7 +518,12 @@ await describeEachDb('relay modes', (kind) => {
     const res = await fetch(`${s.url}/v1/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer sk-${a.t.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'mock-resp', input: 'Say hello', stream: true, stream_options: { include_usage: true } }),
+      body: JSON.stringify({
+        model: 'mock-resp',
+        input: 'Say hello',
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
     });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const raw = await res.text();

@@ -35,7 +35,9 @@ describe('relay multipart reader', () => {
     form.append('model', 'short');
     const { raw, type } = await encode(form);
     const out = replaceFormField(raw, boundaryOf(type)!, 'model', 'a-much-longer-model-name');
-    expect(out.toString('latin1')).toBe(raw.toString('latin1').replace('\r\n\r\nshort\r\n', '\r\n\r\na-much-longer-model-name\r\n'));
+    expect(out.toString('latin1')).toBe(
+      raw.toString('latin1').replace('\r\n\r\nshort\r\n', '\r\n\r\na-much-longer-model-name\r\n'),
+    );
     expect(replaceFormField(raw, boundaryOf(type)!, 'absent', 'x')).toBe(raw);
   });
 

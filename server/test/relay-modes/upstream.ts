@@ -72,12 +72,19 @@ export function sendJson(res: http.ServerResponse, body: unknown, status = 200):
 /** Deterministic fake audio bytes (every byte value, so any text re-encoding would show). */
 export const AUDIO = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
 
-export const IMAGE_RESPONSE = { created: 1700000000, data: [{ url: 'https://img.example/1.png', revised_prompt: 'a cat' }] };
+export const IMAGE_RESPONSE = {
+  created: 1700000000,
+  data: [{ url: 'https://img.example/1.png', revised_prompt: 'a cat' }],
+};
 
 function defaultHandler(req: Received, res: http.ServerResponse): void {
   const p = req.path;
   if (p.endsWith('/moderations')) {
-    return sendJson(res, { id: 'modr-1', model: req.json?.model, results: [{ flagged: false, categories: {}, category_scores: {} }] });
+    return sendJson(res, {
+      id: 'modr-1',
+      model: req.json?.model,
+      results: [{ flagged: false, categories: {}, category_scores: {} }],
+    });
   }
   if (p.includes('/images/')) return sendJson(res, IMAGE_RESPONSE);
   if (p.endsWith('/audio/speech')) {
@@ -92,13 +99,26 @@ function defaultHandler(req: Received, res: http.ServerResponse): void {
   }
   if (p.includes('/audio/')) return sendJson(res, { text: 'hello there, general kenobi' });
   if (p.endsWith('/rerank')) {
-    return sendJson(res, { id: 'rr-1', results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.1 }], usage: { total_tokens: 42 } });
+    return sendJson(res, {
+      id: 'rr-1',
+      results: [
+        { index: 1, relevance_score: 0.9 },
+        { index: 0, relevance_score: 0.1 },
+      ],
+      usage: { total_tokens: 42 },
+    });
   }
   res.writeHead(404, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message: `no mock for ${p}`, type: 'invalid_request_error' } }));
 }
 
-export const RESP_USAGE = { input_tokens: 100, input_tokens_details: { cached_tokens: 40 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 120 };
+export const RESP_USAGE = {
+  input_tokens: 100,
+  input_tokens_details: { cached_tokens: 40 },
+  output_tokens: 20,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 120,
+};
 
 export function responseObject(model: string, status = 'completed', usage: unknown = RESP_USAGE) {
   return {
@@ -109,7 +129,13 @@ export function responseObject(model: string, status = 'completed', usage: unkno
     model,
     output: [
       status === 'completed'
-        ? { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello world', annotations: [] }] }
+        ? {
+            type: 'message',
+            id: 'msg_1',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'Hello world', annotations: [] }],
+          }
         : { type: 'message', id: 'msg_1', status: 'in_progress', role: 'assistant', content: [] },
     ],
     usage: status === 'completed' ? usage : null,
@@ -120,14 +146,23 @@ export function responseObject(model: string, status = 'completed', usage: unkno
 export function responsesStream(model: string, usage: unknown = RESP_USAGE): Handler {
   return async (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const ev = (type: string, data: Record<string, unknown>, seq: number) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...data })}\n\n`;
+    const ev = (type: string, data: Record<string, unknown>, seq: number) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...data })}\n\n`;
     res.write(ev('response.created', { response: responseObject(model, 'in_progress') }, 0));
     let seq = 1;
     for (const piece of ['Hello', ' world']) {
       await new Promise((r) => setTimeout(r, 5));
-      res.write(ev('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: piece }, seq++));
+      res.write(
+        ev('response.output_text.delta', { item_id: 'msg_1', output_index: 0, content_index: 0, delta: piece }, seq++),
+      );
     }
-    res.write(ev('response.output_text.done', { item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello world' }, seq++));
+    res.write(
+      ev(
+        'response.output_text.done',
+        { item_id: 'msg_1', output_index: 0, content_index: 0, text: 'Hello world' },
+        seq++,
+      ),
+    );
     const final = responseObject(model, 'completed', usage);
     if (usage === null) final.usage = null;
     res.end(ev('response.completed', { response: final }, seq));

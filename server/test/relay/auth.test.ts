@@ -21,12 +21,20 @@ describe('relay token auth', () => {
     await up?.close();
   });
 
-  const call = async (auth: string | null, body: unknown = { model: 'm-a', messages: [{ role: 'user', content: 'x' }] }, headers: Record<string, string> = {}) => {
+  const call = async (
+    auth: string | null,
+    body: unknown = { model: 'm-a', messages: [{ role: 'user', content: 'x' }] },
+    headers: Record<string, string> = {},
+  ) => {
     const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
     if (auth !== null) h.authorization = auth;
     const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: h, body: JSON.stringify(body) });
-    const j = ((await res.json()) as any);
-    return { status: res.status, message: String(j.error?.message ?? '').replace(/ \(request id: [^)]+\)$/, ''), body: j };
+    const j = (await res.json()) as any;
+    return {
+      status: res.status,
+      message: String(j.error?.message ?? '').replace(/ \(request id: [^)]+\)$/, ''),
+      body: j,
+    };
   };
 
   it('rejects missing and unknown keys with 401 in the OpenAI shape', async () => {
@@ -53,7 +61,9 @@ describe('relay token auth', () => {
     const exhausted = await addToken(s, u.id, { status: 4 });
     const r1 = await call(`Bearer sk-${exhausted.key}`);
     expect(r1.status).toBe(401);
-    expect(r1.message).toBe(`该令牌额度已用尽 TokenStatusExhausted[sk-${exhausted.key.slice(0, 3)}***${exhausted.key.slice(-3)}]`);
+    expect(r1.message).toBe(
+      `该令牌额度已用尽 TokenStatusExhausted[sk-${exhausted.key.slice(0, 3)}***${exhausted.key.slice(-3)}]`,
+    );
     const expired = await addToken(s, u.id, { status: 3 });
     expect((await call(`Bearer sk-${expired.key}`)).message).toBe('该令牌已过期');
     const disabled = await addToken(s, u.id, { status: 2 });
@@ -64,12 +74,18 @@ describe('relay token auth', () => {
     expect(r2.message).toBe('该令牌已过期');
     // without Redis the row is marked expired (status 3), as new-api does
     await new Promise((r) => setTimeout(r, 100));
-    const row = await s.ctx.db.selectFrom('tokens').select('status').where('id', '=', past.id).executeTakeFirstOrThrow();
+    const row = await s.ctx.db
+      .selectFrom('tokens')
+      .select('status')
+      .where('id', '=', past.id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe(3);
     const empty = await addToken(s, u.id, { unlimited: false, remain: 0 });
     const r3 = await call(`Bearer sk-${empty.key}`);
     expect(r3.status).toBe(401);
-    expect(r3.message).toBe(`[sk-${empty.key.slice(0, 3)}***${empty.key.slice(-3)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0`);
+    expect(r3.message).toBe(
+      `[sk-${empty.key.slice(0, 3)}***${empty.key.slice(-3)}] 该令牌额度已用尽 !token.UnlimitedQuota && token.RemainQuota = 0`,
+    );
   });
 
   it('refuses banned users with 403', async () => {
@@ -111,7 +127,9 @@ describe('relay token auth', () => {
     // the test client, on 127.0.0.1, is a reverse proxy on the same host
     expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '203.0.113.7' })).status).toBe(200);
     // the client wrote the allowed address itself; the proxy appended its real, public one (new-api took the first)
-    expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' })).status).toBe(403);
+    expect(
+      (await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '203.0.113.7, 198.51.100.9' })).status,
+    ).toBe(403);
     expect((await call(`Bearer sk-${t.key}`, undefined, { 'x-forwarded-for': '198.51.100.9' })).status).toBe(403);
   });
 
@@ -130,7 +148,9 @@ describe('relay token auth', () => {
     const r3 = await call(`Bearer sk-${lim.key}`);
     expect(r3.status).toBe(403);
     expect(r3.message).toBe('该令牌无权访问模型 m-a');
-    expect((await call(`Bearer sk-${lim.key}`, { model: 'm-b', messages: [{ role: 'user', content: 'x' }] })).status).toBe(200);
+    expect(
+      (await call(`Bearer sk-${lim.key}`, { model: 'm-b', messages: [{ role: 'user', content: 'x' }] })).status,
+    ).toBe(200);
   });
 
   it('sees token edits at once through change events', async () => {
@@ -150,7 +170,11 @@ describe('relay token auth', () => {
   it('refuses a request whose reservation exceeds the balance with 403', async () => {
     const u = await addUser(s, { quota: 100 });
     const t = await addToken(s, u.id);
-    const r = await call(`Bearer sk-${t.key}`, { model: 'm-a', max_tokens: 1000, messages: [{ role: 'user', content: 'x' }] });
+    const r = await call(`Bearer sk-${t.key}`, {
+      model: 'm-a',
+      max_tokens: 1000,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(r.status).toBe(403);
     expect(r.message).toMatch(/^chat pre-consumed quota failed, user quota: .*, need quota: /);
     expect(r.body.error.code).toBe('insufficient_user_quota');
@@ -160,7 +184,11 @@ describe('relay token auth', () => {
     expect(r0.status).toBe(403);
     expect(r0.message).toBe('user quota is not enough');
     const lt = await addToken(s, u.id, { unlimited: false, remain: 50 });
-    const r2 = await call(`Bearer sk-${lt.key}`, { model: 'm-a', max_tokens: 60, messages: [{ role: 'user', content: 'x' }] });
+    const r2 = await call(`Bearer sk-${lt.key}`, {
+      model: 'm-a',
+      max_tokens: 60,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(r2.status).toBe(403);
     expect(r2.body.error.code).toBe('pre_consume_token_quota_failed');
     // nothing was taken
@@ -169,10 +197,17 @@ describe('relay token auth', () => {
   });
 
   it('answers CORS preflight and adds CORS headers', async () => {
-    const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: 'https://x.example', 'access-control-request-method': 'POST' } });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://x.example', 'access-control-request-method': 'POST' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://x.example');
-    const r = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { origin: 'https://x.example' }, body: '{}' });
+    const r = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { origin: 'https://x.example' },
+      body: '{}',
+    });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://x.example');
   });
 });
@@ -203,7 +238,11 @@ describe('client address behind TRUSTED_PROXIES', () => {
         (
           await fetch(`${s.url}${path}`, {
             method: 'POST',
-            headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json', ...(xff ? { 'x-forwarded-for': xff } : {}) },
+            headers: {
+              authorization: `Bearer sk-${t.key}`,
+              'content-type': 'application/json',
+              ...(xff ? { 'x-forwarded-for': xff } : {}),
+            },
             body: JSON.stringify({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] }),
           })
         ).status;

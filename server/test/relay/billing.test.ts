@@ -4,7 +4,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  logsOf,
+  openHolds,
+  setOptions,
+  tokenRow,
+  userRow,
+  waitFor,
+} from './fixtures.js';
 import { chatPromptBound, countChatPromptTokens, loadedEncodings } from '../../src/services/tokenizer.js';
 import { relayServices } from '../../src/relay/services.js';
 
@@ -22,13 +33,19 @@ await describeEachDb('relay billing', (kind) => {
   beforeAll(async () => {
     s = await startTestServer({ kind });
     up = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { [MODEL]: 1, [O200K_MODEL]: 1 }, CompletionRatio: { [MODEL]: 1, [O200K_MODEL]: 1 } });
+    await setOptions(s, {
+      ModelRatio: { [MODEL]: 1, [O200K_MODEL]: 1 },
+      CompletionRatio: { [MODEL]: 1, [O200K_MODEL]: 1 },
+    });
     await addChannel(s, { baseUrl: up.url, models: [MODEL, O200K_MODEL] });
     await channelsChanged(s);
     // the final charge (10 + 50) is below the reservation (prompt + max_tokens)
     up.behave = (req) =>
       req.body?.stream
-        ? { kind: 'stream', spec: { pieces: ['a', 'b'], usage: 'always', usageValue: { prompt_tokens: 10, completion_tokens: 50 } } }
+        ? {
+            kind: 'stream',
+            spec: { pieces: ['a', 'b'], usage: 'always', usageValue: { prompt_tokens: 10, completion_tokens: 50 } },
+          }
         : { kind: 'json', delayMs: 80, body: chatCompletion(MODEL, 'x', { prompt_tokens: 10, completion_tokens: 50 }) };
     pre = countChatPromptTokens(messages, MODEL) + MAX_TOKENS;
   });
@@ -45,7 +62,7 @@ await describeEachDb('relay billing', (kind) => {
           method: 'POST',
           headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
           body: bodyOf(model),
-        }).then(async (r) => ({ status: r.status, body: ((await r.json()) as any) })),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any })),
       ),
     );
 
@@ -112,7 +129,11 @@ await describeEachDb('relay billing', (kind) => {
     await s.ctx.db.updateTable('users').set({ quota: 10_000_000 }).where('id', '=', u.id).execute();
     expect((await fire(t.key, 1))[0].status).toBe(200);
     await logsOf(s, u.id);
-    await s.ctx.db.updateTable('users').set({ quota: pre - 1 }).where('id', '=', u.id).execute();
+    await s.ctx.db
+      .updateTable('users')
+      .set({ quota: pre - 1 })
+      .where('id', '=', u.id)
+      .execute();
     const refused = await reservedDuring(async () => {
       const [r] = await fire(t.key, 1);
       expect(r.status).toBe(403);
@@ -128,7 +149,10 @@ await describeEachDb('relay billing', (kind) => {
     const loose = chatPromptBound(messages, undefined, Buffer.byteLength(bodyOf(MODEL))) + MAX_TOKENS;
     const u = await addUser(s, { quota: 100 * loose });
     const t = await addToken(s, u.id);
-    const limited = await addToken(s, (await addUser(s, { quota: 10_000_000 })).id, { unlimited: false, remain: 100 * loose });
+    const limited = await addToken(s, (await addUser(s, { quota: 10_000_000 })).id, {
+      unlimited: false,
+      remain: 100 * loose,
+    });
     const amounts = await reservedDuring(async () => {
       expect((await fire(t.key, 1))[0].status).toBe(200);
       expect((await fire(limited.key, 1))[0].status).toBe(200);
@@ -315,10 +339,18 @@ await describeEachDb('relay billing', (kind) => {
 
   it('bills the playground on the user only', async () => {
     const u = await addUser(s, { quota: 1_000_000 });
-    await s.ctx.db.updateTable('users').set({ access_token: `at-${u.id}-playground` }).where('id', '=', u.id).execute();
+    await s.ctx.db
+      .updateTable('users')
+      .set({ access_token: `at-${u.id}-playground` })
+      .where('id', '=', u.id)
+      .execute();
     const res = await fetch(`${s.url}/pg/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `at-${u.id}-playground`, 'new-api-user': String(u.id), 'content-type': 'application/json' },
+      headers: {
+        authorization: `at-${u.id}-playground`,
+        'new-api-user': String(u.id),
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ model: MODEL, messages, stream: true, group: 'default' }),
     });
     expect(res.status).toBe(200);
@@ -333,25 +365,43 @@ await describeEachDb('relay billing', (kind) => {
     expect(logs[0].token_id).toBe(0);
     expect(logs[0].token_name).toBe('playground-default');
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - logs[0].quota);
-    const anon = await fetch(`${s.url}/pg/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const anon = await fetch(`${s.url}/pg/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(anon.status).toBe(401);
   });
 
   it('answers the playground’s group and channel errors as new-api’s Playground handler', async () => {
     const u = await addUser(s, { quota: 1_000_000 });
-    await s.ctx.db.updateTable('users').set({ access_token: `at-${u.id}-pg-errors` }).where('id', '=', u.id).execute();
+    await s.ctx.db
+      .updateTable('users')
+      .set({ access_token: `at-${u.id}-pg-errors` })
+      .where('id', '=', u.id)
+      .execute();
     const pg = (body: unknown) =>
       fetch(`${s.url}/pg/chat/completions`, {
         method: 'POST',
-        headers: { authorization: `at-${u.id}-pg-errors`, 'new-api-user': String(u.id), 'content-type': 'application/json' },
+        headers: {
+          authorization: `at-${u.id}-pg-errors`,
+          'new-api-user': String(u.id),
+          'content-type': 'application/json',
+        },
         body: JSON.stringify(body),
       });
     const denied = await pg({ model: MODEL, messages, group: 'no-such-group' });
     expect(denied.status).toBe(403);
-    expect(((await denied.json()) as { error: unknown }).error).toMatchObject({ message: expect.stringMatching(/^无权访问该分组/), code: 'group_not_allowed' });
+    expect(((await denied.json()) as { error: unknown }).error).toMatchObject({
+      message: expect.stringMatching(/^无权访问该分组/),
+      code: 'group_not_allowed',
+    });
     const none = await pg({ model: 'no-channel-model', messages });
     expect(none.status).toBe(500);
-    expect(((await none.json()) as { error: unknown }).error).toMatchObject({ message: expect.stringMatching(/^当前分组 default 下对于模型 no-channel-model 无可用渠道/), code: 'get_playground_channel_failed' });
+    expect(((await none.json()) as { error: unknown }).error).toMatchObject({
+      message: expect.stringMatching(/^当前分组 default 下对于模型 no-channel-model 无可用渠道/),
+      code: 'get_playground_channel_failed',
+    });
     expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000, used_quota: 0, request_count: 0 });
   });
 });

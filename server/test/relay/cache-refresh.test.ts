@@ -29,8 +29,24 @@ await describeEachDb('cache refresh', (kind) => {
       expect((await svc.users.get(u.id))?.group).toBe('default');
     }
     // changed behind the caches' back (another tool, another node without Redis)
-    await s.ctx.db.updateTable('tokens').set({ name: 'after' }).where('user_id', 'in', users.map((u) => u.id)).execute();
-    await s.ctx.db.updateTable('users').set({ group: 'vip' }).where('id', 'in', users.map((u) => u.id)).execute();
+    await s.ctx.db
+      .updateTable('tokens')
+      .set({ name: 'after' })
+      .where(
+        'user_id',
+        'in',
+        users.map((u) => u.id),
+      )
+      .execute();
+    await s.ctx.db
+      .updateTable('users')
+      .set({ group: 'vip' })
+      .where(
+        'id',
+        'in',
+        users.map((u) => u.id),
+      )
+      .execute();
     await new Promise((r) => setTimeout(r, 1100));
     const selects = vi.spyOn(s.ctx.db, 'selectFrom');
     try {
@@ -38,7 +54,9 @@ await describeEachDb('cache refresh', (kind) => {
         expect(svc.tokens.cached(u.token.key)?.name).toBe('before');
         expect(svc.users.cached(u.id)?.group).toBe('default');
       }
-      await waitFor(() => users.every((u) => svc.tokens.cached(u.token.key)?.name === 'after' && svc.users.cached(u.id)?.group === 'vip'));
+      await waitFor(() =>
+        users.every((u) => svc.tokens.cached(u.token.key)?.name === 'after' && svc.users.cached(u.id)?.group === 'vip'),
+      );
       expect(selects.mock.calls.map((c) => String(c[0])).sort()).toEqual(['tokens', 'users']);
     } finally {
       selects.mockRestore();

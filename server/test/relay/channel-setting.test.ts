@@ -37,7 +37,11 @@ describe('channel setting', () => {
     await setOptions(s, { ModelRatio: { think: 1, proxied: 1, strict: 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['strict'], setting: { force_format: true } });
     await addChannel(s, { baseUrl: up.url, models: ['think'], setting: { thinking_to_content: true } });
-    await addChannel(s, { baseUrl: up.url, models: ['proxied'], setting: { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` } });
+    await addChannel(s, {
+      baseUrl: up.url,
+      models: ['proxied'],
+      setting: { proxy: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+    });
     await channelsChanged(s);
     const u = await addUser(s);
     key = (await addToken(s, u.id)).key;
@@ -54,9 +58,17 @@ describe('channel setting', () => {
       kind: 'raw',
       status: 200,
       contentType: 'text/event-stream',
-      body: chunk({ role: 'assistant', reasoning_content: 'let me' }) + chunk({ reasoning_content: ' think' }) + chunk({ content: 'Answer' }) + 'data: [DONE]\n\n',
+      body:
+        chunk({ role: 'assistant', reasoning_content: 'let me' }) +
+        chunk({ reasoning_content: ' think' }) +
+        chunk({ content: 'Answer' }) +
+        'data: [DONE]\n\n',
     });
-    const stream = await client(s, key).chat.completions.create({ model: 'think', messages: [{ role: 'user', content: 'q' }], stream: true });
+    const stream = await client(s, key).chat.completions.create({
+      model: 'think',
+      messages: [{ role: 'user', content: 'q' }],
+      stream: true,
+    });
     let text = '';
     for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
     expect(text).toBe('<think>\nlet me think\n</think>\nAnswer');
@@ -65,9 +77,18 @@ describe('channel setting', () => {
   it('turns reasoning_content into <think> content in JSON answers', async () => {
     up.behave = () => ({
       kind: 'json',
-      body: { id: 'x', object: 'chat.completion', model: 'think', choices: [{ index: 0, message: { role: 'assistant', content: 'A', reasoning_content: 'R' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } },
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        model: 'think',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'A', reasoning_content: 'R' } }],
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+      },
     });
-    const r = await client(s, key).chat.completions.create({ model: 'think', messages: [{ role: 'user', content: 'q' }] });
+    const r = await client(s, key).chat.completions.create({
+      model: 'think',
+      messages: [{ role: 'user', content: 'q' }],
+    });
     expect(r.choices[0].message.content).toBe('<think>\nR\n</think>\nA');
   });
 
@@ -87,7 +108,12 @@ describe('channel setting', () => {
     const res = await fetch(`${s.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'strict', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'q' }] }),
+      body: JSON.stringify({
+        model: 'strict',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'q' }],
+      }),
     });
     const events = (await res.text())
       .split('\n\n')
@@ -95,7 +121,12 @@ describe('channel setting', () => {
       .map((e) => JSON.parse(e.slice(6)));
     expect(events.map((e) => e.choices[0]?.delta?.content ?? '').join('')).toBe('Hello');
     for (const e of events) {
-      expect(Object.keys(e).every((k) => ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage'].includes(k)), JSON.stringify(e)).toBe(true);
+      expect(
+        Object.keys(e).every((k) =>
+          ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', 'usage'].includes(k),
+        ),
+        JSON.stringify(e),
+      ).toBe(true);
       for (const c of e.choices) expect(Object.keys(c).sort()).toEqual(['delta', 'finish_reason', 'index', 'logprobs']);
       for (const c of e.choices) expect(c.delta.vendor_note).toBeUndefined();
     }
@@ -105,7 +136,23 @@ describe('channel setting', () => {
   it('force_format: a JSON answer keeps only OpenAI fields', async () => {
     up.behave = () => ({
       kind: 'json',
-      body: { id: 'x', object: 'chat.completion', created: 2, model: 'strict', provider: 'Acme', citations: ['u'], choices: [{ index: 0, message: { role: 'assistant', content: 'A', annotations: [] }, finish_reason: 'stop', native_finish_reason: 'eos' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } },
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        created: 2,
+        model: 'strict',
+        provider: 'Acme',
+        citations: ['u'],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: 'A', annotations: [] },
+            finish_reason: 'stop',
+            native_finish_reason: 'eos',
+          },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      },
     });
     const res = await fetch(`${s.url}/v1/chat/completions`, {
       method: 'POST',
@@ -124,7 +171,10 @@ describe('channel setting', () => {
 
   it('sends upstream calls through the channel proxy', async () => {
     up.reset();
-    const r = await client(s, key).chat.completions.create({ model: 'proxied', messages: [{ role: 'user', content: 'q' }] });
+    const r = await client(s, key).chat.completions.create({
+      model: 'proxied',
+      messages: [{ role: 'user', content: 'q' }],
+    });
     expect(r.choices[0].message.content).toBe('Hello world!');
     expect(tunnels).toBeGreaterThan(0);
     expect(up.requests).toHaveLength(1);

@@ -5,7 +5,17 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, tokenRow, userRow } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  client,
+  logsOf,
+  setOptions,
+  tokenRow,
+  userRow,
+} from './fixtures.js';
 
 const MODEL = 'mock-chat';
 
@@ -24,8 +34,18 @@ await describeEachDb('chat relay', (kind) => {
       ModelPrice: { 'mock-price': 0.002 },
       GroupRatio: { default: 1, vip: 1.5, svip: 1 },
     });
-    await addChannel(s, { baseUrl: up.url, models: [MODEL, 'mock-price', 'gpt-4o-audio-preview'], groups: ['default', 'vip'], key: 'sk-up-1', organization: 'org-1' });
-    await addChannel(s, { baseUrl: up.url, models: ['mock-mapped'], modelMapping: { 'mock-mapped': 'real-upstream-model' } });
+    await addChannel(s, {
+      baseUrl: up.url,
+      models: [MODEL, 'mock-price', 'gpt-4o-audio-preview'],
+      groups: ['default', 'vip'],
+      key: 'sk-up-1',
+      organization: 'org-1',
+    });
+    await addChannel(s, {
+      baseUrl: up.url,
+      models: ['mock-mapped'],
+      modelMapping: { 'mock-mapped': 'real-upstream-model' },
+    });
     await channelsChanged(s);
   });
   afterAll(async () => {
@@ -39,7 +59,10 @@ await describeEachDb('chat relay', (kind) => {
     const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
     const post = (chunked: boolean) =>
       new Promise<{ status: number; json: { choices: Array<{ message: { content: string } }> } }>((resolve, reject) => {
-        const headers: Record<string, string> = { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' };
+        const headers: Record<string, string> = {
+          authorization: `Bearer sk-${t.key}`,
+          'content-type': 'application/json',
+        };
         if (!chunked) headers['content-length'] = String(Buffer.byteLength(body));
         const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers }, (res) => {
           let text = '';
@@ -64,7 +87,10 @@ await describeEachDb('chat relay', (kind) => {
     up.reset();
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id, { unlimited: false, remain: 500_000, name: 'my-token' });
-    const r = await client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    const r = await client(s, t.key).chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(r.choices[0].message.content).toBe('Hello world!');
     expect(up.requests).toHaveLength(1);
     expect(up.requests[0].path).toBe('/v1/chat/completions');
@@ -84,11 +110,27 @@ await describeEachDb('chat relay', (kind) => {
     expect(l.group).toBe('default');
     expect(!!l.is_stream).toBe(false);
     expect(l.content).toBe('模型倍率 2.00，补全倍率 3.00，分组倍率 1.00');
-    expect(l.otherJson).toMatchObject({ model_ratio: 2, group_ratio: 1, completion_ratio: 3, cache_tokens: 0, cache_ratio: 0.5, model_price: -1 });
+    expect(l.otherJson).toMatchObject({
+      model_ratio: 2,
+      group_ratio: 1,
+      completion_ratio: 3,
+      cache_tokens: 0,
+      cache_ratio: 0.5,
+      model_price: -1,
+    });
     expect(l.otherJson.admin_info).toEqual({ use_channel: [String(l.channel_id)] });
     expect(typeof l.otherJson.frt).toBe('number');
     // new-api's key order (the JSON text is written by hand on the hot path)
-    expect(Object.keys(l.otherJson)).toEqual(['frt', 'model_ratio', 'group_ratio', 'completion_ratio', 'cache_tokens', 'cache_ratio', 'model_price', 'admin_info']);
+    expect(Object.keys(l.otherJson)).toEqual([
+      'frt',
+      'model_ratio',
+      'group_ratio',
+      'completion_ratio',
+      'cache_tokens',
+      'cache_ratio',
+      'model_price',
+      'admin_info',
+    ]);
     expect(await userRow(s, u.id)).toEqual({ quota: 1_000_000 - 64, used_quota: 64, request_count: 1 });
     const tr = await tokenRow(s, t.id);
     expect(tr.remain_quota).toBe(500_000 - 64);
@@ -101,7 +143,11 @@ await describeEachDb('chat relay', (kind) => {
     const u = await addUser(s);
     const t = await addToken(s, u.id);
     const raw = '{"model":"mock-chat",  "messages":[{"role":"user","content":"x"}], "temperature": 0.5}';
-    const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' }, body: raw });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+      body: raw,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-oneapi-request-id')).toBeTruthy();
     expect(up.requests[0].raw).toBe(raw);
@@ -125,7 +171,9 @@ await describeEachDb('chat relay', (kind) => {
     });
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
-    const { data, response } = await client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data, response } = await client(s, t.key)
+      .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(data.choices[0].message.content).toBe('Hello world!');
     const h = response.headers;
     expect(h.get('x-request-id')).toBe('req_up_123');
@@ -145,7 +193,21 @@ await describeEachDb('chat relay', (kind) => {
 
   it('bills cached tokens and the token group ratio', async () => {
     up.reset();
-    up.behave = (req) => ({ kind: 'json', body: { id: 'x', object: 'chat.completion', model: req.body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, prompt_tokens_details: { cached_tokens: 600 } } } });
+    up.behave = (req) => ({
+      kind: 'json',
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        model: req.body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }],
+        usage: {
+          prompt_tokens: 1000,
+          completion_tokens: 100,
+          total_tokens: 1100,
+          prompt_tokens_details: { cached_tokens: 600 },
+        },
+      },
+    });
     const u = await addUser(s, { quota: 1_000_000, group: 'default' });
     const t = await addToken(s, u.id, { group: 'vip' });
     await client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
@@ -167,15 +229,35 @@ await describeEachDb('chat relay', (kind) => {
       prompt_tokens_details: { cached_tokens: 0, audio_tokens: 40, text_tokens: 60 },
       completion_tokens_details: { audio_tokens: 150, text_tokens: 50 },
     };
-    up.behave = (req) => ({ kind: 'json', body: { id: 'x', object: 'chat.completion', model: req.body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }], usage } });
+    up.behave = (req) => ({
+      kind: 'json',
+      body: {
+        id: 'x',
+        object: 'chat.completion',
+        model: req.body.model,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'a' }, finish_reason: 'stop' }],
+        usage,
+      },
+    });
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
-    await client(s, t.key).chat.completions.create({ model: 'gpt-4o-audio-preview', messages: [{ role: 'user', content: 'hi' }] });
+    await client(s, t.key).chat.completions.create({
+      model: 'gpt-4o-audio-preview',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     // (text in 60 + text out 50 × 4 + audio in 40 × 40 + audio out 150 × 40 × 2) × 1.25 = 13860 × 1.25 = 17325
     // (the text formula would have charged (100 + 200 × 4) × 1.25 = 1125)
     const [l] = await logsOf(s, u.id);
     expect(l.quota).toBe(17325);
-    expect(l.otherJson).toMatchObject({ audio: true, audio_input: 40, audio_output: 150, text_input: 60, text_output: 50, audio_ratio: 40, audio_completion_ratio: 2 });
+    expect(l.otherJson).toMatchObject({
+      audio: true,
+      audio_input: 40,
+      audio_output: 150,
+      text_input: 60,
+      text_output: 50,
+      audio_ratio: 40,
+      audio_completion_ratio: 2,
+    });
     expect((await userRow(s, u.id)).quota).toBe(1_000_000 - 17325);
     expect((await tokenRow(s, t.id)).used_quota).toBe(17325);
   });
@@ -184,7 +266,10 @@ await describeEachDb('chat relay', (kind) => {
     up.reset();
     const u = await addUser(s, { quota: 1_000_000, group: 'vip' });
     const t = await addToken(s, u.id);
-    await client(s, t.key).chat.completions.create({ model: 'mock-price', messages: [{ role: 'user', content: 'hi' }] });
+    await client(s, t.key).chat.completions.create({
+      model: 'mock-price',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     // 0.002 × 500000 × 1.5 = 1500
     const [l] = await logsOf(s, u.id);
     expect(l.quota).toBe(1500);
@@ -197,7 +282,11 @@ await describeEachDb('chat relay', (kind) => {
     up.reset();
     const u = await addUser(s);
     const t = await addToken(s, u.id);
-    const stream = await client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client(s, t.key).chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     let text = '';
     let sawUsage = false;
     for await (const c of stream) {
@@ -250,10 +339,11 @@ await describeEachDb('chat relay', (kind) => {
     expect(l.quota).toBe(Math.round((usage.prompt_tokens + usage.completion_tokens * 3) * 2));
   });
 
-  it('logs the ratios in force: a ratio or group change shows in the next request\'s log line', async () => {
+  it("logs the ratios in force: a ratio or group change shows in the next request's log line", async () => {
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
-    const ask = () => client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    const ask = () =>
+      client(s, t.key).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
     await ask();
     await setOptions(s, { ModelRatio: { [MODEL]: 4, 'mock-mapped': 2, 'mock-price': 0 } });
     try {
@@ -281,7 +371,10 @@ await describeEachDb('chat relay', (kind) => {
     up.reset();
     const u = await addUser(s);
     const t = await addToken(s, u.id);
-    await client(s, t.key).chat.completions.create({ model: 'mock-mapped', messages: [{ role: 'user', content: 'hi' }] });
+    await client(s, t.key).chat.completions.create({
+      model: 'mock-mapped',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(up.requests[0].body.model).toBe('real-upstream-model');
     const [l] = await logsOf(s, u.id);
     expect(l.model_name).toBe('mock-mapped');
@@ -299,7 +392,7 @@ await describeEachDb('chat relay', (kind) => {
       body: JSON.stringify({ model: 'nope-model', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(res.status).toBe(503);
-    const j = ((await res.json()) as any);
+    const j = (await res.json()) as any;
     expect(j.error.message).toMatch(/^当前分组 default 下对于模型 nope-model 无可用渠道 \(request id: .+\)$/);
     expect(j.error.type).toBe('new_api_error');
   });

@@ -11,7 +11,19 @@ import { openDatabase } from '../../src/db/connect.js';
 import { createTestDatabase } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream, chatCompletion } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, openHolds, setOptions, tokenRow, userRow, waitFor } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  flushLogs,
+  logsOf,
+  openHolds,
+  setOptions,
+  tokenRow,
+  userRow,
+  waitFor,
+} from './fixtures.js';
 import { modelRateLimit } from '../../src/relay/rate-limit.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 
@@ -22,7 +34,13 @@ const USAGE = { prompt_tokens: 10, completion_tokens: 50 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A relay request on a raw socket: what came back so far, and the socket to drop. */
-function rawChat(url: string, key: string, body: unknown, onData?: (text: string) => void, path = '/v1/chat/completions') {
+function rawChat(
+  url: string,
+  key: string,
+  body: unknown,
+  onData?: (text: string) => void,
+  path = '/v1/chat/completions',
+) {
   const u = new URL(url);
   const payload = JSON.stringify(body);
   const sock = net.connect(Number(u.port), u.hostname);
@@ -53,7 +71,10 @@ describe.each([
     up = await MockUpstream.start();
     failing = await MockUpstream.start();
     spare = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { [MODEL]: 1, [RETRY_MODEL]: 1, [TTS_MODEL]: 1 }, CompletionRatio: { [MODEL]: 1, [RETRY_MODEL]: 1 } });
+    await setOptions(s, {
+      ModelRatio: { [MODEL]: 1, [RETRY_MODEL]: 1, [TTS_MODEL]: 1 },
+      CompletionRatio: { [MODEL]: 1, [RETRY_MODEL]: 1 },
+    });
     await addChannel(s, { baseUrl: up.url, models: [MODEL, TTS_MODEL] });
     // RETRY_MODEL: a channel that fails slowly first, then one that would answer
     await addChannel(s, { baseUrl: failing.url, models: [RETRY_MODEL], priority: 10 });
@@ -65,7 +86,12 @@ describe.each([
     await Promise.all([up?.close(), failing?.close(), spare?.close()]);
   });
 
-  const chat = (extra: Record<string, unknown> = {}) => ({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'are you there' }], ...extra });
+  const chat = (extra: Record<string, unknown> = {}) => ({
+    model: MODEL,
+    max_tokens: 100,
+    messages: [{ role: 'user', content: 'are you there' }],
+    ...extra,
+  });
 
   /** Runs `fn` with the rate-limit check (which runs before the reservation) held until `release()`. */
   const withHeldRateLimit = async (fn: (held: () => boolean, release: () => void) => Promise<void>) => {
@@ -148,7 +174,13 @@ describe.each([
       const u = await addUser(s, { quota: 2_000 });
       const t = await addToken(s, u.id, { unlimited: false, remain: 1_500 });
       const sent = up.requests.length;
-      const c = rawChat(s.url, t.key, { model: TTS_MODEL, voice: 'alloy', input: 'read this aloud' }, undefined, '/v1/audio/speech');
+      const c = rawChat(
+        s.url,
+        t.key,
+        { model: TTS_MODEL, voice: 'alloy', input: 'read this aloud' },
+        undefined,
+        '/v1/audio/speech',
+      );
       await waitFor(() => up.requests.length === sent + 1);
       c.sock.destroy();
       await waitFor(async () => (await logsOf(s, u.id)).length === 1);
@@ -180,7 +212,12 @@ describe.each([
 
   it('tries no other channel for a client that left while the first one failed', async () => {
     await setOptions(s, { RetryTimes: '2' });
-    failing.behave = () => ({ kind: 'json', status: 500, delayMs: 400, body: { error: { message: 'overloaded', type: 'server_error' } } });
+    failing.behave = () => ({
+      kind: 'json',
+      status: 500,
+      delayMs: 400,
+      body: { error: { message: 'overloaded', type: 'server_error' } },
+    });
     try {
       const u = await addUser(s, { quota: 2_000 });
       const t = await addToken(s, u.id, { unlimited: false, remain: 1_500 });
@@ -254,8 +291,12 @@ describe('a stop and a client that left', () => {
       await waitFor(() => up.closedEarly === 1);
       const { db, close } = await openDatabase({ dsn: '', sqlitePath: database.sqlitePath });
       try {
-        expect(await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', u.id).executeTakeFirstOrThrow()).toEqual({ quota: 2_000, used_quota: 0 });
-        expect(await db.selectFrom('tokens').select(['remain_quota']).where('id', '=', t.id).executeTakeFirstOrThrow()).toEqual({ remain_quota: 1_500 });
+        expect(
+          await db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', u.id).executeTakeFirstOrThrow(),
+        ).toEqual({ quota: 2_000, used_quota: 0 });
+        expect(
+          await db.selectFrom('tokens').select(['remain_quota']).where('id', '=', t.id).executeTakeFirstOrThrow(),
+        ).toEqual({ remain_quota: 1_500 });
         expect(await db.selectFrom('logs').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
       } finally {
         await close();

@@ -34,10 +34,20 @@ function generator(seed: number): () => number {
 
 /** The upstream's answer: the usage is named by the request (so charges differ), some answers slow, some streamed. */
 function answer(req: RecordedRequest) {
-  const [completion, slowMs] = String(req.body?.messages?.[0]?.content ?? '0 0').split(' ').map(Number);
+  const [completion, slowMs] = String(req.body?.messages?.[0]?.content ?? '0 0')
+    .split(' ')
+    .map(Number);
   const usage = { prompt_tokens: 5 + (completion % 17), completion_tokens: completion };
   if (req.body?.stream) {
-    return { kind: 'stream' as const, spec: { pieces: ['a', 'b', 'c'], intervalMs: Math.floor(slowMs / 3), usage: 'always' as const, usageValue: usage } };
+    return {
+      kind: 'stream' as const,
+      spec: {
+        pieces: ['a', 'b', 'c'],
+        intervalMs: Math.floor(slowMs / 3),
+        usage: 'always' as const,
+        usageValue: usage,
+      },
+    };
   }
   return { kind: 'json' as const, body: chatCompletion(req.body?.model, 'ok', usage), delayMs: slowMs };
 }
@@ -59,7 +69,8 @@ await describeEachDb('a gateway process killed with SIGKILL under load', (kind) 
       for (let i = 0; i < USERS; i++) {
         const u = await addUser(seedServer, { quota: USER_START });
         users.push(u.id);
-        for (let j = 0; j < TOKENS_PER_USER; j++) tokens.push(await addToken(seedServer, u.id, { unlimited: false, remain: TOKEN_START }));
+        for (let j = 0; j < TOKENS_PER_USER; j++)
+          tokens.push(await addToken(seedServer, u.id, { unlimited: false, remain: TOKEN_START }));
       }
       await addChannel(seedServer, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
       await seedServer.close();
@@ -68,7 +79,10 @@ await describeEachDb('a gateway process killed with SIGKILL under load', (kind) 
       for (let round = 0; round < ROUNDS; round++) {
         // the next process gives back what the one killed before held, before it serves; the last one writes its
         // settlements (log rows and hold releases with them) every second only
-        gw = await spawnGateway(database, round === ROUNDS - 1 ? { BATCH_UPDATE_ENABLED: 'true', BATCH_UPDATE_INTERVAL: '1' } : {});
+        gw = await spawnGateway(
+          database,
+          round === ROUNDS - 1 ? { BATCH_UPDATE_ENABLED: 'true', BATCH_UPDATE_INTERVAL: '1' } : {},
+        );
         const abort = new AbortController();
         let running = true;
         const one = async () => {
@@ -78,7 +92,11 @@ await describeEachDb('a gateway process killed with SIGKILL under load', (kind) 
           const res = await fetch(`${gw!.url}/v1/chat/completions`, {
             method: 'POST',
             headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: `${1 + Math.floor(rnd() * 3000)} ${slow}` }] }),
+            body: JSON.stringify({
+              model: 'gpt-4o-mini',
+              stream,
+              messages: [{ role: 'user', content: `${1 + Math.floor(rnd() * 3000)} ${slow}` }],
+            }),
             signal: abort.signal,
           });
           await res.arrayBuffer();
@@ -103,24 +121,47 @@ await describeEachDb('a gateway process killed with SIGKILL under load', (kind) 
       expect(await readHolds(db)).toEqual([]);
       const loggedBy = async (col: 'user_id' | 'token_id') =>
         new Map(
-          (await db.selectFrom('logs').select([col, (eb) => eb.fn.sum<number>('quota').as('q')]).where('type', '=', 2).groupBy(col).execute()).map((r) => [
-            Number((r as Record<string, unknown>)[col]),
-            Number(r.q),
-          ]),
+          (
+            await db
+              .selectFrom('logs')
+              .select([col, (eb) => eb.fn.sum<number>('quota').as('q')])
+              .where('type', '=', 2)
+              .groupBy(col)
+              .execute()
+          ).map((r) => [Number((r as Record<string, unknown>)[col]), Number(r.q)]),
         );
       const byUser = await loggedBy('user_id');
       const byToken = await loggedBy('token_id');
       const balances = await db.selectFrom('users').select(['id', 'quota']).where('id', 'in', users).execute();
-      const remains = await db.selectFrom('tokens').select(['id', 'remain_quota']).where('id', 'in', tokens.map((t) => t.id)).execute();
+      const remains = await db
+        .selectFrom('tokens')
+        .select(['id', 'remain_quota'])
+        .where(
+          'id',
+          'in',
+          tokens.map((t) => t.id),
+        )
+        .execute();
       const expected = {
         users: users.map((id) => [id, USER_START]),
         tokens: tokens.map((t) => [t.id, TOKEN_START]),
       };
       const actual = {
         users: users.map((id) => [id, Number(balances.find((b) => b.id === id)!.quota) + (byUser.get(id) ?? 0)]),
-        tokens: tokens.map((t) => [t.id, Number(remains.find((r) => r.id === t.id)!.remain_quota) + (byToken.get(t.id) ?? 0)]),
+        tokens: tokens.map((t) => [
+          t.id,
+          Number(remains.find((r) => r.id === t.id)!.remain_quota) + (byToken.get(t.id) ?? 0),
+        ]),
       };
-      const rows = Number((await db.selectFrom('logs').select((eb) => eb.fn.countAll<number>().as('n')).where('type', '=', 2).executeTakeFirstOrThrow()).n);
+      const rows = Number(
+        (
+          await db
+            .selectFrom('logs')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('type', '=', 2)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
       console.log(`crash test on ${kind}: ${answered} answers received, ${rows} consume-log rows`);
       expect(actual, `CRASH_SEED=${seed}`).toEqual(expected);
       expect([...byUser.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);

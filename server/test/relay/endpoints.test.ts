@@ -17,7 +17,16 @@ describe('relay endpoints', () => {
   beforeAll(async () => {
     s = await startTestServer();
     up = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { 'e-chat': 1, 'e-embed': 0.5, 'gpt-3.5-turbo-instruct': 1, 'az.model-1': 1, 'pt-model': 1, 'po-model': 1 } });
+    await setOptions(s, {
+      ModelRatio: {
+        'e-chat': 1,
+        'e-embed': 0.5,
+        'gpt-3.5-turbo-instruct': 1,
+        'az.model-1': 1,
+        'pt-model': 1,
+        'po-model': 1,
+      },
+    });
     await addChannel(s, { baseUrl: up.url, models: ['e-chat', 'e-embed', 'gpt-3.5-turbo-instruct'] });
     await addChannel(s, { type: 3, baseUrl: up.url, models: ['az.model-1'], key: 'azure-key', other: '2024-06-01' });
     await addChannel(s, { baseUrl: up.url, models: ['po-model'], paramOverride: { temperature: 0.1, extra: 'x' } });
@@ -26,7 +35,11 @@ describe('relay endpoints', () => {
     userId = u.id;
     key = (await addToken(s, u.id, { unlimited: false, remain: 5_000_000 })).key;
     const admin = await addUser(s, { role: 100, username: 'rootish' });
-    await s.ctx.db.updateTable('users').set({ access_token: 'admin-access-token' }).where('id', '=', admin.id).execute();
+    await s.ctx.db
+      .updateTable('users')
+      .set({ access_token: 'admin-access-token' })
+      .where('id', '=', admin.id)
+      .execute();
     adminHeaders = { authorization: 'admin-access-token', 'new-api-user': String(admin.id) };
   });
   afterAll(async () => {
@@ -59,13 +72,30 @@ describe('relay endpoints', () => {
 
   it('relays the legacy /v1/edits (instruction required) and bills its usage', async () => {
     up.reset();
-    up.behave = (req) => ({ kind: 'json', body: { object: 'edit', created: 1, choices: [{ index: 0, text: 'fixed' }], usage: { prompt_tokens: 25, completion_tokens: 5, total_tokens: 30 }, model: req.body.model } });
-    const missing = await fetch(`${s.url}/v1/edits`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'e-chat', input: 'teh' }) });
+    up.behave = (req) => ({
+      kind: 'json',
+      body: {
+        object: 'edit',
+        created: 1,
+        choices: [{ index: 0, text: 'fixed' }],
+        usage: { prompt_tokens: 25, completion_tokens: 5, total_tokens: 30 },
+        model: req.body.model,
+      },
+    });
+    const missing = await fetch(`${s.url}/v1/edits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'e-chat', input: 'teh' }),
+    });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as any).error).toMatchObject({ code: 'invalid_text_request' });
     expect(up.requests).toHaveLength(0);
     const before = (await logsOf(s, userId)).length;
-    const r = await fetch(`${s.url}/v1/edits`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'e-chat', input: 'teh', instruction: 'fix the spelling' }) });
+    const r = await fetch(`${s.url}/v1/edits`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'e-chat', input: 'teh', instruction: 'fix the spelling' }),
+    });
     expect(r.status).toBe(200);
     expect(((await r.json()) as any).choices[0].text).toBe('fixed');
     expect(up.requests[0].path).toBe('/v1/edits');
@@ -77,7 +107,18 @@ describe('relay endpoints', () => {
 
   it('applies the o-series rules (effort suffix, max_completion_tokens, developer role) and logs reasoning_effort', async () => {
     up.reset();
-    await setOptions(s, { ModelRatio: { 'e-chat': 1, 'e-embed': 0.5, 'gpt-3.5-turbo-instruct': 1, 'az.model-1': 1, 'pt-model': 1, 'po-model': 1, 'o3-mini': 1, 'o3-mini-high': 1 } });
+    await setOptions(s, {
+      ModelRatio: {
+        'e-chat': 1,
+        'e-embed': 0.5,
+        'gpt-3.5-turbo-instruct': 1,
+        'az.model-1': 1,
+        'pt-model': 1,
+        'po-model': 1,
+        'o3-mini': 1,
+        'o3-mini-high': 1,
+      },
+    });
     const id = await addChannel(s, { baseUrl: up.url, models: ['o3-mini-high'] });
     await channelsChanged(s);
     await client(s, key).chat.completions.create({
@@ -124,12 +165,20 @@ describe('relay endpoints', () => {
 
   it('applies param_override, and forwards raw bytes in pass-through mode', async () => {
     up.reset();
-    await client(s, key).chat.completions.create({ model: 'po-model', messages: [{ role: 'user', content: 'a' }], temperature: 0.9 });
+    await client(s, key).chat.completions.create({
+      model: 'po-model',
+      messages: [{ role: 'user', content: 'a' }],
+      temperature: 0.9,
+    });
     expect(up.requests[0].body.temperature).toBe(0.1);
     expect(up.requests[0].body.extra).toBe('x');
     await setOptions(s, { 'global.pass_through_request_enabled': 'true' });
     const raw = '{"model":"po-model","messages":[{"role":"user","content":"a"}],"temperature":0.9,"stream":false}';
-    await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' }, body: raw });
+    await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+      body: raw,
+    });
     await setOptions(s, { 'global.pass_through_request_enabled': 'false' });
     expect(up.requests[1].raw).toBe(raw);
   });
@@ -137,38 +186,57 @@ describe('relay endpoints', () => {
   it('lists models for the token (group models, or the token limits)', async () => {
     const list = await client(s, key).models.list();
     const ids = list.data.map((m) => m.id).sort();
-    expect(ids).toEqual(['az.model-1', 'e-chat', 'e-embed', 'gpt-3.5-turbo-instruct', 'o3-mini-high', 'po-model'].sort());
+    expect(ids).toEqual(
+      ['az.model-1', 'e-chat', 'e-embed', 'gpt-3.5-turbo-instruct', 'o3-mini-high', 'po-model'].sort(),
+    );
     const limited = await addToken(s, userId, { modelLimits: 'e-chat' });
     const r = await fetch(`${s.url}/v1/models`, { headers: { authorization: `Bearer sk-${limited.key}` } });
-    const j = ((await r.json()) as any);
+    const j = (await r.json()) as any;
     expect(j.success).toBe(true);
     expect(j.data.map((m: { id: string }) => m.id)).toEqual(['e-chat']);
     expect(j.data[0]).toMatchObject({ object: 'model', created: 1626777600 });
     const one = await fetch(`${s.url}/v1/models/nonexistent-xyz`, { headers: { authorization: `Bearer sk-${key}` } });
     expect(one.status).toBe(200);
-    expect((((await one.json()) as any)).error.code).toBe('model_not_found');
+    expect(((await one.json()) as any).error.code).toBe('model_not_found');
   });
 
   it('answers the OpenAI billing endpoints', async () => {
     await logsOf(s, userId);
-    const sub = await fetch(`${s.url}/v1/dashboard/billing/subscription`, { headers: { authorization: `Bearer sk-${key}` } });
-    const j = ((await sub.json()) as any);
+    const sub = await fetch(`${s.url}/v1/dashboard/billing/subscription`, {
+      headers: { authorization: `Bearer sk-${key}` },
+    });
+    const j = (await sub.json()) as any;
     expect(j.object).toBe('billing_subscription');
     // DisplayTokenStatEnabled: remain + used of the token, in USD
-    const tok = await s.ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('key', '=', key).executeTakeFirstOrThrow();
+    const tok = await s.ctx.db
+      .selectFrom('tokens')
+      .select(['remain_quota', 'used_quota'])
+      .where('key', '=', key)
+      .executeTakeFirstOrThrow();
     expect(j.hard_limit_usd).toBeCloseTo((tok.remain_quota + tok.used_quota) / 500000, 9);
-    const usage = (await (await fetch(`${s.url}/dashboard/billing/usage`, { headers: { authorization: `Bearer sk-${key}` } })).json()) as any;
+    const usage = (await (
+      await fetch(`${s.url}/dashboard/billing/usage`, { headers: { authorization: `Bearer sk-${key}` } })
+    ).json()) as any;
     expect(usage.object).toBe('list');
     expect(usage.total_usage).toBeCloseTo((tok.used_quota / 500000) * 100, 9);
 
     // access_until: the token's expiry with the token's figures, none with the user's (as new-api)
     const expiring = await addToken(s, userId, { expired: 4_000_000_000 });
-    const subOf = async () => (await (await fetch(`${s.url}/dashboard/billing/subscription`, { headers: { authorization: `Bearer sk-${expiring.key}` } })).json()) as any;
+    const subOf = async () =>
+      (await (
+        await fetch(`${s.url}/dashboard/billing/subscription`, {
+          headers: { authorization: `Bearer sk-${expiring.key}` },
+        })
+      ).json()) as any;
     expect((await subOf()).access_until).toBe(4_000_000_000);
     await setOptions(s, { DisplayTokenStatEnabled: 'false' });
     try {
       const byUser = await subOf();
-      const user = await s.ctx.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', userId).executeTakeFirstOrThrow();
+      const user = await s.ctx.db
+        .selectFrom('users')
+        .select(['quota', 'used_quota'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
       expect(byUser.hard_limit_usd).toBeCloseTo((user.quota + user.used_quota) / 500000, 9);
       expect(byUser.access_until).toBe(0);
     } finally {
@@ -179,13 +247,24 @@ describe('relay endpoints', () => {
   it('returns a token’s logs on /api/log/token without auth, with CORS', async () => {
     const r = await fetch(`${s.url}/api/log/token?key=sk-${key}`, { headers: { origin: 'https://a.example' } });
     expect(r.headers.get('access-control-allow-origin')).toBe('https://a.example');
-    const j = ((await r.json()) as any);
+    const j = (await r.json()) as any;
     expect(j.success).toBe(true);
     expect(j.data.length).toBeGreaterThan(0);
     // the owner's view of user logs (new-api-compat.md §3.5): `channel` (not channel_id), no channel name, id % 1024,
     // no admin_info
-    const row = await s.ctx.logDb.selectFrom('logs').selectAll().where('token_id', '=', j.data[0].token_id).orderBy('id', 'desc').executeTakeFirstOrThrow();
-    expect(j.data[0]).toMatchObject({ id: row.id % 1024, channel: row.channel_id, channel_name: '', quota: row.quota, model_name: row.model_name });
+    const row = await s.ctx.logDb
+      .selectFrom('logs')
+      .selectAll()
+      .where('token_id', '=', j.data[0].token_id)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(j.data[0]).toMatchObject({
+      id: row.id % 1024,
+      channel: row.channel_id,
+      channel_name: '',
+      quota: row.quota,
+      model_name: row.model_name,
+    });
     expect(j.data[0].channel_id).toBeUndefined();
     expect(JSON.parse(j.data[0].other).admin_info).toBeUndefined();
   });
@@ -194,35 +273,68 @@ describe('relay endpoints', () => {
     up.reset();
     const id = await addChannel(s, { baseUrl: up.url, models: ['e-chat'], name: 'probe-me' });
     await channelsChanged(s);
-    const before = await s.ctx.db.selectFrom('users').select('quota').where('username', '=', 'rootish').executeTakeFirstOrThrow();
+    const before = await s.ctx.db
+      .selectFrom('users')
+      .select('quota')
+      .where('username', '=', 'rootish')
+      .executeTakeFirstOrThrow();
     const r = (await (await fetch(`${s.url}/api/channel/test/${id}`, { headers: adminHeaders })).json()) as any;
     expect(r.success).toBe(true);
     expect(typeof r.time).toBe('number');
     expect(up.requests[0].body).toMatchObject({ model: 'e-chat', max_tokens: 10 });
-    const row = await s.ctx.db.selectFrom('channels').select(['test_time', 'response_time']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await s.ctx.db
+      .selectFrom('channels')
+      .select(['test_time', 'response_time'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.test_time).toBeGreaterThan(0);
-    const after = await s.ctx.db.selectFrom('users').select('quota').where('username', '=', 'rootish').executeTakeFirstOrThrow();
+    const after = await s.ctx.db
+      .selectFrom('users')
+      .select('quota')
+      .where('username', '=', 'rootish')
+      .executeTakeFirstOrThrow();
     expect(after.quota).toBe(before.quota);
-    const models = (await (await fetch(`${s.url}/api/channel/fetch_models/${id}`, { headers: adminHeaders })).json()) as any;
+    const models = (await (
+      await fetch(`${s.url}/api/channel/fetch_models/${id}`, { headers: adminHeaders })
+    ).json()) as any;
     expect(models).toEqual({ success: true, message: '', data: ['up-a', 'up-b'] });
     const posted = (await (
-      await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1, key: 'k' }) })
+      await fetch(`${s.url}/api/channel/fetch_models`, {
+        method: 'POST',
+        headers: { ...adminHeaders, 'content-type': 'application/json' },
+        body: JSON.stringify({ base_url: up.url, type: 1, key: 'k' }),
+      })
     ).json()) as any;
     expect(posted.data).toEqual(['up-a', 'up-b']);
     // new-api answers this POST with 400 / 500 on errors, still enveloped (new-api-compat.md §3.1)
-    const noKey = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: up.url, type: 1 }) });
+    const noKey = await fetch(`${s.url}/api/channel/fetch_models`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ base_url: up.url, type: 1 }),
+    });
     expect(noKey.status).toBe(400);
     expect(await noKey.json()).toEqual({ success: false, message: 'key 不能为空' });
-    const down = await fetch(`${s.url}/api/channel/fetch_models`, { method: 'POST', headers: { ...adminHeaders, 'content-type': 'application/json' }, body: JSON.stringify({ base_url: 'http://127.0.0.1:1', type: 1, key: 'k' }) });
+    const down = await fetch(`${s.url}/api/channel/fetch_models`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify({ base_url: 'http://127.0.0.1:1', type: 1, key: 'k' }),
+    });
     expect(down.status).toBe(500);
     expect(((await down.json()) as any).message).toMatch(/^获取模型列表失败: /);
     up.behave = (req) =>
-      req.path.includes('subscription') ? { kind: 'json', body: { hard_limit_usd: 20 } } : { kind: 'json', body: { total_usage: 550 } };
+      req.path.includes('subscription')
+        ? { kind: 'json', body: { hard_limit_usd: 20 } }
+        : { kind: 'json', body: { total_usage: 550 } };
     // with the trailing slash, as new-api's console calls it
-    const bal = (await (await fetch(`${s.url}/api/channel/update_balance/${id}/`, { headers: adminHeaders })).json()) as any;
+    const bal = (await (
+      await fetch(`${s.url}/api/channel/update_balance/${id}/`, { headers: adminHeaders })
+    ).json()) as any;
     expect(bal).toEqual({ success: true, message: '', balance: 14.5 });
-    const azure = (await s.ctx.db.selectFrom('channels').select('id').where('type', '=', 3).executeTakeFirstOrThrow()).id;
-    const nb = (await (await fetch(`${s.url}/api/channel/update_balance/${azure}`, { headers: adminHeaders })).json()) as any;
+    const azure = (await s.ctx.db.selectFrom('channels').select('id').where('type', '=', 3).executeTakeFirstOrThrow())
+      .id;
+    const nb = (await (
+      await fetch(`${s.url}/api/channel/update_balance/${azure}`, { headers: adminHeaders })
+    ).json()) as any;
     expect(nb).toEqual({ success: false, message: '尚未实现' });
     const anon = (await (await fetch(`${s.url}/api/channel/test/${id}`)).json()) as any;
     expect(anon.success).toBe(false);
@@ -237,23 +349,52 @@ describe('relay endpoints', () => {
     expect(up.requests.at(-1)!.path).toBe('/v1/models');
     expect(upstreamModelsUrl(1, 'https://api.openai.com')).toBe('https://api.openai.com/v1/models');
     expect(upstreamModelsUrl(24, 'https://g.example')).toBe('https://g.example/v1beta/openai/models');
-    expect(upstreamModelsUrl(17, 'https://dashscope.aliyuncs.com')).toBe('https://dashscope.aliyuncs.com/compatible-mode/v1/models');
+    expect(upstreamModelsUrl(17, 'https://dashscope.aliyuncs.com')).toBe(
+      'https://dashscope.aliyuncs.com/compatible-mode/v1/models',
+    );
   });
 
   it('updates the balance of OpenRouter, Moonshot, DeepSeek and SiliconFlow channels from their own endpoints', async () => {
     up.reset();
     up.behave = (req) => {
-      if (req.path === '/api/v1/credits') return { kind: 'json', body: { data: { total_credits: 20, total_usage: 4.25 } } };
-      if (req.path === '/v1/users/me/balance') return { kind: 'json', body: { code: 0, status: true, scode: '0x0', data: { available_balance: 73, voucher_balance: 0, cash_balance: 73 } } };
-      if (req.path === '/user/balance') return { kind: 'json', body: { is_available: true, balance_infos: [{ currency: 'USD', total_balance: '1.00' }, { currency: 'CNY', total_balance: '110.50' }] } };
-      if (req.path === '/v1/user/info') return { kind: 'json', body: { code: 20000, message: 'OK', data: { totalBalance: '8.8' } } };
+      if (req.path === '/api/v1/credits')
+        return { kind: 'json', body: { data: { total_credits: 20, total_usage: 4.25 } } };
+      if (req.path === '/v1/users/me/balance')
+        return {
+          kind: 'json',
+          body: {
+            code: 0,
+            status: true,
+            scode: '0x0',
+            data: { available_balance: 73, voucher_balance: 0, cash_balance: 73 },
+          },
+        };
+      if (req.path === '/user/balance')
+        return {
+          kind: 'json',
+          body: {
+            is_available: true,
+            balance_infos: [
+              { currency: 'USD', total_balance: '1.00' },
+              { currency: 'CNY', total_balance: '110.50' },
+            ],
+          },
+        };
+      if (req.path === '/v1/user/info')
+        return { kind: 'json', body: { code: 20000, message: 'OK', data: { totalBalance: '8.8' } } };
       return { kind: 'json', status: 404, body: {} };
     };
     const balanceOf = async (type: number, baseUrl: string) => {
       const id = await addChannel(s, { type, baseUrl, models: [`bal-${type}`] });
       await channelsChanged(s);
-      const r = (await (await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: adminHeaders })).json()) as any;
-      const row = await s.ctx.db.selectFrom('channels').select(['balance', 'balance_updated_time']).where('id', '=', id).executeTakeFirstOrThrow();
+      const r = (await (
+        await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: adminHeaders })
+      ).json()) as any;
+      const row = await s.ctx.db
+        .selectFrom('channels')
+        .select(['balance', 'balance_updated_time'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       if (r.success) expect(row.balance).toBeCloseTo(r.balance, 9);
       return r;
     };
@@ -272,7 +413,14 @@ describe('relay endpoints', () => {
     up.reset();
     up.behave = (req) =>
       req.path === '/user/balance'
-        ? { kind: 'json', body: { balance_infos: [{ currency: 'CNY', total_balance: req.headers.authorization === 'Bearer k-full' ? '5.00' : '0.00' }] } }
+        ? {
+            kind: 'json',
+            body: {
+              balance_infos: [
+                { currency: 'CNY', total_balance: req.headers.authorization === 'Bearer k-full' ? '5.00' : '0.00' },
+              ],
+            },
+          }
         : { kind: 'json', status: 404, body: {} };
     const empty = await addChannel(s, { type: 43, baseUrl: up.url, models: ['ds-1'], key: 'k-empty' });
     const full = await addChannel(s, { type: 43, baseUrl: up.url, models: ['ds-1'], key: 'k-full' });
@@ -280,7 +428,12 @@ describe('relay endpoints', () => {
     await channelsChanged(s);
     const r = (await (await fetch(`${s.url}/api/channel/update_balance`, { headers: adminHeaders })).json()) as any;
     expect(r.success).toBe(true);
-    const rows = await s.ctx.db.selectFrom('channels').select(['id', 'status', 'balance', 'other_info']).where('id', 'in', [empty, full, kept]).orderBy('id').execute();
+    const rows = await s.ctx.db
+      .selectFrom('channels')
+      .select(['id', 'status', 'balance', 'other_info'])
+      .where('id', 'in', [empty, full, kept])
+      .orderBy('id')
+      .execute();
     expect(rows.map((x) => [x.status, x.balance])).toEqual([
       [3, 0],
       [1, 5],
@@ -297,13 +450,26 @@ describe('relay endpoints', () => {
     up.behave = (req) =>
       req.headers.authorization === 'Bearer k-flaky'
         ? { kind: 'json', status: 401, body: { error: { message: 'invalid key', type: 'authentication_error' } } }
-        : { kind: 'json', body: { id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } } };
+        : {
+            kind: 'json',
+            body: {
+              id: 'x',
+              object: 'chat.completion',
+              choices: [{ index: 0, message: { role: 'assistant', content: 'ok' } }],
+              usage: { prompt_tokens: 1, completion_tokens: 1 },
+            },
+          };
     const r = (await (await fetch(`${s.url}/api/channel/test`, { headers: adminHeaders })).json()) as any;
     expect(r.success).toBe(true);
-    const status = async () => (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const status = async () =>
+      (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
     await waitFor(async () => (await status()) === 3, 10_000);
     up.reset();
-    await waitFor(async () => ((await (await fetch(`${s.url}/api/channel/test`, { headers: adminHeaders })).json()) as any).success === true, 10_000);
+    await waitFor(
+      async () =>
+        ((await (await fetch(`${s.url}/api/channel/test`, { headers: adminHeaders })).json()) as any).success === true,
+      10_000,
+    );
     await waitFor(async () => (await status()) === 1, 10_000);
     await setOptions(s, { AutomaticDisableChannelEnabled: 'false', AutomaticEnableChannelEnabled: 'false' });
   });

@@ -8,20 +8,45 @@ import { readHolds } from '../../src/services/quota-holds.js';
 
 export const key48 = () => randomBytes(24).toString('hex');
 
-export async function addUser(s: TestServer, o: { username?: string; quota?: number; group?: string; role?: number; status?: number; setting?: string } = {}) {
+export async function addUser(
+  s: TestServer,
+  o: { username?: string; quota?: number; group?: string; role?: number; status?: number; setting?: string } = {},
+) {
   const username = o.username ?? `u${randomBytes(4).toString('hex')}`;
   await s.ctx.db
     .insertInto('users')
-    .values({ username, password: 'x', quota: o.quota ?? 1_000_000, group: o.group ?? 'default', role: o.role ?? 1, status: o.status ?? 1, setting: o.setting ?? '' })
+    .values({
+      username,
+      password: 'x',
+      quota: o.quota ?? 1_000_000,
+      group: o.group ?? 'default',
+      role: o.role ?? 1,
+      status: o.status ?? 1,
+      setting: o.setting ?? '',
+    })
     .execute();
-  const row = await s.ctx.db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow();
+  const row = await s.ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('username', '=', username)
+    .executeTakeFirstOrThrow();
   return { id: row.id, username };
 }
 
 export async function addToken(
   s: TestServer,
   userId: number,
-  o: { key?: string; remain?: number; unlimited?: boolean; status?: number; expired?: number; group?: string; modelLimits?: string; allowIps?: string; name?: string } = {},
+  o: {
+    key?: string;
+    remain?: number;
+    unlimited?: boolean;
+    status?: number;
+    expired?: number;
+    group?: string;
+    modelLimits?: string;
+    allowIps?: string;
+    name?: string;
+  } = {},
 ) {
   const key = o.key ?? key48();
   await s.ctx.db
@@ -94,7 +119,14 @@ export async function addChannel(s: TestServer, c: ChannelSpec): Promise<number>
     for (const m of c.models)
       await s.ctx.db
         .insertInto('abilities')
-        .values({ group: g, model: m, channel_id: row.id, enabled: (c.status ?? 1) === 1, priority: c.priority ?? 0, weight: c.weight ?? 0 })
+        .values({
+          group: g,
+          model: m,
+          channel_id: row.id,
+          enabled: (c.status ?? 1) === 1,
+          priority: c.priority ?? 0,
+          weight: c.weight ?? 0,
+        })
         .execute();
   return row.id;
 }
@@ -110,7 +142,12 @@ export async function setOptions(s: TestServer, opts: Record<string, unknown>): 
 }
 
 export function client(s: TestServer, key: string): OpenAI {
-  return new OpenAI({ apiKey: key.startsWith('sk-') ? key : `sk-${key}`, baseURL: `${s.url}/v1`, maxRetries: 0, timeout: 20_000 });
+  return new OpenAI({
+    apiKey: key.startsWith('sk-') ? key : `sk-${key}`,
+    baseURL: `${s.url}/v1`,
+    maxRetries: 0,
+    timeout: 20_000,
+  });
 }
 
 /** A raw POST to a relay path with a token (`sk-` added), for tests that look at statuses and bodies as sent. */
@@ -131,11 +168,19 @@ export async function flushLogs(s: TestServer): Promise<void> {
 }
 
 export async function userRow(s: TestServer, id: number) {
-  return s.ctx.db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', id).executeTakeFirstOrThrow();
+  return s.ctx.db
+    .selectFrom('users')
+    .select(['quota', 'used_quota', 'request_count'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 export async function tokenRow(s: TestServer, id: number) {
-  return s.ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota', 'accessed_time', 'status']).where('id', '=', id).executeTakeFirstOrThrow();
+  return s.ctx.db
+    .selectFrom('tokens')
+    .select(['remain_quota', 'used_quota', 'accessed_time', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 /** What the server's process still holds for a user in open reservations (services/quota-holds.ts), as [token, user, token amount]. */
@@ -146,7 +191,12 @@ export async function openHolds(s: TestServer, userId: number) {
 
 export async function logsOf(s: TestServer, userId: number) {
   await flushLogs(s);
-  const rows = await s.ctx.logDb.selectFrom('logs').selectAll().where('user_id', '=', userId).orderBy('id', 'asc').execute();
+  const rows = await s.ctx.logDb
+    .selectFrom('logs')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id', 'asc')
+    .execute();
   return rows.map((r) => ({ ...r, otherJson: JSON.parse(r.other || '{}') }));
 }
 

@@ -8,7 +8,11 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, setOptions } from './fixtures.js';
 
-const LOGIN_LIMIT_ENV = { CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600', GLOBAL_API_RATE_LIMIT_ENABLE: 'false' };
+const LOGIN_LIMIT_ENV = {
+  CRITICAL_RATE_LIMIT: '3',
+  CRITICAL_RATE_LIMIT_DURATION: '600',
+  GLOBAL_API_RATE_LIMIT_ENABLE: 'false',
+};
 
 async function startWith(trustedProxies: string) {
   const s = await startTestServer({ env: { ...LOGIN_LIMIT_ENV, TRUSTED_PROXIES: trustedProxies } });
@@ -42,7 +46,11 @@ async function allowListStatuses(s: TestServer, xff: string | undefined): Promis
   for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
     const res = await fetch(`${s.url}${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json', ...(xff ? { 'x-forwarded-for': xff } : {}) },
+      headers: {
+        authorization: `Bearer sk-${t.key}`,
+        'content-type': 'application/json',
+        ...(xff ? { 'x-forwarded-for': xff } : {}),
+      },
       body: JSON.stringify({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] }),
     });
     await res.arrayBuffer();

@@ -15,20 +15,29 @@ import { addChannel, addToken, addUser, channelsChanged, client, setOptions, rel
 import { countTextTokens } from '../../src/services/tokenizer.js';
 
 /** Starts a streamed chat request; `onFirstChunk` runs once the first bytes of the answer arrive. */
-function streamChat(url: string, key: string, model: string, onFirstChunk: () => void): Promise<{ text: string; complete: boolean }> {
+function streamChat(
+  url: string,
+  key: string,
+  model: string,
+  onFirstChunk: () => void,
+): Promise<{ text: string; complete: boolean }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'count' }] });
-    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.on('data', (c) => {
-        if (!text) onFirstChunk();
-        text += c.toString();
-      });
-      res.on('end', () => resolve({ text, complete: res.complete }));
-      // cut mid-answer: what arrived so far
-      res.on('error', () => resolve({ text, complete: false }));
-      res.on('aborted', () => resolve({ text, complete: false }));
-    });
+    const req = http.request(
+      `${url}/v1/chat/completions`,
+      { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => {
+          if (!text) onFirstChunk();
+          text += c.toString();
+        });
+        res.on('end', () => resolve({ text, complete: res.complete }));
+        // cut mid-answer: what arrived so far
+        res.on('error', () => resolve({ text, complete: false }));
+        res.on('aborted', () => resolve({ text, complete: false }));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -69,8 +78,15 @@ async function rowsLeft(database: { sqlitePath: string }, userId: number) {
   try {
     return {
       logs: await db.selectFrom('logs').selectAll().where('user_id', '=', userId).where('type', '=', 2).execute(),
-      user: await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow(),
-      holds: [...(await db.selectFrom('quota_holds').selectAll().execute()), ...(await db.selectFrom('quota_hold_journal').selectAll().execute())],
+      user: await db
+        .selectFrom('users')
+        .select(['quota', 'used_quota', 'request_count'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow(),
+      holds: [
+        ...(await db.selectFrom('quota_holds').selectAll().execute()),
+        ...(await db.selectFrom('quota_hold_journal').selectAll().execute()),
+      ],
     };
   } finally {
     await close();
@@ -91,7 +107,8 @@ describe('relay background work', () => {
       userId = u.id;
       const t = await addToken(s, u.id);
       const c = client(s, t.key);
-      for (let i = 0; i < 3; i++) await c.chat.completions.create({ model: 'lc-model', messages: [{ role: 'user', content: 'x' }] });
+      for (let i = 0; i < 3; i++)
+        await c.chat.completions.create({ model: 'lc-model', messages: [{ role: 'user', content: 'x' }] });
     } finally {
       await s.close();
       await up.close();
@@ -101,11 +118,21 @@ describe('relay background work', () => {
       const logs = await db.selectFrom('logs').selectAll().where('user_id', '=', userId).execute();
       expect(logs).toHaveLength(3);
       expect(logs.every((l) => l.quota === 18)).toBe(true);
-      const user = await db.selectFrom('users').select(['quota', 'used_quota', 'request_count']).where('id', '=', userId).executeTakeFirstOrThrow();
+      const user = await db
+        .selectFrom('users')
+        .select(['quota', 'used_quota', 'request_count'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
       expect(user).toEqual({ quota: 1000_000 - 54, used_quota: 54, request_count: 3 });
       const qd = await db.selectFrom('quota_data').selectAll().where('user_id', '=', userId).execute();
       expect(qd).toHaveLength(1);
-      expect(qd[0]).toMatchObject({ username: 'lifecycle', model_name: 'lc-model', count: 3, quota: 54, token_used: 54 });
+      expect(qd[0]).toMatchObject({
+        username: 'lifecycle',
+        model_name: 'lc-model',
+        count: 3,
+        quota: 54,
+        token_used: 54,
+      });
       expect(qd[0].created_at % 3600).toBe(0);
     } finally {
       await close();
@@ -122,7 +149,12 @@ describe('relay background work', () => {
       const answer = await streamChat(g.s.url, g.key, 'lc-model', () => {
         stopping = g.s.close(5000);
         // the listener is closed at once: a new connection is refused while the stream goes on
-        refused = new Promise((r) => setTimeout(r, 50)).then(() => fetch(`${g.s.url}/v1/models`).then(() => 'served', (e) => e.cause?.code));
+        refused = new Promise((r) => setTimeout(r, 50)).then(() =>
+          fetch(`${g.s.url}/v1/models`).then(
+            () => 'served',
+            (e) => e.cause?.code,
+          ),
+        );
       });
       expect(answer.complete).toBe(true);
       expect(answer.text).toContain(' w11');
@@ -167,7 +199,10 @@ describe('relay background work', () => {
       expect(first).toContain('data: [DONE]');
       expect(second).toMatch(/^HTTP\/1\.1 503 /);
       expect(second).toMatch(/\r\nConnection: close\r\n/i);
-      expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4)).error).toMatchObject({ type: 'new_api_error', code: 'shutting_down' });
+      expect(JSON.parse(second.slice(second.indexOf('\r\n\r\n') + 4)).error).toMatchObject({
+        type: 'new_api_error',
+        code: 'shutting_down',
+      });
       // only the stream was served and charged
       expect(g.up.requests).toHaveLength(1);
       expect((await rowsLeft(g.database, g.userId)).logs).toHaveLength(1);
@@ -230,13 +265,18 @@ describe('relay background work', () => {
     const s = await startTestServer();
     try {
       const qd = relayServices(s.ctx).quotaData;
-      const hour = Date.UTC(2026, 0, 1, 10, 30) ;
+      const hour = Date.UTC(2026, 0, 1, 10, 30);
       qd.record(7, 'u7', 'm', 10, 5, hour);
       await qd.flush();
       qd.record(7, 'u7', 'm', 3, 2, hour + 60_000);
       qd.record(7, 'u7', 'other', 1, 1, hour);
       await qd.flush();
-      const rows = await s.ctx.db.selectFrom('quota_data').selectAll().where('user_id', '=', 7).orderBy('model_name').execute();
+      const rows = await s.ctx.db
+        .selectFrom('quota_data')
+        .selectAll()
+        .where('user_id', '=', 7)
+        .orderBy('model_name')
+        .execute();
       expect(rows.map((r) => [r.model_name, r.count, r.quota, r.token_used, r.created_at])).toEqual([
         ['m', 2, 13, 7, Math.floor(hour / 3_600_000) * 3600],
         ['other', 1, 1, 1, Math.floor(hour / 3_600_000) * 3600],
@@ -250,7 +290,12 @@ describe('relay background work', () => {
     const up = await MockUpstream.start();
     const s = await startTestServer();
     try {
-      await setOptions(s, { ModelRatio: { 'rl-model': 1 }, ModelRequestRateLimitEnabled: 'true', ModelRequestRateLimitCount: '3', ModelRequestRateLimitDurationMinutes: '1' });
+      await setOptions(s, {
+        ModelRatio: { 'rl-model': 1 },
+        ModelRequestRateLimitEnabled: 'true',
+        ModelRequestRateLimitCount: '3',
+        ModelRequestRateLimitDurationMinutes: '1',
+      });
       await addChannel(s, { baseUrl: up.url, models: ['rl-model'] });
       await channelsChanged(s);
       const u = await addUser(s);
@@ -262,7 +307,10 @@ describe('relay background work', () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       const other = await addUser(s);
       const t2 = await addToken(s, other.id);
-      const r = await relayPost(s, '/v1/chat/completions', t2.key, { model: 'rl-model', messages: [{ role: 'user', content: 'x' }] });
+      const r = await relayPost(s, '/v1/chat/completions', t2.key, {
+        model: 'rl-model',
+        messages: [{ role: 'user', content: 'x' }],
+      });
       expect(r.status).toBe(200);
     } finally {
       await s.close();

@@ -24,7 +24,10 @@ describe('unimplemented OpenAI endpoints', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(501);
-    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: 'new_api_error', code: 'api_not_implemented' });
+    expect((err as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      type: 'new_api_error',
+      code: 'api_not_implemented',
+    });
   });
 
   it('answers the other unrelayed paths with 501 too', async () => {
@@ -34,9 +37,15 @@ describe('unimplemented OpenAI endpoints', () => {
       ['POST', '/v1/fine-tunes'],
       ['DELETE', '/v1/models/gpt-4o'],
     ] as const) {
-      const res = await fetch(s.url + path, { method, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{"x":1}' : undefined });
+      const res = await fetch(s.url + path, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'POST' ? '{"x":1}' : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(501);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/^API not implemented \(request id: /);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /^API not implemented \(request id: /,
+      );
     }
   });
 });

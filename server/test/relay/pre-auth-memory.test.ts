@@ -52,8 +52,15 @@ function post(url: string, body: Buffer, headers: Record<string, string>, method
     socket.on('error', () => undefined); // a reset once the answer is in: 'close' settles
     socket.on('close', settle);
     socket.on('connect', () => {
-      const all = { host: 'gateway', 'content-type': 'application/json', 'content-length': String(body.length), ...headers };
-      const head = Object.entries(all).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const all = {
+        host: 'gateway',
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        ...headers,
+      };
+      const head = Object.entries(all)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       socket.write(`${method} ${pathname}${search} HTTP/1.1\r\n${head}\r\n`);
       socket.write(body);
     });
@@ -93,16 +100,32 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
     expect(BOMB.length).toBeLessThan(64 * 1024);
     const pid = gw.child.pid!;
     // routes that need a caller: the relay's lean front, its Fastify routes, the playground, console routes
-    const needCaller = ['/v1/chat/completions', '/v1/chat/completions?via=fastify', '/v1/moderations', '/pg/chat/completions', '/api/token/', '/api/option/'];
+    const needCaller = [
+      '/v1/chat/completions',
+      '/v1/chat/completions?via=fastify',
+      '/v1/moderations',
+      '/pg/chat/completions',
+      '/api/token/',
+      '/api/option/',
+    ];
     // routes anyone may call, and a path that does not exist
-    const anonymous = ['/api/user/login', '/api/user/register', '/api/setup', '/api/user/epay/notify', '/api/no-such-route'];
+    const anonymous = [
+      '/api/user/login',
+      '/api/user/register',
+      '/api/setup',
+      '/api/user/epay/notify',
+      '/api/no-such-route',
+    ];
     // relay paths the gateway does not serve: 501 from the head
     const unserved = ['/v1/files', '/v1/images/variations'];
     const method = (path: string) => (path === '/api/option/' ? 'PUT' : 'POST');
     // a forged relay key; no console credentials (an unknown access token is answered 200 success:false, as new-api)
-    const credentials = (path: string): Record<string, string> => (path.startsWith('/v1/') ? { authorization: 'Bearer sk-forged' } : {});
+    const credentials = (path: string): Record<string, string> =>
+      path.startsWith('/v1/') ? { authorization: 'Bearer sk-forged' } : {};
     const wave = (path: string, body: Buffer, headers: Record<string, string>) =>
-      Promise.all(Array.from({ length: 20 }, () => post(gw.url + path, body, { ...credentials(path), ...headers }, method(path))));
+      Promise.all(
+        Array.from({ length: 20 }, () => post(gw.url + path, body, { ...credentials(path), ...headers }, method(path))),
+      );
 
     // the same requests with small bodies first: lazy initialisation and connection handling are not what is measured
     for (const path of [...needCaller, ...anonymous, ...unserved]) await wave(path, Buffer.from('{}'), {});
@@ -120,7 +143,8 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
           ['60 MB', LARGE, {}],
         ] as const) {
           const statuses = await wave(path, body, headers);
-          if (!refused(statuses, 401, body === LARGE && path !== LEAN_ROUTE)) unexpected.push([`${what} ${path}`, statuses]);
+          if (!refused(statuses, 401, body === LARGE && path !== LEAN_ROUTE))
+            unexpected.push([`${what} ${path}`, statuses]);
         }
       }
       for (const path of anonymous) {
@@ -141,7 +165,12 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
 });
 
 /** Raw HTTP/1.1 exchange on one connection: writes `data`, returns what came back once `done` says it is all. */
-async function exchange(url: string, data: Buffer | string, done: (text: string) => boolean, timeoutMs = 10_000): Promise<{ text: string; closed: boolean }> {
+async function exchange(
+  url: string,
+  data: Buffer | string,
+  done: (text: string) => boolean,
+  timeoutMs = 10_000,
+): Promise<{ text: string; closed: boolean }> {
   const { hostname, port } = new URL(url);
   const socket = net.connect(Number(port), hostname);
   await once(socket, 'connect');
@@ -166,94 +195,103 @@ const chatHead = (path: string, key: string, length: number, extra = '') =>
   `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
 // the lean front, and Node's server with the relay's `request` hook
-for (const lean of ['true', 'false']) describe(`authentication before the body (in process, LEAN_HTTP=${lean})`, () => {
-  let s: TestServer;
-  let up: MockUpstream;
-  let key: string;
+for (const lean of ['true', 'false'])
+  describe(`authentication before the body (in process, LEAN_HTTP=${lean})`, () => {
+    let s: TestServer;
+    let up: MockUpstream;
+    let key: string;
 
-  beforeAll(async () => {
-    s = await startTestServer({ env: { LEAN_HTTP: lean } });
-    up = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { 'm-a': 1 } });
-    await addChannel(s, { baseUrl: up.url, models: ['m-a'] });
-    await channelsChanged(s);
-    const u = await addUser(s);
-    key = (await addToken(s, u.id)).key;
-  });
-  afterAll(async () => {
-    await s?.close();
-    await up?.close();
-  });
+    beforeAll(async () => {
+      s = await startTestServer({ env: { LEAN_HTTP: lean } });
+      up = await MockUpstream.start();
+      await setOptions(s, { ModelRatio: { 'm-a': 1 } });
+      await addChannel(s, { baseUrl: up.url, models: ['m-a'] });
+      await channelsChanged(s);
+      const u = await addUser(s);
+      key = (await addToken(s, u.id)).key;
+    });
+    afterAll(async () => {
+      await s?.close();
+      await up?.close();
+    });
 
-  const chat = JSON.stringify({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] });
+    const chat = JSON.stringify({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] });
 
-  it('answers a forged key at once, drops its small body and serves the next request on the connection', async () => {
-    for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
-      // the refused request's body arrives with the next request right behind it
-      const refused = chatHead(path, 'forged', chat.length) + chat;
-      const good = chatHead(path, key, chat.length) + chat;
-      const { text } = await exchange(s.url, refused + good, (t) => (t.match(/HTTP\/1\.1 /g) ?? []).length >= 2 && t.includes('chat.completion'));
-      const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
-      expect(statuses, text).toEqual([401, 200]);
-      expect(text).toContain('无效的令牌');
-    }
-  });
+    it('answers a forged key at once, drops its small body and serves the next request on the connection', async () => {
+      for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
+        // the refused request's body arrives with the next request right behind it
+        const refused = chatHead(path, 'forged', chat.length) + chat;
+        const good = chatHead(path, key, chat.length) + chat;
+        const { text } = await exchange(
+          s.url,
+          refused + good,
+          (t) => (t.match(/HTTP\/1\.1 /g) ?? []).length >= 2 && t.includes('chat.completion'),
+        );
+        const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+        expect(statuses, text).toEqual([401, 200]);
+        expect(text).toContain('无效的令牌');
+      }
+    });
 
-  it('answers a forged key before a large body is sent, and closes the connection after the answer', async () => {
-    for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify', '/v1/moderations']) {
-      // only the head goes out: the answer must not wait for the 10 MB announced
-      const { text } = await exchange(s.url, chatHead(path, 'forged', 10 * MB), (t) => t.includes('\r\n\r\n{'));
-      expect(text, path).toMatch(/^HTTP\/1\.1 401 /);
-      expect(text.toLowerCase(), path).toContain('connection: close');
-      expect(text).toContain('"type":"new_api_error"');
-    }
-  });
+    it('answers a forged key before a large body is sent, and closes the connection after the answer', async () => {
+      for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify', '/v1/moderations']) {
+        // only the head goes out: the answer must not wait for the 10 MB announced
+        const { text } = await exchange(s.url, chatHead(path, 'forged', 10 * MB), (t) => t.includes('\r\n\r\n{'));
+        expect(text, path).toMatch(/^HTTP\/1\.1 401 /);
+        expect(text.toLowerCase(), path).toContain('connection: close');
+        expect(text).toContain('"type":"new_api_error"');
+      }
+    });
 
-  it('waits for a token that is not cached yet without reading the body, then serves it', async () => {
-    const u = await addUser(s);
-    const fresh = (await addToken(s, u.id)).key;
-    const half = Math.floor(chat.length / 2);
-    const { hostname, port } = new URL(s.url);
-    const socket = net.connect(Number(port), hostname);
-    await once(socket, 'connect');
-    let text = '';
-    socket.on('data', (c: Buffer) => (text += c.toString()));
-    socket.write(chatHead('/v1/chat/completions', fresh, chat.length) + chat.slice(0, half));
-    await new Promise((r) => setTimeout(r, 50));
-    socket.write(chat.slice(half));
-    const until = Date.now() + 10_000;
-    while (!text.includes('chat.completion') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-    socket.destroy();
-    expect(text).toMatch(/^HTTP\/1\.1 200 /);
-  });
+    it('waits for a token that is not cached yet without reading the body, then serves it', async () => {
+      const u = await addUser(s);
+      const fresh = (await addToken(s, u.id)).key;
+      const half = Math.floor(chat.length / 2);
+      const { hostname, port } = new URL(s.url);
+      const socket = net.connect(Number(port), hostname);
+      await once(socket, 'connect');
+      let text = '';
+      socket.on('data', (c: Buffer) => (text += c.toString()));
+      socket.write(chatHead('/v1/chat/completions', fresh, chat.length) + chat.slice(0, half));
+      await new Promise((r) => setTimeout(r, 50));
+      socket.write(chat.slice(half));
+      const until = Date.now() + 10_000;
+      while (!text.includes('chat.completion') && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      socket.destroy();
+      expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    });
 
-  it('inflates a gzip body of an authenticated caller up to the body limit only: 413 past it', async () => {
-    const bomb = gzipSync(Buffer.alloc(65 * MB, 0x20), { level: 9 });
-    for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
-      const res = await request(`${s.url}${path}`, {
-        method: 'POST',
-        headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        body: bomb,
-      });
-      const body = (await res.body.json()) as { error: { message: string } };
-      expect(res.statusCode, path).toBe(413);
-      expect(body.error.message).toMatch(/too large/);
-    }
-  });
+    it('inflates a gzip body of an authenticated caller up to the body limit only: 413 past it', async () => {
+      const bomb = gzipSync(Buffer.alloc(65 * MB, 0x20), { level: 9 });
+      for (const path of ['/v1/chat/completions', '/v1/chat/completions?via=fastify']) {
+        const res = await request(`${s.url}${path}`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer sk-${key}`,
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+          },
+          body: bomb,
+        });
+        const body = (await res.body.json()) as { error: { message: string } };
+        expect(res.statusCode, path).toBe(413);
+        expect(body.error.message).toMatch(/too large/);
+      }
+    });
 
-  it('console: anonymous routes read at most 64 KB; signed-in routes authenticate first and take larger bodies', async () => {
-    const root = await setupAndLoginRoot(s);
-    const big = { username: 'x'.repeat(100 * 1024), password: 'password123' };
-    const anon = await new ConsoleClient(s.url).post('/api/user/login', big);
-    expect(anon.status).toBe(413);
-    expect(anon.body.success).toBe(false);
-    // no session: the same 401 as before, whatever the body
-    const refused = await new ConsoleClient(s.url).put('/api/user/self', { display_name: 'y'.repeat(100 * 1024) });
-    expect(refused.status).toBe(401);
-    expect(refused.body).toEqual({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
-    // signed in: a body past the anonymous limit is read and handled by the route
-    const signedIn = await root.put('/api/user/self', { display_name: 'y'.repeat(100 * 1024) });
-    expect(signedIn.status).toBe(200);
-    expect(typeof signedIn.body.success).toBe('boolean');
+    it('console: anonymous routes read at most 64 KB; signed-in routes authenticate first and take larger bodies', async () => {
+      const root = await setupAndLoginRoot(s);
+      const big = { username: 'x'.repeat(100 * 1024), password: 'password123' };
+      const anon = await new ConsoleClient(s.url).post('/api/user/login', big);
+      expect(anon.status).toBe(413);
+      expect(anon.body.success).toBe(false);
+      // no session: the same 401 as before, whatever the body
+      const refused = await new ConsoleClient(s.url).put('/api/user/self', { display_name: 'y'.repeat(100 * 1024) });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toEqual({ success: false, message: '无权进行此操作，未登录且未提供 access token' });
+      // signed in: a body past the anonymous limit is read and handled by the route
+      const signedIn = await root.put('/api/user/self', { display_name: 'y'.repeat(100 * 1024) });
+      expect(signedIn.status).toBe(200);
+      expect(typeof signedIn.body.success).toBe('boolean');
+    });
   });
-});

@@ -36,7 +36,8 @@ await describeEachDb('quota holds', (kind) => {
   };
 
   // by (user, token); pairs that hold nothing (a row of zeros kept between requests, or journal rows that cancel out) are left out
-  const holdsOf = async (b: Billing) => (await readHolds(s.ctx.db, { node: b.node })).map((h) => [h.userId, h.tokenId, h.user, h.token]);
+  const holdsOf = async (b: Billing) =>
+    (await readHolds(s.ctx.db, { node: b.node })).map((h) => [h.userId, h.tokenId, h.user, h.token]);
   /** every row the node has in either table */
   const rowsOf = async (b: Billing) => [
     ...(await s.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', b.node).execute()),
@@ -47,7 +48,11 @@ await describeEachDb('quota holds', (kind) => {
     const u = await addUser(s, { quota: 1_000_000 });
     const limited = await addToken(s, u.id, { unlimited: false, remain: 500_000 });
     const unlimited = await addToken(s, u.id, { unlimited: true });
-    const input = (t: { id: number; key: string } | null, amount: number, tokenUnlimited = t !== limited): ReserveInput => ({
+    const input = (
+      t: { id: number; key: string } | null,
+      amount: number,
+      tokenUnlimited = t !== limited,
+    ): ReserveInput => ({
       userId: u.id,
       tokenId: t?.id ?? 0,
       tokenKey: t?.key ?? '',
@@ -55,7 +60,10 @@ await describeEachDb('quota holds', (kind) => {
       cachedUserQuota: 1_000_000,
       amount,
     });
-    const balances = async () => ({ user: (await userRow(s, u.id)).quota, token: (await tokenRow(s, limited.id)).remain_quota });
+    const balances = async () => ({
+      user: (await userRow(s, u.id)).quota,
+      token: (await tokenRow(s, limited.id)).remain_quota,
+    });
     return { u, limited, unlimited, input, balances };
   }
 
@@ -69,14 +77,24 @@ await describeEachDb('quota holds', (kind) => {
     const [pg, lim, unl] = [0, c.limited.id, c.unlimited.id];
     // holdsOf orders by (user, token): the playground's token 0 first, then the tokens as created
     const open = () => holdsOf(b);
-    expect(await open()).toEqual([[c.u.id, pg, 70, 0], [c.u.id, lim, 500, 500], [c.u.id, unl, 50, 0]]);
+    expect(await open()).toEqual([
+      [c.u.id, pg, 70, 0],
+      [c.u.id, lim, 500, 500],
+      [c.u.id, unl, 50, 0],
+    ]);
 
     b.settle(r1, { quota: 120, channelId: 0, countRequest: true });
     await b.refund(r3);
     // a settlement's release is written with its flush, before its deltas
-    expect(await open()).toEqual([[c.u.id, pg, 70, 0], [c.u.id, lim, 500, 500]]);
+    expect(await open()).toEqual([
+      [c.u.id, pg, 70, 0],
+      [c.u.id, lim, 500, 500],
+    ]);
     await b.flush();
-    expect(await open()).toEqual([[c.u.id, pg, 70, 0], [c.u.id, lim, 200, 200]]);
+    expect(await open()).toEqual([
+      [c.u.id, pg, 70, 0],
+      [c.u.id, lim, 200, 200],
+    ]);
     b.settle(r2, { quota: 0, channelId: 0, countRequest: false });
     b.settle(r4, { quota: 70, channelId: 0, countRequest: true });
     await b.flush();
@@ -87,7 +105,9 @@ await describeEachDb('quota holds', (kind) => {
     await s.ctx.db.insertInto('quota_hold_nodes').values({ node: b.node, seen_at: now() }).execute();
     await b.stop();
     expect(await rowsOf(b)).toEqual([]);
-    expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', b.node).execute()).toEqual([]);
+    expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', b.node).execute()).toEqual(
+      [],
+    );
   });
 
   it('resolves a flush only once every settlement made before it is written, however flushes overlap', async () => {
@@ -118,7 +138,11 @@ await describeEachDb('quota holds', (kind) => {
   // logged, or neither): with BATCH_UPDATE_INTERVAL the holds wait with the deltas
   it('keeps the holds with the deltas when BATCH_UPDATE_INTERVAL holds them for seconds, and writes both at the stop', async () => {
     const { tokens, users } = relayServices(s.ctx);
-    const b = new Billing({ ...s.ctx, config: { ...s.ctx.config, batchUpdateEnabled: true, batchUpdateIntervalSec: 60 } }, tokens, users);
+    const b = new Billing(
+      { ...s.ctx, config: { ...s.ctx.config, batchUpdateEnabled: true, batchUpdateIntervalSec: 60 } },
+      tokens,
+      users,
+    );
     const c = await caller();
     const r = await b.reserve(c.input(c.limited, 100));
     const reserved = await c.balances();
@@ -154,7 +178,14 @@ await describeEachDb('quota holds', (kind) => {
       other: '',
     });
     const logged = async () =>
-      (await s.ctx.db.selectFrom('logs').select(['model_name', 'quota']).where('user_id', '=', c.u.id).orderBy('id').execute()).map((r) => [r.model_name, Number(r.quota)]);
+      (
+        await s.ctx.db
+          .selectFrom('logs')
+          .select(['model_name', 'quota'])
+          .where('user_id', '=', c.u.id)
+          .orderBy('id')
+          .execute()
+      ).map((r) => [r.model_name, Number(r.quota)]);
     b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true }, row('m-a', 40));
     expect(await logged()).toEqual([]);
     await b.flush();
@@ -163,7 +194,11 @@ await describeEachDb('quota holds', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
     // SQLite takes a model name of any length
     if (kind === 'sqlite') return;
-    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 25, channelId: 0, countRequest: true }, row('x'.repeat(300), 25));
+    b.settle(
+      await b.reserve(c.input(c.limited, 100)),
+      { quota: 25, channelId: 0, countRequest: true },
+      row('x'.repeat(300), 25),
+    );
     b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 5, channelId: 0, countRequest: true }, row('m-b', 5));
     // the row too long for its column fails the flush: nothing of it is written, the holds stay
     await expect(b.flush()).rejects.toThrow();
@@ -171,7 +206,10 @@ await describeEachDb('quota holds', (kind) => {
     expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 200, 200]]);
     // the next flush leaves that row out and writes everything else
     await b.flush();
-    expect(await logged()).toEqual([['m-a', 40], ['m-b', 5]]);
+    expect(await logged()).toEqual([
+      ['m-a', 40],
+      ['m-b', 5],
+    ]);
     expect(await holdsOf(b)).toEqual([]);
     expect(await c.balances()).toEqual({ user: 1_000_000 - 70, token: 500_000 - 70 });
   });
@@ -179,48 +217,91 @@ await describeEachDb('quota holds', (kind) => {
   it.runIf(kind === 'sqlite').each([
     ['quiet', false],
     ['busy', true],
-  ])('has the SQLite worker write each charge with its log row, compacting the journal, and waits for it before refusing (%s gateway)', async (_, busy) => {
-    // the app's own billing: its log writer's worker takes charges with their rows
-    const { billing: b, logs } = relayServices(s.ctx);
-    // a busy gateway's rows wait in the worker, grouped by token (the load is read every 100 ms: not before this test ends)
-    const load = logs as unknown as { quiet: boolean; windowStart: number };
-    const saved = { ...load };
-    if (busy) Object.assign(load, { quiet: false, windowStart: Date.now() + 3_600_000 });
-    try {
-    const ROUNDS = 150;
-    // enough for every round's charge (1 or 2), but later rounds fit only once the earlier give-backs are written
-    const u = await addUser(s, { quota: 100 + (ROUNDS / 2) * 3 });
-    // two tokens in turn: a busy gateway's rows are sorted by token in the worker, each with its charge
-    const ts = [await addToken(s, u.id, { unlimited: false, remain: 1_000 }), await addToken(s, u.id, { unlimited: false, remain: 1_000 })];
-    const input = (t: { id: number; key: string }): ReserveInput => ({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 100, amount: 100 });
-    const row = (t: { id: number }, quota: number): NewLog =>
-      ({ user_id: u.id, created_at: now(), type: 2, content: '', username: u.username, token_name: 'w', model_name: 'm', quota, token_id: t.id, group: 'default', other: '' }) as NewLog;
-    const logged = async () => Number((await s.ctx.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).executeTakeFirst())?.q ?? 0);
-    // each settled request gives 99 back, in the worker's transaction with its row: a reservation refused while some
-    // are still on their way waits for them and tries again
-    for (let i = 0; i < ROUNDS; i++) {
-      const t = ts[i % 2];
-      b.settle(await b.reserve(input(t)), { quota: 1 + (i % 2), channelId: 0, countRequest: true }, row(t, 1 + (i % 2)));
-    }
-    await b.flush();
-    expect(await logged()).toBe((ROUNDS / 2) * 3);
-    expect(await readHolds(s.ctx.db, { node: b.node })).toEqual([]);
-    expect((await userRow(s, u.id)).quota).toBe(100);
-    expect((await tokenRow(s, ts[0].id)).remain_quota).toBe(1_000 - ROUNDS / 2);
-    expect((await tokenRow(s, ts[1].id)).remain_quota).toBe(1_000 - ROUNDS);
-    // a journal row for each reservation and each release, compacted by the worker as it goes
-    const journal = await s.ctx.db.selectFrom('quota_hold_journal').select('seq').where('node', '=', b.node).execute();
-    expect(journal.length).toBeLessThan(ROUNDS);
-    } finally {
-      Object.assign(load, { quiet: saved.quiet, windowStart: saved.windowStart });
-    }
-  });
+  ])(
+    'has the SQLite worker write each charge with its log row, compacting the journal, and waits for it before refusing (%s gateway)',
+    async (_, busy) => {
+      // the app's own billing: its log writer's worker takes charges with their rows
+      const { billing: b, logs } = relayServices(s.ctx);
+      // a busy gateway's rows wait in the worker, grouped by token (the load is read every 100 ms: not before this test ends)
+      const load = logs as unknown as { quiet: boolean; windowStart: number };
+      const saved = { ...load };
+      if (busy) Object.assign(load, { quiet: false, windowStart: Date.now() + 3_600_000 });
+      try {
+        const ROUNDS = 150;
+        // enough for every round's charge (1 or 2), but later rounds fit only once the earlier give-backs are written
+        const u = await addUser(s, { quota: 100 + (ROUNDS / 2) * 3 });
+        // two tokens in turn: a busy gateway's rows are sorted by token in the worker, each with its charge
+        const ts = [
+          await addToken(s, u.id, { unlimited: false, remain: 1_000 }),
+          await addToken(s, u.id, { unlimited: false, remain: 1_000 }),
+        ];
+        const input = (t: { id: number; key: string }): ReserveInput => ({
+          userId: u.id,
+          tokenId: t.id,
+          tokenKey: t.key,
+          tokenUnlimited: false,
+          cachedUserQuota: 100,
+          amount: 100,
+        });
+        const row = (t: { id: number }, quota: number): NewLog =>
+          ({
+            user_id: u.id,
+            created_at: now(),
+            type: 2,
+            content: '',
+            username: u.username,
+            token_name: 'w',
+            model_name: 'm',
+            quota,
+            token_id: t.id,
+            group: 'default',
+            other: '',
+          }) as NewLog;
+        const logged = async () =>
+          Number(
+            (
+              await s.ctx.db
+                .selectFrom('logs')
+                .select((eb) => eb.fn.sum<number>('quota').as('q'))
+                .where('user_id', '=', u.id)
+                .executeTakeFirst()
+            )?.q ?? 0,
+          );
+        // each settled request gives 99 back, in the worker's transaction with its row: a reservation refused while some
+        // are still on their way waits for them and tries again
+        for (let i = 0; i < ROUNDS; i++) {
+          const t = ts[i % 2];
+          b.settle(
+            await b.reserve(input(t)),
+            { quota: 1 + (i % 2), channelId: 0, countRequest: true },
+            row(t, 1 + (i % 2)),
+          );
+        }
+        await b.flush();
+        expect(await logged()).toBe((ROUNDS / 2) * 3);
+        expect(await readHolds(s.ctx.db, { node: b.node })).toEqual([]);
+        expect((await userRow(s, u.id)).quota).toBe(100);
+        expect((await tokenRow(s, ts[0].id)).remain_quota).toBe(1_000 - ROUNDS / 2);
+        expect((await tokenRow(s, ts[1].id)).remain_quota).toBe(1_000 - ROUNDS);
+        // a journal row for each reservation and each release, compacted by the worker as it goes
+        const journal = await s.ctx.db
+          .selectFrom('quota_hold_journal')
+          .select('seq')
+          .where('node', '=', b.node)
+          .execute();
+        expect(journal.length).toBeLessThan(ROUNDS);
+      } finally {
+        Object.assign(load, { quiet: saved.quiet, windowStart: saved.windowStart });
+      }
+    },
+  );
 
   it('keeps a started node’s heartbeat on the database clock, and registers it again if another node removed it', async () => {
     const { tokens, users } = relayServices(s.ctx);
     const b = new Billing(s.ctx, tokens, users, { heartbeatMs: 50 });
     await b.start();
-    const row = () => s.ctx.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '=', b.node).executeTakeFirst();
+    const row = () =>
+      s.ctx.db.selectFrom('quota_hold_nodes').select(['node', 'seen_at']).where('node', '=', b.node).executeTakeFirst();
     expect(Math.abs(Number((await row())!.seen_at) - now())).toBeLessThanOrEqual(2);
     await s.ctx.db.deleteFrom('quota_hold_nodes').where('node', '=', b.node).execute();
     await waitFor(async () => !!(await row()), 2_000);
@@ -228,56 +309,77 @@ await describeEachDb('quota holds', (kind) => {
     expect(await row()).toBeUndefined();
   });
 
-  it.runIf(kind === 'sqlite')('keeps SQLite’s holds as one journal row per commit, compacted into one row without losing a unit', async () => {
-    const b = node();
-    const c = await caller();
-    const journalRows = async () => (await s.ctx.db.selectFrom('quota_hold_journal').select('seq').where('node', '=', b.node).execute()).length;
-    // six reservations of one event-loop turn: one group commit, one row
-    const batch = await Promise.all(Array.from({ length: 6 }, (_, i) => b.reserve(c.input(i % 2 ? c.unlimited : c.limited, 10 + i))));
-    expect(await journalRows()).toBe(1);
-    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 10 + 12 + 14, 10 + 12 + 14], [c.u.id, c.unlimited.id, 11 + 13 + 15, 0]]);
-    for (const r of batch) await b.refund(r);
-    // one open reservation all along, and enough settled ones (a row each for the reservation and its release) to be
-    // compacted twice
-    await b.reserve(c.input(c.limited, 7));
-    const rounds = HOLD_JOURNAL_COMPACT + 20;
-    for (let i = 0; i < rounds; i++) {
-      b.settle(await b.reserve(c.input(c.unlimited, 3)), { quota: 1, channelId: 0, countRequest: true });
-      await b.flush();
-    }
-    expect(await journalRows()).toBeLessThanOrEqual(HOLD_JOURNAL_COMPACT + 1);
-    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 7, 7]]);
-    expect(await c.balances()).toEqual({ user: 1_000_000 - 7 - rounds, token: 500_000 - 7 });
-    // what a recovery of the node gives back is the open reservation, to the unit
-    await s.ctx.db.insertInto('quota_hold_nodes').values({ node: b.node, seen_at: now() - 600 }).execute();
-    expect(await node({ staleSec: 60 }).holdNodes.sweep()).toEqual([{ node: b.node, users: 1, tokens: 1, quota: 7 }]);
-    expect(await c.balances()).toEqual({ user: 1_000_000 - rounds, token: 500_000 });
-    expect(await rowsOf(b)).toEqual([]);
-  });
+  it.runIf(kind === 'sqlite')(
+    'keeps SQLite’s holds as one journal row per commit, compacted into one row without losing a unit',
+    async () => {
+      const b = node();
+      const c = await caller();
+      const journalRows = async () =>
+        (await s.ctx.db.selectFrom('quota_hold_journal').select('seq').where('node', '=', b.node).execute()).length;
+      // six reservations of one event-loop turn: one group commit, one row
+      const batch = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => b.reserve(c.input(i % 2 ? c.unlimited : c.limited, 10 + i))),
+      );
+      expect(await journalRows()).toBe(1);
+      expect(await holdsOf(b)).toEqual([
+        [c.u.id, c.limited.id, 10 + 12 + 14, 10 + 12 + 14],
+        [c.u.id, c.unlimited.id, 11 + 13 + 15, 0],
+      ]);
+      for (const r of batch) await b.refund(r);
+      // one open reservation all along, and enough settled ones (a row each for the reservation and its release) to be
+      // compacted twice
+      await b.reserve(c.input(c.limited, 7));
+      const rounds = HOLD_JOURNAL_COMPACT + 20;
+      for (let i = 0; i < rounds; i++) {
+        b.settle(await b.reserve(c.input(c.unlimited, 3)), { quota: 1, channelId: 0, countRequest: true });
+        await b.flush();
+      }
+      expect(await journalRows()).toBeLessThanOrEqual(HOLD_JOURNAL_COMPACT + 1);
+      expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 7, 7]]);
+      expect(await c.balances()).toEqual({ user: 1_000_000 - 7 - rounds, token: 500_000 - 7 });
+      // what a recovery of the node gives back is the open reservation, to the unit
+      await s.ctx.db
+        .insertInto('quota_hold_nodes')
+        .values({ node: b.node, seen_at: now() - 600 })
+        .execute();
+      expect(await node({ staleSec: 60 }).holdNodes.sweep()).toEqual([{ node: b.node, users: 1, tokens: 1, quota: 7 }]);
+      expect(await c.balances()).toEqual({ user: 1_000_000 - rounds, token: 500_000 });
+      expect(await rowsOf(b)).toEqual([]);
+    },
+  );
 
   // PostgreSQL / MySQL: a pair's row stays between its requests (SQLite writes no pair rows)
-  it.skipIf(kind === 'sqlite')('prunes the rows of pairs that hold nothing, and records the next reservation of such a pair again', async () => {
-    const { tokens, users } = relayServices(s.ctx);
-    const b = new Billing(s.ctx, tokens, users, { heartbeatMs: 50, pruneBeats: 1 });
-    await b.start();
-    const c = await caller();
-    const rows = () => s.ctx.db.selectFrom('quota_holds').select('token_id').where('node', '=', b.node).execute();
-    b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true });
-    await b.flush();
-    await waitFor(async () => (await rows()).length === 0, 2_000);
-    const r = await b.reserve(c.input(c.limited, 100));
-    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 100, 100]]);
-    await b.refund(r);
-    expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
-    await b.stop();
-  });
+  it.skipIf(kind === 'sqlite')(
+    'prunes the rows of pairs that hold nothing, and records the next reservation of such a pair again',
+    async () => {
+      const { tokens, users } = relayServices(s.ctx);
+      const b = new Billing(s.ctx, tokens, users, { heartbeatMs: 50, pruneBeats: 1 });
+      await b.start();
+      const c = await caller();
+      const rows = () => s.ctx.db.selectFrom('quota_holds').select('token_id').where('node', '=', b.node).execute();
+      b.settle(await b.reserve(c.input(c.limited, 100)), { quota: 40, channelId: 0, countRequest: true });
+      await b.flush();
+      await waitFor(async () => (await rows()).length === 0, 2_000);
+      const r = await b.reserve(c.input(c.limited, 100));
+      expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 100, 100]]);
+      await b.refund(r);
+      expect(await c.balances()).toEqual({ user: 1_000_000 - 40, token: 500_000 - 40 });
+      await b.stop();
+    },
+  );
 
   it('gives a dead node’s open reservations back once, and leaves a live node’s and every settled charge alone', async () => {
     const c = await caller();
     const dead = node();
     const live = node();
     // both registered; the dead one's heartbeat stopped ten minutes ago
-    await s.ctx.db.insertInto('quota_hold_nodes').values([{ node: dead.node, seen_at: now() - 600 }, { node: live.node, seen_at: now() }]).execute();
+    await s.ctx.db
+      .insertInto('quota_hold_nodes')
+      .values([
+        { node: dead.node, seen_at: now() - 600 },
+        { node: live.node, seen_at: now() },
+      ])
+      .execute();
     const settled = await dead.reserve(c.input(c.limited, 400));
     dead.settle(settled, { quota: 333, channelId: 0, countRequest: true });
     await dead.flush();
@@ -294,7 +396,9 @@ await describeEachDb('quota holds', (kind) => {
     // the settled charge stays, the in-flight reservations are back, the live node's reservation is untouched
     expect(await c.balances()).toEqual({ user: 1_000_000 - 333 - 1_000, token: 500_000 - 333 - 1_000 });
     expect(await holdsOf(dead)).toEqual([]);
-    expect(await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', dead.node).execute()).toEqual([]);
+    expect(
+      await s.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', dead.node).execute(),
+    ).toEqual([]);
     expect(await holdsOf(live)).toEqual([[c.u.id, c.limited.id, 1_000, 1_000]]);
     // once: a second sweep (another node's, or the next round) finds nothing
     expect(await node({ staleSec: 60 }).holdNodes.sweep()).toEqual([]);
@@ -312,7 +416,10 @@ await describeEachDb('quota holds', (kind) => {
     await s.ctx.db.deleteFrom('quota_hold_journal').where('node', '=', b.node).execute();
     const r = await b.reserve(c.input(c.limited, 40));
     const r2 = await b.reserve(c.input(c.unlimited, 5));
-    expect(await holdsOf(b)).toEqual([[c.u.id, c.limited.id, 40, 40], [c.u.id, c.unlimited.id, 5, 0]]);
+    expect(await holdsOf(b)).toEqual([
+      [c.u.id, c.limited.id, 40, 40],
+      [c.u.id, c.unlimited.id, 5, 0],
+    ]);
     expect(await c.balances()).toEqual({ user: 1_000_000 - 55, token: 500_000 - 50 });
     await b.refund(r);
     await b.refund(r2);
@@ -383,7 +490,10 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
       await seed.close();
 
       // streams: one chunk, then the upstream hangs; the one JSON request completes
-      upstream.behave = (req) => (req.body?.stream ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } } : { kind: 'json', body: chatCompletion(req.body?.model, 'done') });
+      upstream.behave = (req) =>
+        req.body?.stream
+          ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } }
+          : { kind: 'json', body: chatCompletion(req.body?.model, 'done') };
       const gw = await spawnGateway(database);
       child = gw.child;
       const url = gw.url;
@@ -402,11 +512,35 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
       // each stream has delivered its first chunk: its reservation is committed
       for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
 
-      const quotaNow = async () => Number((await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota);
-      const logged = async () => Number((await reader.db.selectFrom('logs').select((eb) => eb.fn.sum<number>('quota').as('q')).where('user_id', '=', u.id).where('type', '=', 2).executeTakeFirst())?.q ?? 0);
-      const held = async () => (await readHolds(reader.db, { userId: u.id })).map((h) => ({ node: h.node, user_quota: h.user, token_quota: h.token }));
+      const quotaNow = async () =>
+        Number(
+          (await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota,
+        );
+      const logged = async () =>
+        Number(
+          (
+            await reader.db
+              .selectFrom('logs')
+              .select((eb) => eb.fn.sum<number>('quota').as('q'))
+              .where('user_id', '=', u.id)
+              .where('type', '=', 2)
+              .executeTakeFirst()
+          )?.q ?? 0,
+        );
+      const held = async () =>
+        (await readHolds(reader.db, { userId: u.id })).map((h) => ({
+          node: h.node,
+          user_quota: h.user,
+          token_quota: h.token,
+        }));
       // the finished request is settled and logged; what is missing from the balance is exactly what the streams hold
-      await waitFor(async () => (await logged()) > 0 && (await held()).length === 1 && START - (await quotaNow()) - (await logged()) === Number((await held())[0].user_quota), 10_000);
+      await waitFor(
+        async () =>
+          (await logged()) > 0 &&
+          (await held()).length === 1 &&
+          START - (await quotaNow()) - (await logged()) === Number((await held())[0].user_quota),
+        10_000,
+      );
       const charged = await logged();
       const [hold] = await held();
       const pre = Number(hold.user_quota) / 3;
@@ -422,9 +556,15 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
       restarted = await startTestServer({ database });
       expect((await userRow(restarted, u.id)).quota).toBe(START - charged);
       expect((await tokenRow(restarted, t.id)).remain_quota).toBe(START - charged);
-      expect(await restarted.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', hold.node).execute()).toEqual([]);
-      expect(await restarted.ctx.db.selectFrom('quota_hold_journal').select('node').where('node', '=', hold.node).execute()).toEqual([]);
-      expect(await restarted.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', hold.node).execute()).toEqual([]);
+      expect(
+        await restarted.ctx.db.selectFrom('quota_holds').select('node').where('node', '=', hold.node).execute(),
+      ).toEqual([]);
+      expect(
+        await restarted.ctx.db.selectFrom('quota_hold_journal').select('node').where('node', '=', hold.node).execute(),
+      ).toEqual([]);
+      expect(
+        await restarted.ctx.db.selectFrom('quota_hold_nodes').select('node').where('node', '=', hold.node).execute(),
+      ).toEqual([]);
     } finally {
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await restarted?.close();

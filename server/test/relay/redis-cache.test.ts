@@ -7,7 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, client, logsOf, setOptions, tokenRow, userRow, relayPost, waitFor } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  client,
+  logsOf,
+  setOptions,
+  tokenRow,
+  userRow,
+  relayPost,
+  waitFor,
+} from './fixtures.js';
 
 /** A TCP proxy to the test Redis that can be cut (connections dropped, new ones refused) and restored on its port. */
 class RedisProxy {
@@ -111,12 +123,18 @@ describe.skipIf(!(await redisAvailable()))('relay while Redis is down', () => {
     const up = await MockUpstream.start();
     const redis = s.ctx.redis!;
     try {
-      await setOptions(s, { ModelRatio: { 'rd-model': 2 }, CompletionRatio: { 'rd-model': 1 }, ModelRequestRateLimitEnabled: 'true', ModelRequestRateLimitCount: '100' });
+      await setOptions(s, {
+        ModelRatio: { 'rd-model': 2 },
+        CompletionRatio: { 'rd-model': 1 },
+        ModelRequestRateLimitEnabled: 'true',
+        ModelRequestRateLimitCount: '100',
+      });
       await addChannel(s, { baseUrl: up.url, models: ['rd-model'] });
       await channelsChanged(s);
       const u = await addUser(s, { quota: 1_000_000 });
       const t = await addToken(s, u.id, { unlimited: false, remain: 100_000 });
-      const call = (key: string) => relayPost(s, '/v1/chat/completions', key, { model: 'rd-model', messages: [{ role: 'user', content: 'x' }] });
+      const call = (key: string) =>
+        relayPost(s, '/v1/chat/completions', key, { model: 'rd-model', messages: [{ role: 'user', content: 'x' }] });
       const tokenKey = (key: string) => `${s.ctx.redisPrefix}token:${createHash('sha256').update(key).digest('hex')}`;
       expect((await call(t.key)).status).toBe(200);
       expect(await redis.exists(tokenKey(t.key))).toBe(1);

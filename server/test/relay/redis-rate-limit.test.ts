@@ -18,10 +18,18 @@ describe.skipIf(!ready)('ModelRequestRateLimit on Redis, across nodes', () => {
   beforeAll(async () => {
     up = await MockUpstream.start();
     a = await startTestServer({ kind: 'postgres', env: { REDIS_CONN_STRING: REDIS_URL } });
-    b = await startTestServer({ database: a.database, redisPrefix: a.ctx.redisPrefix, env: { REDIS_CONN_STRING: REDIS_URL } });
+    b = await startTestServer({
+      database: a.database,
+      redisPrefix: a.ctx.redisPrefix,
+      env: { REDIS_CONN_STRING: REDIS_URL },
+    });
     await addChannel(a, { baseUrl: up.url, models: [MODEL] });
     for (const s of [a, b]) {
-      await setOptions(s, { ModelRatio: { [MODEL]: 1 }, ModelRequestRateLimitEnabled: 'true', ModelRequestRateLimitDurationMinutes: '1' });
+      await setOptions(s, {
+        ModelRatio: { [MODEL]: 1 },
+        ModelRequestRateLimitEnabled: 'true',
+        ModelRequestRateLimitDurationMinutes: '1',
+      });
       await channelsChanged(s);
     }
   });
@@ -37,7 +45,8 @@ describe.skipIf(!ready)('ModelRequestRateLimit on Redis, across nodes', () => {
     relayPost(s, '/v1/chat/completions', key, { model: MODEL, messages: [{ role: 'user', content: 'x' }] });
 
   it('counts the requests of one user on both nodes against one limit, in new-api keys with the window as TTL', async () => {
-    for (const s of [a, b]) await setOptions(s, { ModelRequestRateLimitCount: '3', ModelRequestRateLimitSuccessCount: '1000' });
+    for (const s of [a, b])
+      await setOptions(s, { ModelRequestRateLimitCount: '3', ModelRequestRateLimitSuccessCount: '1000' });
     up.reset();
     const u = await addUser(a);
     const t = await addToken(a, u.id);
@@ -65,7 +74,8 @@ describe.skipIf(!ready)('ModelRequestRateLimit on Redis, across nodes', () => {
   });
 
   it('limits successful requests separately, and failed ones do not count as successes', async () => {
-    for (const s of [a, b]) await setOptions(s, { ModelRequestRateLimitCount: '0', ModelRequestRateLimitSuccessCount: '2' });
+    for (const s of [a, b])
+      await setOptions(s, { ModelRequestRateLimitCount: '0', ModelRequestRateLimitSuccessCount: '2' });
     const u = await addUser(a);
     const t = await addToken(a, u.id);
     up.reset();
@@ -83,11 +93,14 @@ describe.skipIf(!ready)('ModelRequestRateLimit on Redis, across nodes', () => {
   });
 
   it('lets exactly the limit through when requests race on both nodes (atomic check-and-record)', async () => {
-    for (const s of [a, b]) await setOptions(s, { ModelRequestRateLimitCount: '3', ModelRequestRateLimitSuccessCount: '1000' });
+    for (const s of [a, b])
+      await setOptions(s, { ModelRequestRateLimitCount: '3', ModelRequestRateLimitSuccessCount: '1000' });
     up.reset();
     const u = await addUser(a);
     const t = await addToken(a, u.id);
-    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => call(i % 2 ? a : b, t.key)))).map((r) => r.status);
+    const statuses = (await Promise.all(Array.from({ length: 12 }, (_, i) => call(i % 2 ? a : b, t.key)))).map(
+      (r) => r.status,
+    );
     expect(statuses.filter((x) => x === 200)).toHaveLength(3);
     expect(statuses.filter((x) => x === 429)).toHaveLength(9);
   });

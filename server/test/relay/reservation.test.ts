@@ -35,12 +35,18 @@ await describeEachDb('quota reservations', (kind) => {
       cachedUserQuota: userQuota,
       amount,
     });
-    const balances = async () => ({ user: (await userRow(s, u.id)).quota, token: (await tokenRow(s, t.id)).remain_quota });
+    const balances = async () => ({
+      user: (await userRow(s, u.id)).quota,
+      token: (await tokenRow(s, t.id)).remain_quota,
+    });
     return { u, t, input, balances };
   }
 
   /** Counts the statements sent through Kysely while `fn` runs; `failAfter` makes every later one fail. */
-  async function statements<T>(fn: () => Promise<T>, failAfter = Infinity): Promise<{ sent: number; result: PromiseSettledResult<T> }> {
+  async function statements<T>(
+    fn: () => Promise<T>,
+    failAfter = Infinity,
+  ): Promise<{ sent: number; result: PromiseSettledResult<T> }> {
     const db = s.ctx.db;
     const original = db.executeQuery.bind(db);
     let sent = 0;
@@ -67,11 +73,25 @@ await describeEachDb('quota reservations', (kind) => {
   });
 
   it.each([
-    { short: 'token', user: 1_000, token: 200, code: 'pre_consume_token_quota_failed', named: () => `token remain quota: ${billing().formatQuota(200)}` },
-    { short: 'user', user: 250, token: 1_000, code: 'insufficient_user_quota', named: () => `user quota: ${billing().formatQuota(250)}` },
+    {
+      short: 'token',
+      user: 1_000,
+      token: 200,
+      code: 'pre_consume_token_quota_failed',
+      named: () => `token remain quota: ${billing().formatQuota(200)}`,
+    },
+    {
+      short: 'user',
+      user: 250,
+      token: 1_000,
+      code: 'insufficient_user_quota',
+      named: () => `user quota: ${billing().formatQuota(250)}`,
+    },
   ])('refuses a short $short without touching the other side, and names it', async ({ user, token, code, named }) => {
     const c = await caller(user, token);
-    const err = await billing().reserve(c.input(300)).catch((e: unknown) => e);
+    const err = await billing()
+      .reserve(c.input(300))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QuotaError);
     expect((err as QuotaError).code).toBe(code);
     expect((err as QuotaError).message).toContain(`${named()}, need quota: ${billing().formatQuota(300)}`);
@@ -91,8 +111,10 @@ await describeEachDb('quota reservations', (kind) => {
     const c = await caller(1_000_000, 1_000_000);
     const handle = sqliteHandle(s.ctx.db)!;
     // read synchronously, in the turn the reservations were queued in
-    const userNow = () => (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
-    const queue = (n: number, overlapped: boolean) => Array.from({ length: n }, () => billing().reserve({ ...c.input(10), overlapped }));
+    const userNow = () =>
+      (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
+    const queue = (n: number, overlapped: boolean) =>
+      Array.from({ length: n }, () => billing().reserve({ ...c.input(10), overlapped }));
 
     // 8 waiting requests: committed at once, before the turn ends
     let pending = queue(8, false);
@@ -111,115 +133,175 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
   });
 
-  it.runIf(kind === 'sqlite')('commits overlapped and waiting reservations at the first check phase, whichever HTTP client is used', async () => {
-    const c = await caller(1_000_000, 1_000_000);
-    const handle = sqliteHandle(s.ctx.db)!;
-    const userNow = () => (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
-    // at the first check phase: one schedule, whether the upstream call is written during its dispatch (the lean
-    // client, LEAN_HTTP, the default) or from a setImmediate of undici's own (then after the commit)
-    const atCheckPhase = () => new Promise<number>((resolve) => setImmediate(() => resolve(userNow())));
+  it.runIf(kind === 'sqlite')(
+    'commits overlapped and waiting reservations at the first check phase, whichever HTTP client is used',
+    async () => {
+      const c = await caller(1_000_000, 1_000_000);
+      const handle = sqliteHandle(s.ctx.db)!;
+      const userNow = () =>
+        (handle.prepare('SELECT quota FROM users WHERE id = ?').get(c.u.id) as { quota: number }).quota;
+      // at the first check phase: one schedule, whether the upstream call is written during its dispatch (the lean
+      // client, LEAN_HTTP, the default) or from a setImmediate of undici's own (then after the commit)
+      const atCheckPhase = () => new Promise<number>((resolve) => setImmediate(() => resolve(userNow())));
 
-    // the lean client: the overlapped group commits at the first check phase
-    const lean = billing().reserve({ ...c.input(10), overlapped: true });
-    expect(await atCheckPhase()).toBe(1_000_000 - 10);
-    await lean;
+      // the lean client: the overlapped group commits at the first check phase
+      const lean = billing().reserve({ ...c.input(10), overlapped: true });
+      expect(await atCheckPhase()).toBe(1_000_000 - 10);
+      await lean;
 
-    // undici's calls (LEAN_HTTP=false): the same schedule
-    const other = await startTestServer({ kind, database: s.database, env: { LEAN_HTTP: 'false' } });
-    try {
-      const undici = () => relayServices(other.ctx).billing;
-      const overlapped = undici().reserve({ ...c.input(10), overlapped: true });
-      expect(await atCheckPhase()).toBe(1_000_000 - 20);
-      await overlapped;
-      expect(userNow()).toBe(1_000_000 - 20);
+      // undici's calls (LEAN_HTTP=false): the same schedule
+      const other = await startTestServer({ kind, database: s.database, env: { LEAN_HTTP: 'false' } });
+      try {
+        const undici = () => relayServices(other.ctx).billing;
+        const overlapped = undici().reserve({ ...c.input(10), overlapped: true });
+        expect(await atCheckPhase()).toBe(1_000_000 - 20);
+        await overlapped;
+        expect(userNow()).toBe(1_000_000 - 20);
 
-      // a waiting request joining a batch of overlapped ones commits with it at the first check phase
-      const both = [undici().reserve({ ...c.input(10), overlapped: true }), undici().reserve({ ...c.input(20), overlapped: false })];
-      expect(await atCheckPhase()).toBe(1_000_000 - 50);
-      await Promise.all(both);
-      expect(await c.balances()).toEqual({ user: 1_000_000 - 50, token: 1_000_000 - 50 });
-    } finally {
-      await other.close();
-    }
-  });
+        // a waiting request joining a batch of overlapped ones commits with it at the first check phase
+        const both = [
+          undici().reserve({ ...c.input(10), overlapped: true }),
+          undici().reserve({ ...c.input(20), overlapped: false }),
+        ];
+        expect(await atCheckPhase()).toBe(1_000_000 - 50);
+        await Promise.all(both);
+        expect(await c.balances()).toEqual({ user: 1_000_000 - 50, token: 1_000_000 - 50 });
+      } finally {
+        await other.close();
+      }
+    },
+  );
 
   // on PostgreSQL / MySQL every reservation is batched, whether its request waits for it or is already upstream
   for (const overlapped of [true, false]) {
-    it.runIf(kind !== 'sqlite')(`takes the ${overlapped ? 'overlapped' : 'waiting'} reservations that come while one is in flight together, every unit exact`, async () => {
-      const a = await caller(1_000_000, 0);
-      const tokens = await Promise.all(Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })));
-      const unlimited = await addToken(s, a.u.id, { unlimited: true });
-      const other = await addUser(s, { quota: 50_000 });
-      const ask = (userId: number, t: { id: number; key: string }, tokenUnlimited: boolean, amount: number) =>
-        billing().reserve({ userId, tokenId: t.id, tokenKey: t.key, tokenUnlimited, cachedUserQuota: 1_000_000, amount, overlapped });
-      const { sent, result } = await statements(() =>
-        Promise.all([
-          // a token twice, another user's playground-like reservation (no token), an unlimited token
-          ...tokens.map((t, i) => ask(a.u.id, t, false, 100 * (i + 1))),
-          ask(a.u.id, tokens[0], false, 7),
-          ask(other.id, { id: 0, key: '' }, true, 900),
-          ask(a.u.id, unlimited, true, 50),
-        ]),
-      );
-      // the first at once, on its own; the seven that came meanwhile together: one statement on PostgreSQL, one
-      // transaction on MySQL (which does not go through db.executeQuery), never one by one; MySQL's first one also
-      // creates its hold row
-      expect(sent).toBe(2);
-      expect(result.status).toBe('fulfilled');
-      const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
-      expect(rs.map((r) => [r.user, r.token])).toEqual([[100, 100], [200, 200], [300, 300], [400, 400], [500, 500], [7, 7], [900, 0], [50, 0]]);
-      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000 - 1_557);
-      expect((await userRow(s, other.id)).quota).toBe(50_000 - 900);
-      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000 - 107, 9_800, 9_700, 9_600, 9_500]);
-      // given back exactly, as any reservation
-      for (const r of rs) await billing().refund(r);
-      expect((await userRow(s, a.u.id)).quota).toBe(1_000_000);
-      expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([10_000, 10_000, 10_000, 10_000, 10_000]);
-    });
+    it.runIf(kind !== 'sqlite')(
+      `takes the ${overlapped ? 'overlapped' : 'waiting'} reservations that come while one is in flight together, every unit exact`,
+      async () => {
+        const a = await caller(1_000_000, 0);
+        const tokens = await Promise.all(
+          Array.from({ length: 5 }, () => addToken(s, a.u.id, { unlimited: false, remain: 10_000 })),
+        );
+        const unlimited = await addToken(s, a.u.id, { unlimited: true });
+        const other = await addUser(s, { quota: 50_000 });
+        const ask = (userId: number, t: { id: number; key: string }, tokenUnlimited: boolean, amount: number) =>
+          billing().reserve({
+            userId,
+            tokenId: t.id,
+            tokenKey: t.key,
+            tokenUnlimited,
+            cachedUserQuota: 1_000_000,
+            amount,
+            overlapped,
+          });
+        const { sent, result } = await statements(() =>
+          Promise.all([
+            // a token twice, another user's playground-like reservation (no token), an unlimited token
+            ...tokens.map((t, i) => ask(a.u.id, t, false, 100 * (i + 1))),
+            ask(a.u.id, tokens[0], false, 7),
+            ask(other.id, { id: 0, key: '' }, true, 900),
+            ask(a.u.id, unlimited, true, 50),
+          ]),
+        );
+        // the first at once, on its own; the seven that came meanwhile together: one statement on PostgreSQL, one
+        // transaction on MySQL (which does not go through db.executeQuery), never one by one; MySQL's first one also
+        // creates its hold row
+        expect(sent).toBe(2);
+        expect(result.status).toBe('fulfilled');
+        const rs = (result as PromiseFulfilledResult<Reservation[]>).value;
+        expect(rs.map((r) => [r.user, r.token])).toEqual([
+          [100, 100],
+          [200, 200],
+          [300, 300],
+          [400, 400],
+          [500, 500],
+          [7, 7],
+          [900, 0],
+          [50, 0],
+        ]);
+        expect((await userRow(s, a.u.id)).quota).toBe(1_000_000 - 1_557);
+        expect((await userRow(s, other.id)).quota).toBe(50_000 - 900);
+        expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([
+          10_000 - 107,
+          9_800,
+          9_700,
+          9_600,
+          9_500,
+        ]);
+        // given back exactly, as any reservation
+        for (const r of rs) await billing().refund(r);
+        expect((await userRow(s, a.u.id)).quota).toBe(1_000_000);
+        expect(await Promise.all(tokens.map(async (t) => (await tokenRow(s, t.id)).remain_quota))).toEqual([
+          10_000, 10_000, 10_000, 10_000, 10_000,
+        ]);
+      },
+    );
   }
 
-  it.runIf(kind !== 'sqlite')('reserves a refused batch one by one: who fits is reserved, who is short is refused', async () => {
-    const a = await caller(100, 1_000);
-    const rich = await caller(1_000_000, 1_000_000);
-    const ask = (c: typeof a, amount: number) => billing().reserve({ ...c.input(amount), overlapped: true });
-    // 3 × 40 on a user with 100: the first goes at once (100 → 60); the batch of the others holds 80 of that user,
-    // which does not fit, so nothing of it is taken and each goes on its own
-    const { sent, result } = await statements(() => Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(a, 40)]));
-    // the first, the batch (PostgreSQL: a statement; MySQL: a transaction, not counted here), then one statement
-    // each, and the reads naming the short side for its message (MySQL reads the token's balance first); MySQL also
-    // creates the hold row of each (user, token) pair the first time it reserves on its own, and makes sure of the
-    // refused one's (Billing.lostHoldRow)
-    expect(sent).toBe(kind === 'postgres' ? 1 + 1 + 3 + 1 : 1 + 1 + 3 + 1 + 1 + 2);
-    const outcomes = (result as PromiseFulfilledResult<PromiseSettledResult<Reservation>[]>).value;
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
-    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
-    expect(refused).toHaveLength(1);
-    expect(refused[0].reason).toBeInstanceOf(QuotaError);
-    expect((refused[0].reason as QuotaError).code).toBe('insufficient_user_quota');
-    expect(await a.balances()).toEqual({ user: 20, token: 920 });
-    expect(await rich.balances()).toEqual({ user: 1_000_000 - 500, token: 1_000_000 - 500 });
-  });
+  it.runIf(kind !== 'sqlite')(
+    'reserves a refused batch one by one: who fits is reserved, who is short is refused',
+    async () => {
+      const a = await caller(100, 1_000);
+      const rich = await caller(1_000_000, 1_000_000);
+      const ask = (c: typeof a, amount: number) => billing().reserve({ ...c.input(amount), overlapped: true });
+      // 3 × 40 on a user with 100: the first goes at once (100 → 60); the batch of the others holds 80 of that user,
+      // which does not fit, so nothing of it is taken and each goes on its own
+      const { sent, result } = await statements(() =>
+        Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(a, 40)]),
+      );
+      // the first, the batch (PostgreSQL: a statement; MySQL: a transaction, not counted here), then one statement
+      // each, and the reads naming the short side for its message (MySQL reads the token's balance first); MySQL also
+      // creates the hold row of each (user, token) pair the first time it reserves on its own, and makes sure of the
+      // refused one's (Billing.lostHoldRow)
+      expect(sent).toBe(kind === 'postgres' ? 1 + 1 + 3 + 1 : 1 + 1 + 3 + 1 + 1 + 2);
+      const outcomes = (result as PromiseFulfilledResult<PromiseSettledResult<Reservation>[]>).value;
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      expect(refused).toHaveLength(1);
+      expect(refused[0].reason).toBeInstanceOf(QuotaError);
+      expect((refused[0].reason as QuotaError).code).toBe('insufficient_user_quota');
+      expect(await a.balances()).toEqual({ user: 20, token: 920 });
+      expect(await rich.balances()).toEqual({ user: 1_000_000 - 500, token: 1_000_000 - 500 });
+    },
+  );
 
-  it.runIf(kind === 'sqlite')('sums a group commit per user, and takes a sum that does not fit part by part in order', async () => {
-    const a = await caller(100, 1_000);
-    const rich = await caller(1_000_000, 1_000_000);
-    const richToken2 = await addToken(s, rich.u.id, { unlimited: false, remain: 1_000 });
-    const ask = (c: typeof a, amount: number, t = c.t) => billing().reserve({ ...c.input(amount), tokenId: t.id, tokenKey: t.key, overlapped: true });
-    // one group commit: 3 × 40 on a user with 100 (the sum, 120, does not fit: 40, 40, then refused), and the rich
-    // user's two tokens, whose sum fits, with one of them short on its own token
-    const outcomes = await Promise.allSettled([ask(a, 40), ask(rich, 500), ask(a, 40), ask(rich, 2_000, richToken2), ask(a, 40), ask(rich, 300, richToken2)]);
-    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect(((outcomes[3] as PromiseRejectedResult).reason as QuotaError).code).toBe('pre_consume_token_quota_failed');
-    expect(((outcomes[4] as PromiseRejectedResult).reason as QuotaError).code).toBe('insufficient_user_quota');
-    expect(await a.balances()).toEqual({ user: 20, token: 920 });
-    expect(await rich.balances()).toEqual({ user: 1_000_000 - 800, token: 1_000_000 - 500 });
-    expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(700);
-    // what was taken is held for this node, nothing more: given back, every balance is whole again
-    for (const o of outcomes) if (o.status === 'fulfilled') await billing().refund(o.value);
-    expect(await a.balances()).toEqual({ user: 100, token: 1_000 });
-    expect(await rich.balances()).toEqual({ user: 1_000_000, token: 1_000_000 });
-    expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(1_000);
-  });
+  it.runIf(kind === 'sqlite')(
+    'sums a group commit per user, and takes a sum that does not fit part by part in order',
+    async () => {
+      const a = await caller(100, 1_000);
+      const rich = await caller(1_000_000, 1_000_000);
+      const richToken2 = await addToken(s, rich.u.id, { unlimited: false, remain: 1_000 });
+      const ask = (c: typeof a, amount: number, t = c.t) =>
+        billing().reserve({ ...c.input(amount), tokenId: t.id, tokenKey: t.key, overlapped: true });
+      // one group commit: 3 × 40 on a user with 100 (the sum, 120, does not fit: 40, 40, then refused), and the rich
+      // user's two tokens, whose sum fits, with one of them short on its own token
+      const outcomes = await Promise.allSettled([
+        ask(a, 40),
+        ask(rich, 500),
+        ask(a, 40),
+        ask(rich, 2_000, richToken2),
+        ask(a, 40),
+        ask(rich, 300, richToken2),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'rejected',
+        'fulfilled',
+      ]);
+      expect(((outcomes[3] as PromiseRejectedResult).reason as QuotaError).code).toBe('pre_consume_token_quota_failed');
+      expect(((outcomes[4] as PromiseRejectedResult).reason as QuotaError).code).toBe('insufficient_user_quota');
+      expect(await a.balances()).toEqual({ user: 20, token: 920 });
+      expect(await rich.balances()).toEqual({ user: 1_000_000 - 800, token: 1_000_000 - 500 });
+      expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(700);
+      // what was taken is held for this node, nothing more: given back, every balance is whole again
+      for (const o of outcomes) if (o.status === 'fulfilled') await billing().refund(o.value);
+      expect(await a.balances()).toEqual({ user: 100, token: 1_000 });
+      expect(await rich.balances()).toEqual({ user: 1_000_000, token: 1_000_000 });
+      expect((await tokenRow(s, richToken2.id)).remain_quota).toBe(1_000);
+    },
+  );
 
   it('gives a refunded reservation back to both the token and the user', async () => {
     const c = await caller(1_000, 500);
@@ -234,7 +316,9 @@ await describeEachDb('quota reservations', (kind) => {
     // several tokens of one user: reservations lock token then user, flushes update many tokens and the user; in
     // another order the two would deadlock on PostgreSQL / MySQL
     const u = await addUser(s, { quota: 10_000_000 });
-    const tokens = await Promise.all(Array.from({ length: 6 }, () => addToken(s, u.id, { unlimited: false, remain: 1_000_000 })));
+    const tokens = await Promise.all(
+      Array.from({ length: 6 }, () => addToken(s, u.id, { unlimited: false, remain: 1_000_000 })),
+    );
     const b = billing();
     const deadlocksBefore = b.deadlockRetries;
     const N = 240;
@@ -251,7 +335,15 @@ await describeEachDb('quota reservations', (kind) => {
         const t = tokens[i % tokens.length];
         // half of them overlapped: on PostgreSQL those of a turn go as one statement, racing the flushes too
         const overlapped = i % 2 === 1;
-        const r = await b.reserve({ userId: u.id, tokenId: t.id, tokenKey: t.key, tokenUnlimited: false, cachedUserQuota: 10_000_000, amount: 100, overlapped });
+        const r = await b.reserve({
+          userId: u.id,
+          tokenId: t.id,
+          tokenKey: t.key,
+          tokenUnlimited: false,
+          cachedUserQuota: 10_000_000,
+          amount: 100,
+          overlapped,
+        });
         // every third request fails upstream and is refunded; the others are charged 40 of their 100
         if (i % 3 === 0) await b.refund(r);
         else b.settle(r, { quota: 40, channelId: 0, countRequest: true });
@@ -272,19 +364,44 @@ await describeEachDb('quota reservations', (kind) => {
   });
   /** A reservation of 0 whose settlement queues exactly `quota` on the user, the token and the channel. */
   const charge = (b: Billing, userId: number, t: { id: number; key: string }, quota: number, channelId: number) => {
-    const r: Reservation = { userId, tokenId: t.id, tokenKey: t.key, user: 0, token: 0, tokenUnlimited: false, state: 'open' };
+    const r: Reservation = {
+      userId,
+      tokenId: t.id,
+      tokenKey: t.key,
+      user: 0,
+      token: 0,
+      tokenUnlimited: false,
+      state: 'open',
+    };
     b.settle(r, { quota, channelId, countRequest: true });
   };
 
   async function manyTokens(userId: number, n: number, remain: number) {
-    const keys = Array.from({ length: n }, (_, i) => `settle${process.pid}${Date.now()}${i}`.padEnd(48, 'k').slice(0, 48));
+    const keys = Array.from({ length: n }, (_, i) =>
+      `settle${process.pid}${Date.now()}${i}`.padEnd(48, 'k').slice(0, 48),
+    );
     for (let i = 0; i < n; i += 100) {
       await s.ctx.db
         .insertInto('tokens')
-        .values(keys.slice(i, i + 100).map((key) => ({ user_id: userId, key, name: 'settle', status: 1, remain_quota: remain, unlimited_quota: false, expired_time: -1 })))
+        .values(
+          keys.slice(i, i + 100).map((key) => ({
+            user_id: userId,
+            key,
+            name: 'settle',
+            status: 1,
+            remain_quota: remain,
+            unlimited_quota: false,
+            expired_time: -1,
+          })),
+        )
         .execute();
     }
-    const rows = await s.ctx.db.selectFrom('tokens').select(['id', 'key']).where('key', 'in', keys).orderBy('id').execute();
+    const rows = await s.ctx.db
+      .selectFrom('tokens')
+      .select(['id', 'key'])
+      .where('key', 'in', keys)
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(n);
     return rows.map((r) => ({ id: Number(r.id), key: r.key }));
   }
@@ -311,12 +428,23 @@ await describeEachDb('quota reservations', (kind) => {
     // the connection)
     expect(sent).toBe(3);
     const total = tokens.reduce((a, _, i) => a + 10 + i, 0);
-    const rows = await s.ctx.db.selectFrom('tokens').select(['id', 'remain_quota', 'used_quota', 'accessed_time']).where('user_id', '=', u.id).orderBy('id').execute();
-    expect(rows.map((r) => [Number(r.remain_quota), Number(r.used_quota)])).toEqual(tokens.map((_, i) => [5_000 - 10 - i, 10 + i]));
+    const rows = await s.ctx.db
+      .selectFrom('tokens')
+      .select(['id', 'remain_quota', 'used_quota', 'accessed_time'])
+      .where('user_id', '=', u.id)
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => [Number(r.remain_quota), Number(r.used_quota)])).toEqual(
+      tokens.map((_, i) => [5_000 - 10 - i, 10 + i]),
+    );
     for (const r of rows) expect(Number(r.accessed_time)).toBeGreaterThan(0);
     const user = await userRow(s, u.id);
     expect([user.quota, user.used_quota, user.request_count]).toEqual([1_000_000 - total, total, 260]);
-    const ch = await s.ctx.db.selectFrom('channels').select('used_quota').where('id', '=', channelId).executeTakeFirstOrThrow();
+    const ch = await s.ctx.db
+      .selectFrom('channels')
+      .select('used_quota')
+      .where('id', '=', channelId)
+      .executeTakeFirstOrThrow();
     expect(Number(ch.used_quota)).toBe(total);
     await b.stop();
   });
@@ -340,38 +468,53 @@ await describeEachDb('quota reservations', (kind) => {
     expect(nodes.map((b) => b.deadlockRetries)).toEqual([0, 0]);
     for (const t of tokens) expect((await tokenRow(s, t.id)).remain_quota).toBe(1_000_000 - 2 * ROUNDS * 3);
     const user = await userRow(s, u.id);
-    expect([user.quota, user.request_count]).toEqual([10_000_000 - 2 * ROUNDS * 3 * tokens.length, 2 * ROUNDS * tokens.length]);
+    expect([user.quota, user.request_count]).toEqual([
+      10_000_000 - 2 * ROUNDS * 3 * tokens.length,
+      2 * ROUNDS * tokens.length,
+    ]);
     await Promise.all(nodes.map((b) => b.stop()));
   });
-  it.runIf(kind === 'postgres')('runs the reservation and the flush as prepared statements on PostgreSQL, unnamed again behind a pooler that loses them', async () => {
-    // one pooled connection, so that its pg_prepared_statements shows what this Billing ran
-    const namingOff: Error[] = [];
-    const one = await openDatabase({ dsn: s.database.dsn, sqlitePath: '', poolSize: 1, onNamingOff: (err) => namingOff.push(err) });
-    const preparedTexts = async () =>
-      (await one.db.executeQuery<{ statement: string }>(CompiledQuery.raw('SELECT statement FROM pg_prepared_statements'))).rows.map((p) => p.statement);
-    try {
-      const { tokens: tokenCache, users: userCache } = relayServices(s.ctx);
-      const b = new Billing({ ...s.ctx, db: one.db }, tokenCache, userCache);
-      const c = await caller(1_000, 500);
-      const r = await b.reserve(c.input(300));
-      b.settle(r, { quota: 100, channelId: 0, countRequest: true });
-      await b.flush();
-      expect(await c.balances()).toEqual({ user: 900, token: 400 });
-      const texts = await preparedTexts();
-      expect(texts.some((t) => t.startsWith('WITH t AS (UPDATE tokens SET remain_quota'))).toBe(true);
-      // the token's and the user's settlement, and the release of the node's hold
-      expect(texts.filter((t) => t.includes('unnest('))).toHaveLength(3);
-      expect(namingOff).toEqual([]);
-      // what a transaction-mode pooler does: the next call lands on a server connection that never prepared them
-      await one.db.executeQuery(CompiledQuery.raw('DEALLOCATE ALL'));
-      const r2 = await b.reserve(c.input(200));
-      b.settle(r2, { quota: 50, channelId: 0, countRequest: true });
-      await b.flush();
-      expect(await c.balances()).toEqual({ user: 850, token: 350 });
-      expect(namingOff.map((e) => (e as { code?: string }).code)).toEqual(['26000']);
-      expect(await preparedTexts()).toEqual([]);
-    } finally {
-      await one.close();
-    }
-  });
+  it.runIf(kind === 'postgres')(
+    'runs the reservation and the flush as prepared statements on PostgreSQL, unnamed again behind a pooler that loses them',
+    async () => {
+      // one pooled connection, so that its pg_prepared_statements shows what this Billing ran
+      const namingOff: Error[] = [];
+      const one = await openDatabase({
+        dsn: s.database.dsn,
+        sqlitePath: '',
+        poolSize: 1,
+        onNamingOff: (err) => namingOff.push(err),
+      });
+      const preparedTexts = async () =>
+        (
+          await one.db.executeQuery<{ statement: string }>(
+            CompiledQuery.raw('SELECT statement FROM pg_prepared_statements'),
+          )
+        ).rows.map((p) => p.statement);
+      try {
+        const { tokens: tokenCache, users: userCache } = relayServices(s.ctx);
+        const b = new Billing({ ...s.ctx, db: one.db }, tokenCache, userCache);
+        const c = await caller(1_000, 500);
+        const r = await b.reserve(c.input(300));
+        b.settle(r, { quota: 100, channelId: 0, countRequest: true });
+        await b.flush();
+        expect(await c.balances()).toEqual({ user: 900, token: 400 });
+        const texts = await preparedTexts();
+        expect(texts.some((t) => t.startsWith('WITH t AS (UPDATE tokens SET remain_quota'))).toBe(true);
+        // the token's and the user's settlement, and the release of the node's hold
+        expect(texts.filter((t) => t.includes('unnest('))).toHaveLength(3);
+        expect(namingOff).toEqual([]);
+        // what a transaction-mode pooler does: the next call lands on a server connection that never prepared them
+        await one.db.executeQuery(CompiledQuery.raw('DEALLOCATE ALL'));
+        const r2 = await b.reserve(c.input(200));
+        b.settle(r2, { quota: 50, channelId: 0, countRequest: true });
+        await b.flush();
+        expect(await c.balances()).toEqual({ user: 850, token: 350 });
+        expect(namingOff.map((e) => (e as { code?: string }).code)).toEqual(['26000']);
+        expect(await preparedTexts()).toEqual([]);
+      } finally {
+        await one.close();
+      }
+    },
+  );
 });

@@ -83,7 +83,9 @@ describe('relay routing and retries', () => {
     await addChannel(s, { baseUrl: up.url, models: ['r-3'], priority: 5, key: 'k-mid' });
     await channelsChanged(s);
     up.behave = (req) =>
-      req.headers.authorization === 'Bearer k-top' ? { kind: 'json', status: 502, body: { error: { message: 'bad gateway', type: 'x' } } } : { kind: 'json', body: chatCompletion('r-3', 'ok') };
+      req.headers.authorization === 'Bearer k-top'
+        ? { kind: 'json', status: 502, body: { error: { message: 'bad gateway', type: 'x' } } }
+        : { kind: 'json', body: chatCompletion('r-3', 'ok') };
     expect((await chat('r-3')).status).toBe(200);
     expect(up.requests.map((r) => r.headers.authorization)).toEqual(['Bearer k-top', 'Bearer k-mid']);
   });
@@ -93,10 +95,14 @@ describe('relay routing and retries', () => {
     await addChannel(s, { baseUrl: up.url, models: ['r-4'], key: 'k-a' });
     await addChannel(s, { baseUrl: up.url, models: ['r-4'], key: 'k-b' });
     await channelsChanged(s);
-    up.behave = () => ({ kind: 'json', status: 400, body: { error: { message: 'bad request here', type: 'invalid_request_error', code: 'x1' } } });
+    up.behave = () => ({
+      kind: 'json',
+      status: 400,
+      body: { error: { message: 'bad request here', type: 'invalid_request_error', code: 'x1' } },
+    });
     const r400 = await chat('r-4');
     expect(r400.status).toBe(400);
-    const j400 = ((await r400.json()) as any);
+    const j400 = (await r400.json()) as any;
     expect(j400.error.message).toMatch(/^bad request here \(request id: /);
     expect(j400.error.type).toBe('invalid_request_error');
     expect(up.requests).toHaveLength(1);
@@ -108,7 +114,7 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'json', status: 429, body: { error: { message: 'rate limited', type: 'requests' } } });
     const r429 = await chat('r-4');
     expect(r429.status).toBe(429);
-    expect((((await r429.json()) as any)).error.message).toMatch(/^当前分组上游负载已饱和，请稍后再试 \(request id: /);
+    expect(((await r429.json()) as any).error.message).toMatch(/^当前分组上游负载已饱和，请稍后再试 \(request id: /);
     expect(up.requests).toHaveLength(3);
     // nothing was charged for failed requests (logsOf first: it waits for the batched settlements)
     const charged = (await logsOf(s, userId)).reduce((a, l) => a + l.quota, 0);
@@ -120,10 +126,14 @@ describe('relay routing and retries', () => {
     await setOptions(s, { ModelRatio: { 'r-5': 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['r-5'], statusCodeMapping: { '500': '502' } });
     await channelsChanged(s);
-    up.behave = () => ({ kind: 'raw', status: 500, body: '<html><body>Internal Server Error at 10.0.0.7</body></html>' });
+    up.behave = () => ({
+      kind: 'raw',
+      status: 500,
+      body: '<html><body>Internal Server Error at 10.0.0.7</body></html>',
+    });
     const r = await chat('r-5');
     expect(r.status).toBe(502);
-    const j = ((await r.json()) as any);
+    const j = (await r.json()) as any;
     expect(j.error.type).toBe('upstream_error');
     expect(j.error.code).toBe('bad_response_status_code');
     expect(j.error.param).toBe('500');
@@ -136,7 +146,7 @@ describe('relay routing and retries', () => {
     await channelsChanged(s);
     const r = await chat('r-6');
     expect(r.status).toBe(500);
-    const j = ((await r.json()) as any);
+    const j = (await r.json()) as any;
     expect(j.error.message).toMatch(/^请求上游地址失败/);
     expect(j.error.code).toBe('do_request_failed');
   });
@@ -146,16 +156,32 @@ describe('relay routing and retries', () => {
     const bad = await addChannel(s, { baseUrl: up.url, models: ['r-7'], key: 'k-revoked', priority: 5 });
     const noBan = await addChannel(s, { baseUrl: up.url, models: ['r-7'], key: 'k-noban', priority: 1, autoBan: 0 });
     await channelsChanged(s);
-    up.behave = () => ({ kind: 'json', status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } });
+    up.behave = () => ({
+      kind: 'json',
+      status: 401,
+      body: {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      },
+    });
     const r = await chat('r-7');
     expect(r.status).toBe(401);
-    await waitFor(async () => (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', bad).executeTakeFirstOrThrow()).status === 3);
-    const row = await s.ctx.db.selectFrom('channels').select(['status', 'other_info']).where('id', '=', bad).executeTakeFirstOrThrow();
+    await waitFor(
+      async () =>
+        (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', bad).executeTakeFirstOrThrow())
+          .status === 3,
+    );
+    const row = await s.ctx.db
+      .selectFrom('channels')
+      .select(['status', 'other_info'])
+      .where('id', '=', bad)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.other_info).status_reason).toContain('Incorrect API key');
     expect(JSON.parse(row.other_info).status_time).toBeGreaterThan(0);
     const ab = await s.ctx.db.selectFrom('abilities').select('enabled').where('channel_id', '=', bad).execute();
     expect(ab.every((a) => !a.enabled)).toBe(true);
-    expect((await s.ctx.db.selectFrom('channels').select('status').where('id', '=', noBan).executeTakeFirstOrThrow()).status).toBe(1);
+    expect(
+      (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', noBan).executeTakeFirstOrThrow()).status,
+    ).toBe(1);
     // the routing cache dropped it: the next request goes straight to the remaining channel
     await waitFor(() => relayServices(s.ctx).channels.tiers('default', 'r-7')?.length === 1);
     up.reset();
@@ -171,7 +197,10 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'json', status: 401, body: { error: { message: 'who are you', type: 'x' } } });
     expect((await chat('r-9')).status).toBe(503);
     await new Promise((r) => setTimeout(r, 100));
-    expect((await s.ctx.db.selectFrom('channels').select('status').where('id', '=', mapped).executeTakeFirstOrThrow()).status).toBe(1);
+    expect(
+      (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', mapped).executeTakeFirstOrThrow())
+        .status,
+    ).toBe(1);
   });
 
   it('does not disable when the option is off', async () => {
@@ -181,6 +210,8 @@ describe('relay routing and retries', () => {
     up.behave = () => ({ kind: 'json', status: 401, body: { error: { message: 'bad key', type: 'x' } } });
     await chat('r-8');
     await new Promise((r) => setTimeout(r, 100));
-    expect((await s.ctx.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe(1);
+    expect(
+      (await s.ctx.db.selectFrom('channels').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status,
+    ).toBe(1);
   });
 });

@@ -4,7 +4,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, relayPost, setOptions, userRow } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  flushLogs,
+  logsOf,
+  relayPost,
+  setOptions,
+  userRow,
+} from './fixtures.js';
 import { findSensitiveWord, messageTexts } from '../../src/services/sensitive-words.js';
 
 describe('sensitive-word check', () => {
@@ -16,7 +26,10 @@ describe('sensitive-word check', () => {
     s = await startTestServer();
     up = await MockUpstream.start();
     await setOptions(s, { ModelRatio: { 'sw-chat': 1, 'sw-embed': 1, 'sw-instruct': 1, 'text-moderation-stable': 1 } });
-    channelId = await addChannel(s, { baseUrl: up.url, models: ['sw-chat', 'sw-embed', 'sw-instruct', 'text-moderation-stable'] });
+    channelId = await addChannel(s, {
+      baseUrl: up.url,
+      models: ['sw-chat', 'sw-embed', 'sw-instruct', 'text-moderation-stable'],
+    });
     await channelsChanged(s);
   });
   afterAll(async () => {
@@ -26,8 +39,23 @@ describe('sensitive-word check', () => {
 
   it('matches configured words case-insensitively, literally, in string and text-part contents', () => {
     const words = 'test_sensitive\n a.b \n\n';
-    expect(findSensitiveWord(words, messageTexts([{ role: 'user', content: 'say TEST_Sensitive now' }]))).toBe('TEST_Sensitive');
-    expect(findSensitiveWord(words, messageTexts([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'x a.b y' }] }]))).toBe('a.b');
+    expect(findSensitiveWord(words, messageTexts([{ role: 'user', content: 'say TEST_Sensitive now' }]))).toBe(
+      'TEST_Sensitive',
+    );
+    expect(
+      findSensitiveWord(
+        words,
+        messageTexts([
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: 'x' } },
+              { type: 'text', text: 'x a.b y' },
+            ],
+          },
+        ]),
+      ),
+    ).toBe('a.b');
     // the dot is literal, not "any character"
     expect(findSensitiveWord(words, messageTexts([{ role: 'user', content: 'aXb' }]))).toBeNull();
     expect(findSensitiveWord('', messageTexts([{ role: 'user', content: 'test_sensitive' }]))).toBeNull();
@@ -38,8 +66,24 @@ describe('sensitive-word check', () => {
     const t = await addToken(s, u.id);
     up.reset();
     const cases: Array<[string, unknown]> = [
-      ['/v1/chat/completions', { model: 'sw-chat', messages: [{ role: 'system', content: 'fine' }, { role: 'user', content: 'this is a Test_Sensitive prompt' }] }],
-      ['/v1/chat/completions', { model: 'sw-chat', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'test_sensitive' }] }] }],
+      [
+        '/v1/chat/completions',
+        {
+          model: 'sw-chat',
+          messages: [
+            { role: 'system', content: 'fine' },
+            { role: 'user', content: 'this is a Test_Sensitive prompt' },
+          ],
+        },
+      ],
+      [
+        '/v1/chat/completions',
+        {
+          model: 'sw-chat',
+          stream: true,
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'test_sensitive' }] }],
+        },
+      ],
       ['/v1/completions', { model: 'sw-instruct', prompt: ['ok', 'and test_sensitive'] }],
       ['/v1/embeddings', { model: 'sw-embed', input: 'test_sensitive' }],
       ['/v1/moderations', { input: ['test_sensitive'] }],
@@ -53,7 +97,12 @@ describe('sensitive-word check', () => {
     }
     // an admin's request pinned to a channel (sk-<key>-<channel>) is checked too
     const admin = await addUser(s, { role: 100, quota: 1_000_000 });
-    const pinned = await relayPost(s, '/v1/chat/completions', `${(await addToken(s, admin.id)).key}-${channelId}`, cases[0][1]);
+    const pinned = await relayPost(
+      s,
+      '/v1/chat/completions',
+      `${(await addToken(s, admin.id)).key}-${channelId}`,
+      cases[0][1],
+    );
     expect(pinned.status).toBe(400);
     expect(((await pinned.json()) as any).error.code).toBe('sensitive_words_detected');
     expect(up.requests).toHaveLength(0);
@@ -72,7 +121,14 @@ describe('sensitive-word check', () => {
     expect((await relayPost(s, '/v1/chat/completions', t.key, body)).status).toBe(200);
     await setOptions(s, { CheckSensitiveEnabled: 'true', SensitiveWords: 'forbidden-thing' });
     expect((await relayPost(s, '/v1/chat/completions', t.key, body)).status).toBe(400);
-    expect((await relayPost(s, '/v1/chat/completions', t.key, { ...body, messages: [{ role: 'user', content: 'test_sensitive only' }] })).status).toBe(200);
+    expect(
+      (
+        await relayPost(s, '/v1/chat/completions', t.key, {
+          ...body,
+          messages: [{ role: 'user', content: 'test_sensitive only' }],
+        })
+      ).status,
+    ).toBe(200);
     await setOptions(s, { SensitiveWords: 'test_sensitive' });
   });
 });

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, userRow, waitFor } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  logsOf,
+  openHolds,
+  setOptions,
+  userRow,
+  waitFor,
+} from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 import { streamIdleMs } from '../../src/relay/engine.js';
 
@@ -36,17 +46,21 @@ describe('relay streaming edge cases', () => {
     const t = await addToken(s, u.id);
     // read a few events, then drop the connection
     const received = await new Promise<string>((resolve, reject) => {
-      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
-        let text = '';
-        res.on('data', (c) => {
-          text += c.toString();
-          if ((text.match(/"content"/g) ?? []).length >= 6) {
-            req.destroy();
-            resolve(text);
-          }
-        });
-        res.on('error', () => undefined);
-      });
+      const req = http.request(
+        `${s.url}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c.toString();
+            if ((text.match(/"content"/g) ?? []).length >= 6) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+          res.on('error', () => undefined);
+        },
+      );
       req.on('error', () => undefined);
       req.end(body);
       setTimeout(() => reject(new Error('timeout')), 5000);
@@ -66,10 +80,17 @@ describe('relay streaming edge cases', () => {
 
   it('ends a broken upstream stream with an error event and [DONE], billing what was delivered', async () => {
     up.reset();
-    up.behave = () => ({ kind: 'stream', spec: { pieces: [' alpha', ' beta', ' gamma', ' delta'], breakAfter: 2, intervalMs: 10, usage: 'never' } });
+    up.behave = () => ({
+      kind: 'stream',
+      spec: { pieces: [' alpha', ' beta', ' gamma', ' delta'], breakAfter: 2, intervalMs: 10, usage: 'never' },
+    });
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
-    const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+      body,
+    });
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain('alpha');
@@ -88,7 +109,11 @@ describe('relay streaming edge cases', () => {
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
     const t0 = Date.now();
-    const res = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' }, body });
+    const res = await fetch(`${s.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
+      body,
+    });
     const text = await res.text();
     expect(Date.now() - t0).toBeLessThan(4000);
     expect(text).toContain(' one');
@@ -114,10 +139,14 @@ describe('relay streaming edge cases', () => {
     const t0 = Date.now();
     const seen: Array<[string, number]> = [];
     await new Promise<void>((resolve) => {
-      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
-        res.on('data', (c) => seen.push([c.toString(), Date.now() - t0]));
-        res.on('end', () => resolve());
-      });
+      const req = http.request(
+        `${s.url}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.on('data', (c) => seen.push([c.toString(), Date.now() - t0]));
+          res.on('end', () => resolve());
+        },
+      );
       req.end(body);
     });
     const first = seen.find(([c]) => c.includes(' first'));
@@ -138,11 +167,15 @@ describe('relay streaming edge cases', () => {
     const u = await addUser(s, { quota: 1_000_000 });
     const t = await addToken(s, u.id);
     const text = await new Promise<string>((resolve) => {
-      const req = http.request(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } }, (res) => {
-        let out = '';
-        res.on('data', (c) => (out += c.toString()));
-        res.on('end', () => resolve(out));
-      });
+      const req = http.request(
+        `${s.url}/v1/chat/completions`,
+        { method: 'POST', headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' } },
+        (res) => {
+          let out = '';
+          res.on('data', (c) => (out += c.toString()));
+          res.on('end', () => resolve(out));
+        },
+      );
       req.end(body);
     });
     await waitFor(async () => (await logsOf(s, u.id)).length === 1);
@@ -168,7 +201,8 @@ describe('relay streaming edge cases', () => {
       chunkEvent('c1', crlf, { content: 'lo' }) +
       chunkEvent('c1', crlf, {}, 'stop') +
       usageEvent('c1', crlf, 7, 3) +
-      'data: [DONE]' + crlf;
+      'data: [DONE]' +
+      crlf;
     const { text, log } = await relayRawStream(raw);
     expect(text).toContain('"content":"Hel"');
     expect(text).toContain('"content":"lo"');

@@ -18,12 +18,18 @@ interface Timeline {
 function streamTimeline(url: string, key: string, model: string): Promise<Timeline> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' } }, (res) => {
-      const headersAt = Date.now() - t0;
-      let text = '';
-      res.on('data', (c) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), headersAt, text }));
-    });
+    const req = http.request(
+      `${url}/v1/chat/completions`,
+      { method: 'POST', headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' } },
+      (res) => {
+        const headersAt = Date.now() - t0;
+        let text = '';
+        res.on('data', (c) => (text += c.toString()));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), headersAt, text }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'think' }] }));
   });
@@ -41,7 +47,10 @@ describe('stream keep-alive pings', () => {
     s = await startTestServer();
     up = await MockUpstream.start();
     backup = await MockUpstream.start();
-    await setOptions(s, { ModelRatio: { 'ping-model': 1, 'ping-retry': 1 }, CompletionRatio: { 'ping-model': 1, 'ping-retry': 1 } });
+    await setOptions(s, {
+      ModelRatio: { 'ping-model': 1, 'ping-retry': 1 },
+      CompletionRatio: { 'ping-model': 1, 'ping-retry': 1 },
+    });
     await addChannel(s, { baseUrl: up.url, models: ['ping-model'] });
     // the retry model: the first channel tried (higher priority) is `up`, then `backup`
     await addChannel(s, { baseUrl: up.url, models: ['ping-retry'], priority: 10, name: 'ping-first' });
@@ -56,7 +65,11 @@ describe('stream keep-alive pings', () => {
   beforeEach(async () => {
     up.reset();
     backup.reset();
-    await setOptions(s, { 'general_setting.ping_interval_enabled': 'true', 'general_setting.ping_interval_seconds': '1', RetryTimes: '0' });
+    await setOptions(s, {
+      'general_setting.ping_interval_enabled': 'true',
+      'general_setting.ping_interval_seconds': '1',
+      RetryTimes: '0',
+    });
   });
 
   async function caller() {
@@ -105,7 +118,10 @@ describe('stream keep-alive pings', () => {
     expect(slow.text.replaceAll(': PING\n\n', '')).not.toContain('PING');
     expect(slow.text.trimEnd().endsWith('data: [DONE]')).toBe(true);
 
-    up.behave = () => ({ kind: 'stream', spec: { pieces: Array.from({ length: 15 }, (_, i) => ` w${i}`), intervalMs: 100 } });
+    up.behave = () => ({
+      kind: 'stream',
+      spec: { pieces: Array.from({ length: 15 }, (_, i) => ` w${i}`), intervalMs: 100 },
+    });
     const flowing = await streamTimeline(s.url, c.key, 'ping-model');
     expect(flowing.text).toContain(' w14');
     expect(pings(flowing.text)).toBe(0);
@@ -113,7 +129,12 @@ describe('stream keep-alive pings', () => {
 
   it('reports a failure in-band once a ping has sent the headers, and charges nothing', async () => {
     const c = await caller();
-    up.behave = () => ({ kind: 'json', status: 500, delayMs: 1600, body: { error: { message: 'upstream exploded', type: 'server_error' } } });
+    up.behave = () => ({
+      kind: 'json',
+      status: 500,
+      delayMs: 1600,
+      body: { error: { message: 'upstream exploded', type: 'server_error' } },
+    });
     const r = await streamTimeline(s.url, c.key, 'ping-model');
     expect(r.status).toBe(200);
     expect(r.contentType).toBe('text/event-stream');
@@ -126,7 +147,11 @@ describe('stream keep-alive pings', () => {
 
   it('answers a failure within the interval with its HTTP status, as without pings', async () => {
     const c = await caller();
-    up.behave = () => ({ kind: 'json', status: 500, body: { error: { message: 'quick failure', type: 'server_error' } } });
+    up.behave = () => ({
+      kind: 'json',
+      status: 500,
+      body: { error: { message: 'quick failure', type: 'server_error' } },
+    });
     const r = await streamTimeline(s.url, c.key, 'ping-model');
     expect(r.status).toBe(500);
     expect(r.contentType).toBe('application/json');
@@ -137,7 +162,12 @@ describe('stream keep-alive pings', () => {
   it('still retries another channel after a ping has sent the headers', async () => {
     await setOptions(s, { RetryTimes: '1' });
     const c = await caller();
-    up.behave = () => ({ kind: 'json', status: 500, delayMs: 1600, body: { error: { message: 'first channel down', type: 'server_error' } } });
+    up.behave = () => ({
+      kind: 'json',
+      status: 500,
+      delayMs: 1600,
+      body: { error: { message: 'first channel down', type: 'server_error' } },
+    });
     backup.behave = () => ({ kind: 'stream', spec: { pieces: [' from', ' backup'] } });
     const r = await streamTimeline(s.url, c.key, 'ping-retry');
     expect(r.status).toBe(200);

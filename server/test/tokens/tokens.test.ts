@@ -14,7 +14,9 @@ const ipAllowed = (list: string, ip: string) => {
 
 describe('allow_ips helpers', () => {
   it('accepts IPs and CIDR ranges, rejects anything else', () => {
-    expect(normalizeAllowIps(' 10.0.0.1\n\n192.168.0.0/16\n::1\n2001:db8::/32\n10.0.0.1 ')).toBe('10.0.0.1\n192.168.0.0/16\n::1\n2001:db8::/32');
+    expect(normalizeAllowIps(' 10.0.0.1\n\n192.168.0.0/16\n::1\n2001:db8::/32\n10.0.0.1 ')).toBe(
+      '10.0.0.1\n192.168.0.0/16\n::1\n2001:db8::/32',
+    );
     for (const bad of ['10.0.0.256', '10.0.0.0/33', 'example.com', '1.2.3.4/8/1', '::/129', '10.0.0.0/x']) {
       expect(() => normalizeAllowIps(bad), bad).toThrow(/IP 白名单格式错误/);
     }
@@ -43,8 +45,17 @@ await describeEachDb('token console API', (kind) => {
     await server?.close();
   });
 
-  const tokenRow = (id: number) => server.ctx.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
-  const tokenCount = async () => Number((await server.ctx.db.selectFrom('tokens').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const tokenRow = (id: number) =>
+    server.ctx.db.selectFrom('tokens').selectAll().where('id', '=', id).executeTakeFirst();
+  const tokenCount = async () =>
+    Number(
+      (
+        await server.ctx.db
+          .selectFrom('tokens')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   async function create(c: ConsoleClient, body: Record<string, unknown>) {
     const res = await c.post('/api/token/', body);
@@ -63,7 +74,8 @@ await describeEachDb('token console API', (kind) => {
       [{ name: 'n', remain_quota: -5 }, '额度必须是非负整数'],
       [{ name: 'n', expired_time: 'soon' }, '过期时间格式错误！'],
     ];
-    for (const [body, message] of cases) expect((await alice.client.post('/api/token/', body)).body).toEqual({ success: false, message });
+    for (const [body, message] of cases)
+      expect((await alice.client.post('/api/token/', body)).body).toEqual({ success: false, message });
     expect(await tokenCount()).toBe(before);
     expect(changes.take()).toEqual([]);
 
@@ -81,16 +93,28 @@ await describeEachDb('token console API', (kind) => {
     expect(t.key).toMatch(/^[0-9A-Za-z]{48}$/);
     expect(t).toMatchObject({ model_limits_enabled: true, unlimited_quota: false });
     const row = (await tokenRow(t.id))!;
-    expect(row).toMatchObject({ user_id: alice.id, key: t.key, status: 1, remain_quota: 500000, expired_time: -1, model_limits: 'gpt-4o,gpt-4o-mini', allow_ips: '10.0.0.1\n192.168.0.0/24', group: 'svip' });
+    expect(row).toMatchObject({
+      user_id: alice.id,
+      key: t.key,
+      status: 1,
+      remain_quota: 500000,
+      expired_time: -1,
+      model_limits: 'gpt-4o,gpt-4o-mini',
+      allow_ips: '10.0.0.1\n192.168.0.0/24',
+      group: 'svip',
+    });
     expect(!!row.model_limits_enabled).toBe(true);
     expect(!!row.unlimited_quota).toBe(false);
     expect(changes.take()).toEqual([{ kind: 'token', id: t.id, key: t.key, userId: alice.id }]);
     // vip comes from UserUsableGroups; bob (default group) may not use svip.
     expect((await create(bob.client, { name: 'bv', group: 'vip' })).group).toBe('vip');
-    expect((await bob.client.post('/api/token/', { name: 'bs', group: 'svip' })).body).toEqual({ success: false, message: '无权使用指定的分组' });
+    expect((await bob.client.post('/api/token/', { name: 'bs', group: 'svip' })).body).toEqual({
+      success: false,
+      message: '无权使用指定的分组',
+    });
   });
 
-  it('lists 0-based pages with size 1..100, searches, and only ever shows the caller\'s tokens', async () => {
+  it("lists 0-based pages with size 1..100, searches, and only ever shows the caller's tokens", async () => {
     const mine: any[] = [];
     for (let i = 0; i < 4; i++) mine.push(await create(bob.client, { name: `page${i}` }));
     const all = (await bob.client.get('/api/token/?p=0&size=100')).body.data as any[];
@@ -112,12 +136,18 @@ await describeEachDb('token console API', (kind) => {
     expect((await alice.client.get('/api/token/search?keyword=page')).body.data).toEqual([]);
   });
 
-  it('refuses to read, edit or delete another user\'s token', async () => {
+  it("refuses to read, edit or delete another user's token", async () => {
     const t = await create(alice.client, { name: 'private', remain_quota: 10 });
     changes.take();
     expect((await bob.client.get(`/api/token/${t.id}`)).body).toEqual({ success: false, message: '令牌不存在' });
-    expect((await bob.client.put('/api/token/', { id: t.id, name: 'stolen', remain_quota: 999 })).body).toEqual({ success: false, message: '令牌不存在' });
-    expect((await bob.client.put('/api/token/?status_only=true', { id: t.id, status: 2 })).body).toEqual({ success: false, message: '令牌不存在' });
+    expect((await bob.client.put('/api/token/', { id: t.id, name: 'stolen', remain_quota: 999 })).body).toEqual({
+      success: false,
+      message: '令牌不存在',
+    });
+    expect((await bob.client.put('/api/token/?status_only=true', { id: t.id, status: 2 })).body).toEqual({
+      success: false,
+      message: '令牌不存在',
+    });
     expect((await bob.client.delete(`/api/token/${t.id}/`)).body).toEqual({ success: false, message: '令牌不存在' });
     expect(await tokenRow(t.id)).toMatchObject({ name: 'private', remain_quota: 10, status: 1, deleted_at: null });
     expect(changes.take()).toEqual([]);
@@ -128,17 +158,37 @@ await describeEachDb('token console API', (kind) => {
   it('updates fully, toggles status and applies the expired / exhausted re-enable rules', async () => {
     const t = await create(alice.client, { name: 'rules', remain_quota: 100 });
     changes.take();
-    const upd = await alice.client.put('/api/token/', { id: t.id, name: 'renamed', remain_quota: 200, allow_ips: '::1', model_limits: 'a,b' });
+    const upd = await alice.client.put('/api/token/', {
+      id: t.id,
+      name: 'renamed',
+      remain_quota: 200,
+      allow_ips: '::1',
+      model_limits: 'a,b',
+    });
     expect(upd.body.success).toBe(true);
-    expect(upd.body.data).toMatchObject({ id: t.id, name: 'renamed', remain_quota: 200, allow_ips: '::1', model_limits: 'a,b', key: t.key, expired_time: -1 });
+    expect(upd.body.data).toMatchObject({
+      id: t.id,
+      name: 'renamed',
+      remain_quota: 200,
+      allow_ips: '::1',
+      model_limits: 'a,b',
+      key: t.key,
+      expired_time: -1,
+    });
     expect(changes.take()).toEqual([{ kind: 'token', id: t.id, key: t.key, userId: alice.id }]);
     expect((await alice.client.put('/api/token/', { id: t.id, allow_ips: '1.1.1.1/40' })).body.success).toBe(false);
-    expect((await alice.client.put('/api/token/', { id: t.id, name: 'y'.repeat(31) })).body).toEqual({ success: false, message: '令牌名称过长' });
+    expect((await alice.client.put('/api/token/', { id: t.id, name: 'y'.repeat(31) })).body).toEqual({
+      success: false,
+      message: '令牌名称过长',
+    });
     expect((await tokenRow(t.id))!.name).toBe('renamed');
 
     expect((await alice.client.put('/api/token/?status_only=true', { id: t.id, status: 2 })).body.success).toBe(true);
     expect((await tokenRow(t.id))!.status).toBe(2);
-    expect((await alice.client.put('/api/token/?status_only=true', { id: t.id, status: 4 })).body).toEqual({ success: false, message: '无效的令牌状态' });
+    expect((await alice.client.put('/api/token/?status_only=true', { id: t.id, status: 4 })).body).toEqual({
+      success: false,
+      message: '无效的令牌状态',
+    });
 
     // Expired: cannot re-enable until the expiry moves.
     const past = Math.floor(Date.now() / 1000) - 60;
@@ -150,7 +200,9 @@ await describeEachDb('token console API', (kind) => {
     });
     expect((await tokenRow(t.id))!.status).toBe(3);
     expect(changes.take()).toEqual([]);
-    expect((await alice.client.put('/api/token/', { id: t.id, expired_time: past + 3600 * 24 })).body.success).toBe(true);
+    expect((await alice.client.put('/api/token/', { id: t.id, expired_time: past + 3600 * 24 })).body.success).toBe(
+      true,
+    );
     expect((await alice.client.put('/api/token/?status_only=true', { id: t.id, status: 1 })).body.success).toBe(true);
     expect((await tokenRow(t.id))!.status).toBe(1);
 
@@ -162,7 +214,11 @@ await describeEachDb('token console API', (kind) => {
     });
     expect((await alice.client.put('/api/token/', { id: t.id, unlimited_quota: true })).body.success).toBe(true);
     expect((await alice.client.put('/api/token/?status_only=1', { id: t.id, status: 1 })).body.success).toBe(true);
-    await server.ctx.db.updateTable('tokens').set({ status: 4, remain_quota: 0, unlimited_quota: false }).where('id', '=', t.id).execute();
+    await server.ctx.db
+      .updateTable('tokens')
+      .set({ status: 4, remain_quota: 0, unlimited_quota: false })
+      .where('id', '=', t.id)
+      .execute();
     expect((await alice.client.put('/api/token/', { id: t.id, remain_quota: 50 })).body.success).toBe(true);
     expect((await alice.client.put('/api/token/?status_only=1', { id: t.id, status: 1 })).body.success).toBe(true);
     expect(await tokenRow(t.id)).toMatchObject({ status: 1, remain_quota: 50 });
@@ -175,7 +231,9 @@ await describeEachDb('token console API', (kind) => {
     expect(changes.take()).toEqual([{ kind: 'token', id: t.id, key: t.key, userId: alice.id }]);
     expect((await tokenRow(t.id))!.deleted_at).not.toBeNull();
     expect((await alice.client.get(`/api/token/${t.id}`)).body.success).toBe(false);
-    expect(((await alice.client.get('/api/token/?p=0&size=100')).body.data as any[]).some((x) => x.id === t.id)).toBe(false);
+    expect(((await alice.client.get('/api/token/?p=0&size=100')).body.data as any[]).some((x) => x.id === t.id)).toBe(
+      false,
+    );
     expect((await alice.client.delete(`/api/token/${t.id}`)).body.success).toBe(false);
   });
 });

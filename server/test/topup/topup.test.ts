@@ -22,7 +22,11 @@ describe('epay signature', () => {
   it('signs sorted non-empty params except sign/sign_type, with the key appended', () => {
     const params = { pid: '1001', type: 'alipay', money: '7.30', name: 'TUC1', empty: '', sign_type: 'MD5' };
     // md5("money=7.30&name=TUC1&pid=1001&type=alipay" + "k")
-    expect(epaySign(params, 'k')).toBe(createHash('md5').update('money=7.30&name=TUC1&pid=1001&type=alipay' + 'k').digest('hex'));
+    expect(epaySign(params, 'k')).toBe(
+      createHash('md5')
+        .update('money=7.30&name=TUC1&pid=1001&type=alipay' + 'k')
+        .digest('hex'),
+    );
     const signed = { ...params, sign: epaySign(params, 'k') };
     expect(epayVerify(signed, 'k')).toBe(true);
     expect(epayVerify({ ...signed, money: '0.01' }, 'k')).toBe(false);
@@ -46,21 +50,47 @@ await describeEachDb('online top-up (EPay)', (kind) => {
     await server?.close();
   });
 
-  const quotaOf = async (id: number) => Number((await server.ctx.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota);
-  const order = (tradeNo: string) => server.ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirstOrThrow();
-  const orderCount = async () => Number((await server.ctx.db.selectFrom('top_ups').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const topupLogs = (userId: number) => server.ctx.logDb.selectFrom('logs').select(['content', 'type']).where('user_id', '=', userId).where('type', '=', 1).execute();
+  const quotaOf = async (id: number) =>
+    Number(
+      (await server.ctx.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota,
+    );
+  const order = (tradeNo: string) =>
+    server.ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirstOrThrow();
+  const orderCount = async () =>
+    Number(
+      (
+        await server.ctx.db
+          .selectFrom('top_ups')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const topupLogs = (userId: number) =>
+    server.ctx.logDb
+      .selectFrom('logs')
+      .select(['content', 'type'])
+      .where('user_id', '=', userId)
+      .where('type', '=', 1)
+      .execute();
 
   async function notify(params: Record<string, string>, via: 'GET' | 'POST' = 'GET') {
     const qs = new URLSearchParams(params).toString();
     const res =
       via === 'GET'
         ? await fetch(`${server.url}/api/user/epay/notify?${qs}`)
-        : await fetch(`${server.url}/api/user/epay/notify`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: qs });
+        : await fetch(`${server.url}/api/user/epay/notify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: qs,
+          });
     return { status: res.status, text: await res.text() };
   }
 
-  function gatewayNotify(tradeNo: string, money: string, overrides: Record<string, string> = {}): Record<string, string> {
+  function gatewayNotify(
+    tradeNo: string,
+    money: string,
+    overrides: Record<string, string> = {},
+  ): Record<string, string> {
     const params: Record<string, string> = {
       pid: '1001',
       trade_no: `2025${Math.floor(Math.random() * 1e9)}`,
@@ -75,7 +105,10 @@ await describeEachDb('online top-up (EPay)', (kind) => {
   }
 
   it('refuses to start a payment until PayAddress, EpayId and EpayKey are set', async () => {
-    expect((await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' })).body).toEqual({ message: 'error', data: '管理员未开启在线充值！' });
+    expect((await alice.client.post('/api/user/pay', { amount: 10, payment_method: 'zfb' })).body).toEqual({
+      message: 'error',
+      data: '管理员未开启在线充值！',
+    });
     expect(await orderCount()).toBe(0);
     expect(await notify(gatewayNotify('USR1NOabcdef1', '1.00'))).toEqual({ status: 200, text: 'fail' });
 
@@ -90,15 +123,39 @@ await describeEachDb('online top-up (EPay)', (kind) => {
   });
 
   it('quotes the price per group, with the minimum and integer checks', async () => {
-    expect((await alice.client.post('/api/user/amount', { amount: 1, top_up_code: '' })).body).toEqual({ message: 'error', data: '充值数量不能小于 2' });
-    expect((await alice.client.post('/api/user/amount', { amount: 1.5 })).body).toEqual({ message: 'error', data: '参数错误' });
+    expect((await alice.client.post('/api/user/amount', { amount: 1, top_up_code: '' })).body).toEqual({
+      message: 'error',
+      data: '充值数量不能小于 2',
+    });
+    expect((await alice.client.post('/api/user/amount', { amount: 1.5 })).body).toEqual({
+      message: 'error',
+      data: '参数错误',
+    });
     expect((await alice.client.post('/api/user/amount', {})).body).toEqual({ message: 'error', data: '参数错误' });
-    expect((await alice.client.post('/api/user/amount', { amount: 10, top_up_code: '' })).body).toEqual({ message: 'success', data: '73.00' });
-    expect((await alice.client.post('/api/user/amount', { amount: '3' })).body).toEqual({ message: 'success', data: '21.90' });
-    expect((await vip.client.post('/api/user/amount', { amount: 10 })).body).toEqual({ message: 'success', data: '36.50' });
+    expect((await alice.client.post('/api/user/amount', { amount: 10, top_up_code: '' })).body).toEqual({
+      message: 'success',
+      data: '73.00',
+    });
+    expect((await alice.client.post('/api/user/amount', { amount: '3' })).body).toEqual({
+      message: 'success',
+      data: '21.90',
+    });
+    expect((await vip.client.post('/api/user/amount', { amount: 10 })).body).toEqual({
+      message: 'success',
+      data: '36.50',
+    });
     const zero = await addUser(server, { group: 'zero' }); // a ratio of 0 counts as 1
-    expect((await zero.client.post('/api/user/amount', { amount: 10 })).body).toEqual({ message: 'success', data: '73.00' });
-    expect((await new (alice.client.constructor as typeof ConsoleClient)(server.url).post('/api/user/amount', { amount: 10 })).status).toBe(401);
+    expect((await zero.client.post('/api/user/amount', { amount: 10 })).body).toEqual({
+      message: 'success',
+      data: '73.00',
+    });
+    expect(
+      (
+        await new (alice.client.constructor as typeof ConsoleClient)(server.url).post('/api/user/amount', {
+          amount: 10,
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('creates a pending order and answers the signed gateway form', async () => {
@@ -126,12 +183,22 @@ await describeEachDb('online top-up (EPay)', (kind) => {
 
     await setOption(root, 'CustomCallbackAddress', 'https://cb.example.com');
     const wx = await vip.client.post('/api/user/pay', { amount: 4, payment_method: 'wx' });
-    expect(wx.body.data).toMatchObject({ type: 'wxpay', money: '14.60', name: 'TUC4', notify_url: 'https://cb.example.com/api/user/epay/notify' });
-    expect((await vip.client.post('/api/user/pay', { amount: 4, payment_method: 'other' })).body.data.type).toBe('wxpay');
+    expect(wx.body.data).toMatchObject({
+      type: 'wxpay',
+      money: '14.60',
+      name: 'TUC4',
+      notify_url: 'https://cb.example.com/api/user/epay/notify',
+    });
+    expect((await vip.client.post('/api/user/pay', { amount: 4, payment_method: 'other' })).body.data.type).toBe(
+      'wxpay',
+    );
     await setOption(root, 'CustomCallbackAddress', '');
 
     const before = await orderCount();
-    expect((await alice.client.post('/api/user/pay', { amount: 1, payment_method: 'zfb' })).body).toEqual({ message: 'error', data: '充值数量不能小于 2' });
+    expect((await alice.client.post('/api/user/pay', { amount: 1, payment_method: 'zfb' })).body).toEqual({
+      message: 'error',
+      data: '充值数量不能小于 2',
+    });
     expect(await orderCount()).toBe(before);
   });
 
@@ -149,7 +216,10 @@ await describeEachDb('online top-up (EPay)', (kind) => {
     expect((await order(tradeNo)).status).toBe('pending');
     expect(await quotaOf(alice.id)).toBe(quota);
     // a signed notice of a non-final state is acknowledged without crediting
-    expect(await notify(gatewayNotify(tradeNo, '14.60', { trade_status: 'WAIT_BUYER_PAY' }))).toEqual({ status: 200, text: 'success' });
+    expect(await notify(gatewayNotify(tradeNo, '14.60', { trade_status: 'WAIT_BUYER_PAY' }))).toEqual({
+      status: 200,
+      text: 'success',
+    });
     expect((await order(tradeNo)).status).toBe('pending');
     expect(await quotaOf(alice.id)).toBe(quota);
   });
@@ -175,17 +245,29 @@ await describeEachDb('online top-up (EPay)', (kind) => {
   it('accepts the notify as a POST form', async () => {
     const { body } = await vip.client.post('/api/user/pay', { amount: 2, payment_method: 'wx' });
     const quota = await quotaOf(vip.id);
-    expect(await notify(gatewayNotify(body.data.out_trade_no, '7.30', { type: 'wxpay' }), 'POST')).toEqual({ status: 200, text: 'success' });
+    expect(await notify(gatewayNotify(body.data.out_trade_no, '7.30', { type: 'wxpay' }), 'POST')).toEqual({
+      status: 200,
+      text: 'success',
+    });
     expect(await quotaOf(vip.id)).toBe(quota + 2 * 500000);
   });
 
   it('takes amounts in quota points when currency display is off, refusing fractions of a unit', async () => {
     await setOption(root, 'DisplayInCurrencyEnabled', 'false');
     try {
-      expect((await alice.client.post('/api/user/amount', { amount: 999999 })).body).toEqual({ message: 'error', data: '充值数量不能小于 1000000' });
+      expect((await alice.client.post('/api/user/amount', { amount: 999999 })).body).toEqual({
+        message: 'error',
+        data: '充值数量不能小于 1000000',
+      });
       // new-api credited floor(1.5) = 1 unit for this; refuse it instead
-      expect((await alice.client.post('/api/user/pay', { amount: 1250000, payment_method: 'zfb' })).body).toEqual({ message: 'error', data: '充值数量必须是 500000 的整数倍' });
-      expect((await alice.client.post('/api/user/amount', { amount: 1500000 })).body).toEqual({ message: 'success', data: '21.90' });
+      expect((await alice.client.post('/api/user/pay', { amount: 1250000, payment_method: 'zfb' })).body).toEqual({
+        message: 'error',
+        data: '充值数量必须是 500000 的整数倍',
+      });
+      expect((await alice.client.post('/api/user/amount', { amount: 1500000 })).body).toEqual({
+        message: 'success',
+        data: '21.90',
+      });
       const { body } = await alice.client.post('/api/user/pay', { amount: 1500000, payment_method: 'zfb' });
       expect(body.data).toMatchObject({ money: '21.90', name: 'TUC1500000' });
       expect((await order(body.data.out_trade_no)).amount).toBe(3);

@@ -31,7 +31,12 @@ export function FormDrawer(p: FormDrawerProps) {
       footer={
         <Space style={{ float: 'right' }}>
           <Button onClick={p.onClose}>{p.cancelText}</Button>
-          <Button type="primary" loading={p.saving} onClick={() => quiet(p.onSubmit())} data-testid={p.testId ? `${p.testId}-submit` : undefined}>
+          <Button
+            type="primary"
+            loading={p.saving}
+            onClick={() => quiet(p.onSubmit())}
+            data-testid={p.testId ? `${p.testId}-submit` : undefined}
+          >
             {p.submitText}
           </Button>
         </Space>

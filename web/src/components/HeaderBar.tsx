@@ -24,7 +24,16 @@ export default function HeaderBar() {
     { key: consolePath, label: <Link to={consolePath}>{t('nav.console')}</Link> },
     { key: '/pricing', label: <Link to="/pricing">{t('nav.pricing')}</Link> },
     ...(status.docs_link
-      ? [{ key: 'docs', label: <a href={status.docs_link} target="_blank" rel="noreferrer">{t('nav.docs')}</a> }]
+      ? [
+          {
+            key: 'docs',
+            label: (
+              <a href={status.docs_link} target="_blank" rel="noreferrer">
+                {t('nav.docs')}
+              </a>
+            ),
+          },
+        ]
       : []),
     { key: '/about', label: <Link to="/about">{t('nav.about')}</Link> },
   ];
@@ -90,7 +99,13 @@ export default function HeaderBar() {
             onClick: ({ key }) => void i18n.changeLanguage(key),
           }}
         >
-          <Button type="text" shape="circle" aria-label="language" data-testid="language-menu" icon={<GlobalOutlined />} />
+          <Button
+            type="text"
+            shape="circle"
+            aria-label="language"
+            data-testid="language-menu"
+            icon={<GlobalOutlined />}
+          />
         </Dropdown>
         {user ? (
           <Dropdown

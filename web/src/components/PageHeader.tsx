@@ -19,9 +19,17 @@ export default function PageHeader({ title, extra, children }: PageHeaderProps) 
         <Typography.Title level={4} style={{ margin: 0 }}>
           {title}
         </Typography.Title>
-        {extra ? <Flex gap={8} wrap>{extra}</Flex> : null}
+        {extra ? (
+          <Flex gap={8} wrap>
+            {extra}
+          </Flex>
+        ) : null}
       </Flex>
-      {children ? <Typography.Paragraph type="secondary" style={{ marginTop: 8, marginBottom: 0 }}>{children}</Typography.Paragraph> : null}
+      {children ? (
+        <Typography.Paragraph type="secondary" style={{ marginTop: 8, marginBottom: 0 }}>
+          {children}
+        </Typography.Paragraph>
+      ) : null}
     </div>
   );
 }

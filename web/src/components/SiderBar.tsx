@@ -52,7 +52,11 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
           { key: '/redemption', icon: <GiftOutlined />, label: t('side.redemption') },
           { key: '/user', icon: <TeamOutlined />, label: t('side.user') },
           // Settings use the root-only option API; admins below root get the page's no-permission notice.
-          { key: '/setting', icon: <ToolOutlined />, label: t('side.setting', { defaultValue: i18n.language?.startsWith('en') ? 'Settings' : '系统设置' }) },
+          {
+            key: '/setting',
+            icon: <ToolOutlined />,
+            label: t('side.setting', { defaultValue: i18n.language?.startsWith('en') ? 'Settings' : '系统设置' }),
+          },
         ]),
       );
     }

@@ -40,7 +40,10 @@ i18n.on('languageChanged', (lng) => {
   if (typeof document !== 'undefined') document.documentElement.lang = lng === 'en' ? 'en' : 'zh-CN';
 });
 
-export function registerBundle(ns: string, resources: { zh: Record<string, string>; en: Record<string, string> }): void {
+export function registerBundle(
+  ns: string,
+  resources: { zh: Record<string, string>; en: Record<string, string> },
+): void {
   i18n.addResourceBundle('zh', ns, resources.zh, true, true);
   i18n.addResourceBundle('en', ns, resources.en, true, true);
 }

@@ -66,7 +66,8 @@ describe('api client', () => {
   it('clears the stored user and redirects to /login?expired=true on 401', async () => {
     localStorage.setItem('user', JSON.stringify({ id: 3 }));
     const redirect = vi.spyOn(navigation, 'redirect').mockImplementation(() => {});
-    nextResponse = () => new Response(JSON.stringify({ success: false, message: '无权进行此操作，未登录' }), { status: 401 });
+    nextResponse = () =>
+      new Response(JSON.stringify({ success: false, message: '无权进行此操作，未登录' }), { status: 401 });
     await api.get('/api/user/self');
     expect(localStorage.getItem('user')).toBeNull();
     expect(redirect).toHaveBeenCalledWith('/login?expired=true');
@@ -82,7 +83,8 @@ describe('api client', () => {
     nextResponse = () => new Response('', { status: 405 });
     await expect(api.get('/api/x')).rejects.toThrow();
     expect(toast.info).toHaveBeenLastCalledWith('本站仅作演示之用，无服务端！');
-    nextResponse = () => new Response(JSON.stringify({ success: false, message: 'already initialized' }), { status: 400 });
+    nextResponse = () =>
+      new Response(JSON.stringify({ success: false, message: 'already initialized' }), { status: 400 });
     const res = await api.post('/api/setup', {});
     expect(res.success).toBe(false);
     expect(toast.error).toHaveBeenLastCalledWith('错误：already initialized');

@@ -29,7 +29,9 @@ function forward<T extends object>(pick: (app: AppApi | null) => T): T {
 }
 
 export const message: MessageApi = forward((app) => app?.message ?? (staticMessage as MessageApi));
-export const notification: NotificationApi = forward((app) => app?.notification ?? (staticNotification as NotificationApi));
+export const notification: NotificationApi = forward(
+  (app) => app?.notification ?? (staticNotification as NotificationApi),
+);
 export const modal: ModalApi = forward((app) => app?.modal ?? (Modal as unknown as ModalApi));
 
 /** Renders nothing; must sit inside antd's <App>. */

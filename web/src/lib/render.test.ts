@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { dollarDigits, renderGroupColor, renderNumber, renderQuota, renderQuotaSum, renderRatioColor, timestamp2string } from './render.js';
+import {
+  dollarDigits,
+  renderGroupColor,
+  renderNumber,
+  renderQuota,
+  renderQuotaSum,
+  renderRatioColor,
+  timestamp2string,
+} from './render.js';
 
 afterEach(() => localStorage.clear());
 

@@ -24,13 +24,19 @@ export interface Call {
 export function recordFetch(reply: (call: Call & { path: string }) => unknown): Call[] {
   const calls: Call[] = [];
   vi.stubGlobal('fetch', (url: string, init: RequestInit = {}) => {
-    const call: Call = { method: init.method ?? 'GET', url, body: init.body ? JSON.parse(String(init.body)) : undefined };
+    const call: Call = {
+      method: init.method ?? 'GET',
+      url,
+      body: init.body ? JSON.parse(String(init.body)) : undefined,
+    };
     calls.push(call);
     // `path`: the url without its query, for the reply only (recorded calls keep the shape tests compare)
     const r = reply({ ...call, path: url.split('?')[0]! });
     if (r instanceof Response) return Promise.resolve(r);
     if (r instanceof Promise) return r;
-    return Promise.resolve(new Response(JSON.stringify({ success: true, message: '', data: r ?? null }), { status: 200 }));
+    return Promise.resolve(
+      new Response(JSON.stringify({ success: true, message: '', data: r ?? null }), { status: 200 }),
+    );
   });
   return calls;
 }

@@ -61,7 +61,17 @@ const BAD_VALUE = /[\0-\x08\x0a-\x1f\x7f]/;
 const PATH = /^\/[\x21-\x7e]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
 /** request headers this client writes itself, or whose presence sends the request to undici */
-const OWN = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'expect', 'upgrade', 'te', 'proxy-connection']);
+const OWN = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'expect',
+  'upgrade',
+  'te',
+  'proxy-connection',
+]);
 const HANDS_OVER = new Set(['transfer-encoding', 'expect', 'upgrade']);
 const SWEEP_MS = 250;
 /** undici's pool setting (lib/undici.ts UPSTREAM_POOL) */
@@ -458,7 +468,14 @@ export class LeanHttpClient {
     if (this.closed || req.upgrade) return false;
     const origin = this.originOf(req.origin);
     if (!origin || !PATH.test(req.path) || !TOKEN.test(req.method)) return false;
-    const body = typeof req.body === 'string' ? Buffer.from(req.body) : Buffer.isBuffer(req.body) ? req.body : req.body == null ? null : undefined;
+    const body =
+      typeof req.body === 'string'
+        ? Buffer.from(req.body)
+        : Buffer.isBuffer(req.body)
+          ? req.body
+          : req.body == null
+            ? null
+            : undefined;
     if (body === undefined) return false;
     const headers = req.headers;
     if (headers != null && (typeof headers !== 'object' || Array.isArray(headers))) return false;
@@ -521,7 +538,8 @@ export class LeanHttpClient {
   /** A connection closed: the next waiting request of its origin gets a new one. */
   next(origin: Origin): void {
     if (this.destroyed) {
-      for (const a of origin.queue.splice(0)) a.fail(new LeanClientError('The client is destroyed', 'UND_ERR_DESTROYED'));
+      for (const a of origin.queue.splice(0))
+        a.fail(new LeanClientError('The client is destroyed', 'UND_ERR_DESTROYED'));
       return;
     }
     const a = origin.queue.shift();
@@ -556,7 +574,8 @@ export class LeanHttpClient {
       return conn.send(waiting);
     }
     if (this.closed) return conn.destroy();
-    const keep = conn.hintMs > 0 ? Math.min(this.opts.keepAliveTimeout, conn.hintMs - 1000) : this.opts.keepAliveTimeout;
+    const keep =
+      conn.hintMs > 0 ? Math.min(this.opts.keepAliveTimeout, conn.hintMs - 1000) : this.opts.keepAliveTimeout;
     if (keep <= 0) return conn.destroy();
     conn.reused = true;
     conn.idleUntil = Date.now() + keep;
@@ -570,7 +589,8 @@ export class LeanHttpClient {
     const idle = origin.idle;
     const i = idle.indexOf(conn);
     if (i >= 0) idle.splice(i, 1);
-    if (--origin.open === 0 && !origin.queue.length && this.origins.get(origin.key) === origin) this.origins.delete(origin.key);
+    if (--origin.open === 0 && !origin.queue.length && this.origins.get(origin.key) === origin)
+      this.origins.delete(origin.key);
   }
 
   untrack(a: Active): void {
@@ -592,7 +612,16 @@ export class LeanHttpClient {
     if ((!https && url.protocol !== 'http:') || url.username || url.password) return null;
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     // entered in the map by its first connection (connect), so that a request that is refused leaves nothing behind
-    return { key, https, host, port: Number(url.port) || (https ? 443 : 80), hostHeader: url.host, idle: [], open: 0, queue: [] };
+    return {
+      key,
+      https,
+      host,
+      port: Number(url.port) || (https ? 443 : 80),
+      hostHeader: url.host,
+      idle: [],
+      open: 0,
+      queue: [],
+    };
   }
 
   private startSweep(): void {

@@ -132,8 +132,15 @@ class Connection implements ResponseOwner {
       // Not one of ours as soon as that shows (another method, garbage, a byte no head of ours holds: Node answers
       // a corrupted head at once, where waiting here for its end could last until the head timeout), a head ended by
       // bare line feeds (it would never show CRLF CRLF), or too long: Node's parser decides what it is
-      if (buf.compare(POST, 0, Math.min(POST.length, buf.length), 0, Math.min(POST.length, buf.length)) !== 0) return this.handOver();
-      if (buf.length > MAX_HEAD || buf.indexOf(LFLF) >= 0 || buf.indexOf(LFCRLF) >= 0 || !headMayComplete(buf, this.front.opts.isRoute)) this.handOver();
+      if (buf.compare(POST, 0, Math.min(POST.length, buf.length), 0, Math.min(POST.length, buf.length)) !== 0)
+        return this.handOver();
+      if (
+        buf.length > MAX_HEAD ||
+        buf.indexOf(LFLF) >= 0 ||
+        buf.indexOf(LFCRLF) >= 0 ||
+        !headMayComplete(buf, this.front.opts.isRoute)
+      )
+        this.handOver();
       return;
     }
     const head = end <= MAX_HEAD ? parseHead(buf, end, this.front.opts.isRoute) : null;
@@ -288,7 +295,8 @@ class Connection implements ResponseOwner {
       if (server.keepAliveTimeout > 0 && now - this.since > server.keepAliveTimeout) this.socket.destroy();
       return;
     }
-    const limit = this.state === State.Head ? server.headersTimeout : this.state === State.Body ? server.requestTimeout : 0;
+    const limit =
+      this.state === State.Head ? server.headersTimeout : this.state === State.Body ? server.requestTimeout : 0;
     if (limit > 0 && now - this.since > limit) {
       this.state = State.Gone;
       this.socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');

@@ -52,8 +52,10 @@ const URL_CHARS = /^[\x21-\x7e]*$/;
 export function headMayComplete(buf: Buffer, isRoute: (url: string) => boolean): boolean {
   const text = buf.toString('latin1', 0, Math.min(buf.length, MAX_HEAD_SCAN));
   // every CR is followed by LF (or is the last byte read) and every LF follows a CR
-  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1)) if (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) return false;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) if (i === 0 || text.charCodeAt(i - 1) !== 13) return false;
+  for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 1))
+    if (i + 1 < text.length && text.charCodeAt(i + 1) !== 10) return false;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1))
+    if (i === 0 || text.charCodeAt(i - 1) !== 13) return false;
   const lastEnd = text.lastIndexOf('\r\n');
   const partial = text.slice(lastEnd < 0 ? 0 : lastEnd + 2).replace(/\r$/, '');
   if (lastEnd < 0) {
@@ -61,18 +63,29 @@ export function headMayComplete(buf: Buffer, isRoute: (url: string) => boolean):
     if (partial.length <= PREFIX.length) return PREFIX.startsWith(partial);
     const rest = partial.slice(PREFIX.length);
     const space = rest.indexOf(' ');
-    return partial.startsWith(PREFIX) && URL_CHARS.test(space < 0 ? rest : rest.slice(0, space)) && (space < 0 || SUFFIX.startsWith(rest.slice(space)));
+    return (
+      partial.startsWith(PREFIX) &&
+      URL_CHARS.test(space < 0 ? rest : rest.slice(0, space)) &&
+      (space < 0 || SUFFIX.startsWith(rest.slice(space)))
+    );
   }
   if (!scanHead(text.slice(0, lastEnd), isRoute, true)) return false;
   const colon = partial.indexOf(':');
-  return colon < 0 ? TOKEN_CHARS.test(partial) : colon > 0 && TOKEN_CHARS.test(partial.slice(0, colon)) && !BAD_VALUE.test(partial.slice(colon + 1));
+  return colon < 0
+    ? TOKEN_CHARS.test(partial)
+    : colon > 0 && TOKEN_CHARS.test(partial.slice(0, colon)) && !BAD_VALUE.test(partial.slice(colon + 1));
 }
 
 /** the lines of a head without its final CRLF CRLF; `partial`: more header lines are still to come */
 function scanHead(text: string, isRoute: (url: string) => boolean, partial: boolean): LeanHead | null {
   let lineEnd = text.indexOf('\r\n');
   if (lineEnd < 0) lineEnd = text.length;
-  if (lineEnd < PREFIX.length + SUFFIX.length + 1 || !text.startsWith(PREFIX) || text.lastIndexOf(SUFFIX, lineEnd) !== lineEnd - SUFFIX.length) return null;
+  if (
+    lineEnd < PREFIX.length + SUFFIX.length + 1 ||
+    !text.startsWith(PREFIX) ||
+    text.lastIndexOf(SUFFIX, lineEnd) !== lineEnd - SUFFIX.length
+  )
+    return null;
   const url = text.slice(PREFIX.length, lineEnd - SUFFIX.length);
   if (!isRoute(url)) return null;
   const headers: Record<string, string> = Object.create(null);

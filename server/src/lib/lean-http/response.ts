@@ -89,7 +89,8 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
         if (value === undefined) continue;
         const v = String(value);
         if (INVALID_VALUE.test(v)) throw new TypeError(`Invalid character in header content ["${name}"]`);
-        const lower = name.length === 14 || name.length === 10 || name.length === 4 || name.length === 17 ? name.toLowerCase() : '';
+        const lower =
+          name.length === 14 || name.length === 10 || name.length === 4 || name.length === 17 ? name.toLowerCase() : '';
         if (lower === 'content-length') hasLength = true;
         else if (lower === 'date') hasDate = true;
         else if (lower === 'connection') {
@@ -147,7 +148,8 @@ export class LeanResponse extends EventEmitter implements HttpResponse {
     if (!this.headersSent) this.writeHead(200);
     const socket = this.socket;
     if (socket.destroyed) return this;
-    const body = noBody(this.status) || chunk === undefined ? null : typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    const body =
+      noBody(this.status) || chunk === undefined ? null : typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const head = this.started ? null : this.head(body ? body.length : 0);
     this.started = true;
     const parts: Array<string | Buffer> = head ? [head] : [];

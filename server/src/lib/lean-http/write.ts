@@ -13,7 +13,11 @@ const COPY_MAX = 16 * 1024;
  * buffers as they are. `cb` runs once the last byte is handed to the OS, or with the socket's error. Returns
  * socket.write()'s answer (false: wait for `drain`).
  */
-export function writeJoined(socket: Socket, parts: ReadonlyArray<string | Buffer>, cb?: (err?: Error | null) => void): boolean {
+export function writeJoined(
+  socket: Socket,
+  parts: ReadonlyArray<string | Buffer>,
+  cb?: (err?: Error | null) => void,
+): boolean {
   let n = 0;
   for (const p of parts) n += p.length;
   if (n > COPY_MAX) {

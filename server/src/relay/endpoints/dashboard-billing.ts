@@ -13,11 +13,19 @@ export function registerDashboardBilling(app: FastifyInstance, ctx: AppContext, 
     let used: number;
     const token = caller.token!;
     if (display) {
-      const row = await ctx.db.selectFrom('tokens').select(['remain_quota', 'used_quota']).where('id', '=', token.id).executeTakeFirst();
+      const row = await ctx.db
+        .selectFrom('tokens')
+        .select(['remain_quota', 'used_quota'])
+        .where('id', '=', token.id)
+        .executeTakeFirst();
       used = Number(row?.used_quota ?? 0);
       total = Number(row?.remain_quota ?? 0) + used;
     } else {
-      const row = await ctx.db.selectFrom('users').select(['quota', 'used_quota']).where('id', '=', caller.user.id).executeTakeFirst();
+      const row = await ctx.db
+        .selectFrom('users')
+        .select(['quota', 'used_quota'])
+        .where('id', '=', caller.user.id)
+        .executeTakeFirst();
       used = Number(row?.used_quota ?? 0);
       total = Number(row?.quota ?? 0) + used;
     }
@@ -26,7 +34,11 @@ export function registerDashboardBilling(app: FastifyInstance, ctx: AppContext, 
     let amount = currency ? total / perUnit : total;
     if (display && token.unlimited) amount = 100000000;
     // new-api reads the expiry only with the token's figures; the user's figures report no expiry
-    return { amount, usedAmount: currency ? used / perUnit : used, expires: display && token.expiredTime > 0 ? token.expiredTime : 0 };
+    return {
+      amount,
+      usedAmount: currency ? used / perUnit : used,
+      expires: display && token.expiredTime > 0 ? token.expiredTime : 0,
+    };
   };
 
   for (const prefix of ['', '/v1']) {

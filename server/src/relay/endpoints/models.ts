@@ -29,7 +29,12 @@ export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: Re
     const known = isBuiltInModel(id) || svc.channels.all().some((c) => c.status === 1 && c.models.includes(id));
     if (known) return sendJsonAnswer(req, reply, 200, modelObject(id));
     sendJsonAnswer(req, reply, 200, {
-      error: { message: `The model '${id}' does not exist`, type: 'invalid_request_error', param: 'model', code: 'model_not_found' },
+      error: {
+        message: `The model '${id}' does not exist`,
+        type: 'invalid_request_error',
+        param: 'model',
+        code: 'model_not_found',
+      },
     });
   });
 }

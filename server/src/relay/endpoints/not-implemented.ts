@@ -28,7 +28,12 @@ const NOT_IMPLEMENTED: Array<[HTTPMethods, string]> = [
 // answered from the head: the body is never read
 async function notImplemented(req: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.hijack();
-  refuseUnread(reply.raw, req.headers, new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'), req.id);
+  refuseUnread(
+    reply.raw,
+    req.headers,
+    new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'),
+    req.id,
+  );
 }
 
 export async function registerNotImplemented(app: FastifyInstance): Promise<void> {
@@ -41,6 +46,7 @@ export async function registerNotImplemented(app: FastifyInstance): Promise<void
       payload.on('end', () => done(null));
       payload.on('error', done);
     });
-    for (const [method, url] of NOT_IMPLEMENTED) scope.route({ method, url, onRequest: notImplemented, handler: notImplemented });
+    for (const [method, url] of NOT_IMPLEMENTED)
+      scope.route({ method, url, onRequest: notImplemented, handler: notImplemented });
   });
 }

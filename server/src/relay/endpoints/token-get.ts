@@ -7,7 +7,12 @@ import { tokenAuth, type RelayCaller } from '../auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from '../errors.js';
 
 /** TokenAuth for GET endpoints; sends the error itself and returns null on failure. */
-export async function getCaller(ctx: AppContext, svc: RelayServices, req: FastifyRequest, reply: FastifyReply): Promise<RelayCaller | null> {
+export async function getCaller(
+  ctx: AppContext,
+  svc: RelayServices,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<RelayCaller | null> {
   reply.hijack();
   try {
     return await tokenAuth(ctx, svc, req.headers, req.url);

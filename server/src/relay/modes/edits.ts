@@ -18,7 +18,10 @@ export const editsMode: RelayMode = {
   },
   promptTexts: (body) => inputTexts([body.instruction, body.input]),
   promptTokens(body, model) {
-    return countTextTokens(String(body.instruction ?? ''), model) + countTextTokens(typeof body.input === 'string' ? body.input : '', model);
+    return (
+      countTextTokens(String(body.instruction ?? ''), model) +
+      countTextTokens(typeof body.input === 'string' ? body.input : '', model)
+    );
   },
   responseText: (json) => completionsMode.responseText(json),
   chunkText: (json) => completionsMode.chunkText(json),

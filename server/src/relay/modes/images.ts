@@ -33,7 +33,11 @@ const base = {
   responseText: () => NONE,
   chunkText: () => NONE,
   fixedQuota(price, body, model, quotaPerUnit) {
-    return imageQuota(price, { model, size: str(body.size) ?? DEFAULT_IMAGE_SIZE, quality: str(body.quality), n: imageCount(body) ?? 1 }, quotaPerUnit);
+    return imageQuota(
+      price,
+      { model, size: str(body.size) ?? DEFAULT_IMAGE_SIZE, quality: str(body.quality), n: imageCount(body) ?? 1 },
+      quotaPerUnit,
+    );
   },
   logContent(body) {
     return `大小 ${str(body.size) ?? DEFAULT_IMAGE_SIZE}, 品质 ${str(body.quality) ?? 'standard'}, 数量 ${imageCount(body) ?? 1}`;

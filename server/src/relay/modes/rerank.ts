@@ -10,7 +10,8 @@ const NONE = { text: '', toolCalls: 0 };
 
 function documentText(d: unknown): string {
   if (typeof d === 'string') return d;
-  if (d && typeof d === 'object' && typeof (d as { text?: unknown }).text === 'string') return (d as { text: string }).text;
+  if (d && typeof d === 'object' && typeof (d as { text?: unknown }).text === 'string')
+    return (d as { text: string }).text;
   return d === undefined || d === null ? '' : JSON.stringify(d);
 }
 
@@ -43,7 +44,10 @@ export const rerankMode: RelayMode = {
     } catch {
       return null;
     }
-    const tokens = positive(j?.usage?.prompt_tokens) || positive(j?.usage?.total_tokens) || positive(j?.meta?.billed_units?.input_tokens);
+    const tokens =
+      positive(j?.usage?.prompt_tokens) ||
+      positive(j?.usage?.total_tokens) ||
+      positive(j?.meta?.billed_units?.input_tokens);
     return tokens ? { prompt_tokens: tokens, completion_tokens: 0, cached_tokens: 0 } : null;
   },
   responseText: () => NONE,

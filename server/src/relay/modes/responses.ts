@@ -60,10 +60,14 @@ export const responsesMode: RelayMode = {
   responseText: outputText,
   chunkText(json) {
     const t = json?.type;
-    if ((t === 'response.output_text.delta' || t === 'response.function_call_arguments.delta') && typeof json.delta === 'string') {
+    if (
+      (t === 'response.output_text.delta' || t === 'response.function_call_arguments.delta') &&
+      typeof json.delta === 'string'
+    ) {
       return { text: json.delta, toolCalls: 0 };
     }
-    if (t === 'response.output_item.added' && json.item?.type === 'function_call') return { text: String(json.item.name ?? ''), toolCalls: 1 };
+    if (t === 'response.output_item.added' && json.item?.type === 'function_call')
+      return { text: String(json.item.name ?? ''), toolCalls: 1 };
     return { text: '', toolCalls: 0 };
   },
   streamUsage(json) {

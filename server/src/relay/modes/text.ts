@@ -1,6 +1,12 @@
 // The plain text modes: chat, completions and embeddings (the fast path's routes).
 import { inputTexts, messageTexts } from '../../services/sensitive-words.js';
-import { chatPromptBound, countChatPromptTokens, countInputTokens, inputBound, type ChatMessageLike } from '../../services/tokenizer.js';
+import {
+  chatPromptBound,
+  countChatPromptTokens,
+  countInputTokens,
+  inputBound,
+  type ChatMessageLike,
+} from '../../services/tokenizer.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 
 const MAX_TOKENS_LIMIT = 2 ** 31 / 2;
@@ -36,7 +42,11 @@ export const chatMode: RelayMode = {
   },
   promptTexts: (body) => messageTexts(body.messages),
   promptTokens(body, model) {
-    return countChatPromptTokens(body.messages as ChatMessageLike[], model, Array.isArray(body.tools) ? body.tools : undefined);
+    return countChatPromptTokens(
+      body.messages as ChatMessageLike[],
+      model,
+      Array.isArray(body.tools) ? body.tools : undefined,
+    );
   },
   promptBound(body, bodyBytes) {
     return chatPromptBound(body.messages, body.tools, bodyBytes);

@@ -19,7 +19,11 @@ interface PendingBatched {
  * Takes every sum (limited token id → amount, user id → amount) or none; false when one did not fit (nothing taken).
  * Locks tokens before users, each by id.
  */
-export type TakeAll = (tokens: Map<number, number>, users: Map<number, number>, holds: HoldChange[]) => Promise<boolean>;
+export type TakeAll = (
+  tokens: Map<number, number>,
+  users: Map<number, number>,
+  holds: HoldChange[],
+) => Promise<boolean>;
 
 /**
  * PostgreSQL / MySQL: reservations batched as they come: one goes at once when none is in flight; those that arrive
@@ -112,8 +116,11 @@ export class PgMysqlReservations {
 
   /** PostgreSQL and MySQL batch their reservations as they come; null on SQLite's Kysely path. */
   batched(): BatchedReservations | null {
-    const takeAll = this.ctx.dbKind === 'postgres' ? this.takeAllPg : this.ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
-    return takeAll ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock) : null;
+    const takeAll =
+      this.ctx.dbKind === 'postgres' ? this.takeAllPg : this.ctx.dbKind === 'mysql' ? this.takeAllMysql : null;
+    return takeAll
+      ? new BatchedReservations(takeAll, (inp, pre) => this.reserveWith(this.exec, inp, pre), this.onDeadlock)
+      : null;
   }
 
   /** One reservation on its own. */
@@ -153,7 +160,11 @@ export class PgMysqlReservations {
   private readonly takeAllMysql: TakeAll = async (tokens, users, holds) => {
     try {
       await this.db.transaction().execute(async (trx) => {
-        if (tokens.size && affected(await trx.executeQuery(takeSumsMysql('tokens', 'remain_quota', tokens))) !== tokens.size) throw BATCH_SHORT;
+        if (
+          tokens.size &&
+          affected(await trx.executeQuery(takeSumsMysql('tokens', 'remain_quota', tokens))) !== tokens.size
+        )
+          throw BATCH_SHORT;
         if (affected(await trx.executeQuery(takeSumsMysql('users', 'quota', users))) !== users.size) throw BATCH_SHORT;
         await trx.executeQuery(addHoldsQuery('mysql', this.node, holds));
       });
@@ -170,21 +181,32 @@ export class PgMysqlReservations {
    * reserved, then the user, and a short user's token reservation was given back by a third statement — a connection
    * lost in between kept the token charged for a request that never ran. Now a refusal changes nothing.
    */
-  private async reserveWith(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, inp: ReserveInput, pre: number, retried = false): Promise<Reservation> {
+  private async reserveWith(
+    exec: (q: CompiledQuery) => Promise<QueryResult<any>>,
+    inp: ReserveInput,
+    pre: number,
+    retried = false,
+  ): Promise<Reservation> {
     const limitedToken = limitsToken(inp);
     const mysql = this.ctx.dbKind === 'mysql';
     if (mysql) await this.ensureHoldRow(exec, inp.userId, inp.tokenId);
     // MySQL: a refusal may also be a hold row gone (another node took this one for dead): create it, try once more
     const again = async () => mysql && !retried && (await this.lostHoldRow(exec, inp.userId, inp.tokenId));
     if (!limitedToken) {
-      const r = await retryDeadlock(() => exec(this.sql.reserveUserHeld([pre, inp.userId, this.node, inp.tokenId])), this.onDeadlock);
+      const r = await retryDeadlock(
+        () => exec(this.sql.reserveUserHeld([pre, inp.userId, this.node, inp.tokenId])),
+        this.onDeadlock,
+      );
       if (affected(r) === (mysql ? 2 : 1)) return openReservation(inp, pre, false);
       if (await again()) return this.reserveWith(exec, inp, pre, true);
       throw userShort(this.ctx.options, await this.userQuotaOf(exec, inp.userId), pre);
     }
     let taken: boolean;
     try {
-      const r = await retryDeadlock(() => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId, this.node])), this.onDeadlock);
+      const r = await retryDeadlock(
+        () => exec(this.sql.reserveBoth([pre, inp.tokenId, inp.userId, this.node])),
+        this.onDeadlock,
+      );
       taken = mysql ? affected(r) === 3 : Number((r.rows[0] as { reserved?: unknown } | undefined)?.reserved) === 1;
     } catch (err) {
       if ((err as { code?: unknown })?.code !== PG_REFUSED) throw err;
@@ -204,17 +226,32 @@ export class PgMysqlReservations {
    * in the same multi-table UPDATE as the quota (MySQL has no single statement that updates one table and upserts
    * another).
    */
-  private async ensureHoldRow(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number, tokenId: number): Promise<void> {
+  private async ensureHoldRow(
+    exec: (q: CompiledQuery) => Promise<QueryResult<any>>,
+    userId: number,
+    tokenId: number,
+  ): Promise<void> {
     const k = `${userId}:${tokenId}`;
     if (this.holdRows.has(k)) return;
-    const q = CompiledQuery.raw('INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)', [this.node, userId, tokenId]);
+    const q = CompiledQuery.raw(
+      'INSERT IGNORE INTO quota_holds (node, user_id, token_id, user_quota, token_quota) VALUES (?, ?, ?, 0, 0)',
+      [this.node, userId, tokenId],
+    );
     await retryDeadlock(() => exec(q), this.onDeadlock);
     this.holdRows.add(k);
   }
 
   /** MySQL: the pair's hold row is not there (forgotten, to be created again). */
-  private async lostHoldRow(exec: (q: CompiledQuery) => Promise<QueryResult<any>>, userId: number, tokenId: number): Promise<boolean> {
-    const q = CompiledQuery.raw('SELECT 1 AS x FROM quota_holds WHERE node = ? AND user_id = ? AND token_id = ?', [this.node, userId, tokenId]);
+  private async lostHoldRow(
+    exec: (q: CompiledQuery) => Promise<QueryResult<any>>,
+    userId: number,
+    tokenId: number,
+  ): Promise<boolean> {
+    const q = CompiledQuery.raw('SELECT 1 AS x FROM quota_holds WHERE node = ? AND user_id = ? AND token_id = ?', [
+      this.node,
+      userId,
+      tokenId,
+    ]);
     if ((await exec(q)).rows.length) return false;
     this.holdRows.delete(`${userId}:${tokenId}`);
     return true;

@@ -31,7 +31,14 @@ import type { AppContext } from '../../context.js';
 import { sqliteHandle } from '../../db/connect.js';
 import type { Database, NewLog } from '../../db/schema.js';
 import { insertQuery, type Charge, type LogWriter } from '../log-writer.js';
-import { addHoldsQuery, HOLD_JOURNAL_INSERT, HoldDeltas, HoldNodes, newNodeId, type HoldNodeOptions } from '../quota-holds.js';
+import {
+  addHoldsQuery,
+  HOLD_JOURNAL_INSERT,
+  HoldDeltas,
+  HoldNodes,
+  newNodeId,
+  type HoldNodeOptions,
+} from '../quota-holds.js';
 import type { TokenCache } from '../cache/token-cache.js';
 import type { UserCache } from '../cache/user-cache.js';
 import { BatchedReservations, PgMysqlReservations } from './batched-reservations.js';
@@ -177,7 +184,8 @@ export class Billing {
    */
   private async flushSettlements(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size && !this.logRows.length) return;
+    if (!this.users_.size && !this.tokens_.size && !this.channels_.size && !this.releases.size && !this.logRows.length)
+      return;
     // everything is taken in this turn, and `flushing` is set before the first await: flushes never overlap
     const released = this.releases.take();
     const rows = this.logRows;
@@ -193,7 +201,8 @@ export class Billing {
     // reservation (or two nodes' flushes) never wait for each other in a cycle on PostgreSQL / MySQL; the holds last
     const byId = <V>(m: Map<number, V>) => [...m].sort((a, b) => a[0] - b[0]);
     for (const [id, d] of byId(tokens)) work.push({ stmt: 'settleToken', params: [d.remain, d.used, d.at, id] });
-    for (const [id, d] of byId(users)) if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id] });
+    for (const [id, d] of byId(users))
+      if (d.quota || d.used || d.count) work.push({ stmt: 'settleUser', params: [d.quota, d.used, d.count, id] });
     for (const [id, used] of byId(channels)) if (used) work.push({ stmt: 'settleChannel', params: [used, id] });
     this.flushing = (async () => {
       try {
@@ -235,7 +244,8 @@ export class Billing {
         this.db.transaction().execute(async (trx) => {
           // the log rows first: an INSERT locks no row that a reservation or another flush waits for
           const insertRows = async () => {
-            for (let i = 0; i < st.rows.length; i += LOG_ROWS_PER_INSERT) await trx.executeQuery(insertQuery(kind, st.rows.slice(i, i + LOG_ROWS_PER_INSERT)));
+            for (let i = 0; i < st.rows.length; i += LOG_ROWS_PER_INSERT)
+              await trx.executeQuery(insertQuery(kind, st.rows.slice(i, i + LOG_ROWS_PER_INSERT)));
           };
           if (!st.isolateRows) await insertRows();
           else {
@@ -252,7 +262,8 @@ export class Billing {
             }
           }
           for (const [stmt, rows] of groups) await trx.executeQuery(settleManyQuery(kind, stmt, rows));
-          for (let i = 0; i < holds.length; i += 1000) await trx.executeQuery(addHoldsQuery(kind, this.node, holds.slice(i, i + 1000)));
+          for (let i = 0; i < holds.length; i += 1000)
+            await trx.executeQuery(addHoldsQuery(kind, this.node, holds.slice(i, i + 1000)));
         }),
       this.onDeadlock,
     );
@@ -260,7 +271,10 @@ export class Billing {
 
   /** An isolated log row that the database refused: its charge is written without it (as a failed log insert was). */
   private dropRow(row: NewLog, err: unknown): void {
-    this.ctx.log.error({ err, userId: row.user_id, tokenId: row.token_id }, 'writing a consume log row failed; its charge is written without it');
+    this.ctx.log.error(
+      { err, userId: row.user_id, tokenId: row.token_id },
+      'writing a consume log row failed; its charge is written without it',
+    );
   }
 
   async stop(): Promise<void> {
@@ -301,7 +315,15 @@ export class Billing {
     const pre = Math.max(0, Math.trunc(inp.amount));
     if (pre === 0) {
       if (inp.cachedUserQuota <= 0) throw new QuotaError('user quota is not enough', 'insufficient_user_quota');
-      return { userId: inp.userId, tokenId: inp.tokenId, tokenKey: inp.tokenKey, user: 0, token: 0, tokenUnlimited: inp.tokenUnlimited, state: 'open' };
+      return {
+        userId: inp.userId,
+        tokenId: inp.tokenId,
+        tokenKey: inp.tokenKey,
+        user: 0,
+        token: 0,
+        tokenUnlimited: inp.tokenUnlimited,
+        state: 'open',
+      };
     }
     const res = this.fast
       ? await this.reserveSqlite(this.fast, inp, pre)
@@ -326,8 +348,18 @@ export class Billing {
       await fast.enqueue(pending, false);
     }
     const r = pending.outcome;
-    if (r === 1) throw tokenShort(this.ctx.options, Number((fast.run.tokenRemain.get(inp.tokenId) as { remain_quota?: number } | undefined)?.remain_quota ?? 0), pre);
-    if (r === 2) throw userShort(this.ctx.options, Number((fast.run.userQuota.get(inp.userId) as { quota?: number } | undefined)?.quota ?? 0), pre);
+    if (r === 1)
+      throw tokenShort(
+        this.ctx.options,
+        Number((fast.run.tokenRemain.get(inp.tokenId) as { remain_quota?: number } | undefined)?.remain_quota ?? 0),
+        pre,
+      );
+    if (r === 2)
+      throw userShort(
+        this.ctx.options,
+        Number((fast.run.userQuota.get(inp.userId) as { quota?: number } | undefined)?.quota ?? 0),
+        pre,
+      );
     return openReservation(inp, pre, limitedToken);
   }
 
@@ -345,7 +377,11 @@ export class Billing {
             if (res.token) await trx.executeQuery(this.sql.refundToken([res.token, res.tokenId]));
             if (res.user) await trx.executeQuery(this.sql.refundUser([res.user, res.userId]));
             if (res.user || res.token) {
-              await trx.executeQuery(addHoldsQuery(this.ctx.dbKind, this.node, [{ userId: res.userId, tokenId: res.tokenId, user: -res.user, token: -res.token }]));
+              await trx.executeQuery(
+                addHoldsQuery(this.ctx.dbKind, this.node, [
+                  { userId: res.userId, tokenId: res.tokenId, user: -res.user, token: -res.token },
+                ]),
+              );
             }
           }),
         this.onDeadlock,
@@ -394,7 +430,8 @@ export class Billing {
       // the logs in this database: the row commits with its charge; elsewhere (LOG_SQL_DSN) it cannot
       if (this.ctx.logDb !== this.ctx.db) this.logs?.add(row);
       // a database down for long: like the log writer's queue, bounded (the charges are kept, merged per row)
-      else if (this.logRows.length >= MAX_LOG_ROWS) this.ctx.log.error('settlement queue full, dropping a consume log row');
+      else if (this.logRows.length >= MAX_LOG_ROWS)
+        this.ctx.log.error('settlement queue full, dropping a consume log row');
       else this.logRows.push(row);
     }
     this.schedule();

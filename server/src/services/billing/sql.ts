@@ -12,8 +12,22 @@ export type Stmt = (params: unknown[]) => CompiledQuery;
  * PostgreSQL / MySQL (settleManyQuery).
  */
 export const SETTLE_COLUMNS = {
-  settleToken: { table: 'tokens', cols: [['remain_quota', '-'], ['used_quota', '+'], ['accessed_time', '=']] },
-  settleUser: { table: 'users', cols: [['quota', '-'], ['used_quota', '+'], ['request_count', '+']] },
+  settleToken: {
+    table: 'tokens',
+    cols: [
+      ['remain_quota', '-'],
+      ['used_quota', '+'],
+      ['accessed_time', '='],
+    ],
+  },
+  settleUser: {
+    table: 'users',
+    cols: [
+      ['quota', '-'],
+      ['used_quota', '+'],
+      ['request_count', '+'],
+    ],
+  },
   settleChannel: { table: 'channels', cols: [['used_quota', '+']] },
 } as const satisfies Record<string, { table: string; cols: ReadonlyArray<readonly [string, '-' | '+' | '=']> }>;
 export type SettleStmt = keyof typeof SETTLE_COLUMNS;
@@ -167,15 +181,26 @@ export function settleManyQuery(kind: string, stmt: SettleStmt, rows: unknown[][
     const sets = cols.map(([c, op], j) => `${c} = ${op === '=' ? `v.d${j}` : `t.${c} ${op} v.d${j}`}`).join(', ');
     // the same text for any number of rows: a named statement
     return CompiledQuery.raw(
-      pgPrepared(`WITH v AS (SELECT * FROM unnest(${arrays.map((_, j) => `$${j + 1}::bigint[]`).join(', ')}) AS v(id, ${vcols.join(', ')})), ` +
-        `l AS (SELECT x.id FROM ${table} x JOIN v ON v.id = x.id ORDER BY x.id FOR UPDATE OF x) ` +
-        `UPDATE ${table} t SET ${sets} FROM v JOIN l ON l.id = v.id WHERE t.id = v.id`),
+      pgPrepared(
+        `WITH v AS (SELECT * FROM unnest(${arrays.map((_, j) => `$${j + 1}::bigint[]`).join(', ')}) AS v(id, ${vcols.join(', ')})), ` +
+          `l AS (SELECT x.id FROM ${table} x JOIN v ON v.id = x.id ORDER BY x.id FOR UPDATE OF x) ` +
+          `UPDATE ${table} t SET ${sets} FROM v JOIN l ON l.id = v.id WHERE t.id = v.id`,
+      ),
       arrays,
     );
   }
   const params: unknown[] = [];
-  const sets = cols.map(([c, op], j) => `${c} = ${op === '=' ? '' : `${c} ${op} `}${caseById(rows.map((r) => [r[n], r[j]]), params)}`);
-  const ids = idList(rows.map((r) => r[n]), params);
+  const sets = cols.map(
+    ([c, op], j) =>
+      `${c} = ${op === '=' ? '' : `${c} ${op} `}${caseById(
+        rows.map((r) => [r[n], r[j]]),
+        params,
+      )}`,
+  );
+  const ids = idList(
+    rows.map((r) => r[n]),
+    params,
+  );
   // SQLite (its Kysely path, while a transaction holds the raw connection) has one writer and no row locks
   const order = kind === 'mysql' ? ' ORDER BY id' : '';
   return CompiledQuery.raw(`UPDATE ${table} SET ${sets.join(', ')} WHERE id IN ${ids}${order}`, params);
@@ -209,7 +234,11 @@ export function takeSumsMysql(table: 'tokens' | 'users', col: string, sums: Map<
   const params: unknown[] = [];
   const set = `${col} = ${col} - ${caseById(sums, params)}`;
   const cond = `${col} >= ${caseById(sums, params)}`;
-  return CompiledQuery.raw(`UPDATE ${table} SET ${set} WHERE ${cond} AND id IN ${idList(sums.keys(), params)} ORDER BY id`, params);
+  return CompiledQuery.raw(
+    `UPDATE ${table} SET ${set} WHERE ${cond} AND id IN ${idList(sums.keys(), params)} ORDER BY id`,
+    params,
+  );
 }
 
-export const affected = (r: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }) => Number(r.numAffectedRows ?? r.numUpdatedOrDeletedRows ?? 0);
+export const affected = (r: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }) =>
+  Number(r.numAffectedRows ?? r.numUpdatedOrDeletedRows ?? 0);

@@ -4,7 +4,15 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { NewLog } from '../../db/schema.js';
 import { writeLockOf, type SqliteWriteLock } from '../../db/sqlite-write-lock.js';
 import { pushSqliteValues, SQLITE_ROW_INSERT } from '../log-writer.js';
-import { addJournalText, flatHolds, HOLD_JOURNAL_COMPACT, HOLD_JOURNAL_INSERT, HoldDeltas, journalRow, type HoldChange } from '../quota-holds.js';
+import {
+  addJournalText,
+  flatHolds,
+  HOLD_JOURNAL_COMPACT,
+  HOLD_JOURNAL_INSERT,
+  HoldDeltas,
+  journalRow,
+  type HoldChange,
+} from '../quota-holds.js';
 import { statements, type StmtName } from './sql.js';
 import { released, type Reservation, type Settlement } from './types.js';
 
@@ -81,7 +89,8 @@ export class SqliteStatements {
     this.run = {} as Record<StmtName, BetterSqlite3.Statement>;
     // reserveBoth and reserveUserHeld are PostgreSQL / MySQL only: SQLite takes the token, the user and the hold in
     // one transaction (reserveMany)
-    for (const name of Object.keys(sql) as StmtName[]) if (name !== 'reserveBoth' && name !== 'reserveUserHeld') this.run[name] = handle.prepare(sql[name]([]).sql);
+    for (const name of Object.keys(sql) as StmtName[])
+      if (name !== 'reserveBoth' && name !== 'reserveUserHeld') this.run[name] = handle.prepare(sql[name]([]).sql);
     // the node's holds: one journal row per commit (services/quota-holds.ts)
     const journal = handle.prepare(HOLD_JOURNAL_INSERT);
     let journalRows = 0;
@@ -116,7 +125,8 @@ export class SqliteStatements {
         if (short) for (const r of batch) if (r.outcome === 0 && short.has(r.userId)) reserveOne(r);
       }
       let held: number[] | null = null;
-      for (const r of batch) if (r.outcome === 0) (held ??= []).push(r.userId, r.tokenId, r.pre, r.limitedToken ? r.pre : 0);
+      for (const r of batch)
+        if (r.outcome === 0) (held ??= []).push(r.userId, r.tokenId, r.pre, r.limitedToken ? r.pre : 0);
       if (held) record(held);
     });
     const { refundUser } = this.run;

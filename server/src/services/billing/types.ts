@@ -101,11 +101,17 @@ export function formatQuota(options: OptionStore, quota: number): string {
 
 /** The refusal of a reservation whose token was short. */
 export function tokenShort(options: OptionStore, remain: number, pre: number): QuotaError {
-  return new QuotaError(`token quota is not enough, token remain quota: ${formatQuota(options, remain)}, need quota: ${formatQuota(options, pre)}`, 'pre_consume_token_quota_failed');
+  return new QuotaError(
+    `token quota is not enough, token remain quota: ${formatQuota(options, remain)}, need quota: ${formatQuota(options, pre)}`,
+    'pre_consume_token_quota_failed',
+  );
 }
 
 /** The refusal of a reservation whose user was short. */
 export function userShort(options: OptionStore, quota: number, pre: number): QuotaError {
   if (quota <= 0) return new QuotaError('user quota is not enough', 'insufficient_user_quota');
-  return new QuotaError(`chat pre-consumed quota failed, user quota: ${formatQuota(options, quota)}, need quota: ${formatQuota(options, pre)}`, 'insufficient_user_quota');
+  return new QuotaError(
+    `chat pre-consumed quota failed, user quota: ${formatQuota(options, quota)}, need quota: ${formatQuota(options, pre)}`,
+    'insufficient_user_quota',
+  );
 }

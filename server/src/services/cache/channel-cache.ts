@@ -68,7 +68,8 @@ export class ChannelCache {
   async start(): Promise<void> {
     await this.reload();
     this.ctx.changes.subscribe((ev) => {
-      if (ev.kind === 'channels') void this.reload().catch((err) => this.ctx.log.warn({ err }, 'channel cache reload failed'));
+      if (ev.kind === 'channels')
+        void this.reload().catch((err) => this.ctx.log.warn({ err }, 'channel cache reload failed'));
     });
     this.timer = setInterval(() => void this.reload().catch(() => undefined), this.ctx.config.syncFrequencySec * 1000);
     this.timer.unref();

@@ -15,7 +15,12 @@ const lastWarned = new WeakMap<object, number>();
  * Asks Redis, when the client is connected: undefined while it is not, or when the command fails (logged), and the
  * caller goes on without it (the database, or letting the request through).
  */
-export async function redisAsk<T>(redis: Redis, log: Logger, doing: string, ask: (redis: Redis) => Promise<T>): Promise<T | undefined> {
+export async function redisAsk<T>(
+  redis: Redis,
+  log: Logger,
+  doing: string,
+  ask: (redis: Redis) => Promise<T>,
+): Promise<T | undefined> {
   if (redis.status !== 'ready') return undefined;
   try {
     return await ask(redis);

@@ -29,7 +29,19 @@ export interface TokenRecord {
 
 type Raw = Pick<
   Token,
-  'id' | 'user_id' | 'key' | 'status' | 'name' | 'expired_time' | 'remain_quota' | 'used_quota' | 'unlimited_quota' | 'model_limits_enabled' | 'model_limits' | 'allow_ips' | 'group'
+  | 'id'
+  | 'user_id'
+  | 'key'
+  | 'status'
+  | 'name'
+  | 'expired_time'
+  | 'remain_quota'
+  | 'used_quota'
+  | 'unlimited_quota'
+  | 'model_limits_enabled'
+  | 'model_limits'
+  | 'allow_ips'
+  | 'group'
 >;
 
 const COLUMNS = [
@@ -93,7 +105,12 @@ export class TokenCache {
   private readonly refresh = new BatchRefresh<string, TokenRecord>(
     this.mem,
     async (keys) => {
-      const rows = await this.ctx.db.selectFrom('tokens').select(COLUMNS).where('key', 'in', keys).where('deleted_at', 'is', null).execute();
+      const rows = await this.ctx.db
+        .selectFrom('tokens')
+        .select(COLUMNS)
+        .where('key', 'in', keys)
+        .where('deleted_at', 'is', null)
+        .execute();
       return new Map(rows.map((r) => [r.key, toRecord(r)]));
     },
     (key, rec) => this.put(key, rec),
@@ -120,7 +137,12 @@ export class TokenCache {
   }
 
   private async fromDb(key: string): Promise<TokenRecord | null> {
-    const row = await this.ctx.db.selectFrom('tokens').select(COLUMNS).where('key', '=', key).where('deleted_at', 'is', null).executeTakeFirst();
+    const row = await this.ctx.db
+      .selectFrom('tokens')
+      .select(COLUMNS)
+      .where('key', '=', key)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
     return row ? toRecord(row) : null;
   }
 
@@ -229,7 +251,11 @@ export class TokenCache {
       for (const k of keys) this.mem.delete(k);
       if (ev.id !== undefined || ev.userId !== undefined) {
         for (const [k, e] of this.mem) {
-          if (e.rec && ((ev.id !== undefined && e.rec.id === ev.id) || (ev.userId !== undefined && e.rec.userId === ev.userId))) this.mem.delete(k);
+          if (
+            e.rec &&
+            ((ev.id !== undefined && e.rec.id === ev.id) || (ev.userId !== undefined && e.rec.userId === ev.userId))
+          )
+            this.mem.delete(k);
         }
       }
       if (ev.id === undefined && ev.userId === undefined && !ev.key) this.mem.clear();

@@ -72,7 +72,12 @@ export class UserCache {
   private readonly refresh = new BatchRefresh<number, Raw>(
     this.mem,
     async (ids) => {
-      const rows = (await this.ctx.db.selectFrom('users').select(COLUMNS).where('id', 'in', ids).where('deleted_at', 'is', null).execute()) as Raw[];
+      const rows = (await this.ctx.db
+        .selectFrom('users')
+        .select(COLUMNS)
+        .where('id', 'in', ids)
+        .where('deleted_at', 'is', null)
+        .execute()) as Raw[];
       return new Map(rows.map((r) => [Number(r.id), r]));
     },
     (id, raw) => this.mem.set(id, { raw, rec: raw ? toRecord(raw) : null, at: Date.now() }),
@@ -170,7 +175,12 @@ export class UserCache {
     if (!delta) return;
     if (this.ctx.redis) {
       void this.ctx.redis
-        .eval("if redis.call('exists', KEYS[1]) == 1 then redis.call('hincrby', KEYS[1], 'quota', ARGV[1]) end return 1", 1, this.redisKey(id), String(delta))
+        .eval(
+          "if redis.call('exists', KEYS[1]) == 1 then redis.call('hincrby', KEYS[1], 'quota', ARGV[1]) end return 1",
+          1,
+          this.redisKey(id),
+          String(delta),
+        )
         .catch(() => undefined);
       return;
     }

@@ -27,7 +27,6 @@ export interface PricingPayload {
 
 const ABILITY_TTL_MS = 60_000;
 
-
 export class PricingCatalog {
   private models: Array<{ model: string; groups: string[] }> | null = null;
   private loadedAt = 0;

@@ -157,7 +157,15 @@ export function getPriceData(
   const groupRatio = getGroupRatio(options, group);
   const price = getModelPrice(options, model);
   if (price.found) {
-    return { usePrice: true, modelPrice: price.price, modelRatio: 0, completionRatio: 0, cacheRatio: 0, cacheCreationRatio: 0, groupRatio };
+    return {
+      usePrice: true,
+      modelPrice: price.price,
+      modelRatio: 0,
+      completionRatio: 0,
+      cacheRatio: 0,
+      cacheCreationRatio: 0,
+      groupRatio,
+    };
   }
   const ratio = getModelRatio(options, model);
   if (!ratio.found && !options.bool('SelfUseModeEnabled') && !opts.acceptUnsetRatio) {
@@ -234,7 +242,11 @@ export function textQuota(price: PriceData, usage: Usage, quotaPerUnit: number):
   if (price.usePrice) return priceQuota(price, quotaPerUnit);
   const cached = Math.min(nonNeg(usage.cached_tokens), prompt);
   const tokens =
-    prompt - cached + cached * price.cacheRatio + creation * price.cacheCreationRatio + completion * price.completionRatio;
+    prompt -
+    cached +
+    cached * price.cacheRatio +
+    creation * price.cacheCreationRatio +
+    completion * price.completionRatio;
   let q = roundQuota(tokens * price.modelRatio * price.groupRatio);
   if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
   return q;
@@ -256,7 +268,11 @@ export function usageFromClaude(u: ClaudeUsage): Usage {
  * (input + cacheRead × cacheRatio + cacheCreation × cacheCreationRatio + output × completionRatio)
  * × groupRatio × modelRatio, truncated (new-api uses float maths here). Per-call models: price × unit × group.
  */
-export function claudeQuota(price: PriceData, usage: ClaudeUsage, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
+export function claudeQuota(
+  price: PriceData,
+  usage: ClaudeUsage,
+  quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT,
+): number {
   const input = nonNeg(usage.input_tokens);
   const output = nonNeg(usage.output_tokens);
   const read = nonNeg(usage.cache_read_input_tokens);
@@ -273,7 +289,12 @@ export function claudeQuota(price: PriceData, usage: ClaudeUsage, quotaPerUnit: 
  * Audio models (gpt-4o-audio on the chat path, realtime): text tokens at the text rates, audio input at
  * audioRatio, audio output at audioRatio × audioCompletionRatio; × modelRatio × groupRatio, rounded.
  */
-export function audioQuota(price: PriceData, usage: AudioUsage, model: string, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
+export function audioQuota(
+  price: PriceData,
+  usage: AudioUsage,
+  model: string,
+  quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT,
+): number {
   const textIn = nonNeg(usage.textInput);
   const textOut = nonNeg(usage.textOutput);
   const audioIn = nonNeg(usage.audioInput);
@@ -282,7 +303,10 @@ export function audioQuota(price: PriceData, usage: AudioUsage, model: string, q
   if (price.usePrice) return priceQuota(price, quotaPerUnit);
   const audioRatio = getAudioRatio(model);
   const tokens =
-    textIn + textOut * price.completionRatio + audioIn * audioRatio + audioOut * audioRatio * getAudioCompletionRatio(model);
+    textIn +
+    textOut * price.completionRatio +
+    audioIn * audioRatio +
+    audioOut * audioRatio * getAudioCompletionRatio(model);
   let q = roundQuota(tokens * price.modelRatio * price.groupRatio);
   if (price.modelRatio * price.groupRatio !== 0 && q <= 0) q = 1;
   return q;
@@ -298,10 +322,20 @@ export function isAudioChatModel(model: string): boolean {
 }
 
 /** An OpenAI usage split by modality: the audio tokens reported in the details, the rest of each side is text. */
-export function audioUsageOf(u: { prompt_tokens: number; completion_tokens: number; audio_input?: number; audio_output?: number }): AudioUsage {
+export function audioUsageOf(u: {
+  prompt_tokens: number;
+  completion_tokens: number;
+  audio_input?: number;
+  audio_output?: number;
+}): AudioUsage {
   const audioInput = Math.min(nonNeg(u.audio_input), nonNeg(u.prompt_tokens));
   const audioOutput = Math.min(nonNeg(u.audio_output), nonNeg(u.completion_tokens));
-  return { textInput: nonNeg(u.prompt_tokens) - audioInput, textOutput: nonNeg(u.completion_tokens) - audioOutput, audioInput, audioOutput };
+  return {
+    textInput: nonNeg(u.prompt_tokens) - audioInput,
+    textOutput: nonNeg(u.completion_tokens) - audioOutput,
+    audioInput,
+    audioOutput,
+  };
 }
 
 export interface ImageRequestLike {
@@ -315,7 +349,11 @@ export interface ImageRequestLike {
  * Image generation charge, computed before the upstream call (new-api-compat.md §5.3). In ratio mode one image costs
  * 0.0025 × modelRatio USD. quota = int(price × sizeRatio × qualityRatio × n × groupRatio × QuotaPerUnit).
  */
-export function imageQuota(price: PriceData, req: ImageRequestLike, quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT): number {
+export function imageQuota(
+  price: PriceData,
+  req: ImageRequestLike,
+  quotaPerUnit: number = QUOTA_PER_UNIT_DEFAULT,
+): number {
   const unitPrice = price.usePrice ? price.modelPrice : 0.0025 * price.modelRatio;
   const n = req.n && req.n > 0 ? Math.floor(req.n) : 1;
   const total = unitPrice * imageSizeRatio(req.size) * imageQualityRatio(req.model, req.size, req.quality) * n;
@@ -349,7 +387,8 @@ export function preConsumeQuota(
 ): number {
   const quotaPerUnit = options.num('QuotaPerUnit', QUOTA_PER_UNIT_DEFAULT);
   if (price.usePrice) return truncQuota(price.modelPrice * quotaPerUnit * price.groupRatio);
-  const preTokens = maxTokens && maxTokens > 0 ? nonNeg(promptTokens) + maxTokens : options.num('PreConsumedQuota', 500);
+  const preTokens =
+    maxTokens && maxTokens > 0 ? nonNeg(promptTokens) + maxTokens : options.num('PreConsumedQuota', 500);
   return truncQuota(preTokens * price.modelRatio * price.groupRatio);
 }
 
@@ -368,7 +407,11 @@ export function trustedReservation(
 }
 
 /** Pricing-page figures (spec §9): USD per 1M tokens for the given ratios. */
-export function pricePer1M(modelRatio: number, completionRatio: number, groupRatio: number): { input: number; output: number } {
+export function pricePer1M(
+  modelRatio: number,
+  completionRatio: number,
+  groupRatio: number,
+): { input: number; output: number } {
   const input = decimalClean(modelRatio * 2 * groupRatio);
   return { input, output: decimalClean(input * completionRatio) };
 }

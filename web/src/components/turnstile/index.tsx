@@ -38,7 +38,8 @@ export function loadTurnstile(): Promise<TurnstileApi> {
       const script = document.createElement('script');
       script.src = TURNSTILE_SCRIPT_URL;
       script.async = true;
-      script.onload = () => (window.turnstile ? resolve(window.turnstile) : reject(new Error('turnstile did not load')));
+      script.onload = () =>
+        window.turnstile ? resolve(window.turnstile) : reject(new Error('turnstile did not load'));
       script.onerror = () => reject(new Error('turnstile did not load'));
       document.head.appendChild(script);
     }).catch((err: unknown) => {
@@ -89,7 +90,9 @@ function TurnstileWidget({ siteKey, onToken, generation }: WidgetProps) {
     if (generation > 0 && w) w.api.reset(w.id);
   }, [generation]);
 
-  return <div ref={box} data-testid="turnstile" style={{ display: 'flex', justifyContent: 'center', marginBottom: 16 }} />;
+  return (
+    <div ref={box} data-testid="turnstile" style={{ display: 'flex', justifyContent: 'center', marginBottom: 16 }} />
+  );
 }
 
 export interface Turnstile {
@@ -118,9 +121,13 @@ export function useTurnstile(): Turnstile {
     setToken('');
     setGeneration((g) => g + 1);
   }, []);
-  const params = useCallback((): Record<string, string> => (required && token ? { turnstile: token } : {}), [required, token]);
+  const params = useCallback(
+    (): Record<string, string> => (required && token ? { turnstile: token } : {}),
+    [required, token],
+  );
   const withToken = useCallback(
-    (path: string) => (required && token ? `${path}${path.includes('?') ? '&' : '?'}turnstile=${encodeURIComponent(token)}` : path),
+    (path: string) =>
+      required && token ? `${path}${path.includes('?') ? '&' : '?'}turnstile=${encodeURIComponent(token)}` : path,
     [required, token],
   );
 

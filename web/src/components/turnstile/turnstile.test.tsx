@@ -18,7 +18,11 @@ interface FakeWidget {
 }
 
 let widgets: FakeWidget[];
-let fake: TurnstileApi & { render: ReturnType<typeof vi.fn<TurnstileApi['render']>>; reset: ReturnType<typeof vi.fn<TurnstileApi['reset']>>; remove: ReturnType<typeof vi.fn<TurnstileApi['remove']>> };
+let fake: TurnstileApi & {
+  render: ReturnType<typeof vi.fn<TurnstileApi['render']>>;
+  reset: ReturnType<typeof vi.fn<TurnstileApi['reset']>>;
+  remove: ReturnType<typeof vi.fn<TurnstileApi['remove']>>;
+};
 let calls: Call[];
 let loginOk: boolean;
 
@@ -42,7 +46,9 @@ beforeEach(async () => {
     if (path === '/api/user/login') {
       return loginOk
         ? { id: 1, username: 'alice', display_name: 'alice', role: 1, status: 1, group: 'default' }
-        : new Response(JSON.stringify({ success: false, message: 'Turnstile 校验失败，请刷新重试！' }), { status: 200 });
+        : new Response(JSON.stringify({ success: false, message: 'Turnstile 校验失败，请刷新重试！' }), {
+            status: 200,
+          });
     }
     return {};
   });
@@ -62,7 +68,14 @@ const give = async (token: string) => {
 
 describe('Turnstile on the login page', () => {
   it('renders the widget with the site key, waits for its token, sends it and asks for a new one after a failure', async () => {
-    renderWithApp([{ path: '/login', element: <Login /> }, { path: '/token', element: <div>tokens</div> }], '/login', ON);
+    renderWithApp(
+      [
+        { path: '/login', element: <Login /> },
+        { path: '/token', element: <div>tokens</div> },
+      ],
+      '/login',
+      ON,
+    );
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
     expect(widgets[0]!.sitekey).toBe('site-key-1');
     expect(document.querySelector(`script[src="${TURNSTILE_SCRIPT_URL}"]`)).toBeNull();
@@ -77,7 +90,11 @@ describe('Turnstile on the login page', () => {
       fireEvent.click(login);
     });
     await vi.waitFor(() => expect(calls.filter((c) => c.url.startsWith('/api/user/login'))).toHaveLength(1));
-    expect(calls[0]).toEqual({ method: 'POST', url: '/api/user/login?turnstile=token-1', body: { username: 'alice', password: 'password1' } });
+    expect(calls[0]).toEqual({
+      method: 'POST',
+      url: '/api/user/login?turnstile=token-1',
+      body: { username: 'alice', password: 'password1' },
+    });
 
     // the spent token is dropped and the widget reset: the button waits for the next token
     await vi.waitFor(() => expect(fake.reset).toHaveBeenCalledWith('w1'));
@@ -95,7 +112,14 @@ describe('Turnstile on the login page', () => {
 
   it('renders nothing and sends no parameter when Turnstile is off', async () => {
     loginOk = true;
-    renderWithApp([{ path: '/login', element: <Login /> }, { path: '/token', element: <div>tokens</div> }], '/login', OFF);
+    renderWithApp(
+      [
+        { path: '/login', element: <Login /> },
+        { path: '/token', element: <div>tokens</div> },
+      ],
+      '/login',
+      OFF,
+    );
     fireEvent.change(screen.getByPlaceholderText('请输入您的用户名或邮箱地址'), { target: { value: 'alice' } });
     fireEvent.change(screen.getByPlaceholderText('请输入您的密码'), { target: { value: 'password1' } });
     const login = submitButton(/登\s*录/);
@@ -112,7 +136,14 @@ describe('Turnstile on the login page', () => {
 
 describe('Turnstile on the register, email verification and password reset forms', () => {
   it('register: the code request and the registration each send a fresh token', async () => {
-    renderWithApp([{ path: '/register', element: <Register /> }, { path: '/login', element: <div /> }], '/register', { ...ON, email_verification: true });
+    renderWithApp(
+      [
+        { path: '/register', element: <Register /> },
+        { path: '/login', element: <div /> },
+      ],
+      '/register',
+      { ...ON, email_verification: true },
+    );
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
     const sendCode = submitButton(/获取验证码/);
     const register = submitButton(/注\s*册/);
@@ -130,7 +161,9 @@ describe('Turnstile on the register, email verification and password reset forms
     await vi.waitFor(() => expect(submitButton(/注\s*册/).disabled).toBe(true));
 
     fireEvent.change(screen.getByPlaceholderText('请输入用户名'), { target: { value: 'alice' } });
-    fireEvent.change(screen.getByPlaceholderText('输入密码，最短 8 位，最长 20 位'), { target: { value: 'password1' } });
+    fireEvent.change(screen.getByPlaceholderText('输入密码，最短 8 位，最长 20 位'), {
+      target: { value: 'password1' },
+    });
     fireEvent.change(screen.getByPlaceholderText('请再次输入密码'), { target: { value: 'password1' } });
     fireEvent.change(screen.getByPlaceholderText('输入验证码'), { target: { value: '123456' } });
     await give('register-token');
@@ -138,7 +171,11 @@ describe('Turnstile on the register, email verification and password reset forms
       fireEvent.click(submitButton(/注\s*册/));
     });
     await vi.waitFor(() => expect(calls).toHaveLength(2));
-    expect(calls[1]).toMatchObject({ method: 'POST', url: '/api/user/register?turnstile=register-token', body: { username: 'alice', verification_code: '123456' } });
+    expect(calls[1]).toMatchObject({
+      method: 'POST',
+      url: '/api/user/register?turnstile=register-token',
+      body: { username: 'alice', verification_code: '123456' },
+    });
   });
 
   it('password reset sends the token with the email', async () => {
@@ -157,7 +194,11 @@ describe('Turnstile on the register, email verification and password reset forms
   });
 
   it('binding an email on the personal page sends the token with the code request', async () => {
-    renderWithApp([{ path: '/personal', element: <EmailBindDialog open onClose={() => undefined} onDone={() => undefined} /> }], '/personal', ON);
+    renderWithApp(
+      [{ path: '/personal', element: <EmailBindDialog open onClose={() => undefined} onDone={() => undefined} /> }],
+      '/personal',
+      ON,
+    );
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
     const send = await screen.findByRole('button', { name: /获取验证码/ });
     expect((send as HTMLButtonElement).disabled).toBe(true);

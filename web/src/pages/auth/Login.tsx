@@ -29,7 +29,10 @@ export default function Login() {
     }
     setLoading(true);
     try {
-      const res = await api.post<StoredUser>(turnstile.withToken('/api/user/login'), { username: username.trim(), password });
+      const res = await api.post<StoredUser>(turnstile.withToken('/api/user/login'), {
+        username: username.trim(),
+        password,
+      });
       if (res.success && res.data) {
         setUser(res.data);
         void message.success(t('loginSuccess'));

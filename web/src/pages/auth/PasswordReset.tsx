@@ -39,10 +39,21 @@ export default function PasswordReset() {
     <AuthCard title={t('resetTitle')}>
       <Form layout="vertical" onFinish={submit}>
         <Form.Item>
-          <Input prefix={<MailOutlined />} placeholder={t('resetEmailPh')} value={email} onChange={(e) => setEmail(e.target.value)} />
+          <Input
+            prefix={<MailOutlined />}
+            placeholder={t('resetEmailPh')}
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Form.Item>
         {turnstile.widget}
-        <Button type="primary" htmlType="submit" block loading={loading} disabled={countdown.left > 0 || !turnstile.ready}>
+        <Button
+          type="primary"
+          htmlType="submit"
+          block
+          loading={loading}
+          disabled={countdown.left > 0 || !turnstile.ready}
+        >
           {countdown.left > 0 ? t('resetRetry', { n: countdown.left }) : t('resetSubmit')}
         </Button>
       </Form>

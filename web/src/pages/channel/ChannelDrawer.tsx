@@ -139,10 +139,17 @@ export default function ChannelDrawer(props: {
     setSaving(true);
     try {
       if (check.confirmV1) {
-        const go = await modal.confirm({ title: t('v1.title'), content: t('v1.content'), okText: t('action.confirm'), cancelText: t('action.cancel') });
+        const go = await modal.confirm({
+          title: t('v1.title'),
+          content: t('v1.content'),
+          okText: t('action.confirm'),
+          cancelText: t('action.cancel'),
+        });
         if (!go) return;
       }
-      const res = isEdit ? await api.put('/api/channel/', check.payload) : await api.post('/api/channel/', check.payload);
+      const res = isEdit
+        ? await api.put('/api/channel/', check.payload)
+        : await api.post('/api/channel/', check.payload);
       if (res.success) {
         message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
         onSaved();
@@ -259,11 +266,7 @@ export default function ChannelDrawer(props: {
               )}
             </Form.Item>
           )}
-          <Form.Item
-            label={t('form.key')}
-            required={!isEdit}
-            extra={keyHint()}
-          >
+          <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()}>
             <Input.TextArea
               autoSize={{ minRows: 2, maxRows: 8 }}
               value={values.key}
@@ -302,7 +305,10 @@ export default function ChannelDrawer(props: {
               data-testid="channel-models"
             />
             <Space wrap style={{ marginTop: 8 }}>
-              <Button size="small" onClick={() => set('models', mergeModels(values.models, defaultsForType(values.type)))}>
+              <Button
+                size="small"
+                onClick={() => set('models', mergeModels(values.models, defaultsForType(values.type)))}
+              >
                 {t('models.fillType')}
               </Button>
               <Button size="small" onClick={() => set('models', mergeModels(values.models, enabledModels))}>
@@ -372,17 +378,31 @@ export default function ChannelDrawer(props: {
             />
           </Form.Item>
           <Form.Item label={t('form.testModel')}>
-            <Input value={values.test_model} onChange={(e) => set('test_model', e.target.value)} placeholder={t('form.testModelPh')} />
+            <Input
+              value={values.test_model}
+              onChange={(e) => set('test_model', e.target.value)}
+              placeholder={t('form.testModelPh')}
+            />
           </Form.Item>
           <Space size="large" wrap>
             <Form.Item label={t('form.autoBan')}>
               <Switch checked={values.auto_ban} onChange={(v) => set('auto_ban', v)} />
             </Form.Item>
             <Form.Item label={t('col.priority')}>
-              <InputNumber value={values.priority as number} min={-999} precision={0} onChange={(v) => set('priority', v ?? 0)} />
+              <InputNumber
+                value={values.priority as number}
+                min={-999}
+                precision={0}
+                onChange={(v) => set('priority', v ?? 0)}
+              />
             </Form.Item>
             <Form.Item label={t('col.weight')}>
-              <InputNumber value={values.weight as number} min={0} precision={0} onChange={(v) => set('weight', v ?? 0)} />
+              <InputNumber
+                value={values.weight as number}
+                min={0}
+                precision={0}
+                onChange={(v) => set('weight', v ?? 0)}
+              />
             </Form.Item>
           </Space>
           <Form.Item label={t('col.tag')}>

@@ -64,7 +64,10 @@ afterEach(() => {
 });
 
 function renderAt(path: string) {
-  localStorage.setItem('user', JSON.stringify({ id: 1, role: 100, username: 'root', display_name: 'root', status: 1, group: 'default' }));
+  localStorage.setItem(
+    'user',
+    JSON.stringify({ id: 1, role: 100, username: 'root', display_name: 'root', status: 1, group: 'default' }),
+  );
   const { router } = renderWithApp(
     [
       { path: '/channel', element: <ChannelPage /> },
@@ -204,7 +207,9 @@ describe('channel copy', () => {
     await listed();
     const before = calls.length;
     fireEvent.click(screen.getByTestId('channel-copy-5'));
-    const pop = (await screen.findByText('确定是否要复制此渠道「main-openai」？')).closest('.ant-popover') as HTMLElement;
+    const pop = (await screen.findByText('确定是否要复制此渠道「main-openai」？')).closest(
+      '.ant-popover',
+    ) as HTMLElement;
     await act(async () => {
       fireEvent.click(within(pop).getByRole('button', { name: /Cancel|取\s*消/ }));
     });
@@ -239,7 +244,11 @@ describe('channel drawer', () => {
   });
 
   it('ignores a second submit while the /v1 confirmation is open', async () => {
-    replies['GET /api/channel/5'] = { success: true, message: '', data: { ...CHANNEL, base_url: 'https://up.example/v1' } };
+    replies['GET /api/channel/5'] = {
+      success: true,
+      message: '',
+      data: { ...CHANNEL, base_url: 'https://up.example/v1' },
+    };
     renderAt('/channel/edit/5');
     const name = (await drawerInput('name')) as HTMLInputElement;
     await vi.waitFor(() => expect(name.value).toBe('main-openai'));

@@ -15,7 +15,12 @@ const empty = (tag: string): TagEditValues => ({
   groups: [],
 });
 
-export default function TagEditModal(props: { tag: string | null; groups: string[]; onClose(): void; onSaved(): void }) {
+export default function TagEditModal(props: {
+  tag: string | null;
+  groups: string[];
+  onClose(): void;
+  onSaved(): void;
+}) {
   const { tag, groups, onClose, onSaved } = props;
   const { t } = useTranslation('channel');
   const { message } = AntApp.useApp();

@@ -225,7 +225,10 @@ registerBundle(
     'msg.updated': ['渠道更新成功！', 'Channel updated!'],
     'msg.fetchOk': ['获取模型列表成功', 'Model list fetched'],
     'msg.testOk': ['渠道 {{name}} 测试成功，耗时 {{time}} 秒。', 'Channel {{name}} tested OK in {{time}} s.'],
-    'msg.balanceOk': ['渠道 {{name}} 余额更新成功！余额 ${{balance}}', 'Channel {{name}} balance updated: ${{balance}}'],
+    'msg.balanceOk': [
+      '渠道 {{name}} 余额更新成功！余额 ${{balance}}',
+      'Channel {{name}} balance updated: ${{balance}}',
+    ],
     'msg.batchDeleted': ['已删除 {{count}} 个通道！', '{{count}} channels deleted!'],
     'msg.disabledDeleted': ['已删除所有禁用渠道，共计 {{count}} 个', 'Deleted {{count}} disabled channels'],
     'msg.testAllStarted': [

@@ -45,7 +45,19 @@ import TagEditModal from './TagEditModal.js';
 
 const NS = 'channel';
 const COLUMN_KEY = 'channels-table-columns';
-const COLUMN_IDS = ['id', 'name', 'group', 'type', 'status', 'response_time', 'balance', 'priority', 'weight', 'tag', 'actions'];
+const COLUMN_IDS = [
+  'id',
+  'name',
+  'group',
+  'type',
+  'status',
+  'response_time',
+  'balance',
+  'priority',
+  'weight',
+  'tag',
+  'actions',
+];
 
 /** Name suffix of a copied channel (new-api's default) and the server's answer when the source is gone. */
 const COPY_SUFFIX = '_复制';
@@ -93,7 +105,12 @@ export default function ChannelPage() {
             id_sort: idSort,
             tag_mode: tagMode,
           })
-        : await api.get<Channel[]>('/api/channel/', { p: page, page_size: pageSize, id_sort: idSort, tag_mode: tagMode });
+        : await api.get<Channel[]>('/api/channel/', {
+            p: page,
+            page_size: pageSize,
+            id_sort: idSort,
+            tag_mode: tagMode,
+          });
       if (res.success) setChannels(res.data ?? []);
       else message.error(res.message);
     } catch {
@@ -143,7 +160,10 @@ export default function ChannelPage() {
   const testChannel = async (ch: Channel) => {
     setTesting((s) => ({ ...s, [ch.id]: true }));
     try {
-      const res = (await api.get(`/api/channel/test/${ch.id}`, ch.test_model ? { model: ch.test_model } : undefined)) as {
+      const res = (await api.get(
+        `/api/channel/test/${ch.id}`,
+        ch.test_model ? { model: ch.test_model } : undefined,
+      )) as {
         success: boolean;
         message: string;
         time?: number;
@@ -177,7 +197,9 @@ export default function ChannelPage() {
    */
   const copyChannel = async (ch: Channel) => {
     try {
-      const res = await api.post<{ id: number }>(`/api/channel/copy/${ch.id}?suffix=${encodeURIComponent(COPY_SUFFIX)}&reset_balance=true`);
+      const res = await api.post<{ id: number }>(
+        `/api/channel/copy/${ch.id}?suffix=${encodeURIComponent(COPY_SUFFIX)}&reset_balance=true`,
+      );
       if (res.success) {
         message.success(t('msg.copied'));
         await load();
@@ -319,7 +341,11 @@ export default function ChannelPage() {
 
   const renderResponseTime = (ms: number) => {
     const { color, label } = responseTimeColor(ms);
-    return <Tag color={color}>{label === 'untested' ? t('rt.untested') : t('rt.seconds', { s: (ms / 1000).toFixed(2) })}</Tag>;
+    return (
+      <Tag color={color}>
+        {label === 'untested' ? t('rt.untested') : t('rt.seconds', { s: (ms / 1000).toFixed(2) })}
+      </Tag>
+    );
   };
 
   // Priority and weight are edited in place the same way: saved on blur or Enter, validated by saveInline.
@@ -523,9 +549,13 @@ export default function ChannelPage() {
           disabled={selected.length === 0}
           onConfirm={() => quiet(batchDelete())}
         >
-          <Button danger onClick={() => {
+          <Button
+            danger
+            onClick={() => {
               if (selected.length === 0) quiet(batchDelete());
-            }} data-testid="channel-batch-delete">
+            }}
+            data-testid="channel-batch-delete"
+          >
             {t('action.batchDelete')}
           </Button>
         </Popconfirm>
@@ -585,11 +615,19 @@ export default function ChannelPage() {
         rowSelection={{
           selectedRowKeys: selected.map((id) => `c${id}`),
           checkStrictly: false,
-          onChange: (_keys, selRows) => setSelected(selRows.filter((r) => !isTagRow(r)).map((r) => (r as ChannelRow).id)),
+          onChange: (_keys, selRows) =>
+            setSelected(selRows.filter((r) => !isTagRow(r)).map((r) => (r as ChannelRow).id)),
         }}
       />
       {!searching && (
-        <ZeroBasedPager page={page} pageSize={pageSize} shown={channels.length} hasMore={hasMore} onPage={setPage} onPageSize={setPageSize} />
+        <ZeroBasedPager
+          page={page}
+          pageSize={pageSize}
+          shown={channels.length}
+          hasMore={hasMore}
+          onPage={setPage}
+          onPageSize={setPageSize}
+        />
       )}
       <ChannelDrawer
         open={editorOpen}

@@ -77,8 +77,14 @@ describe('checkChannelForm', () => {
     expect(r.ok && r.confirmV1).toBe(true);
     expect(r.ok && r.payload.base_url).toBe('https://up.example/v1');
     expect(baseUrlEndsWithV1('https://x/v1beta')).toBe(false);
-    expect(checkChannelForm(form({ type: 8, name: 'n', key: 'k', models: ['m'] }))).toEqual({ ok: false, error: 'err.baseUrl' });
-    expect(checkChannelForm(form({ type: 3, name: 'n', key: 'k', models: ['m'] }))).toEqual({ ok: false, error: 'err.baseUrl' });
+    expect(checkChannelForm(form({ type: 8, name: 'n', key: 'k', models: ['m'] }))).toEqual({
+      ok: false,
+      error: 'err.baseUrl',
+    });
+    expect(checkChannelForm(form({ type: 3, name: 'n', key: 'k', models: ['m'] }))).toEqual({
+      ok: false,
+      error: 'err.baseUrl',
+    });
   });
 
   it('keeps the organization only for OpenAI and the Vertex key as one JSON document', () => {
@@ -113,9 +119,20 @@ describe('setting and max_input_tokens', () => {
     expect(checkChannelForm({ ...ok, max_input_tokens: '-5' })).toEqual({ ok: false, error: 'err.maxInputTokens' });
   });
   it('reads both fields back from a channel', () => {
-    const ch = { id: 1, type: 1, name: 'a', models: 'm', group: 'default', setting: '{"proxy":"socks5://x"}', max_input_tokens: 1000 } as Channel;
+    const ch = {
+      id: 1,
+      type: 1,
+      name: 'a',
+      models: 'm',
+      group: 'default',
+      setting: '{"proxy":"socks5://x"}',
+      max_input_tokens: 1000,
+    } as Channel;
     expect(channelToForm(ch)).toMatchObject({ setting: '{"proxy":"socks5://x"}', max_input_tokens: 1000 });
-    expect(channelToForm({ ...ch, setting: null, max_input_tokens: null })).toMatchObject({ setting: '', max_input_tokens: 0 });
+    expect(channelToForm({ ...ch, setting: null, max_input_tokens: null })).toMatchObject({
+      setting: '',
+      max_input_tokens: 0,
+    });
   });
 });
 
@@ -142,9 +159,17 @@ describe('buildTagEditPayload', () => {
     expect(buildTagEditPayload('team', base)).toEqual({ ok: false, error: 'err.noChange' });
   });
   it('sends only changed fields, validates JSON, and allows dissolving', () => {
-    expect(buildTagEditPayload('team', { ...base, model_mapping: 'nope' })).toEqual({ ok: false, error: 'err.mapping' });
-    expect(buildTagEditPayload('team', { ...base, new_tag: '' })).toEqual({ ok: true, payload: { tag: 'team', new_tag: '' } });
-    expect(buildTagEditPayload('team', { ...base, priority: 3, weight: 0, models: ['a', 'b'], groups: ['vip'] })).toEqual({
+    expect(buildTagEditPayload('team', { ...base, model_mapping: 'nope' })).toEqual({
+      ok: false,
+      error: 'err.mapping',
+    });
+    expect(buildTagEditPayload('team', { ...base, new_tag: '' })).toEqual({
+      ok: true,
+      payload: { tag: 'team', new_tag: '' },
+    });
+    expect(
+      buildTagEditPayload('team', { ...base, priority: 3, weight: 0, models: ['a', 'b'], groups: ['vip'] }),
+    ).toEqual({
       ok: true,
       payload: { tag: 'team', priority: 3, weight: 0, models: 'a,b', groups: 'vip' },
     });

@@ -194,7 +194,13 @@ export function checkChannelForm(v: ChannelFormValues, editId?: number): FormChe
   };
   // On edit an empty key keeps the stored one; on create each non-empty line becomes a channel (server side),
   // except Vertex whose key is one JSON document.
-  const key = spec.keyIsJson ? v.key.trim() : v.key.split('\n').map((l) => l.trim()).filter(Boolean).join('\n');
+  const key = spec.keyIsJson
+    ? v.key.trim()
+    : v.key
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join('\n');
   if (key !== '') payload.key = key;
   if (isEdit) payload.id = editId;
   return { ok: true, payload, confirmV1: baseUrlEndsWithV1(v.base_url) };
@@ -207,7 +213,10 @@ export function keyLineCount(key: string, type: number): number {
 }
 
 /** Adds comma/newline separated custom models; reports whether any was already there (某些模型已存在！). */
-export function addCustomModels(existing: string[], input: string): { models: string[]; duplicated: boolean; added: number } {
+export function addCustomModels(
+  existing: string[],
+  input: string,
+): { models: string[]; duplicated: boolean; added: number } {
   const wanted = input
     .split(/[,\n]/)
     .map((m) => m.trim())

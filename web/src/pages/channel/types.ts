@@ -55,8 +55,21 @@ export const CHANNEL_TYPE_BY_CODE: Record<number, ChannelTypeOption> = Object.fr
 export const PRESET_TYPE_MODELS: Record<number, string[]> = {
   2: ['mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe'],
   5: [
-    'mj_imagine', 'mj_variation', 'mj_reroll', 'mj_blend', 'mj_upscale', 'mj_describe', 'mj_zoom', 'mj_shorten',
-    'mj_modal', 'mj_inpaint', 'mj_custom_zoom', 'mj_high_variation', 'mj_low_variation', 'mj_pan', 'mj_uploads',
+    'mj_imagine',
+    'mj_variation',
+    'mj_reroll',
+    'mj_blend',
+    'mj_upscale',
+    'mj_describe',
+    'mj_zoom',
+    'mj_shorten',
+    'mj_modal',
+    'mj_inpaint',
+    'mj_custom_zoom',
+    'mj_high_variation',
+    'mj_low_variation',
+    'mj_pan',
+    'mj_uploads',
   ],
   36: ['suno_music', 'suno_lyrics'],
 };

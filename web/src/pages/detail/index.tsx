@@ -3,7 +3,20 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
-import { Alert, App as AntApp, Button, Card, Col, DatePicker, Empty, Input, Row, Segmented, Space, Statistic } from 'antd';
+import {
+  Alert,
+  App as AntApp,
+  Button,
+  Card,
+  Col,
+  DatePicker,
+  Empty,
+  Input,
+  Row,
+  Segmented,
+  Space,
+  Statistic,
+} from 'antd';
 import {
   Bar,
   BarChart,
@@ -25,9 +38,28 @@ import { dollarDigits, quotaToDollars, renderNumber, renderQuota, renderQuotaSum
 import { useStatus } from '../../context/status.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import './i18n.js';
-import { modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type Granularity, type QuotaDataRow } from './logic.js';
+import {
+  modelShare,
+  normalizeGranularity,
+  seriesByModel,
+  seriesPeak,
+  totals,
+  type Granularity,
+  type QuotaDataRow,
+} from './logic.js';
 
-const COLORS = ['#1677ff', '#52c41a', '#faad14', '#f5222d', '#722ed1', '#13c2c2', '#eb2f96', '#fa8c16', '#a0d911', '#2f54eb'];
+const COLORS = [
+  '#1677ff',
+  '#52c41a',
+  '#faad14',
+  '#f5222d',
+  '#722ed1',
+  '#13c2c2',
+  '#eb2f96',
+  '#fa8c16',
+  '#a0d911',
+  '#2f54eb',
+];
 const FMT = 'YYYY-MM-DD HH:mm:ss';
 
 export default function DetailPage() {
@@ -39,7 +71,9 @@ export default function DetailPage() {
   const [start, setStart] = useState<Dayjs>(() => dayjs().subtract(1, 'day').startOf('hour'));
   const [end, setEnd] = useState<Dayjs>(() => dayjs().add(1, 'hour').startOf('hour'));
   const [username, setUsername] = useState('');
-  const [granularity, setGranularity] = useState<Granularity>(() => normalizeGranularity(status.data_export_default_time));
+  const [granularity, setGranularity] = useState<Granularity>(() =>
+    normalizeGranularity(status.data_export_default_time),
+  );
   const [rows, setRows] = useState<QuotaDataRow[]>([]);
   const [loading, setLoading] = useState(false);
   const [chartKind, setChartKind] = useState<'bar' | 'line'>('bar');
@@ -51,7 +85,11 @@ export default function DetailPage() {
   const load = useCallback(async () => {
     setLoading(true);
     try {
-      const params = { start_timestamp: start.unix(), end_timestamp: end.unix(), username: admin ? username.trim() || undefined : undefined };
+      const params = {
+        start_timestamp: start.unix(),
+        end_timestamp: end.unix(),
+        username: admin ? username.trim() || undefined : undefined,
+      };
       const res = await api.get<QuotaDataRow[]>(admin ? '/api/data/' : '/api/data/self', params);
       if (res.success) setRows(res.data ?? []);
       else message.error(res.message);
@@ -122,7 +160,13 @@ export default function DetailPage() {
             ]}
           />
           {admin && (
-            <Input placeholder={t('username')} value={username} onChange={(e) => setUsername(e.target.value)} allowClear style={{ width: 160 }} />
+            <Input
+              placeholder={t('username')}
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              allowClear
+              style={{ width: 160 }}
+            />
           )}
           <Button type="primary" loading={loading} onClick={() => quiet(load())}>
             {t('query')}
@@ -177,7 +221,15 @@ export default function DetailPage() {
                 <ResponsiveContainer>
                   <PieChart>
                     {/* one model fills the circle: no white seam where the slice starts and ends */}
-                    <Pie data={share} dataKey="value" nameKey="name" outerRadius={100} label isAnimationActive={false} stroke={share.length > 1 ? '#fff' : 'none'}>
+                    <Pie
+                      data={share}
+                      dataKey="value"
+                      nameKey="name"
+                      outerRadius={100}
+                      label
+                      isAnimationActive={false}
+                      stroke={share.length > 1 ? '#fff' : 'none'}
+                    >
                       {share.map((s, i) => (
                         <Cell key={s.name} fill={COLORS[i % COLORS.length]} />
                       ))}

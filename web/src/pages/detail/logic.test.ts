@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStart, modelShare, normalizeGranularity, seriesByModel, seriesPeak, totals, type QuotaDataRow } from './logic.js';
+import {
+  bucketStart,
+  modelShare,
+  normalizeGranularity,
+  seriesByModel,
+  seriesPeak,
+  totals,
+  type QuotaDataRow,
+} from './logic.js';
 
 const at = (y: number, m: number, d: number, h: number) => Math.floor(new Date(y, m - 1, d, h).getTime() / 1000);
 const rows: QuotaDataRow[] = [

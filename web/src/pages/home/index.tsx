@@ -33,7 +33,10 @@ export default function Home() {
         <Typography.Title level={2}>{t('welcome', { name })}</Typography.Title>
         <Typography.Paragraph type="secondary">{t('subtitle')}</Typography.Paragraph>
         <Typography.Paragraph>
-          {t('baseUrl')}: <Typography.Text code copyable>{status.server_address || window.location.origin}</Typography.Text>
+          {t('baseUrl')}:{' '}
+          <Typography.Text code copyable>
+            {status.server_address || window.location.origin}
+          </Typography.Text>
         </Typography.Paragraph>
         <Flex justify="center" gap={12}>
           <Button type="primary" onClick={() => navigate('/token')}>

@@ -43,7 +43,19 @@ import {
 const FMT = 'YYYY-MM-DD HH:mm:ss';
 const COLUMN_KEY = 'logs-table-columns';
 const COLUMN_IDS = [
-  'time', 'channel', 'username', 'token', 'group', 'type', 'model', 'use_time', 'prompt', 'completion', 'quota', 'retry', 'details',
+  'time',
+  'channel',
+  'username',
+  'token',
+  'group',
+  'type',
+  'model',
+  'use_time',
+  'prompt',
+  'completion',
+  'quota',
+  'retry',
+  'details',
 ];
 const ADMIN_ONLY = new Set(['channel', 'username', 'retry']);
 
@@ -92,7 +104,10 @@ export default function LogPage() {
   const [loading, setLoading] = useState(false);
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(() => getPageSize());
-  const [userInfo, setUserInfo] = useState<{ open: boolean; loading: boolean; info?: UserInfo }>({ open: false, loading: false });
+  const [userInfo, setUserInfo] = useState<{ open: boolean; loading: boolean; info?: UserInfo }>({
+    open: false,
+    loading: false,
+  });
   const [cleanBefore, setCleanBefore] = useState<Dayjs>(() => dayjs().subtract(1, 'month'));
   const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
 
@@ -290,16 +305,46 @@ export default function LogPage() {
           options={[0, 1, 2, 3, 4].map((v) => ({ value: v, label: t(`type.${v}`) }))}
         />
         {admin && (
-          <Input placeholder={t('filter.username')} value={filters.username} onChange={(e) => set('username', e.target.value)} allowClear style={{ width: 140 }} />
+          <Input
+            placeholder={t('filter.username')}
+            value={filters.username}
+            onChange={(e) => set('username', e.target.value)}
+            allowClear
+            style={{ width: 140 }}
+          />
         )}
-        <Input placeholder={t('filter.token')} value={filters.token_name} onChange={(e) => set('token_name', e.target.value)} allowClear style={{ width: 140 }} />
-        <Input placeholder={t('filter.model')} value={filters.model_name} onChange={(e) => set('model_name', e.target.value)} allowClear style={{ width: 160 }} />
+        <Input
+          placeholder={t('filter.token')}
+          value={filters.token_name}
+          onChange={(e) => set('token_name', e.target.value)}
+          allowClear
+          style={{ width: 140 }}
+        />
+        <Input
+          placeholder={t('filter.model')}
+          value={filters.model_name}
+          onChange={(e) => set('model_name', e.target.value)}
+          allowClear
+          style={{ width: 160 }}
+        />
         {datePicker('start', t('filter.start'))}
         {datePicker('end', t('filter.end'))}
         {admin && (
-          <Input placeholder={t('filter.channel')} value={filters.channel} onChange={(e) => set('channel', e.target.value)} allowClear style={{ width: 110 }} />
+          <Input
+            placeholder={t('filter.channel')}
+            value={filters.channel}
+            onChange={(e) => set('channel', e.target.value)}
+            allowClear
+            style={{ width: 110 }}
+          />
         )}
-        <Input placeholder={t('filter.group')} value={filters.group} onChange={(e) => set('group', e.target.value)} allowClear style={{ width: 120 }} />
+        <Input
+          placeholder={t('filter.group')}
+          value={filters.group}
+          onChange={(e) => set('group', e.target.value)}
+          allowClear
+          style={{ width: 120 }}
+        />
         <Button type="primary" onClick={query} loading={loading}>
           {t('filter.query')}
         </Button>
@@ -315,8 +360,17 @@ export default function LogPage() {
       {admin && (
         <Space wrap style={{ marginBottom: 12 }}>
           <span>{t('clean.label')}</span>
-          <DatePicker showTime format={FMT} value={cleanBefore} onChange={(d) => d && setCleanBefore(d)} allowClear={false} />
-          <Popconfirm title={t('clean.confirm', { time: cleanBefore.format(FMT) })} onConfirm={() => quiet(cleanLogs())}>
+          <DatePicker
+            showTime
+            format={FMT}
+            value={cleanBefore}
+            onChange={(d) => d && setCleanBefore(d)}
+            allowClear={false}
+          />
+          <Popconfirm
+            title={t('clean.confirm', { time: cleanBefore.format(FMT) })}
+            onConfirm={() => quiet(cleanLogs())}
+          >
             <Button danger>{t('clean.button')}</Button>
           </Popconfirm>
         </Space>
@@ -344,7 +398,12 @@ export default function LogPage() {
           },
         }}
       />
-      <Modal open={userInfo.open} title={t('user.title')} footer={null} onCancel={() => setUserInfo({ open: false, loading: false })}>
+      <Modal
+        open={userInfo.open}
+        title={t('user.title')}
+        footer={null}
+        onCancel={() => setUserInfo({ open: false, loading: false })}
+      >
         <Spin spinning={userInfo.loading}>
           {userInfo.info && (
             <Descriptions column={1} size="small" bordered>
@@ -355,8 +414,12 @@ export default function LogPage() {
               <Descriptions.Item label={t('user.group')}>{userInfo.info.group}</Descriptions.Item>
               <Descriptions.Item label={t('user.quota')}>{renderQuota(userInfo.info.quota)}</Descriptions.Item>
               <Descriptions.Item label={t('user.used')}>{renderQuota(userInfo.info.used_quota)}</Descriptions.Item>
-              <Descriptions.Item label={t('user.requests')}>{renderNumber(userInfo.info.request_count)}</Descriptions.Item>
-              {userInfo.info.email ? <Descriptions.Item label={t('user.email')}>{userInfo.info.email}</Descriptions.Item> : null}
+              <Descriptions.Item label={t('user.requests')}>
+                {renderNumber(userInfo.info.request_count)}
+              </Descriptions.Item>
+              {userInfo.info.email ? (
+                <Descriptions.Item label={t('user.email')}>{userInfo.info.email}</Descriptions.Item>
+              ) : null}
             </Descriptions>
           )}
         </Spin>

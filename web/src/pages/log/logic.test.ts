@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildLogQuery, firstTokenColor, firstTokenSeconds, parseOther, retryPath, toSeconds, elapsedColor } from './logic.js';
+import {
+  buildLogQuery,
+  firstTokenColor,
+  firstTokenSeconds,
+  parseOther,
+  retryPath,
+  toSeconds,
+  elapsedColor,
+} from './logic.js';
 
 describe('log colours', () => {
   it('grades use time: <101 green, <300 orange, else red', () => {

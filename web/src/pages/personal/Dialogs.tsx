@@ -94,9 +94,24 @@ export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
   return (
     <Modal open={open} title={t('changePassword')} onCancel={onClose} onOk={submit} confirmLoading={loading}>
       <Space direction="vertical" style={{ width: '100%' }}>
-        <Input.Password placeholder={t('originalPasswordPh')} value={original} onChange={(e) => setOriginal(e.target.value)} maxLength={20} />
-        <Input.Password placeholder={t('newPasswordPh')} value={pw} onChange={(e) => setPw(e.target.value)} maxLength={20} />
-        <Input.Password placeholder={t('newPassword2Ph')} value={pw2} onChange={(e) => setPw2(e.target.value)} maxLength={20} />
+        <Input.Password
+          placeholder={t('originalPasswordPh')}
+          value={original}
+          onChange={(e) => setOriginal(e.target.value)}
+          maxLength={20}
+        />
+        <Input.Password
+          placeholder={t('newPasswordPh')}
+          value={pw}
+          onChange={(e) => setPw(e.target.value)}
+          maxLength={20}
+        />
+        <Input.Password
+          placeholder={t('newPassword2Ph')}
+          value={pw2}
+          onChange={(e) => setPw2(e.target.value)}
+          maxLength={20}
+        />
       </Space>
     </Modal>
   );
@@ -129,7 +144,11 @@ export function DeleteAccountDialog({ open, onClose, onDone, username }: DialogP
       okButtonProps={{ danger: true, disabled: typed !== username }}
     >
       <Alert type="error" showIcon title={t('deleteWarn')} style={{ marginBottom: 12 }} />
-      <Input placeholder={t('deleteConfirmPh', { username })} value={typed} onChange={(e) => setTyped(e.target.value)} />
+      <Input
+        placeholder={t('deleteConfirmPh', { username })}
+        value={typed}
+        onChange={(e) => setTyped(e.target.value)}
+      />
     </Modal>
   );
 }

@@ -115,7 +115,8 @@ registerBundle(NS, {
     emailBound: 'Email bound!',
     security: 'Security',
     accessToken: 'System access token',
-    accessTokenHint: 'Calls the management API through the Authorization header; resetting invalidates the old token at once',
+    accessTokenHint:
+      'Calls the management API through the Authorization header; resetting invalidates the old token at once',
     resetToken: 'Generate / reset token',
     tokenReset: 'Token reset and copied to the clipboard',
     changePassword: 'Change password',
@@ -149,7 +150,8 @@ registerBundle(NS, {
     notificationEmail: 'Notification email',
     notificationEmailPh: 'Leave empty to use the bound email',
     acceptUnset: 'Accept models without a price',
-    acceptUnsetHint: 'Calls to models without a configured price are still accepted; only use this if you trust the site, it may be expensive',
+    acceptUnsetHint:
+      'Calls to models without a configured price are still accepted; only use this if you trust the site, it may be expensive',
     saveSettings: 'Save settings',
     settingsSaved: 'Settings saved',
     settingsFailed: 'Failed to update the notification settings',

@@ -1,7 +1,21 @@
 // Personal settings (/personal): balance, invitations, bindings, security actions, notification/price settings,
 // available models (spec §2 Personal settings, §5 Personal).
 import { useState } from 'react';
-import { Avatar, Button, Card, Col, Descriptions, Flex, Input, Row, Space, Spin, Statistic, Tag, Typography } from 'antd';
+import {
+  Avatar,
+  Button,
+  Card,
+  Col,
+  Descriptions,
+  Flex,
+  Input,
+  Row,
+  Space,
+  Spin,
+  Statistic,
+  Tag,
+  Typography,
+} from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -226,7 +240,12 @@ export default function Personal() {
           navigate('/login');
         }}
       />
-      <TransferDialog open={dialog === 'transfer'} affQuota={u.aff_quota} onClose={() => setDialog('')} onDone={reloadSelf} />
+      <TransferDialog
+        open={dialog === 'transfer'}
+        affQuota={u.aff_quota}
+        onClose={() => setDialog('')}
+        onDone={reloadSelf}
+      />
     </div>
   );
 }

@@ -8,7 +8,9 @@ import Playground from './index.js';
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
-  vi.stubGlobal('fetch', () => Promise.resolve(new Response(JSON.stringify({ success: true, message: '', data: [] }), { status: 200 })));
+  vi.stubGlobal('fetch', () =>
+    Promise.resolve(new Response(JSON.stringify({ success: true, message: '', data: [] }), { status: 200 })),
+  );
 });
 
 afterEach(() => {
@@ -36,7 +38,9 @@ describe('playground session notice', () => {
     await i18n.changeLanguage('en');
     renderAt('/playground?expired=true');
     await screen.findByTestId('playground-page');
-    expect(screen.getByTestId('expired-notice').textContent).toContain('Not logged in or the session has expired, please log in again');
+    expect(screen.getByTestId('expired-notice').textContent).toContain(
+      'Not logged in or the session has expired, please log in again',
+    );
   });
 
   it('shows nothing without the query', async () => {

@@ -27,7 +27,8 @@ import './i18n.js';
 import { buildChatBody, streamChat, type ChatMessage } from './sse.js';
 
 const DEFAULT_MODEL = 'gpt-4o-mini';
-const DEFAULT_SYSTEM = 'You are a helpful assistant. You can help me by answering my questions. You can also ask me questions.';
+const DEFAULT_SYSTEM =
+  'You are a helpful assistant. You can help me by answering my questions. You can also ask me questions.';
 
 let seq = 0;
 const newId = () => `m${Date.now().toString(36)}${(seq++).toString(36)}`;
@@ -138,13 +139,23 @@ export default function PlaygroundPage() {
   };
 
   const settings = (
-    <Space orientation="vertical" style={{ width: '100%', padding: 16 }} size="middle" data-testid="playground-settings">
+    <Space
+      orientation="vertical"
+      style={{ width: '100%', padding: 16 }}
+      size="middle"
+      data-testid="playground-settings"
+    >
       <Typography.Title level={5} style={{ margin: 0 }}>
         {t('settings')}
       </Typography.Title>
       <div>
         <Typography.Text>{t('group')}</Typography.Text>
-        <Select style={{ width: '100%' }} value={group} onChange={setGroup} options={groups.length ? groups : [{ value: '', label: t('groupUser') }]} />
+        <Select
+          style={{ width: '100%' }}
+          value={group}
+          onChange={setGroup}
+          options={groups.length ? groups : [{ value: '', label: t('groupUser') }]}
+        />
       </div>
       <div>
         <Typography.Text>{t('model')}</Typography.Text>
@@ -173,7 +184,11 @@ export default function PlaygroundPage() {
       </div>
       <div>
         <Typography.Text>{t('system')}</Typography.Text>
-        <Input.TextArea autoSize={{ minRows: 4, maxRows: 12 }} value={system} onChange={(e) => setSystem(e.target.value)} />
+        <Input.TextArea
+          autoSize={{ minRows: 4, maxRows: 12 }}
+          value={system}
+          onChange={(e) => setSystem(e.target.value)}
+        />
       </div>
     </Space>
   );
@@ -203,8 +218,14 @@ export default function PlaygroundPage() {
           }
           styles={{ body: { display: 'flex', flexDirection: 'column', gap: 12 } }}
         >
-          {expired && <Alert type="warning" showIcon title={t('expired', { ns: AUTH_NS })} data-testid="expired-notice" />}
-          <div ref={listRef} style={{ minHeight: 320, maxHeight: '60vh', overflowY: 'auto' }} data-testid="playground-messages">
+          {expired && (
+            <Alert type="warning" showIcon title={t('expired', { ns: AUTH_NS })} data-testid="expired-notice" />
+          )}
+          <div
+            ref={listRef}
+            style={{ minHeight: 320, maxHeight: '60vh', overflowY: 'auto' }}
+            data-testid="playground-messages"
+          >
             {messages.map((m) => (
               <Flex
                 key={m.id}
@@ -262,7 +283,13 @@ export default function PlaygroundPage() {
                 {t('stop')}
               </Button>
             ) : (
-              <Button key="send" type="primary" icon={<SendOutlined />} onClick={() => void send()} data-testid="playground-send">
+              <Button
+                key="send"
+                type="primary"
+                icon={<SendOutlined />}
+                onClick={() => void send()}
+                data-testid="playground-send"
+              >
                 {t('send')}
               </Button>
             )}

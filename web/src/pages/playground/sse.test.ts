@@ -35,7 +35,10 @@ describe('SseParser', () => {
 
   it('treats a [DONE] line without a blank separator as the end', () => {
     const p = new SseParser();
-    expect(p.push(`data: ${chunk('z')}\ndata: [DONE]\n`)).toEqual([{ kind: 'data', data: chunk('z') }, { kind: 'done' }]);
+    expect(p.push(`data: ${chunk('z')}\ndata: [DONE]\n`)).toEqual([
+      { kind: 'data', data: chunk('z') },
+      { kind: 'done' },
+    ]);
   });
 });
 
@@ -46,7 +49,10 @@ describe('readChunk', () => {
       content: '',
       reasoning: 'think',
     });
-    expect(readChunk(JSON.stringify({ choices: [], usage: { total_tokens: 3 } }))).toEqual({ content: '', reasoning: '' });
+    expect(readChunk(JSON.stringify({ choices: [], usage: { total_tokens: 3 } }))).toEqual({
+      content: '',
+      reasoning: '',
+    });
     expect(readChunk(JSON.stringify({ error: { message: 'quota exhausted' } })).error).toBe('quota exhausted');
     expect(readChunk('not json').error).toBe('not json');
   });
@@ -60,7 +66,14 @@ describe('buildChatBody', () => {
     { id: '4', role: 'user', content: 'q2', status: 'complete' },
   ];
   it('builds the playground payload with system prompt and without failed replies', () => {
-    const body = buildChatBody({ system: 'sys', history, model: 'gpt-4o-mini', group: 'vip', temperature: 0.3, maxTokens: 100.7 });
+    const body = buildChatBody({
+      system: 'sys',
+      history,
+      model: 'gpt-4o-mini',
+      group: 'vip',
+      temperature: 0.3,
+      maxTokens: 100.7,
+    });
     expect(body).toEqual({
       messages: [
         { role: 'system', content: 'sys' },
@@ -97,17 +110,20 @@ describe('streamChat', () => {
 
   it('collects streamed content across chunk splits', async () => {
     let out = '';
-    await streamChat(streamOf([`data: ${chunk('Hel')}\n`, `\ndata: ${chunk('lo')}`, '\n\ndata: [DO', 'NE]\n\n']), (c) => {
-      out += c;
-    });
+    await streamChat(
+      streamOf([`data: ${chunk('Hel')}\n`, `\ndata: ${chunk('lo')}`, '\n\ndata: [DO', 'NE]\n\n']),
+      (c) => {
+        out += c;
+      },
+    );
     expect(out).toBe('Hello');
   });
 
   it('rejects with the upstream error message on HTTP errors and error events', async () => {
     const bad = new Response(JSON.stringify({ error: { message: 'no channel' } }), { status: 503 });
     await expect(streamChat(bad, () => undefined)).rejects.toThrow('no channel');
-    await expect(streamChat(streamOf([`data: ${JSON.stringify({ error: { message: 'upstream fail' } })}\n\n`]), () => undefined)).rejects.toThrow(
-      'upstream fail',
-    );
+    await expect(
+      streamChat(streamOf([`data: ${JSON.stringify({ error: { message: 'upstream fail' } })}\n\n`]), () => undefined),
+    ).rejects.toThrow('upstream fail');
   });
 });

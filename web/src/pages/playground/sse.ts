@@ -138,10 +138,7 @@ export function buildChatBody(opts: {
  * Streams one reply: calls onDelta for every content piece; resolves when [DONE] or the body ends.
  * Throws on HTTP errors or an error event (the message is the upstream's error text).
  */
-export async function streamChat(
-  res: Response,
-  onDelta: (content: string, reasoning: string) => void,
-): Promise<void> {
+export async function streamChat(res: Response, onDelta: (content: string, reasoning: string) => void): Promise<void> {
   if (!res.ok || !res.body) {
     const text = await res.text().catch(() => '');
     let msg = text || `HTTP ${res.status}`;

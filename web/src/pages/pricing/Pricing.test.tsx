@@ -9,9 +9,33 @@ const PRICING = {
   success: true,
   message: '',
   data: [
-    { model_name: 'claude-3-haiku', quota_type: 0, model_ratio: 0.125, model_price: 0, owner_by: '', completion_ratio: 5, enable_groups: ['default'] },
-    { model_name: 'mj_imagine', quota_type: 1, model_ratio: 0, model_price: 0.1, owner_by: '', completion_ratio: 0, enable_groups: ['default', 'vip'] },
-    { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, model_price: 0, owner_by: '', completion_ratio: 4, enable_groups: ['default', 'vip'] },
+    {
+      model_name: 'claude-3-haiku',
+      quota_type: 0,
+      model_ratio: 0.125,
+      model_price: 0,
+      owner_by: '',
+      completion_ratio: 5,
+      enable_groups: ['default'],
+    },
+    {
+      model_name: 'mj_imagine',
+      quota_type: 1,
+      model_ratio: 0,
+      model_price: 0.1,
+      owner_by: '',
+      completion_ratio: 0,
+      enable_groups: ['default', 'vip'],
+    },
+    {
+      model_name: 'gpt-4o-mini',
+      quota_type: 0,
+      model_ratio: 0.075,
+      model_price: 0,
+      owner_by: '',
+      completion_ratio: 4,
+      enable_groups: ['default', 'vip'],
+    },
   ],
   group_ratio: { default: 1, vip: 2 },
   usable_group: { default: '默认分组', vip: 'vip分组' },
@@ -23,7 +47,11 @@ beforeEach(async () => {
   await i18n.changeLanguage('zh');
   writes = [];
   vi.stubGlobal('fetch', (url: string) =>
-    Promise.resolve(new Response(JSON.stringify(url.startsWith('/api/pricing') ? PRICING : { success: true, data: {} }), { status: 200 })),
+    Promise.resolve(
+      new Response(JSON.stringify(url.startsWith('/api/pricing') ? PRICING : { success: true, data: {} }), {
+        status: 200,
+      }),
+    ),
   );
   Object.defineProperty(navigator, 'clipboard', {
     configurable: true,
@@ -41,8 +69,7 @@ function renderPricing(status: Status = { setup: true, display_in_currency: true
   return renderWithApp([{ path: '*', element: <Pricing /> }], '/pricing', status).view;
 }
 
-const modelOrder = () =>
-  Array.from(document.querySelectorAll('[data-testid^="model-"]')).map((e) => e.textContent);
+const modelOrder = () => Array.from(document.querySelectorAll('[data-testid^="model-"]')).map((e) => e.textContent);
 const priceText = (model: string) => screen.getByTestId(`price-${model}`).textContent;
 
 describe('pricing page', () => {
@@ -74,7 +101,10 @@ describe('pricing page', () => {
   });
 
   it('shows the user banner and views the user group for a logged-in user', async () => {
-    localStorage.setItem('user', JSON.stringify({ id: 5, username: 'u', display_name: 'u', role: 1, status: 1, group: 'vip' }));
+    localStorage.setItem(
+      'user',
+      JSON.stringify({ id: 5, username: 'u', display_name: 'u', role: 1, status: 1, group: 'vip' }),
+    );
     renderPricing();
     await screen.findByTestId('model-gpt-4o-mini');
     expect(screen.getByTestId('pricing-user-banner').textContent).toContain('您的默认分组为：vip，分组倍率为：2');
@@ -126,7 +156,9 @@ describe('pricing page', () => {
   });
 
   it('shows the server message when the price list fails', async () => {
-    vi.stubGlobal('fetch', () => Promise.resolve(new Response(JSON.stringify({ success: false, message: '价格加载失败了' }), { status: 200 })));
+    vi.stubGlobal('fetch', () =>
+      Promise.resolve(new Response(JSON.stringify({ success: false, message: '价格加载失败了' }), { status: 200 })),
+    );
     renderPricing();
     expect(await screen.findByText('价格加载失败了')).toBeTruthy();
   });

@@ -6,7 +6,10 @@ registerBundle(
   NS,
   splitPairs({
     title: ['模型价格', 'Model pricing'],
-    userBanner: ['您的默认分组为：{{group}}，分组倍率为：{{ratio}}', 'Your default group is {{group}}, group ratio: {{ratio}}'],
+    userBanner: [
+      '您的默认分组为：{{group}}，分组倍率为：{{ratio}}',
+      'Your default group is {{group}}, group ratio: {{ratio}}',
+    ],
     guestBanner: [
       '您还未登陆，显示的价格为默认分组倍率: {{ratio}}',
       'You are not logged in; prices are shown with the default group ratio: {{ratio}}',

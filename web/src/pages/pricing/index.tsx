@@ -76,7 +76,8 @@ export default function Pricing() {
   const ratio = groupRatioOf(data?.groupRatio, group);
   const display = {
     inCurrency: typeof status.display_in_currency === 'boolean' ? status.display_in_currency : displayInCurrency(),
-    quotaPerUnit: typeof status.quota_per_unit === 'number' && status.quota_per_unit > 0 ? status.quota_per_unit : quotaPerUnit(),
+    quotaPerUnit:
+      typeof status.quota_per_unit === 'number' && status.quota_per_unit > 0 ? status.quota_per_unit : quotaPerUnit(),
   };
   const amount = (dollars: number) => {
     const a = formatAmount(dollars, display);
@@ -126,7 +127,10 @@ export default function Pricing() {
       render: (_, r) =>
         isAvailable(r, group) ? (
           <Tooltip title={t('availableTip')}>
-            <CheckCircleFilled style={{ color: token.colorSuccess, fontSize: 18 }} data-testid={`available-${r.model_name}`} />
+            <CheckCircleFilled
+              style={{ color: token.colorSuccess, fontSize: 18 }}
+              data-testid={`available-${r.model_name}`}
+            />
           </Tooltip>
         ) : null,
       sorter: (a, b) => Number(isAvailable(a, group)) - Number(isAvailable(b, group)),
@@ -149,7 +153,8 @@ export default function Pricing() {
     {
       title: t('billingType'),
       key: 'quota_type',
-      render: (_, r) => (isPerCall(r) ? <Tag color="orange">{t('perCall')}</Tag> : <Tag color="cyan">{t('perToken')}</Tag>),
+      render: (_, r) =>
+        isPerCall(r) ? <Tag color="orange">{t('perCall')}</Tag> : <Tag color="cyan">{t('perToken')}</Tag>,
       sorter: (a, b) => a.quota_type - b.quota_type,
     },
     {
@@ -184,7 +189,11 @@ export default function Pricing() {
         <Space size={4}>
           <span>{t('ratio')}</span>
           <Popover title={t('ratioHelpTitle')} content={ratioHelp} trigger={['hover', 'click']}>
-            <QuestionCircleOutlined style={{ cursor: 'help' }} aria-label={t('ratioHelpTitle')} data-testid="ratio-help-icon" />
+            <QuestionCircleOutlined
+              style={{ cursor: 'help' }}
+              aria-label={t('ratioHelpTitle')}
+              data-testid="ratio-help-icon"
+            />
           </Popover>
         </Space>
       ),

@@ -78,7 +78,10 @@ export function isAvailable(row: Pick<PricingRow, 'enable_groups'>, group: strin
 }
 
 /** The model's groups the viewer may switch to (those in usable_group), in the server's order. */
-export function usableGroupsOf(row: Pick<PricingRow, 'enable_groups'>, usable: Record<string, string> | undefined): string[] {
+export function usableGroupsOf(
+  row: Pick<PricingRow, 'enable_groups'>,
+  usable: Record<string, string> | undefined,
+): string[] {
   if (!usable) return [];
   return row.enable_groups.filter((g) => Object.prototype.hasOwnProperty.call(usable, g));
 }

@@ -19,7 +19,12 @@ import {
   type RedemptionFormValues,
 } from './logic.js';
 
-export default function RedemptionDrawer(props: { open: boolean; editId?: number; onClose(): void; onSaved(keys?: string[]): void }) {
+export default function RedemptionDrawer(props: {
+  open: boolean;
+  editId?: number;
+  onClose(): void;
+  onSaved(keys?: string[]): void;
+}) {
   const { open, editId, onClose, onSaved } = props;
   const { t } = useTranslation('redemption');
   const { message } = AntApp.useApp();
@@ -28,7 +33,8 @@ export default function RedemptionDrawer(props: { open: boolean; editId?: number
   const [saving, setSaving] = useState(false);
   const isEdit = editId !== undefined;
 
-  const set = <K extends keyof RedemptionFormValues>(k: K, v: RedemptionFormValues[K]) => setValues((s) => ({ ...s, [k]: v }));
+  const set = <K extends keyof RedemptionFormValues>(k: K, v: RedemptionFormValues[K]) =>
+    setValues((s) => ({ ...s, [k]: v }));
 
   useEffect(() => {
     if (!open) return;
@@ -92,37 +98,43 @@ export default function RedemptionDrawer(props: { open: boolean; editId?: number
       submitText={t('action.submit')}
       testId="redemption"
     >
-        <Form layout="vertical" data-testid="redemption-form">
-          <Form.Item label={t('form.name')}>
-            <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" maxLength={20} />
-          </Form.Item>
-          <Form.Item
-            label={t('form.quota')}
-            extra={Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined}
-          >
-            <AutoComplete
-              value={values.quota === null ? '' : String(values.quota)}
-              onChange={(v: string) => set('quota', v)}
-              options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
-              placeholder={t('form.quotaPh')}
-              data-testid="redemption-quota"
+      <Form layout="vertical" data-testid="redemption-form">
+        <Form.Item label={t('form.name')}>
+          <Input
+            value={values.name}
+            onChange={(e) => set('name', e.target.value)}
+            placeholder={t('form.namePh')}
+            name="name"
+            maxLength={20}
+          />
+        </Form.Item>
+        <Form.Item
+          label={t('form.quota')}
+          extra={Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined}
+        >
+          <AutoComplete
+            value={values.quota === null ? '' : String(values.quota)}
+            onChange={(v: string) => set('quota', v)}
+            options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
+            placeholder={t('form.quotaPh')}
+            data-testid="redemption-quota"
+          />
+        </Form.Item>
+        {!isEdit && (
+          <Form.Item label={t('form.count')}>
+            <InputNumber
+              min={1}
+              max={MAX_REDEMPTION_COUNT}
+              precision={0}
+              value={values.count === null || values.count === '' ? null : Number(values.count)}
+              onChange={(v) => set('count', v)}
+              placeholder={t('form.countPh')}
+              style={{ width: 160 }}
+              name="count"
             />
           </Form.Item>
-          {!isEdit && (
-            <Form.Item label={t('form.count')}>
-              <InputNumber
-                min={1}
-                max={MAX_REDEMPTION_COUNT}
-                precision={0}
-                value={values.count === null || values.count === '' ? null : Number(values.count)}
-                onChange={(v) => set('count', v)}
-                placeholder={t('form.countPh')}
-                style={{ width: 160 }}
-                name="count"
-              />
-            </Form.Item>
-          )}
-        </Form>
+        )}
+      </Form>
     </FormDrawer>
   );
 }

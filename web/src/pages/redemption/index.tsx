@@ -109,11 +109,19 @@ export default function RedemptionPageView() {
   const columns: ColumnsType<Redemption> = [
     { key: 'id', title: t('col.id'), dataIndex: 'id' },
     { key: 'name', title: t('col.name'), dataIndex: 'name' },
-    { key: 'status', title: t('col.status'), render: (_, r) => <span data-testid={`redemption-status-${r.id}`}>{statusTag(r.status)}</span> },
+    {
+      key: 'status',
+      title: t('col.status'),
+      render: (_, r) => <span data-testid={`redemption-status-${r.id}`}>{statusTag(r.status)}</span>,
+    },
     { key: 'quota', title: t('col.quota'), render: (_, r) => renderQuota(r.quota) },
     { key: 'created', title: t('col.created'), render: (_, r) => timestamp2string(r.created_time) },
     { key: 'usedBy', title: t('col.usedBy'), render: (_, r) => (r.used_user_id ? r.used_user_id : t('col.none')) },
-    { key: 'redeemed', title: t('col.redeemed'), render: (_, r) => (r.redeemed_time ? timestamp2string(r.redeemed_time) : '-') },
+    {
+      key: 'redeemed',
+      title: t('col.redeemed'),
+      render: (_, r) => (r.redeemed_time ? timestamp2string(r.redeemed_time) : '-'),
+    },
     {
       key: 'actions',
       title: t('col.actions'),
@@ -129,7 +137,11 @@ export default function RedemptionPageView() {
                 {t('action.delete')}
               </Button>
             </Popconfirm>
-            <Button size="small" disabled={target === null} onClick={() => target !== null && quiet(setStatus(r, target))}>
+            <Button
+              size="small"
+              disabled={target === null}
+              onClick={() => target !== null && quiet(setStatus(r, target))}
+            >
               {r.status === STATUS_DISABLED ? t('action.enable') : t('action.disable')}
             </Button>
             <Button size="small" disabled={!canEdit(r)} onClick={() => setDrawer({ open: true, id: r.id })}>
@@ -202,7 +214,12 @@ export default function RedemptionPageView() {
         title={t('created.title')}
         onCancel={() => setCreatedKeys(null)}
         footer={[
-          <Button key="copy" type="primary" onClick={() => quiet(copy(keysText(createdKeys ?? [])))} data-testid="redemption-copy-all">
+          <Button
+            key="copy"
+            type="primary"
+            onClick={() => quiet(copy(keysText(createdKeys ?? [])))}
+            data-testid="redemption-copy-all"
+          >
             {t('action.copyAll')}
           </Button>,
           <Button key="close" onClick={() => setCreatedKeys(null)}>
@@ -211,7 +228,12 @@ export default function RedemptionPageView() {
         ]}
       >
         <Typography.Paragraph>{t('created.hint', { count: createdKeys?.length ?? 0 })}</Typography.Paragraph>
-        <Input.TextArea readOnly value={keysText(createdKeys ?? [])} autoSize={{ minRows: 2, maxRows: 12 }} data-testid="redemption-created-keys" />
+        <Input.TextArea
+          readOnly
+          value={keysText(createdKeys ?? [])}
+          autoSize={{ minRows: 2, maxRows: 12 }}
+          data-testid="redemption-created-keys"
+        />
       </Modal>
     </Card>
   );

@@ -15,7 +15,10 @@ const form = (over: Partial<RedemptionFormValues>): RedemptionFormValues => ({ .
 describe('checkRedemptionForm', () => {
   it('defaults: quota 100000, count 1, name = formatted quota', () => {
     expect(defaultRedemptionForm()).toEqual({ name: '', quota: 100000, count: 1 });
-    expect(checkRedemptionForm(form({}), fmt)).toEqual({ ok: true, payload: { name: '$0.20', quota: 100000, count: 1 } });
+    expect(checkRedemptionForm(form({}), fmt)).toEqual({
+      ok: true,
+      payload: { name: '$0.20', quota: 100000, count: 1 },
+    });
     expect(checkRedemptionForm(form({ name: '  gift ', quota: '500000', count: '100' }), fmt)).toEqual({
       ok: true,
       payload: { name: 'gift', quota: 500000, count: 100 },
@@ -32,7 +35,10 @@ describe('checkRedemptionForm', () => {
     expect(checkRedemptionForm(form({ count: 101 }), fmt)).toEqual({ ok: false, error: 'err.countMax' });
   });
   it('builds an edit body with the id and without count', () => {
-    expect(checkRedemptionForm(form({ name: 'x', quota: 7, count: 500 }), fmt, 9)).toEqual({ ok: true, payload: { id: 9, name: 'x', quota: 7 } });
+    expect(checkRedemptionForm(form({ name: 'x', quota: 7, count: 500 }), fmt, 9)).toEqual({
+      ok: true,
+      payload: { id: 9, name: 'x', quota: 7 },
+    });
   });
 });
 
@@ -43,6 +49,11 @@ describe('status rules and copy text', () => {
   });
   it('formats keys for copying', () => {
     expect(keysText(['a'.repeat(32), 'b'.repeat(32)])).toBe(`${'a'.repeat(32)}\n${'b'.repeat(32)}`);
-    expect(selectedText([{ name: 'n1', key: 'k1' }, { name: 'n2', key: 'k2' }])).toBe('n1    k1\nn2    k2');
+    expect(
+      selectedText([
+        { name: 'n1', key: 'k1' },
+        { name: 'n2', key: 'k2' },
+      ]),
+    ).toBe('n1    k1\nn2    k2');
   });
 });

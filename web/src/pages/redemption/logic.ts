@@ -52,7 +52,11 @@ const isInt = (v: unknown) => /^-?\d+$/.test(String(v ?? '').trim());
  * Validates the drawer and builds the POST/PUT body. An empty name becomes the formatted quota (`formatQuota`,
  * normally renderQuota), as new-api's console does.
  */
-export function checkRedemptionForm(v: RedemptionFormValues, formatQuota: (q: number) => string, editId?: number): RedemptionCheck {
+export function checkRedemptionForm(
+  v: RedemptionFormValues,
+  formatQuota: (q: number) => string,
+  editId?: number,
+): RedemptionCheck {
   if (!isInt(v.quota) || Number(v.quota) <= 0) return { ok: false, error: 'err.quota' };
   const quota = Number(v.quota);
   const name = v.name.trim() || formatQuota(quota);

@@ -10,7 +10,20 @@
 //   extraChanges?(values): OptionChange[] – changes not expressed as fields (e.g. the domain list)
 //   extra?: ReactNode                 – card header actions
 import { useEffect, type ReactNode } from 'react';
-import { App, Button, Card, Col, Form, Input, InputNumber, Row, Select, Switch, Typography, type FormInstance } from 'antd';
+import {
+  App,
+  Button,
+  Card,
+  Col,
+  Form,
+  Input,
+  InputNumber,
+  Row,
+  Select,
+  Switch,
+  Typography,
+  type FormInstance,
+} from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
   collectChanges,
@@ -61,7 +74,13 @@ export function FieldItem({ field }: { field: FieldDef }) {
     case 'number':
       return (
         <Form.Item {...common} rules={[{ required: true, message: t('required') }]}>
-          <InputNumber min={field.min} max={field.max} step={field.step} style={{ width: '100%' }} placeholder={placeholder} />
+          <InputNumber
+            min={field.min}
+            max={field.max}
+            step={field.step}
+            style={{ width: '100%' }}
+            placeholder={placeholder}
+          />
         </Form.Item>
       );
     case 'json':
@@ -70,7 +89,8 @@ export function FieldItem({ field }: { field: FieldDef }) {
           {...common}
           rules={[
             {
-              validator: (_, v: string) => (isValidJson(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('invalidJson')))),
+              validator: (_, v: string) =>
+                isValidJson(v ?? '') ? Promise.resolve() : Promise.reject(new Error(t('invalidJson'))),
             },
           ]}
         >
@@ -101,7 +121,12 @@ export function FieldItem({ field }: { field: FieldDef }) {
           {...common}
           rules={
             HTTP_URL_FIELDS.has(field.key)
-              ? [{ validator: (_, v: string) => (!v || isHttpUrl(v) ? Promise.resolve() : Promise.reject(new Error(t('httpUrl')))) }]
+              ? [
+                  {
+                    validator: (_, v: string) =>
+                      !v || isHttpUrl(v) ? Promise.resolve() : Promise.reject(new Error(t('httpUrl'))),
+                  },
+                ]
               : undefined
           }
         >

@@ -25,7 +25,13 @@ export default function SystemTab({ options }: { options: Options }) {
   return (
     <>
       <OptionSection id="server" title={t('sec.server')} fields={SERVER_FIELDS} options={options} />
-      <OptionSection id="worker" title={t('sec.worker')} description={t('worker.desc')} fields={WORKER_FIELDS} options={options} />
+      <OptionSection
+        id="worker"
+        title={t('sec.worker')}
+        description={t('worker.desc')}
+        fields={WORKER_FIELDS}
+        options={options}
+      />
       <OptionSection
         id="payment"
         title={t('sec.payment')}
@@ -37,7 +43,13 @@ export default function SystemTab({ options }: { options: Options }) {
       />
       <LoginToggles options={options} />
       <EmailWhitelist options={options} />
-      <OptionSection id="smtp" title={t('sec.smtp')} description={t('smtp.desc')} fields={SMTP_FIELDS} options={options} />
+      <OptionSection
+        id="smtp"
+        title={t('sec.smtp')}
+        description={t('smtp.desc')}
+        fields={SMTP_FIELDS}
+        options={options}
+      />
       <OidcSection options={options} />
       <OptionSection
         id="github"
@@ -53,9 +65,21 @@ export default function SystemTab({ options }: { options: Options }) {
         fields={LINUXDO_FIELDS}
         options={options}
       />
-      <OptionSection id="wechat" title={t('sec.wechat')} description={t('wechat.desc')} fields={WECHAT_FIELDS} options={options} />
+      <OptionSection
+        id="wechat"
+        title={t('sec.wechat')}
+        description={t('wechat.desc')}
+        fields={WECHAT_FIELDS}
+        options={options}
+      />
       <OptionSection id="telegram" title={t('sec.telegram')} fields={TELEGRAM_FIELDS} options={options} />
-      <OptionSection id="turnstile" title={t('sec.turnstile')} description={t('turnstile.desc')} fields={TURNSTILE_FIELDS} options={options} />
+      <OptionSection
+        id="turnstile"
+        title={t('sec.turnstile')}
+        description={t('turnstile.desc')}
+        fields={TURNSTILE_FIELDS}
+        options={options}
+      />
     </>
   );
 }

@@ -2,7 +2,12 @@
 // Labels are keys of the `setting` namespace: `f.<option key>` unless noted.
 import type { FieldDef, FieldKind } from './logic.js';
 
-const f = (key: string, kind: FieldKind, more: Partial<FieldDef> = {}): FieldDef => ({ key, kind, label: `f.${key}`, ...more });
+const f = (key: string, kind: FieldKind, more: Partial<FieldDef> = {}): FieldDef => ({
+  key,
+  kind,
+  label: `f.${key}`,
+  ...more,
+});
 
 // ---- operation tab ----
 
@@ -93,7 +98,10 @@ export const RATE_LIMIT_FIELDS: FieldDef[] = [
 export const GLOBAL_MODEL_FIELDS: FieldDef[] = [
   f('global.pass_through_request_enabled', 'switch', { extra: 'extra.passThrough', span: 24 }),
   f('general_setting.ping_interval_enabled', 'switch', { extra: 'extra.ping' }),
-  f('general_setting.ping_interval_seconds', 'number', { min: 1, visibleWhen: 'general_setting.ping_interval_enabled' }),
+  f('general_setting.ping_interval_seconds', 'number', {
+    min: 1,
+    visibleWhen: 'general_setting.ping_interval_enabled',
+  }),
 ];
 
 export const GEMINI_FIELDS: FieldDef[] = [
@@ -101,20 +109,35 @@ export const GEMINI_FIELDS: FieldDef[] = [
   f('gemini.version_settings', 'json', { extra: 'extra.geminiVersion' }),
   f('gemini.supported_imagine_models', 'json', { extra: 'extra.geminiImagine', rows: 3 }),
   f('gemini.thinking_adapter_enabled', 'switch', { extra: 'extra.geminiThinking' }),
-  f('gemini.thinking_adapter_budget_tokens_percentage', 'number', { min: 0.1, max: 1, step: 0.1, extra: 'extra.budget' }),
+  f('gemini.thinking_adapter_budget_tokens_percentage', 'number', {
+    min: 0.1,
+    max: 1,
+    step: 0.1,
+    extra: 'extra.budget',
+  }),
 ];
 
 export const CLAUDE_FIELDS: FieldDef[] = [
   f('claude.model_headers_settings', 'json', { extra: 'extra.claudeHeaders' }),
   f('claude.default_max_tokens', 'json', { extra: 'extra.claudeMaxTokens' }),
   f('claude.thinking_adapter_enabled', 'switch', { extra: 'extra.claudeThinking' }),
-  f('claude.thinking_adapter_budget_tokens_percentage', 'number', { min: 0.1, max: 1, step: 0.1, extra: 'extra.budget' }),
+  f('claude.thinking_adapter_budget_tokens_percentage', 'number', {
+    min: 0.1,
+    max: 1,
+    step: 0.1,
+    extra: 'extra.budget',
+  }),
 ];
 
 // ---- system tab ----
 
 export const SERVER_FIELDS: FieldDef[] = [
-  f('ServerAddress', 'text', { trimSlash: true, placeholder: 'ph.ServerAddress', extra: 'extra.ServerAddress', span: 24 }),
+  f('ServerAddress', 'text', {
+    trimSlash: true,
+    placeholder: 'ph.ServerAddress',
+    extra: 'extra.ServerAddress',
+    span: 24,
+  }),
 ];
 
 export const WORKER_FIELDS: FieldDef[] = [
@@ -128,7 +151,11 @@ export const PAYMENT_FIELDS: FieldDef[] = [
   f('EpayKey', 'secret'),
   f('Price', 'number', { min: 0, step: 0.1, extra: 'extra.Price' }),
   f('MinTopUp', 'number', { min: 1, extra: 'extra.MinTopUp' }),
-  f('CustomCallbackAddress', 'text', { trimSlash: true, placeholder: 'ph.CustomCallbackAddress', extra: 'extra.CustomCallbackAddress' }),
+  f('CustomCallbackAddress', 'text', {
+    trimSlash: true,
+    placeholder: 'ph.CustomCallbackAddress',
+    extra: 'extra.CustomCallbackAddress',
+  }),
   f('TopupGroupRatio', 'json', { extra: 'extra.TopupGroupRatio', rows: 4 }),
 ];
 

@@ -36,7 +36,11 @@ describe('diff of a section against the stored options', () => {
   });
 
   it('sends only the changed keys, numbers as text, booleans as true/false and last', () => {
-    const values = { ...initialFormValues(RATE_LIMIT_FIELDS, stored), ModelRequestRateLimitEnabled: true, ModelRequestRateLimitCount: 30 };
+    const values = {
+      ...initialFormValues(RATE_LIMIT_FIELDS, stored),
+      ModelRequestRateLimitEnabled: true,
+      ModelRequestRateLimitCount: 30,
+    };
     expect(collectChanges(RATE_LIMIT_FIELDS, stored, values)).toEqual([
       { key: 'ModelRequestRateLimitCount', value: '30' },
       { key: 'ModelRequestRateLimitEnabled', value: 'true' },
@@ -44,7 +48,11 @@ describe('diff of a section against the stored options', () => {
   });
 
   it('treats reformatted JSON as unchanged and changed JSON as a change', () => {
-    const options = { GroupRatio: '{"default":1,"vip":1}', UserUsableGroups: '{"default":"默认分组"}', TopupGroupRatio: '{"default":1}' };
+    const options = {
+      GroupRatio: '{"default":1,"vip":1}',
+      UserUsableGroups: '{"default":"默认分组"}',
+      TopupGroupRatio: '{"default":1}',
+    };
     const values = initialFormValues(GROUP_FIELDS, options);
     expect(values.GroupRatio).toBe('{\n  "default": 1,\n  "vip": 1\n}');
     expect(collectChanges(GROUP_FIELDS, options, { ...values, GroupRatio: '{ "vip": 1, "default": 1 }' })).toEqual([]);
@@ -54,20 +62,36 @@ describe('diff of a section against the stored options', () => {
   });
 
   it('never shows secrets and saves them only when filled in', () => {
-    const options = { SMTPServer: 'smtp.example.com', SMTPPort: '587', SMTPAccount: 'a', SMTPFrom: 'a@example.com', SMTPSSLEnabled: 'false' };
+    const options = {
+      SMTPServer: 'smtp.example.com',
+      SMTPPort: '587',
+      SMTPAccount: 'a',
+      SMTPFrom: 'a@example.com',
+      SMTPSSLEnabled: 'false',
+    };
     const values = initialFormValues(SMTP_FIELDS, options);
     expect(values.SMTPToken).toBe('');
     expect(collectChanges(SMTP_FIELDS, options, values)).toEqual([]);
-    expect(collectChanges(SMTP_FIELDS, options, { ...values, SMTPToken: '  pw  ' })).toEqual([{ key: 'SMTPToken', value: 'pw' }]);
+    expect(collectChanges(SMTP_FIELDS, options, { ...values, SMTPToken: '  pw  ' })).toEqual([
+      { key: 'SMTPToken', value: 'pw' },
+    ]);
     expect(isSecretKey('SMTPToken') && isSecretKey('EpayKey') && isSecretKey('oidc.client_secret')).toBe(true);
     expect(isSecretKey('SMTPServer') || isSecretKey('GitHubClientId')).toBe(false);
   });
 
   it('leaves a field alone while its switch is off', () => {
-    const options = { 'global.pass_through_request_enabled': 'false', 'general_setting.ping_interval_enabled': 'false', 'general_setting.ping_interval_seconds': '60' };
+    const options = {
+      'global.pass_through_request_enabled': 'false',
+      'general_setting.ping_interval_enabled': 'false',
+      'general_setting.ping_interval_seconds': '60',
+    };
     const values = { ...initialFormValues(GLOBAL_MODEL_FIELDS, options), 'general_setting.ping_interval_seconds': 0 };
     expect(collectChanges(GLOBAL_MODEL_FIELDS, options, values)).toEqual([]);
-    const on = { ...values, 'general_setting.ping_interval_enabled': true, 'general_setting.ping_interval_seconds': 30 };
+    const on = {
+      ...values,
+      'general_setting.ping_interval_enabled': true,
+      'general_setting.ping_interval_seconds': 30,
+    };
     expect(collectChanges(GLOBAL_MODEL_FIELDS, options, on)).toEqual([
       { key: 'general_setting.ping_interval_seconds', value: '30' },
       { key: 'general_setting.ping_interval_enabled', value: 'true' },
@@ -76,7 +100,9 @@ describe('diff of a section against the stored options', () => {
 
   it('strips trailing slashes from addresses', () => {
     const fields: FieldDef[] = [{ key: 'ServerAddress', kind: 'text', label: '', trimSlash: true }];
-    expect(collectChanges(fields, { ServerAddress: 'https://a.example' }, { ServerAddress: 'https://a.example//' })).toEqual([]);
+    expect(
+      collectChanges(fields, { ServerAddress: 'https://a.example' }, { ServerAddress: 'https://a.example//' }),
+    ).toEqual([]);
   });
 });
 
@@ -86,9 +112,9 @@ describe('JSON validation', () => {
     expect(isValidJson('[]')).toBe(true);
     expect(isValidJson('{a:1}')).toBe(false);
     expect(isValidJson('')).toBe(false);
-    expect(invalidJsonKeys(GROUP_FIELDS, { GroupRatio: '{"x":1}', UserUsableGroups: '{oops', TopupGroupRatio: '{}' })).toEqual([
-      'UserUsableGroups',
-    ]);
+    expect(
+      invalidJsonKeys(GROUP_FIELDS, { GroupRatio: '{"x":1}', UserUsableGroups: '{oops', TopupGroupRatio: '{}' }),
+    ).toEqual(['UserUsableGroups']);
   });
 });
 
@@ -108,15 +134,24 @@ describe('saving one PUT per key', () => {
       },
     );
     expect(seen.map((c) => c.key)).toEqual(['GitHubClientId', 'GroupRatio', 'GitHubOAuthEnabled']);
-    expect(result).toEqual({ saved: ['GitHubClientId', 'GitHubOAuthEnabled'], failed: [{ key: 'GroupRatio', message: '分组 vip 的倍率不能为负数' }] });
+    expect(result).toEqual({
+      saved: ['GitHubClientId', 'GitHubOAuthEnabled'],
+      failed: [{ key: 'GroupRatio', message: '分组 vip 的倍率不能为负数' }],
+    });
     expect(outcomeOf(result)).toBe('partial');
   });
 
   it('counts a thrown request as a failure and keeps going', async () => {
-    const result = await saveChanges([{ key: 'A', value: '1' }, { key: 'B', value: '2' }], async (c) => {
-      if (c.key === 'A') throw new Error('network');
-      return { success: true, message: '' };
-    });
+    const result = await saveChanges(
+      [
+        { key: 'A', value: '1' },
+        { key: 'B', value: '2' },
+      ],
+      async (c) => {
+        if (c.key === 'A') throw new Error('network');
+        return { success: true, message: '' };
+      },
+    );
     expect(result).toEqual({ saved: ['B'], failed: [{ key: 'A', message: '' }] });
     expect(outcomeOf({ saved: [], failed: [] })).toBe('nothing');
     expect(outcomeOf({ saved: ['A'], failed: [] })).toBe('saved');
@@ -153,8 +188,16 @@ describe('OIDC helpers', () => {
   });
   it('reads the three endpoints from a well-known document', () => {
     expect(
-      readOidcConfig({ authorization_endpoint: 'https://a/auth', token_endpoint: 'https://a/token', userinfo_endpoint: 'https://a/me' }),
-    ).toEqual({ authorization_endpoint: 'https://a/auth', token_endpoint: 'https://a/token', user_info_endpoint: 'https://a/me' });
+      readOidcConfig({
+        authorization_endpoint: 'https://a/auth',
+        token_endpoint: 'https://a/token',
+        userinfo_endpoint: 'https://a/me',
+      }),
+    ).toEqual({
+      authorization_endpoint: 'https://a/auth',
+      token_endpoint: 'https://a/token',
+      user_info_endpoint: 'https://a/me',
+    });
     expect(readOidcConfig({ authorization_endpoint: 'https://a/auth' })).toBeNull();
     expect(readOidcConfig(null)).toBeNull();
   });

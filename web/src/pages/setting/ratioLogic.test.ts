@@ -50,10 +50,9 @@ describe('rows from the option maps', () => {
     ]);
   });
   it('lists enabled models that have neither a price nor a ratio', () => {
-    expect(unsetModelRows(['gpt-4o', 'my-model', 'dall-e-3', 'my-model', 'a-model'], parseMaps(options)).map((r) => r.name)).toEqual([
-      'a-model',
-      'my-model',
-    ]);
+    expect(
+      unsetModelRows(['gpt-4o', 'my-model', 'dall-e-3', 'my-model', 'a-model'], parseMaps(options)).map((r) => r.name),
+    ).toEqual(['a-model', 'my-model']);
   });
 });
 
@@ -67,7 +66,12 @@ describe('pricing mode', () => {
     expect(switchMode(rows[0]!, 'per-token')).toEqual({ name: 'dall-e-3', price: '', ratio: '', completionRatio: '' });
   });
   it('typing a price in the table clears the ratios; non-numbers are refused (请输入数字)', () => {
-    expect(editRow(rows[1]!, 'price', '0.1').row).toEqual({ name: 'gpt-4o', price: '0.1', ratio: '', completionRatio: '' });
+    expect(editRow(rows[1]!, 'price', '0.1').row).toEqual({
+      name: 'gpt-4o',
+      price: '0.1',
+      ratio: '',
+      completionRatio: '',
+    });
     expect(editRow(rows[1]!, 'ratio', '2.').row.ratio).toBe('2.');
     const bad = editRow(rows[1]!, 'ratio', '2a');
     expect(bad.error).toBe('notNumber');
@@ -95,7 +99,10 @@ describe('add / edit dialog', () => {
     const added = applyDialog(rows, dialog({ name: ' mj_imagine ', mode: 'per-request', price: '0.1', ratio: '3' }));
     expect(added.error).toBeUndefined();
     expect(added.rows[0]).toEqual({ name: 'mj_imagine', price: '0.1', ratio: '', completionRatio: '' });
-    const edited = applyDialog(rows, dialog({ original: 'gpt-4o', name: 'gpt-4o', ratio: '2.5', completionRatio: '4' }));
+    const edited = applyDialog(
+      rows,
+      dialog({ original: 'gpt-4o', name: 'gpt-4o', ratio: '2.5', completionRatio: '4' }),
+    );
     expect(edited.rows).toHaveLength(3);
     expect(edited.rows[1]).toEqual({ name: 'gpt-4o', price: '', ratio: '2.5', completionRatio: '4' });
   });
@@ -145,7 +152,9 @@ describe('saving the editor', () => {
       { name: 'c', error: 'notNumber' },
     ]);
     // A zero price already stored (the default mj_inpaint) is not the editor's doing.
-    expect(rowProblems(bad, [{ name: 'a', price: '0', ratio: '', completionRatio: '' }])).toEqual([{ name: 'c', error: 'notNumber' }]);
+    expect(rowProblems(bad, [{ name: 'a', price: '0', ratio: '', completionRatio: '' }])).toEqual([
+      { name: 'c', error: 'notNumber' },
+    ]);
     expect(applyBatch(rows, ['gpt-4o'], 'price', '0').error).toBe('priceZero');
   });
   it('writes only the maps that changed', () => {

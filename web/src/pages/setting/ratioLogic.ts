@@ -45,7 +45,11 @@ const str = (n: number | undefined) => (n === undefined ? '' : String(n));
 
 /** One row per model named in any of the three maps, sorted by name. */
 export function buildRows(maps: RatioMaps): ModelRow[] {
-  const names = new Set([...Object.keys(maps.ModelPrice), ...Object.keys(maps.ModelRatio), ...Object.keys(maps.CompletionRatio)]);
+  const names = new Set([
+    ...Object.keys(maps.ModelPrice),
+    ...Object.keys(maps.ModelRatio),
+    ...Object.keys(maps.CompletionRatio),
+  ]);
   return [...names].sort().map((name) => ({
     name,
     price: str(maps.ModelPrice[name]),
@@ -115,7 +119,10 @@ export function isAddMode(rows: ModelRow[], name: string): boolean {
 }
 
 /** USD per 1M tokens → ratio (ratio 1 = $2 / 1M input tokens) and completion ratio (output / input). */
-export function pricesToRatios(inputPrice: number, outputPrice: number | null): { ratio: string; completionRatio: string } {
+export function pricesToRatios(
+  inputPrice: number,
+  outputPrice: number | null,
+): { ratio: string; completionRatio: string } {
   const ratio = round(inputPrice / 2);
   const completion = outputPrice === null || inputPrice === 0 ? '' : String(round(outputPrice / inputPrice));
   return { ratio: String(ratio), completionRatio: completion };
@@ -138,12 +145,14 @@ export function applyDialog(rows: ModelRow[], d: DialogInput): { rows: ModelRow[
     row = { name, price: d.price.trim(), ratio: '', completionRatio: '' };
   } else if (d.tokenInput === 'price') {
     if (d.inputPrice.trim() === '') return { rows, error: 'ratioRequired' };
-    if (!isNumber(d.inputPrice) || (d.outputPrice.trim() !== '' && !isNumber(d.outputPrice))) return { rows, error: 'notNumber' };
+    if (!isNumber(d.inputPrice) || (d.outputPrice.trim() !== '' && !isNumber(d.outputPrice)))
+      return { rows, error: 'notNumber' };
     const r = pricesToRatios(Number(d.inputPrice), d.outputPrice.trim() === '' ? null : Number(d.outputPrice));
     row = { name, price: '', ...r };
   } else {
     if (d.ratio.trim() === '') return { rows, error: 'ratioRequired' };
-    if (!isNumber(d.ratio) || (d.completionRatio.trim() !== '' && !isNumber(d.completionRatio))) return { rows, error: 'notNumber' };
+    if (!isNumber(d.ratio) || (d.completionRatio.trim() !== '' && !isNumber(d.completionRatio)))
+      return { rows, error: 'notNumber' };
     row = { name, price: '', ratio: d.ratio.trim(), completionRatio: d.completionRatio.trim() };
   }
   const idx = rows.findIndex((r) => r.name === (d.original || name));
@@ -200,7 +209,10 @@ export function applyBatch(
  * Rows whose values cannot be saved: a non-number, or a fixed price of 0 that was typed here. The default table
  * itself prices a few Midjourney actions at 0 (mj_inpaint, mj_custom_zoom), so untouched prices are not refused.
  */
-export function rowProblems(rows: ModelRow[], initial: ModelRow[] = []): Array<{ name: string; error: 'notNumber' | 'priceZero' }> {
+export function rowProblems(
+  rows: ModelRow[],
+  initial: ModelRow[] = [],
+): Array<{ name: string; error: 'notNumber' | 'priceZero' }> {
   const out: Array<{ name: string; error: 'notNumber' | 'priceZero' }> = [];
   const before = new Map(initial.map((r) => [r.name, r.price]));
   for (const r of rows) {
@@ -210,7 +222,8 @@ export function rowProblems(rows: ModelRow[], initial: ModelRow[] = []): Array<{
         break;
       }
     }
-    if (r.price !== '' && isNumber(r.price) && Number(r.price) === 0 && before.get(r.name) !== r.price) out.push({ name: r.name, error: 'priceZero' });
+    if (r.price !== '' && isNumber(r.price) && Number(r.price) === 0 && before.get(r.name) !== r.price)
+      out.push({ name: r.name, error: 'priceZero' });
   }
   return out;
 }

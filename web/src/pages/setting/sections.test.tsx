@@ -64,7 +64,11 @@ describe('option section', () => {
   });
 
   it('blocks invalid JSON with 请检查输入 and the field message', async () => {
-    const options = { GroupRatio: '{"default":1}', UserUsableGroups: '{"default":"默认分组"}', TopupGroupRatio: '{"default":1}' };
+    const options = {
+      GroupRatio: '{"default":1}',
+      UserUsableGroups: '{"default":"默认分组"}',
+      TopupGroupRatio: '{"default":1}',
+    };
     const { container } = renderWith(<OptionSection id="g" title="分组" fields={GROUP_FIELDS} options={options} />);
     const area = container.querySelector('textarea#GroupRatio') as HTMLTextAreaElement;
     fireEvent.change(area, { target: { value: '{"default": ' } });
@@ -76,8 +80,12 @@ describe('option section', () => {
 
   it('sends one PUT per changed key and reports a partial failure with the server message', async () => {
     putReply = (b) =>
-      b.key === 'ModelRequestRateLimitCount' ? { success: false, message: 'ModelRequestRateLimitCount 的值必须是数字' } : { success: true, message: '' };
-    const { container } = renderWith(<OptionSection id="rl" title="速率" fields={RATE_LIMIT_FIELDS} options={rateOptions} />);
+      b.key === 'ModelRequestRateLimitCount'
+        ? { success: false, message: 'ModelRequestRateLimitCount 的值必须是数字' }
+        : { success: true, message: '' };
+    const { container } = renderWith(
+      <OptionSection id="rl" title="速率" fields={RATE_LIMIT_FIELDS} options={rateOptions} />,
+    );
     fireEvent.change(container.querySelector('input#ModelRequestRateLimitCount')!, { target: { value: '30' } });
     fireEvent.change(container.querySelector('input#ModelRequestRateLimitSuccessCount')!, { target: { value: '50' } });
     fireEvent.click(screen.getByTestId('save-rl'));
@@ -90,7 +98,9 @@ describe('option section', () => {
   });
 
   it('enforces the minimum of the success count (min 1)', async () => {
-    const { container } = renderWith(<OptionSection id="rl" title="速率" fields={RATE_LIMIT_FIELDS} options={rateOptions} />);
+    const { container } = renderWith(
+      <OptionSection id="rl" title="速率" fields={RATE_LIMIT_FIELDS} options={rateOptions} />,
+    );
     const input = container.querySelector('input#ModelRequestRateLimitSuccessCount') as HTMLInputElement;
     fireEvent.change(input, { target: { value: '0' } });
     fireEvent.blur(input);

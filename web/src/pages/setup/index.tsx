@@ -85,7 +85,13 @@ export default function Setup() {
         <Typography.Title level={3}>{t('title')}</Typography.Title>
         <Typography.Paragraph type="secondary">{t('intro')}</Typography.Paragraph>
         {db === 'sqlite' ? (
-          <Alert type="warning" showIcon title={t('dbTitle')} description={t('dbSqlite')} style={{ marginBottom: 16 }} />
+          <Alert
+            type="warning"
+            showIcon
+            title={t('dbTitle')}
+            description={t('dbSqlite')}
+            style={{ marginBottom: 16 }}
+          />
         ) : (
           <Alert type="success" showIcon title={t('dbOther', { db })} style={{ marginBottom: 16 }} />
         )}
@@ -129,7 +135,13 @@ export default function Setup() {
           )}
           <Divider titlePlacement="start">
             {t('modeTitle')}{' '}
-            <Button type="link" size="small" icon={<QuestionCircleOutlined />} onClick={() => setHelp(true)} aria-label={t('modeHelp')} />
+            <Button
+              type="link"
+              size="small"
+              icon={<QuestionCircleOutlined />}
+              onClick={() => setHelp(true)}
+              aria-label={t('modeHelp')}
+            />
           </Divider>
           <Form.Item name="usageMode">
             <Radio.Group>
@@ -142,7 +154,13 @@ export default function Setup() {
             {t('submit')}
           </Button>
         </Form>
-        <Modal open={help} title={t('modeHelp')} onCancel={() => setHelp(false)} onOk={() => setHelp(false)} footer={null}>
+        <Modal
+          open={help}
+          title={t('modeHelp')}
+          onCancel={() => setHelp(false)}
+          onOk={() => setHelp(false)}
+          footer={null}
+        >
           <Typography.Paragraph strong>{t('helpExternal')}</Typography.Paragraph>
           <Typography.Paragraph>{t('helpExternal2')}</Typography.Paragraph>
           <Typography.Paragraph strong>{t('helpSelf')}</Typography.Paragraph>

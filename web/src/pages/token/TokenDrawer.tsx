@@ -110,116 +110,123 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       submitText={t('action.submit')}
       testId="token"
     >
-        <Form layout="vertical" data-testid="token-form">
-          <Form.Item label={t('form.name')} required={!isEdit}>
-            <Input value={values.name} onChange={(e) => set('name', e.target.value)} placeholder={t('form.namePh')} name="name" />
-          </Form.Item>
-          <Form.Item label={t('form.expiry')} extra={t('form.expiryHint')}>
-            <Input
-              value={values.expired}
-              onChange={(e) => set('expired', e.target.value)}
-              placeholder="yyyy-MM-dd HH:mm:ss"
-              name="expired_time"
+      <Form layout="vertical" data-testid="token-form">
+        <Form.Item label={t('form.name')} required={!isEdit}>
+          <Input
+            value={values.name}
+            onChange={(e) => set('name', e.target.value)}
+            placeholder={t('form.namePh')}
+            name="name"
+          />
+        </Form.Item>
+        <Form.Item label={t('form.expiry')} extra={t('form.expiryHint')}>
+          <Input
+            value={values.expired}
+            onChange={(e) => set('expired', e.target.value)}
+            placeholder="yyyy-MM-dd HH:mm:ss"
+            name="expired_time"
+          />
+          <Space wrap style={{ marginTop: 8 }}>
+            <Button size="small" onClick={() => shortcut('never')}>
+              {t('expiry.never')}
+            </Button>
+            <Button size="small" onClick={() => shortcut('hour')}>
+              {t('expiry.hour')}
+            </Button>
+            <Button size="small" onClick={() => shortcut('day')}>
+              {t('expiry.day')}
+            </Button>
+            <Button size="small" onClick={() => shortcut('month')}>
+              {t('expiry.month')}
+            </Button>
+          </Space>
+        </Form.Item>
+        <Typography.Paragraph type="secondary">{t('form.quotaNote')}</Typography.Paragraph>
+        <Form.Item label={t('form.unlimited')}>
+          <Switch checked={values.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
+        </Form.Item>
+        {!values.unlimited_quota && (
+          <Form.Item
+            label={t('form.quota')}
+            extra={
+              Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined
+            }
+          >
+            <AutoComplete
+              value={values.remain_quota === null ? '' : String(values.remain_quota)}
+              onChange={(v: string) => set('remain_quota', v)}
+              options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
+              placeholder={t('form.quotaPh')}
             />
-            <Space wrap style={{ marginTop: 8 }}>
-              <Button size="small" onClick={() => shortcut('never')}>
-                {t('expiry.never')}
-              </Button>
-              <Button size="small" onClick={() => shortcut('hour')}>
-                {t('expiry.hour')}
-              </Button>
-              <Button size="small" onClick={() => shortcut('day')}>
-                {t('expiry.day')}
-              </Button>
-              <Button size="small" onClick={() => shortcut('month')}>
-                {t('expiry.month')}
-              </Button>
+          </Form.Item>
+        )}
+        {!isEdit && (
+          <Form.Item label={t('form.count')} extra={t('form.countHint')}>
+            <Space>
+              <Select
+                style={{ width: 140 }}
+                value={customCount ? 'custom' : String(values.count)}
+                onChange={(v: string) => {
+                  if (v === 'custom') setCustomCount(true);
+                  else {
+                    setCustomCount(false);
+                    set('count', Number(v));
+                  }
+                }}
+                options={[
+                  { value: '1', label: '1' },
+                  ...BATCH_COUNTS.map((c) => ({ value: String(c), label: String(c) })),
+                  { value: 'custom', label: t('form.countCustom') },
+                ]}
+              />
+              {customCount && (
+                <Input
+                  style={{ width: 120 }}
+                  value={values.count === null ? '' : String(values.count)}
+                  onChange={(e) => set('count', e.target.value)}
+                  placeholder={t('form.countPh')}
+                />
+              )}
             </Space>
           </Form.Item>
-          <Typography.Paragraph type="secondary">{t('form.quotaNote')}</Typography.Paragraph>
-          <Form.Item label={t('form.unlimited')}>
-            <Switch checked={values.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
-          </Form.Item>
-          {!values.unlimited_quota && (
-            <Form.Item
-              label={t('form.quota')}
-              extra={Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined}
-            >
-              <AutoComplete
-                value={values.remain_quota === null ? '' : String(values.remain_quota)}
-                onChange={(v: string) => set('remain_quota', v)}
-                options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
-                placeholder={t('form.quotaPh')}
-              />
-            </Form.Item>
-          )}
-          {!isEdit && (
-            <Form.Item label={t('form.count')} extra={t('form.countHint')}>
-              <Space>
-                <Select
-                  style={{ width: 140 }}
-                  value={customCount ? 'custom' : String(values.count)}
-                  onChange={(v: string) => {
-                    if (v === 'custom') setCustomCount(true);
-                    else {
-                      setCustomCount(false);
-                      set('count', Number(v));
-                    }
-                  }}
-                  options={[
-                    { value: '1', label: '1' },
-                    ...BATCH_COUNTS.map((c) => ({ value: String(c), label: String(c) })),
-                    { value: 'custom', label: t('form.countCustom') },
-                  ]}
-                />
-                {customCount && (
-                  <Input
-                    style={{ width: 120 }}
-                    value={values.count === null ? '' : String(values.count)}
-                    onChange={(e) => set('count', e.target.value)}
-                    placeholder={t('form.countPh')}
-                  />
-                )}
-              </Space>
-            </Form.Item>
-          )}
-          <Form.Item label={t('form.modelLimits')}>
-            <Switch checked={values.model_limits_enabled} onChange={(v) => set('model_limits_enabled', v)} />
-          </Form.Item>
-          {values.model_limits_enabled && (
-            <Form.Item>
-              <Select
-                mode="multiple"
-                value={values.model_limits}
-                onChange={(v: string[]) => set('model_limits', v)}
-                options={models.map((m) => ({ value: m, label: m }))}
-                placeholder={t('form.modelLimitsPh')}
-                showSearch
-              />
-            </Form.Item>
-          )}
-          <Form.Item label={t('form.allowIps')}>
-            <Input.TextArea
-              autoSize={{ minRows: 2, maxRows: 6 }}
-              value={values.allow_ips}
-              onChange={(e) => set('allow_ips', e.target.value)}
-              placeholder={t('form.allowIpsPh')}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.group')}>
+        )}
+        <Form.Item label={t('form.modelLimits')}>
+          <Switch checked={values.model_limits_enabled} onChange={(v) => set('model_limits_enabled', v)} />
+        </Form.Item>
+        {values.model_limits_enabled && (
+          <Form.Item>
             <Select
-              value={values.group}
-              onChange={(v: string) => set('group', v)}
-              options={[
-                { value: '', label: t('form.groupUser') },
-                ...Object.entries(groups).map(([g, info]) => ({
-                  value: g,
-                  label: `${g}${info?.desc ? ` - ${info.desc}` : ''}${info?.ratio !== undefined ? ` (${info.ratio}x)` : ''}`,
-                })),
-              ]}
+              mode="multiple"
+              value={values.model_limits}
+              onChange={(v: string[]) => set('model_limits', v)}
+              options={models.map((m) => ({ value: m, label: m }))}
+              placeholder={t('form.modelLimitsPh')}
+              showSearch
             />
           </Form.Item>
-        </Form>
+        )}
+        <Form.Item label={t('form.allowIps')}>
+          <Input.TextArea
+            autoSize={{ minRows: 2, maxRows: 6 }}
+            value={values.allow_ips}
+            onChange={(e) => set('allow_ips', e.target.value)}
+            placeholder={t('form.allowIpsPh')}
+          />
+        </Form.Item>
+        <Form.Item label={t('form.group')}>
+          <Select
+            value={values.group}
+            onChange={(v: string) => set('group', v)}
+            options={[
+              { value: '', label: t('form.groupUser') },
+              ...Object.entries(groups).map(([g, info]) => ({
+                value: g,
+                label: `${g}${info?.desc ? ` - ${info.desc}` : ''}${info?.ratio !== undefined ? ` (${info.ratio}x)` : ''}`,
+              })),
+            ]}
+          />
+        </Form.Item>
+      </Form>
     </FormDrawer>
   );
 }

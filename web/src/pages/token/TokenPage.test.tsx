@@ -27,7 +27,9 @@ let calls: Call[];
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
-  calls = recordFetch(({ url }) => (url.startsWith('/api/token/?p=') ? [token(1, 1), token(2, 2), token(3, 3), token(4, 4)] : null));
+  calls = recordFetch(({ url }) =>
+    url.startsWith('/api/token/?p=') ? [token(1, 1), token(2, 2), token(3, 3), token(4, 4)] : null,
+  );
 });
 
 afterEach(() => {

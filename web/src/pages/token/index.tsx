@@ -1,7 +1,20 @@
 // API tokens page (spec §2 Tokens page, §4 token states, §5 Token form, §9 presets).
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Alert, App as AntApp, Button, Card, Input, Popconfirm, Space, Switch, Table, Tag, Tooltip, Typography } from 'antd';
+import {
+  Alert,
+  App as AntApp,
+  Button,
+  Card,
+  Input,
+  Popconfirm,
+  Space,
+  Switch,
+  Table,
+  Tag,
+  Tooltip,
+  Typography,
+} from 'antd';
 import { CopyOutlined } from '@ant-design/icons';
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
@@ -115,12 +128,14 @@ export default function TokenPage() {
     {
       key: 'remain',
       title: t('col.remain'),
-      render: (_, tok) => (tok.unlimited_quota ? <Tag color="purple">{t('col.unlimited')}</Tag> : renderQuota(tok.remain_quota)),
+      render: (_, tok) =>
+        tok.unlimited_quota ? <Tag color="purple">{t('col.unlimited')}</Tag> : renderQuota(tok.remain_quota),
     },
     {
       key: 'group',
       title: t('col.group'),
-      render: (_, tok) => (tok.group ? <Tag color={renderGroupColor(tok.group)}>{tok.group}</Tag> : t('form.groupUser')),
+      render: (_, tok) =>
+        tok.group ? <Tag color={renderGroupColor(tok.group)}>{tok.group}</Tag> : t('form.groupUser'),
     },
     { key: 'created', title: t('col.created'), render: (_, tok) => timestamp2string(tok.created_time) },
     {
@@ -206,7 +221,14 @@ export default function TokenPage() {
         rowSelection={{ selectedRowKeys: selected.map((s) => s.id), onChange: (_k, rows) => setSelected(rows) }}
       />
       {!searching && (
-        <ZeroBasedPager page={page} pageSize={pageSize} shown={tokens.length} hasMore={hasMore} onPage={setPage} onPageSize={setPageSize} />
+        <ZeroBasedPager
+          page={page}
+          pageSize={pageSize}
+          shown={tokens.length}
+          hasMore={hasMore}
+          onPage={setPage}
+          onPageSize={setPageSize}
+        />
       )}
       <TokenDrawer
         open={drawer.open}

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { timestamp2string } from '../../lib/render.js';
-import { batchNames, canToggleStatus, checkTokenForm, defaultTokenForm, expiryShortcut, fullKey, maskKey, parseExpiry, type TokenFormValues } from './logic.js';
+import {
+  batchNames,
+  canToggleStatus,
+  checkTokenForm,
+  defaultTokenForm,
+  expiryShortcut,
+  fullKey,
+  maskKey,
+  parseExpiry,
+  type TokenFormValues,
+} from './logic.js';
 
 const form = (over: Partial<TokenFormValues>): TokenFormValues => ({ ...defaultTokenForm(), ...over });
 
@@ -12,7 +22,15 @@ describe('expiry', () => {
     expect(timestamp2string(sec!)).toBe('2030-01-02 03:04:05');
   });
   it('rejects other formats and impossible dates', () => {
-    for (const bad of ['', 'tomorrow', '2030-01-02', '2030/01/02 03:04:05', '2030-02-30 00:00:00', '2030-01-02 24:00:00', '-2']) {
+    for (const bad of [
+      '',
+      'tomorrow',
+      '2030-01-02',
+      '2030/01/02 03:04:05',
+      '2030-02-30 00:00:00',
+      '2030-01-02 24:00:00',
+      '-2',
+    ]) {
       expect(parseExpiry(bad)).toBeNull();
     }
   });
@@ -28,14 +46,19 @@ describe('expiry', () => {
 describe('checkTokenForm', () => {
   it('validates name, expiry, quota and count', () => {
     expect(checkTokenForm(form({}))).toEqual({ ok: false, error: 'err.name' });
-    expect(checkTokenForm(form({ name: 'a', expired: '2030-13-01 00:00:00' }))).toEqual({ ok: false, error: 'err.expiry' });
+    expect(checkTokenForm(form({ name: 'a', expired: '2030-13-01 00:00:00' }))).toEqual({
+      ok: false,
+      error: 'err.expiry',
+    });
     expect(checkTokenForm(form({ name: 'a', remain_quota: '1.5' }))).toEqual({ ok: false, error: 'err.quota' });
     expect(checkTokenForm(form({ name: 'a', count: 0 }))).toEqual({ ok: false, error: 'err.count' });
     expect(checkTokenForm(form({ name: 'a', count: 'x' }))).toEqual({ ok: false, error: 'err.count' });
     expect(checkTokenForm(form({ name: 'x'.repeat(31) }))).toEqual({ ok: false, error: 'err.nameLong' });
   });
   it('builds the payload', () => {
-    const r = checkTokenForm(form({ name: ' k ', remain_quota: '5000000', model_limits_enabled: true, model_limits: ['a', 'b'], count: '20' }));
+    const r = checkTokenForm(
+      form({ name: ' k ', remain_quota: '5000000', model_limits_enabled: true, model_limits: ['a', 'b'], count: '20' }),
+    );
     expect(r).toEqual({
       ok: true,
       count: 20,

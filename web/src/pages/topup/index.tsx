@@ -8,7 +8,16 @@ import { useStatus } from '../../context/status.js';
 import { api } from '../../lib/api.js';
 import { displayInCurrency, renderQuota } from '../../lib/render.js';
 import './i18n.js';
-import { buildPayForm, checkAmount, effectiveMinTopup, isSafari, normalizeAmount, paySucceeded, type PayAnswer, type PaymentMethod } from './logic.js';
+import {
+  buildPayForm,
+  checkAmount,
+  effectiveMinTopup,
+  isSafari,
+  normalizeAmount,
+  paySucceeded,
+  type PayAnswer,
+  type PaymentMethod,
+} from './logic.js';
 
 export default function TopUpPage() {
   const { t } = useTranslation('topup');
@@ -46,7 +55,10 @@ export default function TopUpPage() {
     async (value: number): Promise<string | null> => {
       if (!status.enable_online_topup) return null;
       try {
-        const res = (await api.post<string>('/api/user/amount', { amount: value, top_up_code: '' })) as unknown as PayAnswer<string>;
+        const res = (await api.post<string>('/api/user/amount', {
+          amount: value,
+          top_up_code: '',
+        })) as unknown as PayAnswer<string>;
         if (paySucceeded(res)) {
           setPrice(res.data);
           return res.data;
@@ -81,7 +93,11 @@ export default function TopUpPage() {
       const res = await api.post<number>('/api/user/topup', { key });
       if (res.success) {
         message.success(t('redeem.success'));
-        modal.success({ title: t('redeem.success'), content: t('redeem.credited', { quota: renderQuota(res.data) }), centered: true });
+        modal.success({
+          title: t('redeem.success'),
+          content: t('redeem.credited', { quota: renderQuota(res.data) }),
+          centered: true,
+        });
         setCode('');
         await loadBalance();
       } else message.error(res.message);
@@ -103,7 +119,11 @@ export default function TopUpPage() {
   const pay = async (method: PaymentMethod, value: number) => {
     setPaying(true);
     try {
-      const res = (await api.post('/api/user/pay', { amount: value, top_up_code: '', payment_method: method })) as unknown as PayAnswer<Record<string, unknown>>;
+      const res = (await api.post('/api/user/pay', {
+        amount: value,
+        top_up_code: '',
+        payment_method: method,
+      })) as unknown as PayAnswer<Record<string, unknown>>;
       if (!paySucceeded(res) || !res.url) {
         message.error(String(res.data ?? res.message));
         return;
@@ -172,7 +192,9 @@ export default function TopUpPage() {
       </Button>
       <Divider />
       <Typography.Title level={5}>{t('online.title')}</Typography.Title>
-      {!status.enable_online_topup && <Alert type="info" showIcon title={t('online.disabledNote')} style={{ marginBottom: 12 }} />}
+      {!status.enable_online_topup && (
+        <Alert type="info" showIcon title={t('online.disabledNote')} style={{ marginBottom: 12 }} />
+      )}
       <Space orientation="vertical" style={{ width: '100%' }}>
         <Space wrap align="center">
           <span>{t('online.amount')}</span>
@@ -185,7 +207,9 @@ export default function TopUpPage() {
             data-testid="topup-amount"
           />
           <Typography.Text type="secondary">
-            {inCurrency ? t('online.amountHintCurrency', { min: minTopup }) : t('online.amountHintQuota', { min: minTopup })}
+            {inCurrency
+              ? t('online.amountHintCurrency', { min: minTopup })
+              : t('online.amountHintQuota', { min: minTopup })}
           </Typography.Text>
         </Space>
         {price !== null && <Typography.Text data-testid="topup-price">{t('online.price', { price })}</Typography.Text>}
@@ -193,7 +217,13 @@ export default function TopUpPage() {
           <Button type="primary" loading={paying} onClick={() => quiet(startPay('zfb'))} data-testid="pay-alipay">
             {t('online.alipay')}
           </Button>
-          <Button type="primary" loading={paying} onClick={() => quiet(startPay('wx'))} style={{ background: '#07c160' }} data-testid="pay-wechat">
+          <Button
+            type="primary"
+            loading={paying}
+            onClick={() => quiet(startPay('wx'))}
+            style={{ background: '#07c160' }}
+            data-testid="pay-wechat"
+          >
             {t('online.wechat')}
           </Button>
         </Space>

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildPayForm, checkAmount, effectiveMinTopup, initialAmount, isSafari, normalizeAmount, paySucceeded } from './logic.js';
+import {
+  buildPayForm,
+  checkAmount,
+  effectiveMinTopup,
+  initialAmount,
+  isSafari,
+  normalizeAmount,
+  paySucceeded,
+} from './logic.js';
 
 describe('amount rules', () => {
   it('sets amounts below 1 (and non-numbers) to 1 and drops fractions', () => {
@@ -33,12 +41,22 @@ describe('payment', () => {
     expect(paySucceeded({ message: 'error', data: '充值数量不能小于 2' })).toBe(false);
   });
   it('builds a hidden POST form with every parameter', () => {
-    const form = buildPayForm(document, 'https://pay.example.com/submit.php', { pid: '1001', money: '7.30', sign: 'abc', sign_type: 'MD5' });
+    const form = buildPayForm(document, 'https://pay.example.com/submit.php', {
+      pid: '1001',
+      money: '7.30',
+      sign: 'abc',
+      sign_type: 'MD5',
+    });
     expect(form.method.toLowerCase()).toBe('post');
     expect(form.action).toBe('https://pay.example.com/submit.php');
     expect(form.target).toBe('_blank');
     const fields = Object.fromEntries([...form.querySelectorAll('input')].map((i) => [i.name, [i.type, i.value]]));
-    expect(fields).toEqual({ pid: ['hidden', '1001'], money: ['hidden', '7.30'], sign: ['hidden', 'abc'], sign_type: ['hidden', 'MD5'] });
+    expect(fields).toEqual({
+      pid: ['hidden', '1001'],
+      money: ['hidden', '7.30'],
+      sign: ['hidden', 'abc'],
+      sign_type: ['hidden', 'MD5'],
+    });
     expect(buildPayForm(document, '/x', {}, false).target).toBe('');
   });
   it('detects Safari but not Chrome', () => {

@@ -22,7 +22,11 @@ export function checkAmount(raw: unknown, minTopup: number | undefined): AmountC
  * The minimum in the unit the amount is typed in: min_topup is in dollars; with currency display off the amount is
  * typed in quota points, so the minimum is scaled by quota_per_unit (the server applies the same rule).
  */
-export function effectiveMinTopup(status: { min_topup?: number; display_in_currency?: boolean; quota_per_unit?: number }): number {
+export function effectiveMinTopup(status: {
+  min_topup?: number;
+  display_in_currency?: boolean;
+  quota_per_unit?: number;
+}): number {
   const min = Number(status.min_topup) > 0 ? Number(status.min_topup) : 1;
   if (status.display_in_currency === false) {
     const perUnit = Number(status.quota_per_unit) > 0 ? Number(status.quota_per_unit) : 500000;
@@ -46,7 +50,12 @@ export interface PayAnswer<T = unknown> {
 export const paySucceeded = (res: PayAnswer): boolean => res.message === 'success';
 
 /** Builds the hidden POST form for the gateway (one hidden input per parameter). */
-export function buildPayForm(doc: Document, url: string, params: Record<string, unknown>, newTab = true): HTMLFormElement {
+export function buildPayForm(
+  doc: Document,
+  url: string,
+  params: Record<string, unknown>,
+  newTab = true,
+): HTMLFormElement {
   const form = doc.createElement('form');
   form.action = url;
   form.method = 'POST';

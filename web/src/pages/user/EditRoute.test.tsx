@@ -21,7 +21,8 @@ let calls: Call[];
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
   calls = recordFetch(({ method, path }) => {
-    if (path === '/api/user/' && method === 'GET') return { items: [user(1, 'root', 100), user(7, 'alice')], total: 2, page: 1, page_size: 10 };
+    if (path === '/api/user/' && method === 'GET')
+      return { items: [user(1, 'root', 100), user(7, 'alice')], total: 2, page: 1, page_size: 10 };
     if (path === '/api/group/') return ['default', 'vip'];
     if (path === '/api/user/7') return user(7, 'alice');
     if (path === '/api/user/self') return user(3, 'me_self', 10);
@@ -36,7 +37,10 @@ afterEach(() => {
 });
 
 function renderAt(path: string, me: { id: number; role: number }) {
-  localStorage.setItem('user', JSON.stringify({ ...me, username: 'me', display_name: 'me', status: 1, group: 'default' }));
+  localStorage.setItem(
+    'user',
+    JSON.stringify({ ...me, username: 'me', display_name: 'me', status: 1, group: 'default' }),
+  );
   const { router } = renderWithApp(
     [
       { path: '/user', element: <Users /> },
@@ -50,11 +54,14 @@ function renderAt(path: string, me: { id: number; role: number }) {
 
 const usernameInput = async () => {
   const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
-  const input = await vi.waitFor(() => {
-    const el = drawer.querySelector<HTMLInputElement>('input#username');
-    if (!el) throw new Error('the drawer form is still loading');
-    return el;
-  }, { timeout: 5000 });
+  const input = await vi.waitFor(
+    () => {
+      const el = drawer.querySelector<HTMLInputElement>('input#username');
+      if (!el) throw new Error('the drawer form is still loading');
+      return el;
+    },
+    { timeout: 5000 },
+  );
   return { drawer, input };
 };
 
@@ -84,7 +91,11 @@ describe('user edit routes', () => {
       fireEvent.click(screen.getByRole('button', { name: /提\s*交/ }));
     });
     const put = calls.find((c) => c.method === 'PUT');
-    expect(put).toEqual({ method: 'PUT', url: '/api/user/self', body: { username: 'me_renamed', display_name: 'me_self' } });
+    expect(put).toEqual({
+      method: 'PUT',
+      url: '/api/user/self',
+      body: { username: 'me_renamed', display_name: 'me_self' },
+    });
     expect(await screen.findByText('用户信息更新成功！')).toBeTruthy();
     expect(router.state.location.pathname).toBe('/user');
   });

@@ -156,7 +156,10 @@ export function EditUserDrawer({
     }
   };
 
-  const groupOptions = Array.from(new Set([...(user ? [user.group] : []), ...groups])).map((g) => ({ value: g, label: g }));
+  const groupOptions = Array.from(new Set([...(user ? [user.group] : []), ...groups])).map((g) => ({
+    value: g,
+    label: g,
+  }));
 
   return (
     <Drawer

@@ -31,7 +31,10 @@ export interface Paged<T> {
 export type ManageAction = 'promote' | 'demote' | 'enable' | 'disable' | 'delete';
 
 /** Which manage actions the caller may take on a row (spec §6 rules; the server enforces them too). */
-export function allowedActions(callerRole: number, target: Pick<AdminUser, 'role' | 'status' | 'DeletedAt'>): Set<ManageAction> {
+export function allowedActions(
+  callerRole: number,
+  target: Pick<AdminUser, 'role' | 'status' | 'DeletedAt'>,
+): Set<ManageAction> {
   const out = new Set<ManageAction>();
   if (isDeleted(target)) return out;
   // No actions on peers or superiors.

@@ -49,10 +49,21 @@ export const ollamaAdaptor: Adaptor = {
     }
     if (!Array.isArray(j.embeddings)) throw new Error('invalid Ollama embedding response: no embeddings');
     const base64 = wantsBase64.get(info) === true;
-    const data = (j.embeddings as number[][]).map((e, index) => ({ object: 'embedding', index, embedding: base64 ? base64Float32(e) : e }));
+    const data = (j.embeddings as number[][]).map((e, index) => ({
+      object: 'embedding',
+      index,
+      embedding: base64 ? base64Float32(e) : e,
+    }));
     const prompt = Number(j.prompt_eval_count) > 0 ? Number(j.prompt_eval_count) : 0;
-    const usage: UpstreamUsage | null = prompt ? { prompt_tokens: prompt, completion_tokens: 0, cached_tokens: 0 } : null;
-    const out = { object: 'list', data, model: j.model ?? info.upstreamModel, usage: { prompt_tokens: prompt, total_tokens: prompt } };
+    const usage: UpstreamUsage | null = prompt
+      ? { prompt_tokens: prompt, completion_tokens: 0, cached_tokens: 0 }
+      : null;
+    const out = {
+      object: 'list',
+      data,
+      model: j.model ?? info.upstreamModel,
+      usage: { prompt_tokens: prompt, total_tokens: prompt },
+    };
     return { body: Buffer.from(JSON.stringify(out)), usage };
   },
 

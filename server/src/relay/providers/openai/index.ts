@@ -30,7 +30,8 @@ function upstreamPath(info: RelayInfo): string {
       if (mode.name === 'completions') path = '/beta/completions';
       break;
     case 45: // VolcEngine Ark
-      if (mode.name === 'chat') path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
+      if (mode.name === 'chat')
+        path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
       else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
       break;
     case 27: // Perplexity serves its chat API without the /v1 segment
@@ -45,7 +46,12 @@ function upstreamPath(info: RelayInfo): string {
 }
 
 export function parseOpenAIStyleError(status: number, body: Buffer): ProviderError {
-  const fallback: ProviderError = { message: '', type: 'upstream_error', code: 'bad_response_status_code', param: String(status) };
+  const fallback: ProviderError = {
+    message: '',
+    type: 'upstream_error',
+    code: 'bad_response_status_code',
+    param: String(status),
+  };
   let j: any;
   try {
     j = JSON.parse(body.toString('utf8'));

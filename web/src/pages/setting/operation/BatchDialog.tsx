@@ -62,7 +62,10 @@ export default function BatchDialog({ open, rows, selected, onClose, onApply }: 
             ]}
           />
         </Form.Item>
-        <Form.Item label={field === 'both' ? t('ratio.ratio') : t('batch.value')} extra={field === 'price' ? t('batch.priceHint') : undefined}>
+        <Form.Item
+          label={field === 'both' ? t('ratio.ratio') : t('batch.value')}
+          extra={field === 'price' ? t('batch.priceHint') : undefined}
+        >
           <Input value={value} onChange={(e) => setValue(e.target.value)} data-testid="batch-value" />
         </Form.Item>
         {field === 'both' ? (

@@ -39,14 +39,26 @@ export default function ModelDialog({ open, row, rows, onClose, onApply }: Model
     if (!open) return;
     setD(
       row
-        ? { ...empty, original: row.name, name: row.name, mode: modeOf(row), price: row.price, ratio: row.ratio, completionRatio: row.completionRatio }
+        ? {
+            ...empty,
+            original: row.name,
+            name: row.name,
+            mode: modeOf(row),
+            price: row.price,
+            ratio: row.ratio,
+            completionRatio: row.completionRatio,
+          }
         : empty,
     );
   }, [open, row]);
 
   const set = (patch: Partial<DialogInput>) => setD((cur) => ({ ...cur, ...patch }));
   const setMode = (mode: PricingMode) =>
-    set(mode === 'per-request' ? { mode, ratio: '', completionRatio: '', inputPrice: '', outputPrice: '' } : { mode, price: '' });
+    set(
+      mode === 'per-request'
+        ? { mode, ratio: '', completionRatio: '', inputPrice: '', outputPrice: '' }
+        : { mode, price: '' },
+    );
 
   const adding = !d.original || isAddMode(rows, d.name);
 
@@ -73,22 +85,39 @@ export default function ModelDialog({ open, row, rows, onClose, onApply }: Model
     >
       <Form layout="vertical" data-testid="model-dialog">
         <Form.Item label={t('ratio.name')} required>
-          <Input value={d.name} onChange={(e) => set({ name: e.target.value })} placeholder={t('ratio.namePh')} data-testid="dialog-name" />
+          <Input
+            value={d.name}
+            onChange={(e) => set({ name: e.target.value })}
+            placeholder={t('ratio.namePh')}
+            data-testid="dialog-name"
+          />
         </Form.Item>
         <Form.Item label={t('ratio.mode')}>
-          <Radio.Group value={d.mode} onChange={(e) => setMode(e.target.value as PricingMode)} data-testid="dialog-mode">
+          <Radio.Group
+            value={d.mode}
+            onChange={(e) => setMode(e.target.value as PricingMode)}
+            data-testid="dialog-mode"
+          >
             <Radio value="per-token">{t('ratio.perToken')}</Radio>
             <Radio value="per-request">{t('ratio.perRequest')}</Radio>
           </Radio.Group>
         </Form.Item>
         {d.mode === 'per-request' ? (
           <Form.Item label={t('ratio.price')} extra={t('ratio.priceHint')} required>
-            <Input value={d.price} onChange={(e) => set({ price: e.target.value })} placeholder={t('ratio.pricePh')} data-testid="dialog-price" />
+            <Input
+              value={d.price}
+              onChange={(e) => set({ price: e.target.value })}
+              placeholder={t('ratio.pricePh')}
+              data-testid="dialog-price"
+            />
           </Form.Item>
         ) : (
           <>
             <Form.Item label={t('ratio.tokenInput')}>
-              <Radio.Group value={d.tokenInput} onChange={(e) => set({ tokenInput: e.target.value as 'ratio' | 'price' })}>
+              <Radio.Group
+                value={d.tokenInput}
+                onChange={(e) => set({ tokenInput: e.target.value as 'ratio' | 'price' })}
+              >
                 <Radio value="ratio">{t('ratio.byRatio')}</Radio>
                 <Radio value="price">{t('ratio.byTokenPrice')}</Radio>
               </Radio.Group>
@@ -99,16 +128,30 @@ export default function ModelDialog({ open, row, rows, onClose, onApply }: Model
                   <Input value={d.ratio} onChange={(e) => set({ ratio: e.target.value })} data-testid="dialog-ratio" />
                 </Form.Item>
                 <Form.Item label={t('ratio.completionRatio')} extra={t('ratio.completionHint')}>
-                  <Input value={d.completionRatio} onChange={(e) => set({ completionRatio: e.target.value })} data-testid="dialog-completion" />
+                  <Input
+                    value={d.completionRatio}
+                    onChange={(e) => set({ completionRatio: e.target.value })}
+                    data-testid="dialog-completion"
+                  />
                 </Form.Item>
               </>
             ) : (
               <>
                 <Form.Item label={t('ratio.inputPrice')} required>
-                  <Input value={d.inputPrice} onChange={(e) => set({ inputPrice: e.target.value })} prefix="$" suffix="/ 1M tokens" />
+                  <Input
+                    value={d.inputPrice}
+                    onChange={(e) => set({ inputPrice: e.target.value })}
+                    prefix="$"
+                    suffix="/ 1M tokens"
+                  />
                 </Form.Item>
                 <Form.Item label={t('ratio.outputPrice')}>
-                  <Input value={d.outputPrice} onChange={(e) => set({ outputPrice: e.target.value })} prefix="$" suffix="/ 1M tokens" />
+                  <Input
+                    value={d.outputPrice}
+                    onChange={(e) => set({ outputPrice: e.target.value })}
+                    prefix="$"
+                    suffix="/ 1M tokens"
+                  />
                 </Form.Item>
               </>
             )}

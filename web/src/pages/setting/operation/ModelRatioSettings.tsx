@@ -9,7 +9,15 @@ import { api } from '../../../lib/api.js';
 import type { Options } from '../logic.js';
 import { RATIO_JSON_FIELDS } from '../fields.js';
 import OptionSection from '../OptionSection.js';
-import { buildRows, mapChanges, mergeRowsIntoMaps, parseMaps, rowsToMaps, unsetModelRows, type ModelRow } from '../ratioLogic.js';
+import {
+  buildRows,
+  mapChanges,
+  mergeRowsIntoMaps,
+  parseMaps,
+  rowsToMaps,
+  unsetModelRows,
+  type ModelRow,
+} from '../ratioLogic.js';
 import { OPTIONS_KEY, useSaveOptions } from '../useOptions.js';
 import { NS } from '../i18n.js';
 import RatioTable from './RatioTable.js';
@@ -92,7 +100,9 @@ export default function ModelRatioSettings({ options }: { options: Options }) {
           {
             key: 'visual',
             label: t('ratio.tabVisual'),
-            children: <RatioTable id="visual" initialRows={rows} allowAdd saving={saving} onSave={(r) => saveRows(r, false)} />,
+            children: (
+              <RatioTable id="visual" initialRows={rows} allowAdd saving={saving} onSave={(r) => saveRows(r, false)} />
+            ),
           },
           {
             key: 'unset',

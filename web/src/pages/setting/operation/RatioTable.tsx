@@ -95,7 +95,11 @@ export default function RatioTable({ id, initialRows, allowAdd, onSave, saving }
       key: 'mode',
       width: 110,
       render: (_, r) =>
-        modeOf(r) === 'per-request' ? <Tag color="purple">{t('ratio.perRequest')}</Tag> : <Tag color="blue">{t('ratio.perToken')}</Tag>,
+        modeOf(r) === 'per-request' ? (
+          <Tag color="purple">{t('ratio.perRequest')}</Tag>
+        ) : (
+          <Tag color="blue">{t('ratio.perToken')}</Tag>
+        ),
     },
     { title: t('ratio.price'), dataIndex: 'price', width: 150, render: cell('price') },
     { title: t('ratio.ratio'), dataIndex: 'ratio', width: 150, render: cell('ratio') },
@@ -107,10 +111,18 @@ export default function RatioTable({ id, initialRows, allowAdd, onSave, saving }
       render: (_, r) => (
         <Flex gap={4}>
           <Tooltip title={t('ratio.edit')}>
-            <Button size="small" icon={<EditOutlined />} aria-label={t('ratio.edit')} onClick={() => setDialog({ open: true, row: r })} />
+            <Button
+              size="small"
+              icon={<EditOutlined />}
+              aria-label={t('ratio.edit')}
+              onClick={() => setDialog({ open: true, row: r })}
+            />
           </Tooltip>
           {allowAdd ? (
-            <Popconfirm title={t('ratio.deleteConfirm')} onConfirm={() => setRows(rows.filter((x) => x.name !== r.name))}>
+            <Popconfirm
+              title={t('ratio.deleteConfirm')}
+              onConfirm={() => setRows(rows.filter((x) => x.name !== r.name))}
+            >
               <Button size="small" danger icon={<DeleteOutlined />} aria-label={t('ratio.delete')} />
             </Popconfirm>
           ) : null}
@@ -152,7 +164,11 @@ export default function RatioTable({ id, initialRows, allowAdd, onSave, saving }
         size="small"
         columns={columns}
         dataSource={shown}
-        rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys.map(String)), preserveSelectedRowKeys: true }}
+        rowSelection={{
+          selectedRowKeys: selected,
+          onChange: (keys) => setSelected(keys.map(String)),
+          preserveSelectedRowKeys: true,
+        }}
         pagination={{
           current: page,
           pageSize: RATIO_PAGE_SIZE,

@@ -35,7 +35,9 @@ export default function EmailWhitelist({ options }: { options: Options }) {
       options={options}
       extraChanges={() => {
         const value = domains.join(',');
-        return value === parseWhitelist(options.EmailDomainWhitelist).join(',') ? [] : [{ key: 'EmailDomainWhitelist', value }];
+        return value === parseWhitelist(options.EmailDomainWhitelist).join(',')
+          ? []
+          : [{ key: 'EmailDomainWhitelist', value }];
       }}
     >
       <Form.Item label={t('f.EmailDomainWhitelist')}>

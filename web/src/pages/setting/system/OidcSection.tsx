@@ -41,7 +41,12 @@ function FetchConfig({ form }: { form: FormInstance }) {
 
   return (
     <Form.Item>
-      <Button icon={<CloudDownloadOutlined />} loading={busy} onClick={() => void fetchConfig()} data-testid="oidc-fetch">
+      <Button
+        icon={<CloudDownloadOutlined />}
+        loading={busy}
+        onClick={() => void fetchConfig()}
+        data-testid="oidc-fetch"
+      >
         {t('oidc.fetch')}
       </Button>
     </Form.Item>
