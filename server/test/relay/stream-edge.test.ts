@@ -16,7 +16,7 @@ import {
   waitFor,
 } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
-import { streamIdleMs } from '../../src/relay/engine.js';
+import { streamIdleMs } from '../../src/relay/attempt.js';
 
 const MODEL = 'stream-model';
 

@@ -1,0 +1,347 @@
+// One attempt of a relay request on one channel (relay/engine.ts runs the attempt loop): the adaptor builds the upstream
+// request, the transport sends it, and the stream or JSON answer is handled and passed to the client.
+import type { AppContext } from '../context.js';
+import type { HttpResponse } from '../lib/http-response.js';
+import type { RelayServices } from './services.js';
+import type { CachedChannel } from '../services/cache/channel-cache.js';
+import type { Reservation } from '../services/billing/index.js';
+import { addUpstreamHeaders } from './response-headers.js';
+import { baseHeaders, RelayError, sendJson, sseHeaders } from './errors.js';
+import type { StreamKeepAlive } from './keepalive.js';
+import { countCompletion, type RelayMode } from './modes/mode.js';
+import type { RelayRequest } from './request.js';
+import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { pipeSse } from './stream.js';
+import { UpstreamCall } from './upstream-call.js';
+import type { OutgoingRequest } from './transport/index.js';
+import {
+  transportFor,
+  forceFormat,
+  forceFormatBody,
+  forceFormatChunk,
+  thinkingStreamConverter,
+  thinkingToContent,
+  thinkingToContentBody,
+} from './channel-setting.js';
+import { pipeRaw } from './passthrough.js';
+import { boundaryOf, replaceFormField } from './multipart.js';
+import { extractUsage } from './usage.js';
+
+export type AttemptResult =
+  /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
+  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string; clientLeft: boolean }
+  | { kind: 'gone' }
+  | { kind: 'failed'; error: RelayError };
+
+const GONE: AttemptResult = { kind: 'gone' };
+
+const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
+
+/** Inserts `"stream_options":{"include_usage":true},` right after the opening brace of a non-empty JSON object. */
+function spliceIncludeUsage(raw: Buffer): Buffer {
+  const i = raw.indexOf(0x7b);
+  return Buffer.concat([raw.subarray(0, i + 1), INCLUDE_USAGE, raw.subarray(i + 1)]);
+}
+
+export interface AttemptInput {
+  channel: CachedChannel;
+  mode: RelayMode;
+  body: Record<string, any>;
+  raw: Buffer;
+  model: string;
+  isStream: boolean;
+  clientWantsUsage: boolean;
+  passThrough: boolean;
+  reqId: string;
+  origin: string | undefined;
+  start: number;
+  prompt: () => number;
+  /** the reservation, still committing while this attempt's request goes out (overlapsReservation) */
+  gate: Promise<Reservation> | null;
+  /** pings of a silent stream (relay/keepalive.ts), when general_setting.ping_interval_enabled is on */
+  keepAlive: StreamKeepAlive | null;
+}
+
+/** The channel settings' transforms of a chat stream's events (force_format, then thinking_to_content), if any. */
+function chatStreamTransform(channel: CachedChannel): ((data: string) => string[]) | undefined {
+  const force = forceFormat(channel);
+  const thinking = thinkingToContent(channel) ? thinkingStreamConverter() : null;
+  if (force && thinking) return (d) => forceFormatChunk(d).flatMap(thinking);
+  return thinking ?? (force ? forceFormatChunk : undefined);
+}
+
+/**
+ * STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first
+ * (new-api-compat.md §1.3).
+ */
+export function streamIdleMs(timeoutSec: number, upstreamModel: string): number {
+  return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
+}
+
+export async function attempt(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  a: AttemptInput,
+): Promise<AttemptResult> {
+  // The client went away before this attempt (while its reservation, a rate limit or an earlier attempt ran): its
+  // 'close' has passed, so only the response's state tells. Nothing is sent upstream, and no other channel is tried.
+  // From here to the dispatch below nothing waits, so a client still here now is still here when the request goes out.
+  if (res.destroyed) return GONE;
+  const { channel, mode, body } = a;
+  const adaptor = adaptorFor(channel.type);
+  const mapped = channel.modelMapping?.[a.model];
+  const info: RelayInfo = {
+    settings: ctx.config,
+    channel,
+    mode,
+    originModel: a.model,
+    upstreamModel: typeof mapped === 'string' && mapped ? mapped : a.model,
+    isStream: a.isStream,
+  };
+
+  // ---- request body: raw bytes unless something must change
+  let out: Buffer;
+  if (a.passThrough) out = a.raw;
+  else if (mode.multipart) {
+    // forwarded unchanged; only a mapped model is written into the form's model field
+    out =
+      info.upstreamModel !== a.model
+        ? replaceFormField(a.raw, boundaryOf(req.headers['content-type'])!, 'model', info.upstreamModel)
+        : a.raw;
+  } else {
+    const copy: Record<string, any> = { ...body };
+    let changed = false;
+    // the common streaming case only adds stream_options: splice it into the raw bytes instead of re-serialising
+    let spliceUsage = false;
+    if (copy.model !== info.upstreamModel) {
+      copy.model = info.upstreamModel;
+      changed = true;
+    }
+    if (a.isStream && !mode.eventStream && adaptor.supportsStreamOptions(info)) {
+      if (ctx.config.forceStreamOption && !a.clientWantsUsage) {
+        if (body.stream_options === undefined) spliceUsage = true;
+        else {
+          copy.stream_options = {
+            ...(typeof body.stream_options === 'object' && body.stream_options ? body.stream_options : {}),
+            include_usage: true,
+          };
+          changed = true;
+        }
+      }
+    } else if (copy.stream_options !== undefined) {
+      delete copy.stream_options;
+      changed = true;
+    }
+    if (adaptor.convertRequest(info, copy)) changed = true;
+    if (channel.paramOverride) {
+      Object.assign(copy, channel.paramOverride);
+      changed = true;
+    }
+    if (changed) {
+      if (spliceUsage) copy.stream_options = { include_usage: true };
+      out = Buffer.from(JSON.stringify(copy));
+    } else out = spliceUsage ? spliceIncludeUsage(a.raw) : a.raw;
+  }
+
+  const target = adaptor.target(info);
+  const headers: Record<string, string> = {
+    'content-type': mode.multipart ? String(req.headers['content-type']) : 'application/json',
+    accept: req.headers.accept || (a.isStream ? 'text/event-stream' : 'application/json'),
+    ...adaptor.headers(info),
+  };
+
+  let clientGone = false;
+  // raw responses (audio) are read as a stream whatever the request asked, and piped on as they come
+  const call = new UpstreamCall(a.isStream || !!mode.rawResponse);
+  // A client that goes away once the request is out: a stream is aborted and billed for what it delivered; a whole
+  // answer, which the provider charges for, is read to its end and billed as if the client had stayed (nothing is
+  // written to it). A stop aborts such a call rather than wait for it (svc.leftBehind).
+  let left: { destroy(): void } | null = null;
+  const onClose = () => {
+    if (res.writableFinished) return;
+    clientGone = true;
+    if (!a.isStream) svc.leftBehind.add((left = call));
+    else call.destroy();
+  };
+  res.once('close', onClose);
+  const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
+  let refused: unknown = null;
+  try {
+    const opts: OutgoingRequest = {
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers,
+      body: out,
+      headersTimeout: relayTimeoutMs,
+      bodyTimeout: a.isStream ? streamIdleMs(ctx.config.streamingTimeoutSec, info.upstreamModel) : relayTimeoutMs,
+    };
+    const sent = call.send(transportFor(channel, svc.upstream), opts);
+    if (a.gate) {
+      // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
+      // read below, after the gate; without a handler now it would be an unhandled rejection and end the process
+      sent.catch(() => {});
+      try {
+        await a.gate;
+      } catch (e) {
+        refused = e;
+        call.destroy();
+      }
+    }
+    if (!refused) await sent;
+  } catch (err) {
+    res.off('close', onClose);
+    if (left) svc.leftBehind.delete(left);
+    if (clientGone) return GONE;
+    ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
+    return {
+      kind: 'failed',
+      error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false),
+    };
+  }
+  if (refused) {
+    res.off('close', onClose);
+    if (left) svc.leftBehind.delete(left);
+    throw refused;
+  }
+  const frt = call.headersAt - a.start;
+
+  try {
+    const statusCode = call.statusCode;
+    if (statusCode !== 200) {
+      const buf = await call.rest();
+      if (clientGone) return GONE;
+      const pe = adaptor.parseError(statusCode, buf);
+      const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
+      const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
+      return { kind: 'failed', error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
+    }
+
+    const ctype = call.contentType;
+    if (mode.rawResponse) {
+      const usage = { prompt_tokens: a.prompt(), completion_tokens: 0, cached_tokens: 0 };
+      // billed from the request alone; the answer of a client that left is read to its end and dropped
+      if (clientGone) {
+        await call.drain();
+        return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: true };
+      }
+      const r = await pipeRaw(call, res, baseHeaders(a.reqId, a.origin), call.rawHeaders);
+      if (!r.started) {
+        if (r.clientGone) return GONE;
+        if (r.error)
+          return {
+            kind: 'failed',
+            error: new RelayError(
+              502,
+              r.error.message || 'upstream read failed',
+              'upstream_error',
+              'bad_response',
+              false,
+            ),
+          };
+      }
+      return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
+    }
+    if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
+      const r = await pipeSse(call, {
+        res,
+        headers: sseHeaders(a.reqId, a.origin),
+        keepAlive: a.keepAlive,
+        clientWantsUsage: a.clientWantsUsage,
+        mode,
+        responseModel: info.upstreamModel,
+        reqId: a.reqId,
+        fallbackUsage: (delivered) => ({
+          prompt_tokens: a.prompt(),
+          completion_tokens: countCompletion(delivered(), a.model),
+          cached_tokens: 0,
+        }),
+        convert: adaptor.convertStreamEvent
+          ? (d) => adaptor.convertStreamEvent!(info, d)
+          : mode.name === 'chat'
+            ? chatStreamTransform(channel)
+            : undefined,
+      });
+      if (!r.started) {
+        if (r.clientGone) return GONE;
+        if (r.error) {
+          return {
+            kind: 'failed',
+            error: new RelayError(
+              502,
+              r.error.message || 'upstream stream failed',
+              'upstream_error',
+              'bad_response',
+              false,
+            ),
+          };
+        }
+      }
+      let usage = r.usage;
+      if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+        usage = {
+          prompt_tokens: a.prompt(),
+          completion_tokens: mode.inputOnly ? 0 : countCompletion(r.deliveredText(), a.model),
+          cached_tokens: 0,
+        };
+      }
+      const frtStream = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
+      return {
+        kind: 'done',
+        usage,
+        frt: frtStream,
+        isStream: true,
+        upstreamModel: info.upstreamModel,
+        clientLeft: r.clientGone,
+      };
+    }
+
+    if (a.isStream) await call.finished(); // asked to stream, answered with JSON
+    if (call.error) throw call.error;
+    let buf = call.body();
+    let usage: UpstreamUsage | null;
+    const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
+    if (converted) {
+      buf = converted.body;
+      usage = converted.usage;
+    } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
+    if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
+    if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
+    // a client that left gets nothing (and is billed below all the same); a stream request answered with JSON, after
+    // pings committed an event stream: the answer as one event
+    if (clientGone) {
+      // nothing to write to
+    } else if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
+    else
+      sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
+    if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+      let completion = 0;
+      if (!mode.inputOnly) {
+        try {
+          completion = countCompletion(mode.responseText(JSON.parse(buf.toString('utf8'))), a.model);
+        } catch {
+          completion = 0;
+        }
+      }
+      usage = { prompt_tokens: a.prompt(), completion_tokens: completion, cached_tokens: 0 };
+    }
+    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
+  } catch (err) {
+    if (clientGone) return GONE;
+    return {
+      kind: 'failed',
+      error: new RelayError(
+        502,
+        (err as Error).message || 'upstream read failed',
+        'upstream_error',
+        'bad_response',
+        false,
+      ),
+    };
+  } finally {
+    res.off('close', onClose);
+    if (left) svc.leftBehind.delete(left);
+  }
+}
