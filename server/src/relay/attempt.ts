@@ -311,11 +311,17 @@ export async function attempt(
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
     // a client that left gets nothing (and is billed below all the same); a stream request answered with JSON, after
     // pings committed an event stream: the answer as one event
-    if (clientGone) {
-      // nothing to write to
-    } else if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
-    else
-      sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), ctype || undefined);
+    if (!clientGone) {
+      if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
+      else
+        sendJson(
+          res,
+          200,
+          buf,
+          addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)),
+          ctype || undefined,
+        );
+    }
     if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
       let completion = 0;
       if (!mode.inputOnly) {
