@@ -14,8 +14,8 @@ import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
 import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
+import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 
-const API_PREFIXES = ['/api', '/v1', '/assets'];
 
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
@@ -75,10 +75,16 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split('?')[0];
-    if (API_PREFIXES.some((p) => path === p || path.startsWith(p + '/'))) {
-      reply.status(404).send({
-        error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: '', code: '' },
-      });
+    if (isApiPath(path)) {
+      if (formatOfPath(path) === 'openai') {
+        // new-api's shape exactly: no request id in the message
+        reply.status(404).send({
+          error: { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: '', code: '' },
+        });
+        return reply;
+      }
+      reply.hijack();
+      notFound(reply.raw, req);
       return reply;
     }
     // FRONTEND_BASE_URL on a slave node: the console is served elsewhere (new-api-compat.md §1.3).

@@ -12,6 +12,7 @@ import { closeIfRefusedLarge, drainable } from '../lib/body-limits.js';
 import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { asRelayError, sendRelayError } from './errors.js';
+import type { WireFormat } from './formats/codec.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,13 +25,24 @@ declare module 'fastify' {
  * Answers a request refused before its body was read. The body is never kept: a small one is read and dropped and
  * the connection serves the client's next request; a larger one is not read, the answer closes the connection.
  */
-export function refuseUnread(res: HttpResponse, headers: IncomingHttpHeaders, err: unknown, reqId: string): void {
+export function refuseUnread(
+  res: HttpResponse,
+  headers: IncomingHttpHeaders,
+  err: unknown,
+  reqId: string,
+  format?: WireFormat,
+): void {
   if (!drainable(headers)) res.setHeader('Connection', 'close');
-  sendRelayError(res, asRelayError(err), reqId, headers.origin);
+  sendRelayError(res, asRelayError(err), reqId, headers.origin, format);
 }
 
 /** onRequest hook of the Fastify relay routes: token auth (session auth on the playground) before the body. */
-export function admitHook(ctx: AppContext, svc: RelayServices, playground: boolean): onRequestAsyncHookHandler {
+export function admitHook(
+  ctx: AppContext,
+  svc: RelayServices,
+  playground: boolean,
+  format?: WireFormat,
+): onRequestAsyncHookHandler {
   if (playground) {
     return closeIfRefusedLarge(async (req, reply) => {
       // answers in the console's shape itself, as the playground always has
@@ -43,7 +55,7 @@ export function admitHook(ctx: AppContext, svc: RelayServices, playground: boole
       req.relayCaller = caller instanceof Promise ? await caller : caller;
     } catch (err) {
       reply.hijack();
-      refuseUnread(reply.raw, req.headers, err, req.id);
+      refuseUnread(reply.raw, req.headers, err, req.id, format);
       return reply;
     }
   };

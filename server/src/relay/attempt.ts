@@ -26,6 +26,12 @@ import {
 import { pipeRaw } from './passthrough.js';
 import { boundaryOf, replaceFormField } from './multipart.js';
 import { extractUsage } from './usage.js';
+import { codecFor } from './formats/index.js';
+import { FormatError, type WireFormat } from './formats/codec.js';
+import { usageOfHub } from './hub/usage.js';
+import { SseParser } from './stream/sse-parser.js';
+import { pumpTranslated, type EventFraming } from './stream/translate.js';
+import { awsEventFraming } from './stream/aws-framing.js';
 
 export type AttemptResult =
   /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
@@ -93,17 +99,39 @@ export async function attempt(
   const adaptor = adaptorFor(channel.type);
   const mapped = channel.modelMapping?.[a.model];
   const info: RelayInfo = {
-    settings: ctx.config,
+    settings: svc.providers,
     channel,
     mode,
     originModel: a.model,
     upstreamModel: typeof mapped === 'string' && mapped ? mapped : a.model,
     isStream: a.isStream,
+    clientFormat: mode.format ?? 'openai',
+    clientHeaders: req.headers,
   };
+  // the lane: the provider speaks the client's format (bytes pass, usage is read) or the request goes through the hub
+  const providerFormat: WireFormat = adaptor.wire ?? 'openai';
+  const native = info.clientFormat === providerFormat;
+  if (!native && !mode.hub)
+    return {
+      kind: 'failed',
+      error: new RelayError(
+        400,
+        `渠道 #${channel.id} 的类型不支持 ${mode.name} 请求`,
+        'new_api_error',
+        'convert_request_failed',
+      ),
+    };
 
   // ---- request body: raw bytes unless something must change
   let out: Buffer;
-  if (a.passThrough) out = a.raw;
+  if (!native) {
+    try {
+      out = translatedBody(info, providerFormat, a);
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      return { kind: 'failed', error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request') };
+    }
+  } else if (a.passThrough) out = a.raw;
   else if (mode.multipart) {
     // forwarded unchanged; only a mapped model is written into the form's model field
     out =
@@ -148,9 +176,22 @@ export async function attempt(
   const target = adaptor.target(info);
   const headers: Record<string, string> = {
     'content-type': mode.multipart ? String(req.headers['content-type']) : 'application/json',
-    accept: req.headers.accept || (a.isStream ? 'text/event-stream' : 'application/json'),
+    accept: (native && req.headers.accept) || (a.isStream ? 'text/event-stream' : 'application/json'),
     ...adaptor.headers(info),
   };
+  if (adaptor.authorize) {
+    try {
+      await adaptor.authorize(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: out });
+    } catch (err) {
+      ctx.log.warn({ err, channel: channel.id }, 'upstream authorisation failed');
+      return {
+        kind: 'failed',
+        error: new RelayError(500, `上游鉴权失败: ${(err as Error).message}`, 'new_api_error', 'upstream_auth_failed', false),
+      };
+    }
+    // the signing waited: a client gone meanwhile is not sent upstream
+    if (res.destroyed) return GONE;
+  }
 
   let clientGone = false;
   // raw responses (audio) are read as a stream whatever the request asked, and piped on as they come
@@ -213,7 +254,8 @@ export async function attempt(
     if (statusCode !== 200) {
       const buf = await call.rest();
       if (clientGone) return GONE;
-      const pe = adaptor.parseError(statusCode, buf);
+      const pe = adaptor.parseError(statusCode, buf, call.headerRecord());
+      if (statusCode === 401) adaptor.unauthorized?.(info);
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
       const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
       return { kind: 'failed', error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
@@ -244,6 +286,8 @@ export async function attempt(
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
+    if (!native || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
+      return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone);
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call, {
         res,
@@ -350,4 +394,91 @@ export async function attempt(
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
   }
+}
+
+/** The upstream body of a request on the translated lane: the client's request → hub → the provider's format. */
+function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptInput): Buffer {
+  const adaptor = adaptorFor(a.channel.type);
+  const hub = codecFor(info.clientFormat).requestToHub(a.body);
+  hub.model = info.upstreamModel;
+  const body = adaptor.fromHub
+    ? adaptor.fromHub(info, hub)
+    : codecFor(providerFormat).requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+  if (info.isStream && !adaptor.supportsStreamOptions(info)) delete body.stream_options;
+  if (a.channel.paramOverride) Object.assign(body, a.channel.paramOverride);
+  return Buffer.from(JSON.stringify(body));
+}
+
+
+/**
+ * An answer read event by event: the translated lane (the provider's format → hub → the client's), and native
+ * streams whose events must be decoded (AWS event-stream framing; formats whose usage the byte scanner cannot find).
+ */
+async function decodedAnswer(
+  res: HttpResponse,
+  call: UpstreamCall,
+  a: AttemptInput,
+  info: RelayInfo,
+  providerFormat: WireFormat,
+  framingKind: 'sse' | 'aws-eventstream' | undefined,
+  frt: number,
+  clientGoneBefore: boolean,
+): Promise<AttemptResult> {
+  const provider = codecFor(providerFormat);
+  const client = codecFor(info.clientFormat);
+  const claude = providerFormat === 'anthropic';
+  const encoderOptions = {
+    id: a.reqId,
+    model: a.model,
+    includeUsage: a.clientWantsUsage,
+    framing: a.mode.framing,
+  };
+  const fallback = (delivered: { text: string; toolCalls: number }): UpstreamUsage => ({
+    prompt_tokens: a.prompt(),
+    completion_tokens: countCompletion(delivered, a.model),
+    cached_tokens: 0,
+  });
+  const done = (usage: UpstreamUsage, isStream: boolean, left: boolean, at: number): AttemptResult => ({
+    kind: 'done',
+    usage,
+    frt: at,
+    isStream,
+    upstreamModel: info.upstreamModel,
+    clientLeft: left,
+  });
+  if (a.isStream) {
+    const framing: EventFraming = framingKind === 'aws-eventstream' ? awsEventFraming() : new SseParser();
+    const r = await pumpTranslated(call, {
+      res,
+      headers: sseHeaders(a.reqId, a.origin),
+      framing,
+      decoder: provider.streamToHub({ id: a.reqId, model: info.upstreamModel }),
+      encoder: client.streamFromHub(encoderOptions),
+      keepAlive: a.keepAlive,
+    });
+    if (!r.started) {
+      if (r.clientGone) return GONE;
+      if (r.error)
+        return {
+          kind: 'failed',
+          error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false),
+        };
+    }
+    const usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
+    return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
+  }
+  if (call.error) throw call.error;
+  const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
+  const answer = client.responseFromHub(hub, encoderOptions);
+  if (!clientGoneBefore && !res.destroyed)
+    sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
+  let usage = usageOfHub(hub.usage ?? null, claude);
+  if (!usage) {
+    const m = hub.choices[0]?.message;
+    const text = (m?.content ?? '') + (m?.reasoning_content ?? '');
+    const calls = m?.tool_calls ?? [];
+    const args = calls.map((c) => c.function.name + c.function.arguments).join('');
+    usage = fallback({ text: text + args, toolCalls: calls.length });
+  }
+  return done(usage, false, clientGoneBefore, frt);
 }

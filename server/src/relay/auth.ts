@@ -21,6 +21,14 @@ export interface RelayCaller {
 
 const mask = (key: string) => `sk-${key.slice(0, 3)}***${key.slice(-3)}`;
 
+/** Gemini clients send the key as `x-goog-api-key` or `?key=` (new-api-compat.md §4.2). */
+function geminiKey(headers: IncomingHttpHeaders, path: string): string {
+  const x = headers['x-goog-api-key'];
+  if (typeof x === 'string' && x.trim()) return x.trim();
+  const q = path.indexOf('?');
+  return q < 0 ? '' : (new URLSearchParams(path.slice(q + 1)).get('key') ?? '').trim();
+}
+
 export function extractKey(headers: IncomingHttpHeaders, path: string): string {
   let key = headers.authorization ?? '';
   if (
@@ -33,6 +41,10 @@ export function extractKey(headers: IncomingHttpHeaders, path: string): string {
   if (path.includes('/v1/messages')) {
     const x = headers['x-api-key'];
     if (typeof x === 'string' && x) key = x.trim();
+  } else if (!key && (path.startsWith('/v1beta/') || path.startsWith('/v1/models'))) {
+    // GET /v1/models answers Claude and Gemini clients in their list format, with their own key headers
+    const x = headers['x-api-key'];
+    key = typeof x === 'string' && x.trim() ? x.trim() : geminiKey(headers, path);
   }
   if (!key || key === 'midjourney-proxy') {
     const mj = headers['mj-api-secret'];

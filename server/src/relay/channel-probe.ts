@@ -15,16 +15,19 @@ import { transportFor } from './channel-setting.js';
 import type { OutgoingRequest } from './transport/index.js';
 import { UpstreamCall } from './upstream-call.js';
 import { extractUsage } from './usage.js';
+import { codecFor } from './formats/index.js';
+import type { HubRequest } from './hub/types.js';
+import { usageOfHub } from './hub/usage.js';
 
 /** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
 async function probe(
   svc: RelayServices,
   channel: Pick<CachedChannel, 'setting'>,
   req: OutgoingRequest,
-): Promise<{ status: number; body: Buffer }> {
+): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
   const call = await new UpstreamCall(false).send(transportFor(channel, svc.upstream), req);
   if (call.error) throw call.error;
-  return { status: call.statusCode, body: call.body() };
+  return { status: call.statusCode, body: call.body(), headers: call.headerRecord() };
 }
 
 export interface ProbeResult {
@@ -71,12 +74,14 @@ export async function testChannel(
   const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
   const mapped = ch.modelMapping?.[model];
   const info: RelayInfo = {
-    settings: ctx.config,
+    settings: svc.providers,
     channel: ch,
     mode,
     originModel: model,
     upstreamModel: mapped || model,
     isStream: false,
+    clientFormat: 'openai',
+    clientHeaders: {},
   };
   const body: Record<string, unknown> = { model: info.upstreamModel };
   if (mode === embeddingsMode) body.input = 'hello world';
@@ -88,8 +93,19 @@ export async function testChannel(
     else body.max_tokens = 10;
   }
   const adaptor = adaptorFor(ch.type);
-  adaptor.convertRequest(info, body);
-  if (ch.paramOverride) Object.assign(body, ch.paramOverride);
+  // the relay's own provider code builds the request: an OpenAI chat request, translated for other formats
+  const wire = adaptor.wire ?? 'openai';
+  let payload: Record<string, unknown> = body;
+  if (wire === 'openai') adaptor.convertRequest(info, body);
+  else if (mode === embeddingsMode)
+    return { ok: false, message: 'embedding models of this channel type cannot be tested', time: 0, disableWorthy: false };
+  else {
+    const hub = { ...(body as unknown as HubRequest), model: info.upstreamModel };
+    payload = adaptor.fromHub
+      ? adaptor.fromHub(info, hub)
+      : codecFor(wire).requestFromHub(hub, { model: info.upstreamModel, stream: false });
+  }
+  if (ch.paramOverride) Object.assign(payload, ch.paramOverride);
 
   // price lookup like a real request (fails for unpriced models unless self-use mode is on)
   const root = await ctx.db
@@ -108,19 +124,23 @@ export async function testChannel(
   const started = Date.now();
   const target = adaptor.target(info);
   try {
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...adaptor.headers(info) };
+    const bytes = Buffer.from(JSON.stringify(payload));
+    await adaptor.authorize?.(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: bytes });
     const up = await probe(svc, ch, {
       origin: target.origin,
       path: target.path,
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...adaptor.headers(info) },
-      body: JSON.stringify(body),
+      headers,
+      body: bytes,
       headersTimeout: 60_000,
       bodyTimeout: 60_000,
     });
     let buf = up.body;
     const time = (Date.now() - started) / 1000;
     if (up.status !== 200) {
-      const pe = adaptor.parseError(up.status, buf);
+      const pe = adaptor.parseError(up.status, buf, up.headers);
+      if (up.status === 401) adaptor.unauthorized?.(info);
       const disableWorthy = svc.channelStatus.isDisableWorthy(ch.type, {
         status: up.status,
         message: pe.message,
@@ -132,9 +152,11 @@ export async function testChannel(
     // an adaptor that answers in another format gives its OpenAI form and usage, as in the relay
     const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
     if (converted) buf = converted.body;
-    let usage = converted ? converted.usage : extractUsage(buf);
+    let usage = converted ? converted.usage : wire === 'openai' ? extractUsage(buf) : null;
     try {
-      JSON.parse(buf.toString('utf8'));
+      const answer = JSON.parse(buf.toString('utf8'));
+      if (wire !== 'openai')
+        usage = usageOfHub(codecFor(wire).responseToHub(answer, info.upstreamModel).usage ?? null, wire === 'anthropic');
     } catch {
       return {
         ok: false,

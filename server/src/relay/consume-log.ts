@@ -100,6 +100,10 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
   if (tokens === 0 && l.content === undefined) content += '(可能是上游超时)';
   // the keys in new-api's order: frt, the ratios, cache_tokens, cache_ratio, model_price, then the optional ones
   let other = `{"frt":${jsonNum(l.frt)},${t.ratios},"cache_tokens":${jsonNum(l.usage.cached_tokens)},${t.tail}`;
+  if (l.usage.claude || l.usage.cache_creation_tokens) {
+    // new-api's Claude fields (new-api-compat.md §5.7)
+    other += `,"claude":true,"cache_creation_tokens":${jsonNum(l.usage.cache_creation_tokens ?? 0)},"cache_creation_ratio":${jsonNum(l.price.cacheCreationRatio)}`;
+  }
   if (l.reasoningEffort) other += `,"reasoning_effort":${JSON.stringify(l.reasoningEffort)}`;
   // mapped = the channel's model_mapping applied (an o-series effort suffix stripped upstream is not a mapping)
   const mapped = l.channel.modelMapping?.[l.model];

@@ -14,6 +14,7 @@ import { QuotaError, type Reservation } from '../services/billing/index.js';
 import {
   audioQuota,
   audioUsageOf,
+  claudeQuota,
   getPriceData,
   isAudioChatModel,
   preConsumeQuota,
@@ -30,6 +31,7 @@ import { hasAdaptor, unsupportedTypeMessage } from './providers/index.js';
 import { modelRateLimit } from './rate-limit.js';
 import { boundaryOf, formFields } from './multipart.js';
 import { attempt, type AttemptResult } from './attempt.js';
+import type { UpstreamUsage } from './providers/index.js';
 import { consumeLogRow } from './consume-log.js';
 import { findSensitiveWord } from '../services/sensitive-words.js';
 import { isUsableGroup } from '../services/groups.js';
@@ -98,7 +100,7 @@ async function relay(
   if (req.caller) caller = req.caller;
   else {
     const user = await svc.users.get(req.sessionUserId);
-    if (!user) return sendRelayError(res, new RelayError(500, 'record not found'), reqId, origin);
+    if (!user) return sendRelayError(res, new RelayError(500, 'record not found'), reqId, origin, mode.format);
     caller = { user, token: null, channelId: null };
   }
   // new-api's low-quota check compares the balance before the request minus its charge with the threshold.
@@ -108,10 +110,11 @@ async function relay(
   let reserving: Promise<Reservation> | null = null;
   let rateKey = 0;
   let keepAlive: StreamKeepAlive | null = null;
+  const format = mode.format ?? 'openai';
   const fail = (err: RelayError) =>
     keepAlive?.committed
-      ? sendStreamError(res, err, reqId, !!mode.eventStream)
-      : sendRelayError(res, err, reqId, origin);
+      ? sendStreamError(res, err, reqId, !!mode.eventStream, format)
+      : sendRelayError(res, err, reqId, origin, format);
   try {
     // ---- parse once
     let raw = req.body;
@@ -215,7 +218,9 @@ async function relay(
     }
     let promptTokens = -1;
     const prompt = () => (promptTokens >= 0 ? promptTokens : (promptTokens = mode.promptTokens(body, model)));
-    const maxTokens = Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
+    const maxTokens = mode.maxTokens
+      ? mode.maxTokens(body)
+      : Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
     const fixed = mode.fixedQuota ? mode.fixedQuota(price, body, model, ctx.options.num('QuotaPerUnit', 500000)) : -1;
     const { amount: pre, exact } =
       fixed >= 0
@@ -257,8 +262,9 @@ async function relay(
     else gate.catch(forgetCaller);
 
     // ---- attempts
-    const isStream = mode.canStream && body.stream === true;
-    if (isStream && !mode.rawResponse) keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(reqId, origin));
+    const isStream = !!mode.alwaysStream || (mode.canStream && body.stream === true);
+    // pings are SSE comments: a JSON-array stream (Gemini without alt=sse) has no room for them
+    if (isStream && !mode.rawResponse && mode.framing !== 'json-array') keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(reqId, origin));
     const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
     const passThrough = ctx.options.bool('global.pass_through_request_enabled');
     const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
@@ -334,7 +340,9 @@ async function relay(
           ? 0
           : audio
             ? audioQuota(price, audio, model, quotaPerUnit)
-            : textQuota(price, usage, quotaPerUnit);
+            : usage.claude
+              ? claudeQuota(price, claudeUsageOf(usage), quotaPerUnit)
+              : textQuota(price, usage, quotaPerUnit);
     let row: NewLog | undefined;
     try {
       row = consumeLogRow(svc, ctx, {
@@ -428,4 +436,14 @@ function reservationFor(
     if (overlapsReservation(caller, loose)) return { amount: loose, exact };
   }
   return { amount: exact(), exact: null };
+}
+
+/** The relay's usage of a Claude answer back in Claude's terms: input_tokens exclude the cache reads. */
+function claudeUsageOf(u: UpstreamUsage) {
+  return {
+    input_tokens: Math.max(0, u.prompt_tokens - u.cached_tokens),
+    output_tokens: u.completion_tokens,
+    cache_read_input_tokens: u.cached_tokens,
+    cache_creation_input_tokens: u.cache_creation_tokens ?? 0,
+  };
 }

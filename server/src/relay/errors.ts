@@ -1,6 +1,8 @@
 // Relay errors and the OpenAI error shape (new-api-compat.md §4.2, §4.5): {"error":{"message":"… (request id:
 // X)","type",…}}.
 import type { HttpResponse } from '../lib/http-response.js';
+import type { WireFormat } from './formats/codec.js';
+import { codecFor } from './formats/index.js';
 
 export class RelayError extends Error {
   constructor(
@@ -71,15 +73,35 @@ export function errorBody(err: RelayError, reqId: string): string {
   });
 }
 
-export function sendRelayError(res: HttpResponse, err: RelayError, reqId: string, origin: string | undefined): void {
-  sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
+/** Answers an error in the client's format: OpenAI's error object, Anthropic's or Gemini's. */
+export function sendRelayError(
+  res: HttpResponse,
+  err: RelayError,
+  reqId: string,
+  origin: string | undefined,
+  format: WireFormat = 'openai',
+): void {
+  if (format === 'openai') return sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
+  const answer = codecFor(format).errorBody(err, reqId);
+  sendJson(res, answer.status, answer.body, baseHeaders(reqId, origin));
 }
 
 /**
  * The error of a request whose event-stream headers are already out (relay/keepalive.ts): the OpenAI error object as
  * an event, then `[DONE]` unless the stream is made of typed events (Responses API), and the end.
  */
-export function sendStreamError(res: HttpResponse, err: RelayError, reqId: string, typedEvents: boolean): void {
+export function sendStreamError(
+  res: HttpResponse,
+  err: RelayError,
+  reqId: string,
+  typedEvents: boolean,
+  format: WireFormat = 'openai',
+): void {
   if (res.writableEnded || res.destroyed) return;
+  if (format !== 'openai') {
+    const encoder = codecFor(format).streamFromHub({ id: reqId, model: '' });
+    res.end(encoder.error({ ...err, message: `${err.message} (request id: ${reqId})` }));
+    return;
+  }
   res.end(`data: ${errorBody(err, reqId)}\n\n${typedEvents ? '' : 'data: [DONE]\n\n'}`);
 }

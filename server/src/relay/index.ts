@@ -33,6 +33,9 @@ import { registerNotImplemented } from './endpoints/not-implemented.js';
 import { admitHook } from './admit.js';
 import { decodeBody } from './body-decode.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
+import { notFound } from './endpoints/not-found.js';
+import type { LocalAnswer } from './endpoints/count-tokens.js';
+import { baseHeaders, RelayError, sendJson, sendRelayError } from './errors.js';
 
 function decode(req: FastifyRequest, body: Buffer, done: (err: Error | null, body?: unknown) => void): void {
   decodeBody(req.headers['content-encoding'], body, BODY_LIMIT, (err, out) => {
@@ -58,15 +61,30 @@ function relayRequestOf(req: FastifyRequest): RelayRequest {
   };
 }
 
+/** A route answered without an upstream (token counting): the parsed body in, the format's JSON out. */
+function answerLocally(req: FastifyRequest, reply: FastifyReply, local: LocalAnswer, model: string): void {
+  reply.hijack();
+  let err: RelayError;
+  try {
+    const body: unknown = JSON.parse(relayRequestOf(req).body.toString('utf8'));
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, 'body must be a JSON object');
+    const answer = local.answer(body as Record<string, any>, model);
+    return sendJson(reply.raw, 200, JSON.stringify(answer), baseHeaders(req.id, req.headers.origin));
+  } catch (e) {
+    err = e instanceof RelayError ? e : new RelayError(400, `无效的请求, ${(e as Error).message}`, 'invalid_request_error');
+  }
+  sendRelayError(reply.raw, err, req.id, req.headers.origin, local.format);
+}
+
 /** Registers JSON relay routes (modes/routes.ts) in a scope that keeps raw bodies (see the header comment). */
 async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, routes: JsonRelayRoute[]): Promise<void> {
   const svc = await initRelayServices(ctx);
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) => decode(req, body as Buffer, done));
-    const admitToken = admitHook(ctx, svc, false);
     const admitSession = admitHook(ctx, svc, true);
     for (const r of routes) {
+      const admitToken = admitHook(ctx, svc, false, r.mode.format);
       const base: JsonRelayOptions = { mode: r.mode, playground: r.playground };
       scope.route({
         method: r.method ?? 'POST',
@@ -74,9 +92,21 @@ async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, ro
         onRequest: r.playground ? admitSession : admitToken,
         bodyLimit: BODY_LIMIT,
         handler: (req: FastifyRequest, reply: FastifyReply) => {
-          const opts = r.modelParam
-            ? { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] }
-            : base;
+          let opts = base;
+          if (r.modelParam) opts = { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] };
+          else if (r.resolve) {
+            const q = req.url.indexOf('?');
+            const found = r.resolve(
+              (req.params as Record<string, string>)['*'] ?? '',
+              new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : ''),
+            );
+            if (!found) {
+              reply.hijack();
+              return notFound(reply.raw, req, r.mode.format);
+            }
+            if (found.local) return answerLocally(req, reply, found.local, found.model);
+            opts = { ...base, mode: found.mode, pathModel: found.model };
+          } else if (r.local) return answerLocally(req, reply, r.local, '');
           reply.hijack();
           return relayJson(svc, ctx, relayRequestOf(req), reply.raw, opts);
         },

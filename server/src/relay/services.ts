@@ -3,6 +3,8 @@
 import { Agent, UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
 import { directTransport, type Transport } from './transport/index.js';
+import { providerSettings } from './provider-settings.js';
+import type { ProviderSettings } from './providers/types.js';
 import type { AppContext } from '../context.js';
 import { Billing } from '../services/billing/index.js';
 import { ChannelStatus } from '../services/channel-status.js';
@@ -31,6 +33,8 @@ export interface RelayServices {
   lean: LeanHttpClient | null;
   /** upstream calls without a proxy: `lean` when it takes them, else `http` (relay/transport/) */
   upstream: Transport;
+  /** what providers read: vendor options, credentials caches (provider-settings.ts) */
+  providers: ProviderSettings;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
   inFlight: Set<Promise<void>>;
   /** upstream calls still being read for clients that went away (relay/engine.ts); a stop aborts them */
@@ -72,6 +76,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       lean,
       upstream: directTransport(http, lean),
+      providers: providerSettings(ctx),
       inFlight: new Set(),
       leftBehind: new Set(),
     };

@@ -211,7 +211,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     } catch {
       j = null;
     }
-    const u = o.mode.streamUsage ? o.mode.streamUsage(j) : normaliseUsage(j?.usage);
+    const u = o.mode.streamUsage ? o.mode.streamUsage(j, usage) : normaliseUsage(j?.usage);
     if (u) usage = u;
     if (u && !o.mode.streamUsage) {
       const finished = Array.isArray(j?.choices) && j.choices.some((c: any) => c?.finish_reason);

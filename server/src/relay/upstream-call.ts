@@ -55,6 +55,14 @@ export class UpstreamCall implements ResponseSink {
     if (this.aborted) abort(new Error(ABORTED));
   }
 
+  /** the response headers by lower-case name (an error parser may read the vendor's error type from them) */
+  headerRecord(): Record<string, string> {
+    const out: Record<string, string> = {};
+    const raw = this.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) out[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
+    return out;
+  }
+
   onHeaders(status: number, rawHeaders: Buffer[], resume: () => void): void {
     this.statusCode = status;
     this.headersAt = Date.now();

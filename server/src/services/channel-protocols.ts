@@ -7,7 +7,7 @@
 import { channelTypeName } from './channel-types.js';
 
 /** The protocols an adaptor in relay/providers/ speaks. */
-export type ChannelProtocol = 'openai' | 'azure' | 'ollama';
+export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini';
 
 /**
  * Vendors whose API is OpenAI's own chat / embeddings API under `{base}/v1/...` (or the path the OpenAI adaptor
@@ -23,6 +23,8 @@ const PROTOCOL_BY_TYPE = new Map<number, ChannelProtocol>([
   ...OPENAI_COMPATIBLE_TYPES.map((type): [number, ChannelProtocol] => [type, 'openai']),
   [3, 'azure'],
   [4, 'ollama'],
+  [14, 'anthropic'],
+  [24, 'gemini'],
 ]);
 
 /** Every relayable channel type with the protocol the relay speaks to it. */

@@ -5,6 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { RelayServices } from '../services.js';
 import { tokenAuth, type RelayCaller } from '../auth.js';
 import { baseHeaders, RelayError, sendJson, sendRelayError } from '../errors.js';
+import type { WireFormat } from '../formats/codec.js';
 
 /** TokenAuth for GET endpoints; sends the error itself and returns null on failure. */
 export async function getCaller(
@@ -12,13 +13,14 @@ export async function getCaller(
   svc: RelayServices,
   req: FastifyRequest,
   reply: FastifyReply,
+  format?: WireFormat,
 ): Promise<RelayCaller | null> {
   reply.hijack();
   try {
     return await tokenAuth(ctx, svc, req.headers, req.url);
   } catch (err) {
     const e = err instanceof RelayError ? err : new RelayError(500, (err as Error).message);
-    sendRelayError(reply.raw, e, req.id, req.headers.origin);
+    sendRelayError(reply.raw, e, req.id, req.headers.origin, format);
     return null;
   }
 }

@@ -3,6 +3,7 @@
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { PriceData } from '../../services/pricing/index.js';
 import type { UpstreamUsage } from '../providers/types.js';
+import type { WireFormat } from '../formats/codec.js';
 
 export interface StreamDelta {
   text: string;
@@ -47,10 +48,29 @@ export interface RelayMode {
   logContent?(body: Record<string, any>, price: PriceData): string;
   /** usage of a whole non-stream response (replaces extractUsage); null falls back to local counting */
   responseUsage?(buf: Buffer, body: Record<string, any>, model: string): UpstreamUsage | null;
-  /** usage carried by one stream event; when set, no event is dropped for carrying usage */
-  streamUsage?(json: any): UpstreamUsage | null;
+  /**
+   * usage carried by one stream event, given the usage seen so far (a format that reports it in parts merges them);
+   * when set, no event is dropped for carrying usage
+   */
+  streamUsage?(json: any, prev: UpstreamUsage | null): UpstreamUsage | null;
   /** typed-event SSE protocol (Responses API): no stream_options upstream, no `data: [DONE]` added */
   eventStream?: boolean;
+
+  // ---- client formats other than OpenAI's (relay/formats/), and the translated lane
+  /** the client's wire format (default openai): its errors, and the native lane when the provider speaks it */
+  format?: WireFormat;
+  /** the body is a chat request of `format` that converts to the hub: providers of other formats can serve it */
+  hub?: boolean;
+  /** always a stream (Gemini's streamGenerateContent), whatever the body says */
+  alwaysStream?: boolean;
+  /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */
+  maxTokens?(body: Record<string, any>): number;
+  /** Gemini: the action on the model sent upstream (embedContent, …); default generateContent / stream */
+  geminiAction?: string;
+  /** native streams are decoded event by event: their usage is where the OpenAI byte scanner does not look */
+  decodeStreams?: boolean;
+  /** Gemini streams: `alt=sse` or the JSON array */
+  framing?: 'sse' | 'json-array';
 }
 
 /**

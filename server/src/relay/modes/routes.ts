@@ -10,6 +10,15 @@ import { imageEditsMode, imageGenerationsMode } from './images.js';
 import { moderationsMode } from './moderations.js';
 import { rerankMode } from './rerank.js';
 import { responsesMode } from './responses.js';
+import { claudeMessagesMode } from './claude-messages.js';
+import { claudeCountTokens, geminiCountTokens, type LocalAnswer } from '../endpoints/count-tokens.js';
+import {
+  geminiBatchEmbedMode,
+  geminiEmbedMode,
+  geminiGenerateMode,
+  geminiStreamArrayMode,
+  geminiStreamSseMode,
+} from './gemini.js';
 
 export interface JsonRelayRoute {
   method?: HTTPMethods;
@@ -18,6 +27,34 @@ export interface JsonRelayRoute {
   playground?: boolean;
   /** path parameter that names the model when the body has none (e.g. 'model' for /v1/engines/:model/embeddings) */
   modelParam?: string;
+  /** the mode and model read from the path and query (Gemini's `models/{model}:{action}`); null: no such endpoint */
+  resolve?(path: string, query: URLSearchParams): { mode: RelayMode; model: string; local?: LocalAnswer } | null;
+  /** answered locally after token auth, without an upstream or a charge (token counting) */
+  local?: LocalAnswer;
+}
+
+/** Gemini's `{model}:{action}` tail of /v1beta/models/… and /v1/models/… */
+export function resolveGeminiAction(
+  tail: string,
+  query: URLSearchParams,
+): { mode: RelayMode; model: string; local?: LocalAnswer } | null {
+  const colon = tail.lastIndexOf(':');
+  if (colon <= 0) return null;
+  const model = decodeURIComponent(tail.slice(0, colon)).replace(/^models\//, '');
+  switch (tail.slice(colon + 1)) {
+    case 'generateContent':
+      return { mode: geminiGenerateMode, model };
+    case 'streamGenerateContent':
+      return { mode: query.get('alt') === 'sse' ? geminiStreamSseMode : geminiStreamArrayMode, model };
+    case 'embedContent':
+      return { mode: geminiEmbedMode, model };
+    case 'batchEmbedContents':
+      return { mode: geminiBatchEmbedMode, model };
+    case 'countTokens':
+      return { mode: geminiGenerateMode, model, local: geminiCountTokens };
+    default:
+      return null;
+  }
 }
 
 export const JSON_RELAY_ROUTES: JsonRelayRoute[] = [
@@ -35,6 +72,10 @@ export const JSON_RELAY_ROUTES: JsonRelayRoute[] = [
   { url: '/v1/audio/translations', mode: translationsMode },
   { url: '/v1/rerank', mode: rerankMode },
   { url: '/v1/responses', mode: responsesMode },
+  { url: '/v1/messages', mode: claudeMessagesMode },
+  { url: '/v1/messages/count_tokens', mode: claudeMessagesMode, local: claudeCountTokens },
+  { url: '/v1beta/models/*', mode: geminiGenerateMode, resolve: resolveGeminiAction },
+  { url: '/v1/models/*', mode: geminiGenerateMode, resolve: resolveGeminiAction },
 ];
 
 /** The routes the fast path (relay/fast-path.ts) also serves without Fastify: POST to these exact paths. */

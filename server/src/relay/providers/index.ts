@@ -2,7 +2,9 @@
 // services/channel-protocols.ts; this maps each protocol to the adaptor that speaks it.
 // To add a provider: create providers/<name>/index.ts implementing Adaptor (types.ts), name its protocol in
 // services/channel-protocols.ts and map it here.
+import { anthropicAdaptor } from './anthropic/index.js';
 import { azureAdaptor } from './azure/index.js';
+import { geminiAdaptor } from './gemini/index.js';
 import { ollamaAdaptor } from './ollama/index.js';
 import { openaiAdaptor } from './openai/index.js';
 import type { Adaptor } from './types.js';
@@ -12,6 +14,8 @@ const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
   openai: openaiAdaptor,
   azure: azureAdaptor,
   ollama: ollamaAdaptor,
+  anthropic: anthropicAdaptor,
+  gemini: geminiAdaptor,
 };
 
 const BY_TYPE = new Map<number, Adaptor>(
@@ -28,6 +32,7 @@ export function adaptorFor(channelType: number): Adaptor {
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type {
   Adaptor,
+  SignableRequest,
   ProviderChannel,
   ProviderError,
   ProviderSettings,

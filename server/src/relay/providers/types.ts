@@ -4,7 +4,10 @@
 // through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
 // An adaptor sees a plain channel value and its own settings, never the application context or the cache's types,
 // so a provider cannot reach the database, Redis or the relay's caches.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
+import type { WireFormat } from '../formats/codec.js';
+import type { HubRequest } from '../hub/types.js';
 
 /** The channel fields an adaptor reads (the relay's cached channel is one). */
 export interface ProviderChannel {
@@ -17,10 +20,34 @@ export interface ProviderChannel {
   organization: string;
 }
 
-/** The gateway settings adaptors read (the server's config is one). */
+/** The gateway settings adaptors read: the server's config and the vendor options (relay/provider-settings.ts). */
 export interface ProviderSettings {
   /** Azure's api-version when the channel names none */
   azureDefaultApiVersion: string;
+  claude: {
+    /** claude.default_max_tokens for a model (its entry, else `default`) */
+    defaultMaxTokens(model: string): number;
+    /** claude.thinking_adapter_enabled: the `-thinking` model suffix turns thinking on */
+    thinkingAdapter: boolean;
+    /** claude.thinking_adapter_budget_tokens_percentage */
+    thinkingBudgetRatio: number;
+    /** claude.model_headers_settings: extra headers for a model */
+    modelHeaders(model: string): Record<string, string>;
+  };
+  gemini: {
+    /** gemini.version_settings: the API version for a model (its entry, else `default`) */
+    version(model: string): string;
+    /** gemini.safety_settings as Gemini's safetySettings list */
+    safetySettings(): { category: string; threshold: string }[];
+    thinkingAdapter: boolean;
+    thinkingBudgetRatio: number;
+    /** gemini.supported_imagine_models: models asked for image output */
+    imageModels(): string[];
+  };
+  /** an OAuth access token for a Vertex AI service account (cached process-wide by the relay's services) */
+  vertexToken?(serviceAccountJson: string): Promise<string>;
+  /** a Vertex token the upstream refused: fetch a new one next time */
+  vertexTokenRefused?(serviceAccountJson: string): void;
 }
 
 export interface RelayInfo {
@@ -32,6 +59,19 @@ export interface RelayInfo {
   /** model sent upstream (after model_mapping) */
   upstreamModel: string;
   isStream: boolean;
+  /** the client's wire format (the lane is native when the provider speaks it) */
+  clientFormat: WireFormat;
+  /** the client's request headers (anthropic-version, anthropic-beta) */
+  clientHeaders: IncomingHttpHeaders;
+}
+
+/** The final upstream request, which an adaptor's `authorize` may sign or add a fetched token to. */
+export interface SignableRequest {
+  method: string;
+  origin: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
 }
 
 export interface UpstreamTarget {
@@ -41,9 +81,14 @@ export interface UpstreamTarget {
 }
 
 export interface UpstreamUsage {
+  /** includes cache reads, excludes cache writes (services/pricing/index.ts) */
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Claude cache writes */
+  cache_creation_tokens?: number;
+  /** the usage came from a Claude model: billed with the Claude formula and logged with its fields */
+  claude?: boolean;
   /** audio tokens within prompt_tokens / completion_tokens (gpt-4o-audio), when the upstream reports any */
   audio_input?: number;
   audio_output?: number;
@@ -57,6 +102,16 @@ export interface ProviderError {
 }
 
 export interface Adaptor {
+  /** the wire format the upstream speaks (default openai): the client's own format passes through, others translate */
+  wire?: WireFormat;
+  /** how the upstream frames a stream (default SSE) */
+  framing?: 'sse' | 'aws-eventstream';
+  /** translated lane: the hub request → the upstream's body (default: the wire codec's requestFromHub) */
+  fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown>;
+  /** once the final request is known: sign it or add a token fetched for it (sets headers) */
+  authorize?(info: RelayInfo, req: SignableRequest): Promise<void>;
+  /** the upstream answered 401: credentials it cached (an OAuth token) are dropped */
+  unauthorized?(info: RelayInfo): void;
   /** Whether `stream_options.include_usage` may be sent to this channel type (new-api-compat.md §4.6 step 7, §7). */
   supportsStreamOptions(info: RelayInfo): boolean;
   target(info: RelayInfo): UpstreamTarget;
@@ -75,5 +130,5 @@ export interface Adaptor {
   /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
   convertStreamEvent?(info: RelayInfo, data: string): string[];
   /** Extracts the error from a non-200 upstream body (new-api-compat.md §4.6 step 9). */
-  parseError(status: number, body: Buffer): ProviderError;
+  parseError(status: number, body: Buffer, headers?: Record<string, string>): ProviderError;
 }

@@ -1,0 +1,17 @@
+// Wire-format codecs by name (formats/codec.ts): the relay picks a client's and a provider's codec from here.
+import type { FormatCodec, WireFormat } from './codec.js';
+import { anthropicCodec } from './anthropic/index.js';
+import { geminiCodec } from './gemini/index.js';
+import { openaiCodec } from './openai/index.js';
+
+const CODECS: Record<WireFormat, FormatCodec> = {
+  openai: openaiCodec,
+  anthropic: anthropicCodec,
+  gemini: geminiCodec,
+};
+
+export function codecFor(format: WireFormat): FormatCodec {
+  return CODECS[format];
+}
+
+export type { FormatCodec, WireFormat } from './codec.js';

@@ -1,0 +1,114 @@
+// Gemini as a client format: POST /v1beta/models/{model}:{action} from Gemini clients (@google/genai, Gemini CLI).
+// The model is in the path; generateContent and streamGenerateContent (SSE with alt=sse, else one JSON array) go
+// through the hub when the channel is not Gemini's, and pass through on a Gemini channel with the usage read from
+// usageMetadata. Gemini streams are decoded event by event: their usage is not in a `"usage"` field.
+import { geminiCodec } from '../formats/gemini/index.js';
+import { FormatError } from '../formats/codec.js';
+import type { HubRequest } from '../hub/types.js';
+import { messageTexts, inputTexts } from '../../services/sensitive-words.js';
+import { chatPromptBound, countChatPromptTokens, countInputTokens, type ChatMessageLike } from '../../services/tokenizer.js';
+import { usageOfHub } from '../hub/usage.js';
+import type { RelayMode, StreamDelta } from './mode.js';
+
+const hubs = new WeakMap<object, HubRequest>();
+export function geminiHub(body: Record<string, any>): HubRequest {
+  let hub = hubs.get(body);
+  if (!hub) {
+    hub = geminiCodec.requestToHub(body);
+    hubs.set(body, hub);
+  }
+  return hub;
+}
+
+function partsText(json: any): StreamDelta {
+  let text = '';
+  let toolCalls = 0;
+  for (const c of json?.candidates ?? [])
+    for (const p of c?.content?.parts ?? []) {
+      if (typeof p?.text === 'string') text += p.text;
+      if (p?.functionCall) {
+        toolCalls++;
+        text += (p.functionCall.name ?? '') + JSON.stringify(p.functionCall.args ?? {});
+      }
+    }
+  return { text, toolCalls };
+}
+
+const generate: Omit<RelayMode, 'name'> = {
+  format: 'gemini',
+  hub: true,
+  upstreamPath: '/v1/chat/completions',
+  azureTask: 'chat/completions',
+  canStream: false,
+  decodeStreams: true,
+  validate(body) {
+    try {
+      geminiHub(body);
+      return null;
+    } catch (e) {
+      if (e instanceof FormatError) return e.message;
+      throw e;
+    }
+  },
+  maxTokens: (body) => Number(body?.generationConfig?.maxOutputTokens) || 0,
+  promptTexts: (body) => messageTexts(geminiHub(body).messages),
+  promptTokens(body, model) {
+    const hub = geminiHub(body);
+    return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);
+  },
+  promptBound(body, bodyBytes) {
+    const hub = geminiHub(body);
+    return chatPromptBound(hub.messages, hub.tools, bodyBytes);
+  },
+  responseText: partsText,
+  chunkText: partsText,
+  responseUsage(buf) {
+    try {
+      return usageOfHub(geminiCodec.usageToHub(JSON.parse(buf.toString('utf8'))?.usageMetadata), false);
+    } catch {
+      return null;
+    }
+  },
+};
+
+export const geminiGenerateMode: RelayMode = { ...generate, name: 'gemini generateContent' };
+export const geminiStreamSseMode: RelayMode = {
+  ...generate,
+  name: 'gemini streamGenerateContent',
+  canStream: true,
+  alwaysStream: true,
+  framing: 'sse',
+};
+export const geminiStreamArrayMode: RelayMode = { ...geminiStreamSseMode, framing: 'json-array' };
+
+/** The texts of an embedContent / batchEmbedContents body. */
+function embedTexts(body: Record<string, any>): string[] {
+  const contents = Array.isArray(body.requests) ? body.requests.map((r: any) => r?.content) : [body.content];
+  const out: string[] = [];
+  for (const c of contents) for (const p of c?.parts ?? []) if (typeof p?.text === 'string') out.push(p.text);
+  return out;
+}
+
+const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
+  format: 'gemini',
+  upstreamPath: '/v1/embeddings',
+  azureTask: 'embeddings',
+  canStream: false,
+  inputOnly: true,
+  validate(body) {
+    if (Array.isArray(body.requests) ? body.requests.length === 0 : !body.content)
+      return 'content is required';
+    return null;
+  },
+  promptTexts: (body) => inputTexts(embedTexts(body)),
+  promptTokens: (body, model) => countInputTokens(embedTexts(body), model),
+  responseText: () => ({ text: '', toolCalls: 0 }),
+  chunkText: () => ({ text: '', toolCalls: 0 }),
+};
+
+export const geminiEmbedMode: RelayMode = { ...embed, name: 'gemini embedContent', geminiAction: 'embedContent' };
+export const geminiBatchEmbedMode: RelayMode = {
+  ...embed,
+  name: 'gemini batchEmbedContents',
+  geminiAction: 'batchEmbedContents',
+};

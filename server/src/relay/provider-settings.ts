@@ -1,0 +1,108 @@
+// The settings providers read (providers/types.ts ProviderSettings), built from the server's config and the vendor
+// options (claude.*, gemini.*; new-api-compat.md §6.1). Options change at run time: every lookup reads the store,
+// and a JSON option is parsed again only when its text changed.
+import type { AppContext } from '../context.js';
+import type { OptionStore } from '../services/options.js';
+import type { ProviderSettings } from './providers/types.js';
+
+/** Parses a JSON option once per distinct text; a malformed value counts as `fallback`. */
+function jsonOption<T>(options: OptionStore, key: string, fallback: T): () => T {
+  let text: string | null = null;
+  let value = fallback;
+  return () => {
+    const t = options.get(key);
+    if (t !== text) {
+      text = t;
+      try {
+        const v = JSON.parse(t);
+        value = v && typeof v === 'object' ? (v as T) : fallback;
+      } catch {
+        value = fallback;
+      }
+    }
+    return value;
+  };
+}
+
+/** A per-model entry of a `{"default": …, "<model>": …}` option. */
+function perModel<T>(map: Record<string, unknown>, model: string, valid: (v: unknown) => v is T): T | undefined {
+  const own = map[model];
+  if (valid(own)) return own;
+  const dflt = map.default;
+  return valid(dflt) ? dflt : undefined;
+}
+
+const isPositive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+export interface VertexTokenSource {
+  get(serviceAccountJson: string): Promise<string>;
+  invalidate(serviceAccountJson: string): void;
+}
+
+export function providerSettings(ctx: AppContext, vertex?: VertexTokenSource): ProviderSettings {
+  const o = ctx.options;
+  const claudeMaxTokens = jsonOption<Record<string, unknown>>(o, 'claude.default_max_tokens', {});
+  const claudeHeaders = jsonOption<Record<string, unknown>>(o, 'claude.model_headers_settings', {});
+  const geminiVersions = jsonOption<Record<string, unknown>>(o, 'gemini.version_settings', {});
+  const geminiSafety = jsonOption<Record<string, unknown>>(o, 'gemini.safety_settings', {});
+  const geminiImage = jsonOption<unknown[]>(o, 'gemini.supported_imagine_models', []);
+  const ratio = (key: string, dflt: number) => {
+    const r = o.num(key, dflt);
+    return r > 0 && r < 1 ? r : dflt;
+  };
+  return {
+    azureDefaultApiVersion: ctx.config.azureDefaultApiVersion,
+    claude: {
+      defaultMaxTokens: (model) => perModel(claudeMaxTokens(), model, isPositive) ?? 8192,
+      get thinkingAdapter() {
+        return o.bool('claude.thinking_adapter_enabled');
+      },
+      get thinkingBudgetRatio() {
+        return ratio('claude.thinking_adapter_budget_tokens_percentage', 0.8);
+      },
+      modelHeaders(model) {
+        const h = claudeHeaders()[model];
+        const out: Record<string, string> = {};
+        if (h && typeof h === 'object')
+          for (const [k, v] of Object.entries(h as Record<string, unknown>)) {
+            // a header may be given as a list of values (anthropic-beta): joined as Anthropic accepts them
+            if (Array.isArray(v)) out[k.toLowerCase()] = v.map(String).join(',');
+            else if (v != null) out[k.toLowerCase()] = String(v);
+          }
+        return out;
+      },
+    },
+    gemini: {
+      version: (model) => perModel(geminiVersions(), model, isText) ?? 'v1beta',
+      safetySettings() {
+        const map = geminiSafety();
+        const dflt = isText(map.default) ? map.default : 'OFF';
+        const out: { category: string; threshold: string }[] = [];
+        for (const category of SAFETY_CATEGORIES) {
+          const v = map[category];
+          out.push({ category, threshold: isText(v) ? v : dflt });
+        }
+        return out;
+      },
+      get thinkingAdapter() {
+        return o.bool('gemini.thinking_adapter_enabled');
+      },
+      get thinkingBudgetRatio() {
+        return ratio('gemini.thinking_adapter_budget_tokens_percentage', 0.6);
+      },
+      imageModels: () => geminiImage().filter(isText),
+    },
+    vertexToken: vertex ? (sa) => vertex.get(sa) : undefined,
+    vertexTokenRefused: vertex ? (sa) => vertex.invalidate(sa) : undefined,
+  };
+}
+
+/** The harm categories new-api sends in every Gemini request's safetySettings. */
+const SAFETY_CATEGORIES = [
+  'HARM_CATEGORY_HARASSMENT',
+  'HARM_CATEGORY_HATE_SPEECH',
+  'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+  'HARM_CATEGORY_DANGEROUS_CONTENT',
+  'HARM_CATEGORY_CIVIC_INTEGRITY',
+];

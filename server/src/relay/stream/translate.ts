@@ -1,0 +1,149 @@
+// The translated lane's stream pump: upstream bytes → events (the provider's framing: SSE, AWS event-stream) → hub
+// chunks (the provider's wire codec) → the client's stream (the client's wire codec). Unlike the OpenAI native lane
+// (relay/stream.ts), every event is decoded; state lives in the per-request framing, decoder and encoder.
+// Backpressure: a write the client's socket refuses pauses the upstream until 'drain'.
+import type { HttpResponse } from '../../lib/http-response.js';
+import type { StreamDecoder, StreamEncoder } from '../formats/codec.js';
+import type { HubChunk, HubUsage } from '../hub/types.js';
+import type { StreamKeepAlive } from '../keepalive.js';
+import { drained, type UpstreamStream } from '../stream.js';
+import type { StreamDelta } from '../modes/mode.js';
+
+/** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
+export interface EventFraming {
+  push(bytes: Buffer): { data: string; event?: string }[];
+  end(): { data: string; event?: string }[];
+}
+
+export interface TranslateOptions {
+  res: HttpResponse;
+  /** response headers (the encoder's content type is set on them) */
+  headers: Record<string, string>;
+  framing: EventFraming;
+  decoder: StreamDecoder;
+  encoder: StreamEncoder;
+  keepAlive?: StreamKeepAlive | null;
+}
+
+export interface TranslateResult {
+  usage: HubUsage | null;
+  firstChunkAt: number;
+  started: boolean;
+  clientGone: boolean;
+  error: Error | null;
+  /** what reached the client, for local counting when the upstream reported no usage */
+  delivered: StreamDelta;
+}
+
+export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promise<TranslateResult> {
+  const { res } = o;
+  let started = false;
+  let clientGone = false;
+  let firstChunkAt = 0;
+  let error: Error | null = null;
+  let text = '';
+  const toolIds = new Set<string>();
+
+  const onClose = () => {
+    if (!res.writableFinished) {
+      clientGone = true;
+      body.destroy();
+    }
+  };
+  res.once('close', onClose);
+
+  const write = (s: string): Promise<void> | undefined => {
+    if (clientGone || !s) return;
+    if (!started) {
+      started = true;
+      if (!res.headersSent) {
+        o.headers['Content-Type'] = o.encoder.contentType;
+        res.writeHead(200, o.headers);
+      }
+    }
+    o.keepAlive?.touch();
+    if (res.write(s)) return;
+    return drained(res);
+  };
+
+  const encode = (chunks: HubChunk[]): string => {
+    let out = '';
+    for (const c of chunks) {
+      for (const ch of c.choices) {
+        const d = ch.delta;
+        if (d.content) text += d.content;
+        if (d.reasoning_content) text += d.reasoning_content;
+        for (const t of d.tool_calls ?? []) {
+          if (t.id) toolIds.add(t.id);
+          if (t.function?.name) text += t.function.name;
+          if (t.function?.arguments) text += t.function.arguments;
+        }
+      }
+      out += o.encoder.push(c);
+    }
+    return out;
+  };
+
+  const decode = (events: { data: string; event?: string }[]): string => {
+    let out = '';
+    for (const ev of events) out += encode(o.decoder.push(ev.data, ev.event));
+    return out;
+  };
+
+  await new Promise<void>((resolve) => {
+    let finished = false;
+    const finish = (err?: Error | null) => {
+      if (finished) return;
+      finished = true;
+      if (err && !clientGone) error = err;
+      resolve();
+    };
+    body.consume(
+      (chunk) => {
+        if (finished) return;
+        if (!firstChunkAt) firstChunkAt = Date.now();
+        let p: Promise<void> | undefined;
+        try {
+          p = write(decode(o.framing.push(chunk)));
+        } catch (err) {
+          finish(err as Error);
+          body.destroy();
+          return;
+        }
+        if (clientGone) return finish();
+        if (p) {
+          body.pause();
+          void p.then(() => {
+            if (clientGone) finish();
+            else if (!finished) body.resume();
+          });
+        }
+      },
+      (err) => finish(err),
+    );
+  });
+
+  if (!error && !clientGone) {
+    try {
+      const tail = decode(o.framing.end()) + encode(o.decoder.end());
+      await write(tail + o.encoder.end(o.decoder.usage()));
+    } catch (err) {
+      error = err as Error;
+    }
+  }
+  res.off('close', onClose);
+  if (error && started && !clientGone) {
+    const msg = (error as Error).message || 'upstream stream error';
+    await write(o.encoder.error({ status: 502, message: msg, type: 'upstream_error', code: 'stream_error' }));
+  }
+  if (started && !clientGone && !res.writableEnded) res.end();
+
+  return {
+    usage: o.decoder.usage(),
+    firstChunkAt,
+    started,
+    clientGone,
+    error,
+    delivered: { text, toolCalls: toolIds.size },
+  };
+}
