@@ -6,7 +6,7 @@
 // decoder and encoder objects, one per request.
 import type { HubChunk, HubRequest, HubResponse, HubUsage } from '../hub/types.js';
 
-export type WireFormat = 'openai' | 'anthropic' | 'gemini';
+export type WireFormat = 'openai' | 'anthropic' | 'gemini' | 'responses';
 
 /** A request the format cannot express or the client got wrong: a 400 in the client's error shape. */
 export class FormatError extends Error {
