@@ -4,9 +4,9 @@ import { CLAUDE_STOP_REASONS, type ClaudeStopReason } from './wire.js';
 
 export function finishFromClaude(reason: unknown): HubFinishReason | null {
   switch (reason) {
+    // pause_turn (a long server-tool turn paused) is a finished answer as far as the hub can say
     case 'end_turn':
     case 'stop_sequence':
-    // a paused server-tool turn is a finished answer as far as the hub can say
     case 'pause_turn':
       return 'stop';
     case 'max_tokens':
