@@ -447,6 +447,8 @@ describe('requestFromHub', () => {
       upstream,
     ) as any;
     expect(body.messages[1].content.map((b: any) => b.type)).toEqual(['tool_result', 'text']);
+    const empty = codec.requestFromHub(base([{ role: 'tool', tool_call_id: 'c9', content: null }]), upstream) as any;
+    expect(empty.messages).toEqual([{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c9' }] }]);
   });
 
   it('keeps signed thinking first, drops unsigned reasoning', () => {

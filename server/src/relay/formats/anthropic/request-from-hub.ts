@@ -132,8 +132,12 @@ function turnFromHub(m: HubMessage): ClaudeMessage | null {
       return { role: 'user', content: contentBlocks(m.content) };
     case 'tool': {
       const result: ClaudeToolResultBlock = { type: 'tool_result', tool_use_id: m.tool_call_id ?? '' };
-      const blocks = contentBlocks(m.content).filter((b) => b.type === 'text' || b.type === 'image');
-      result.content = typeof m.content === 'string' ? m.content : (blocks as (ClaudeTextBlock | ClaudeImageBlock)[]);
+      // a result without content (null, or only empty text) says nothing; Claude takes the block without it
+      if (typeof m.content === 'string') result.content = m.content;
+      else {
+        const blocks = contentBlocks(m.content);
+        if (blocks.length) result.content = blocks;
+      }
       return { role: 'user', content: [result] };
     }
     case 'assistant':
