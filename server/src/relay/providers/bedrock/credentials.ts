@@ -27,7 +27,8 @@ export function parseBedrockKey(key: string): BedrockCredentials {
   if (!secretAccessKey) throw new BedrockKeyError('AWS key: the secret access key (second part) is empty');
   if (!region) throw new BedrockKeyError('AWS key: the region (third part) is empty');
   if (!REGION.test(region)) throw new BedrockKeyError(`AWS key: "${region}" is not an AWS region (like us-east-1)`);
-  if (parts.length === 4 && !sessionToken) throw new BedrockKeyError('AWS key: the session token (fourth part) is empty');
+  if (parts.length === 4 && !sessionToken)
+    throw new BedrockKeyError('AWS key: the session token (fourth part) is empty');
   const creds: BedrockCredentials = { accessKeyId, secretAccessKey, region };
   if (sessionToken) creds.sessionToken = sessionToken;
   return creds;

@@ -20,7 +20,9 @@ export function parseServiceAccount(key: string): ServiceAccount {
   try {
     json = JSON.parse(key);
   } catch {
-    throw new ServiceAccountError('Vertex AI key must be a service-account JSON (the key file downloaded from Google Cloud)');
+    throw new ServiceAccountError(
+      'Vertex AI key must be a service-account JSON (the key file downloaded from Google Cloud)',
+    );
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
     throw new ServiceAccountError('Vertex AI key must be a JSON object (a service-account key file)');

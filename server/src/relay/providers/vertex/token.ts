@@ -119,7 +119,8 @@ export class VertexTokenCache {
       const status = e.status ?? e.response?.status ?? null;
       throw new VertexTokenError(`Vertex AI token request failed: ${e.message ?? String(err)}`, status);
     }
-    if (!credentials.access_token) throw new VertexTokenError('Vertex AI token endpoint returned no access_token', null);
+    if (!credentials.access_token)
+      throw new VertexTokenError('Vertex AI token endpoint returned no access_token', null);
     // the library computes expiry_date from expires_in with the real clock; keep the lifetime, on our clock
     const lifetime = credentials.expiry_date ? credentials.expiry_date - Date.now() : DEFAULT_LIFETIME_MS;
     return { token: credentials.access_token, expiresAt: startedAt + lifetime };
