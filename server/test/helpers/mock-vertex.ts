@@ -81,6 +81,7 @@ export type VertexReply =
 
 interface IssuedToken {
   email: string;
+  scopes: string[];
   expiresAt: number;
 }
 
@@ -174,7 +175,8 @@ export class MockVertex {
     [, recorded.project, recorded.location, recorded.publisher, recorded.model, recorded.action] = route.map((p) =>
       p === undefined ? p : decodeURIComponent(p),
     );
-    if (!this.authorised(req.headers.authorization)) {
+    const issued = this.liveToken(req.headers.authorization);
+    if (!issued) {
       return googleError(
         res,
         401,
@@ -182,16 +184,19 @@ export class MockVertex {
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
       );
     }
+    if (!issued.scopes.includes(CLOUD_PLATFORM)) {
+      return googleError(res, 403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.');
+    }
     if (body === null) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
     const query = new URLSearchParams(route[6]?.slice(1) ?? '');
     if (recorded.publisher === 'anthropic') return this.anthropic(recorded, res);
     return this.gemini(recorded, query, res);
   }
 
-  private authorised(header: string | undefined): boolean {
+  private liveToken(header: string | undefined): IssuedToken | null {
     const m = /^Bearer (\S+)$/.exec(header ?? '');
     const issued = m ? this.tokens.get(m[1]) : undefined;
-    return !!issued && issued.expiresAt > this.now();
+    return issued && issued.expiresAt > this.now() ? issued : null;
   }
 
   /** The JWT bearer grant, checked as Google's token endpoint checks it. */
@@ -243,7 +248,11 @@ export class MockVertex {
     }
     this.grants.push({ iss: claims.iss, scope: claims.scope, aud: claims.aud, kid: header.kid });
     const token = `ya29.c.${randomBytes(48).toString('base64url')}`;
-    this.tokens.set(token, { email: claims.iss, expiresAt: this.now() + this.tokenLifetimeSec * 1000 });
+    this.tokens.set(token, {
+      email: claims.iss,
+      scopes: claims.scope.split(' '),
+      expiresAt: this.now() + this.tokenLifetimeSec * 1000,
+    });
     json(res, 200, { access_token: token, expires_in: this.tokenLifetimeSec, token_type: 'Bearer' });
   }
 

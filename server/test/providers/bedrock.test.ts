@@ -1,5 +1,7 @@
 // Bedrock plumbing: key parsing, model ids, URLs, bodies, errors, the event-stream decoder, and SigV4 signing judged
 // by a mock that verifies signatures the way AWS does.
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toBedrockClaudeBody } from '../../src/relay/providers/bedrock/body.js';
 import { BedrockKeyError, parseBedrockKey } from '../../src/relay/providers/bedrock/credentials.js';
@@ -364,6 +366,33 @@ describe('signRequest against a SigV4-checking Bedrock mock', () => {
       'UnrecognizedClientException',
       /security token included in the request is invalid/,
     );
+  });
+
+  it('verifies a signature made without the x-amz-content-sha256 header (the body hash is still signed)', async () => {
+    const body = bodyOf();
+    const target = bedrockTarget({ region: 'us-east-1', modelId, stream: false, baseUrl: mock.url });
+    const url = new URL(target.origin + target.path);
+    const signer = new SignatureV4({
+      credentials: creds,
+      region: 'us-east-1',
+      service: 'bedrock',
+      sha256: Sha256,
+      applyChecksum: false,
+    });
+    const signed = await signer.sign({
+      method: 'POST',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: url.pathname,
+      headers: { host: url.host, 'content-type': 'application/json' },
+      body,
+    });
+    const { host: _host, ...headers } = signed.headers;
+    expect(headers['x-amz-content-sha256']).toBeUndefined();
+    expect((await fetch(url, { method: 'POST', headers, body })).status).toBe(200);
+    const tampered = await fetch(url, { method: 'POST', headers, body: bodyOf({ temperature: 1 }) });
+    expect(tampered.status).toBe(403);
   });
 
   it('validates the body as Bedrock does', async () => {

@@ -44,29 +44,36 @@ function headerString(headers: MessageHeaders, name: string): string | undefined
 export class EventStreamSplitter {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** bytes needed before anything can be cut: the prelude's length field, then the whole next message */
+  private needed = TOTAL_LENGTH_BYTES;
 
   push(bytes: Uint8Array): Message[] {
     if (bytes.length) {
       this.pending.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
       this.pendingBytes += bytes.length;
     }
+    // a large message arriving in many pieces is joined once, when complete, not once per piece
+    if (this.pendingBytes < this.needed) return [];
+    const buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     const out: Message[] = [];
-    if (this.pendingBytes < TOTAL_LENGTH_BYTES) return out;
-    let buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     let offset = 0;
+    this.needed = TOTAL_LENGTH_BYTES;
     while (buf.length - offset >= TOTAL_LENGTH_BYTES) {
       const total = buf.readUInt32BE(offset);
       if (total < MIN_MESSAGE_BYTES || total > MAX_MESSAGE_BYTES) {
         throw new Error(`event stream: a message claims ${total} bytes; the stream is not AWS event-stream framing`);
       }
-      if (buf.length - offset < total) break;
+      if (buf.length - offset < total) {
+        this.needed = total;
+        break;
+      }
       out.push(codec.decode(buf.subarray(offset, offset + total)));
       offset += total;
     }
-    buf = buf.subarray(offset);
+    const rest = buf.subarray(offset);
     // copy the remainder so a large consumed buffer is not kept alive by a small tail
-    this.pending = buf.length ? [Buffer.from(buf)] : [];
-    this.pendingBytes = buf.length;
+    this.pending = rest.length ? [Buffer.from(rest)] : [];
+    this.pendingBytes = rest.length;
     return out;
   }
 
