@@ -1,6 +1,6 @@
 // The Anthropic mock's answers: a Messages API `message` object derived deterministically from the request, and the
 // token counts (one token per whitespace-separated word) shared by /v1/messages and /v1/messages/count_tokens.
-import { countWords, firstWords } from './mock-http.js';
+import { argumentsFor, countWords, firstWords } from './mock-http.js';
 import { mockSignature } from './mock-anthropic-rules.js';
 
 export type AnthropicBlock =
@@ -99,19 +99,6 @@ function toolToCall(body: any): any | null {
   if (choice?.type === 'tool') return tools.find((t) => t.name === choice.name) ?? null;
   if (choice?.type === 'any') return tools[0];
   return /weather/i.test(lastUserText(body)) ? tools[0] : null;
-}
-
-/** Arguments that satisfy the tool's schema: a city for location-like strings, simple placeholders otherwise. */
-export function argumentsFor(schema: any): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, prop] of Object.entries<any>(schema?.properties ?? {})) {
-    if (prop?.enum?.length) out[key] = prop.enum[0];
-    else if (prop?.type === 'number' || prop?.type === 'integer') out[key] = 1;
-    else if (prop?.type === 'boolean') out[key] = true;
-    else if (/location|city|place/i.test(key)) out[key] = 'Paris';
-    else out[key] = 'mock';
-  }
-  return out;
 }
 
 export function thinkingEnabled(body: any): boolean {
