@@ -95,6 +95,9 @@ function checkThinkingConfig(body: any, endpoint: 'messages' | 'count_tokens'): 
   if (body.temperature !== undefined && body.temperature !== 1)
     return invalid('`temperature` may only be set to 1 when thinking is enabled or in adaptive mode.');
   if (body.top_k !== undefined) return invalid('`top_k` must be unset when thinking is enabled.');
+  // thinking only goes with tool_choice auto or none: a forced tool call leaves no room to think first
+  if (body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool')
+    return invalid('Thinking may not be enabled when tool_choice forces tool use.');
   return null;
 }
 

@@ -386,6 +386,20 @@ describe('Anthropic mock rejections (raw fetch)', () => {
       (await post({ ...ok, max_tokens: 3000, temperature: 1, thinking: { type: 'enabled', budget_tokens: 1024 } }))
         .status,
     ).toBe(200);
+    expectInvalid(
+      await post({
+        ...ok,
+        max_tokens: 3000,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        tools: [weatherTool],
+        tool_choice: { type: 'any' },
+      }),
+      'Thinking may not be enabled when tool_choice forces tool use.',
+    );
+    expectInvalid(
+      await post({ ...ok, max_tokens: 1024, thinking: { type: 'enabled', budget_tokens: 1024 } }),
+      '`max_tokens` must be greater than `thinking.budget_tokens`',
+    );
   });
 
   it('refuses a tool_result that answers no tool_use of the previous turn', async () => {

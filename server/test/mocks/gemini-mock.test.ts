@@ -88,6 +88,26 @@ describe('Gemini mock with the official SDK', () => {
     expect(mock.requests[0].path).toBe(`/v1beta/models/${OLD}:streamGenerateContent?alt=sse`);
   });
 
+  it('streams thought parts before the answer, the signature on the first answer chunk', async () => {
+    const stream = await ai.models.generateContentStream({
+      model: FLASH,
+      contents: 'Why is the sky blue today?',
+      config: { thinkingConfig: { includeThoughts: true } },
+    });
+    const parts = [];
+    const usages = [];
+    for await (const c of stream) {
+      parts.push(...c.candidates![0].content!.parts!);
+      usages.push(c.usageMetadata);
+    }
+    const firstAnswer = parts.findIndex((p) => !p.thought);
+    expect(firstAnswer).toBeGreaterThan(0);
+    expect(parts.slice(firstAnswer).every((p) => !p.thought)).toBe(true);
+    expect(parts[firstAnswer].thoughtSignature).toBeTruthy();
+    expect(parts.filter((p) => p.thoughtSignature)).toHaveLength(1);
+    expect(usages.at(-1)).toMatchObject({ thoughtsTokenCount: 8, candidatesTokenCount: 9 });
+  });
+
   it('frames SSE with CRLF and, without alt=sse, streams one JSON array', async () => {
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi there' }] }] });
     const headers = { 'x-goog-api-key': GEMINI_MOCK_KEY, 'content-type': 'application/json' };
