@@ -26,7 +26,8 @@ function dimensions(request: unknown): number | undefined {
 
 export function embedContentToOpenAI(body: Record<string, any>, model: string): OpenAIEmbeddingRequest {
   const content = field<unknown>(body, 'content');
-  if (!isPlainObject(content)) throw new FormatError('* EmbedContentRequest.content: content is not specified', 400, 'content');
+  if (!isPlainObject(content))
+    throw new FormatError('* EmbedContentRequest.content: content is not specified', 400, 'content');
   const out: OpenAIEmbeddingRequest = { model, input: contentText(content) };
   const dims = dimensions(body);
   if (dims !== undefined) out.dimensions = dims;

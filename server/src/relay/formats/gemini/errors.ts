@@ -28,7 +28,13 @@ export function parseError(status: number, body: Buffer): UpstreamError {
   // streamGenerateContent without alt=sse wraps its error in the array it would have streamed
   if (Array.isArray(json)) json = json[0];
   const error = isPlainObject(json) && isPlainObject(json.error) ? json.error : undefined;
-  if (!error) return { message: STATUS_CODES[status] ?? `HTTP ${status}`, type: canonicalStatus(status), code: status, param: null };
+  if (!error)
+    return {
+      message: STATUS_CODES[status] ?? `HTTP ${status}`,
+      type: canonicalStatus(status),
+      code: status,
+      param: null,
+    };
   return {
     message: typeof error.message === 'string' ? error.message : (STATUS_CODES[status] ?? ''),
     type: typeof error.status === 'string' ? error.status : canonicalStatus(status),
@@ -38,7 +44,10 @@ export function parseError(status: number, body: Buffer): UpstreamError {
 }
 
 /** The error object a Gemini client expects, also written in-band when a stream fails. */
-export function errorObject(err: ClientError, reqId?: string): { error: { code: number; message: string; status: string } } {
+export function errorObject(
+  err: ClientError,
+  reqId?: string,
+): { error: { code: number; message: string; status: string } } {
   const message = reqId ? `${err.message} (request id: ${reqId})` : err.message;
   return { error: { code: err.status, message, status: canonicalStatus(err.status) } };
 }

@@ -5,7 +5,7 @@ import type { HubContentPart, HubFunctionTool, HubMessage, HubRequest, HubToolCh
 import { toGeminiParameters } from './schema.js';
 import { parseArgs } from './response.js';
 import { placeSignatures } from './thinking.js';
-import { compact, isPlainObject, type GeminiContent, type GeminiPart } from './wire.js';
+import { compact, isPlainObject, type GeminiContent, type GeminiPart, type HubImagePartWithMime } from './wire.js';
 
 /** reasoning_effort → thinkingBudget; 512 for minimal is the smallest budget every 2.5 model accepts (Flash-Lite's
  * floor). */
@@ -57,7 +57,9 @@ function contentText(content: HubMessage['content']): string {
 /** Gemini refuses empty text parts, so they are left out. */
 function textParts(content: HubMessage['content']): GeminiPart[] {
   if (typeof content === 'string') return content ? [{ text: content }] : [];
-  return (content ?? []).filter((p) => p.type === 'text' && p.text).map((p) => ({ text: (p as { text: string }).text }));
+  return (content ?? [])
+    .filter((p) => p.type === 'text' && p.text)
+    .map((p) => ({ text: (p as { text: string }).text }));
 }
 
 function userParts(content: HubMessage['content']): GeminiPart[] {
@@ -72,7 +74,8 @@ function contentPart(part: HubContentPart): GeminiPart | null {
   if (data) return { inlineData: { mimeType: data[1], data: data[2] } };
   // A remote URL goes as fileData; Gemini fetches only some URIs itself (its Files API, gs://, YouTube, and public
   // http(s) on recent models), so a provider that must inline remote images does it before calling this codec.
-  return { fileData: { mimeType: guessMimeType(url), fileUri: url } };
+  const known = (part as HubImagePartWithMime).image_url.mime_type;
+  return { fileData: { mimeType: known || guessMimeType(url), fileUri: url } };
 }
 
 const MIME_BY_EXTENSION: Record<string, string> = {
@@ -155,7 +158,8 @@ function generationConfig(hub: HubRequest): Record<string, unknown> | undefined 
   const format = hub.response_format;
   if (format?.type === 'json_object' || format?.type === 'json_schema') config.responseMimeType = 'application/json';
   // responseJsonSchema takes standard JSON Schema, so the schema needs no translation into Gemini's Schema subset
-  if (format?.type === 'json_schema' && format.json_schema.schema) config.responseJsonSchema = format.json_schema.schema;
+  if (format?.type === 'json_schema' && format.json_schema.schema)
+    config.responseJsonSchema = format.json_schema.schema;
   return Object.keys(config).length > 0 ? config : undefined;
 }
 

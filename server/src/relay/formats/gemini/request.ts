@@ -11,7 +11,7 @@ import type {
 } from '../../hub/types.js';
 import { fromGeminiSchema } from './schema.js';
 import { thinkingFromParts } from './thinking.js';
-import { field, isPlainObject, type GeminiPart } from './wire.js';
+import { field, isPlainObject, type GeminiPart, type HubImagePartWithMime } from './wire.js';
 
 /**
  * Gemini's older models give calls no ids; a history then pairs a functionResponse with its call by name and order.
@@ -35,7 +35,9 @@ class CallIds {
   answer(name: string, id: string | undefined): string {
     const open = this.pending.filter((c) => !c.answered);
     const match =
-      (id ? open.find((c) => c.id === id) : undefined) ?? open.find((c) => c.name === name) ?? (id ? undefined : open[0]);
+      (id ? open.find((c) => c.id === id) : undefined) ??
+      open.find((c) => c.name === name) ??
+      (id ? undefined : open[0]);
     if (match) match.answered = true;
     return id || match?.id || `call_${this.next++}`;
   }
@@ -170,7 +172,11 @@ function userTurnToHub(parts: GeminiPart[], ids: CallIds): HubMessage[] {
         type: 'image_url',
         image_url: { url: `data:${part.inlineData.mimeType};base64,${part.inlineData.data}` },
       });
-    else if (part.fileData) content.push({ type: 'image_url', image_url: { url: part.fileData.fileUri } });
+    else if (part.fileData) {
+      const image: HubImagePartWithMime = { type: 'image_url', image_url: { url: part.fileData.fileUri } };
+      if (part.fileData.mimeType) image.image_url.mime_type = part.fileData.mimeType;
+      content.push(image);
+    }
   }
   if (content.length > 0) {
     const only = content[0];
@@ -233,7 +239,8 @@ function applyGenerationConfig(hub: HubRequest, config: unknown): void {
   if (Array.isArray(stop) && stop.length > 0) hub.stop = stop.filter((s): s is string => typeof s === 'string');
   hub.response_format = responseFormat(config);
   const thinking = field<unknown>(config, 'thinkingConfig');
-  hub.thinking_budget = typeof field(thinking, 'thinkingBudget') === 'number' ? field(thinking, 'thinkingBudget') : undefined;
+  hub.thinking_budget =
+    typeof field(thinking, 'thinkingBudget') === 'number' ? field(thinking, 'thinkingBudget') : undefined;
   const level = field<unknown>(thinking, 'thinkingLevel');
   if (typeof level === 'string' && THINKING_LEVELS.has(level.toLowerCase())) hub.reasoning_effort = level.toLowerCase();
   for (const key of Object.keys(hub) as (keyof HubRequest)[]) if (hub[key] === undefined) delete hub[key];

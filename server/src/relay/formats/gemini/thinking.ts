@@ -11,7 +11,8 @@ export function thinkingFromParts(parts: GeminiPart[]): HubThinkingBlock[] {
   const blocks: HubThinkingBlock[] = [];
   for (const part of parts) {
     const signature = field<string>(part, 'thoughtSignature');
-    const open = blocks.length > 0 && blocks[blocks.length - 1].signature === undefined ? blocks[blocks.length - 1] : null;
+    const open =
+      blocks.length > 0 && blocks[blocks.length - 1].signature === undefined ? blocks[blocks.length - 1] : null;
     if (part.thought === true) {
       const block = open ?? { thinking: '' };
       if (!open) blocks.push(block);

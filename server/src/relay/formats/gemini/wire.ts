@@ -57,3 +57,13 @@ export function compact<T extends Record<string, unknown>>(o: T): T {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
   return o;
 }
+
+/**
+ * A hub image part that remembers the MIME type Gemini gave a fileData part. The hub's image_url has no such field
+ * and a Files API URI has no extension to guess it from, so without it a Gemini → hub → Gemini trip would lose it.
+ * Other codecs ignore the extra field (a contract question for hub/types.ts: an optional `mime_type` there).
+ */
+export interface HubImagePartWithMime {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high'; mime_type?: string };
+}
