@@ -7,6 +7,7 @@ import {
   countTokensResponse,
   embedContentToOpenAI,
   geminiCodec,
+  GeminiStreamError,
   geminiModel,
   geminiModelList,
   geminiNativeTools,
@@ -244,6 +245,20 @@ describe('gemini streams', () => {
     expect(last.usageMetadata).toEqual({ promptTokenCount: 3, candidatesTokenCount: 4, totalTokenCount: 7 });
   });
 
+  it('throws an error Gemini sent inside the stream', () => {
+    const decoder = geminiCodec.streamToHub(opts);
+    expect(decoder.push(load('stream-text.sse').split('\r\n\r\n')[0].slice('data: '.length))).toHaveLength(1);
+    let thrown: unknown;
+    try {
+      decoder.push(load('error-resource-exhausted.json'));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(GeminiStreamError);
+    expect((thrown as GeminiStreamError).status).toBe(429);
+    expect((thrown as GeminiStreamError).upstream.type).toBe('RESOURCE_EXHAUSTED');
+  });
+
   it('writes an in-band error then the end', () => {
     const sse = geminiCodec.streamFromHub({ id: 'r', model: 'm', framing: 'sse' });
     const err = { status: 503, message: 'upstream went away', type: 'upstream_error', code: null };
@@ -413,6 +428,7 @@ describe('gemini requests', () => {
   it('rejects a request without contents, and unknown roles', () => {
     expect(() => geminiCodec.requestToHub({})).toThrow(FormatError);
     expect(() => geminiCodec.requestToHub({ contents: [] })).toThrow(/contents is not specified/);
+    expect(() => geminiCodec.requestToHub({ contents: [{ role: 'user', parts: [] }] })).toThrow(/must not be empty/);
     expect(() => geminiCodec.requestToHub({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] })).toThrow(
       /valid role/,
     );

@@ -18,6 +18,28 @@ export function canonicalStatus(httpStatus: number): string {
   return CANONICAL_STATUS[httpStatus] ?? 'UNKNOWN';
 }
 
+/**
+ * An error Gemini sent inside a stream that had already begun (`data: {"error":…}`, or an error element of the JSON
+ * array): the decoder throws it, because a hub chunk cannot carry an error. The relay reports it as an upstream
+ * failure after the stream began (StreamEncoder.error on the client side).
+ */
+export class GeminiStreamError extends Error {
+  constructor(
+    readonly status: number,
+    readonly upstream: UpstreamError,
+  ) {
+    super(upstream.message);
+  }
+}
+
+/** The error of a stream event, or null when the event is an answer. */
+export function streamEventError(event: Record<string, unknown>): GeminiStreamError | null {
+  const error = event.error;
+  if (!isPlainObject(error)) return null;
+  const status = typeof error.code === 'number' ? error.code : 500;
+  return new GeminiStreamError(status, parseError(status, Buffer.from(JSON.stringify(event))));
+}
+
 export function parseError(status: number, body: Buffer): UpstreamError {
   let json: unknown;
   try {

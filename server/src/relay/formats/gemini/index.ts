@@ -22,6 +22,7 @@ export const geminiCodec: FormatCodec = {
   errorBody,
 };
 
+export { GeminiStreamError } from './errors.js';
 export { countTokensRequestToHub, geminiNativeTools } from './request.js';
 export { countTokensResponse, geminiModel, geminiModelList } from './models.js';
 export {

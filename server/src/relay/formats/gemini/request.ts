@@ -89,7 +89,7 @@ function systemToHub(instruction: unknown): HubMessage | null {
 function contentToHub(content: unknown, index: number, ids: CallIds): HubMessage[] {
   const role = field<string>(content, 'role') || 'user';
   const parts = field<unknown>(content, 'parts');
-  if (!Array.isArray(parts))
+  if (!Array.isArray(parts) || parts.length === 0)
     throw new FormatError(`* GenerateContentRequest.contents[${index}].parts: contents.parts must not be empty.`);
   const typed = parts.filter(isPlainObject).map(normalizePart);
   if (role === 'model') return [modelTurnToHub(typed, ids)];

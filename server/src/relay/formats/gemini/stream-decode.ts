@@ -3,6 +3,7 @@
 // cumulative, so the last one seen is the usage.
 import type { StreamDecoder } from '../codec.js';
 import type { HubChunk, HubDelta, HubFinishReason, HubUsage } from '../../hub/types.js';
+import { streamEventError } from './errors.js';
 import { finishToHub } from './finish.js';
 import { candidateParts, toolCallId } from './response.js';
 import { usageToHub } from './usage.js';
@@ -32,6 +33,8 @@ class GeminiStreamDecoder implements StreamDecoder {
       return [];
     }
     if (!isPlainObject(event)) return [];
+    const error = streamEventError(event);
+    if (error) throw error;
     const usage = usageToHub(event.usageMetadata);
     if (usage) this.lastUsage = usage;
     const out: HubChunk[] = [];
