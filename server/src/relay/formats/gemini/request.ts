@@ -239,8 +239,8 @@ function applyGenerationConfig(hub: HubRequest, config: unknown): void {
   if (Array.isArray(stop) && stop.length > 0) hub.stop = stop.filter((s): s is string => typeof s === 'string');
   hub.response_format = responseFormat(config);
   const thinking = field<unknown>(config, 'thinkingConfig');
-  hub.thinking_budget =
-    typeof field(thinking, 'thinkingBudget') === 'number' ? field(thinking, 'thinkingBudget') : undefined;
+  const budget = field<unknown>(thinking, 'thinkingBudget');
+  if (typeof budget === 'number') hub.thinking_budget = budget; // includeThoughts has no hub meaning: ignored
   const level = field<unknown>(thinking, 'thinkingLevel');
   if (typeof level === 'string' && THINKING_LEVELS.has(level.toLowerCase())) hub.reasoning_effort = level.toLowerCase();
   for (const key of Object.keys(hub) as (keyof HubRequest)[]) if (hub[key] === undefined) delete hub[key];
