@@ -103,6 +103,20 @@ describe('requestToHub', () => {
     ]);
   });
 
+  it('keeps an assistant text after its calls in the same turn, so tool results follow the calls', () => {
+    const hub = responsesCodec.requestToHub({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
+        { role: 'assistant', content: 'Calling f.' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'done' },
+      ],
+    });
+    expect(hub.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(hub.messages[1]).toMatchObject({ content: 'Calling f.', tool_calls: [{ id: 'call_1' }] });
+  });
+
   it('maps text.format json_schema to response_format', () => {
     const hub = responsesCodec.requestToHub(json('request-json-schema.json'));
     expect(hub.messages[0]).toEqual({ role: 'system', content: 'Extract the event information.' });

@@ -70,11 +70,16 @@ function inputToMessages(input: unknown): HubMessage[] {
     switch (type) {
       case 'message': {
         const m = messageToHub(item, i);
-        if (m.role === 'assistant') {
-          // an assistant text after its own tool calls stays a separate turn; after reasoning it joins it
+        const last = out[out.length - 1];
+        if (m.role === 'assistant' && last?.role === 'assistant') {
+          // one model turn can hold several assistant items (text after its calls, say); Chat Completions needs
+          // them as one message so the tool results still follow the calls directly
+          last.content = `${typeof last.content === 'string' ? last.content : ''}${String(m.content ?? '')}`;
+          attachReasoning(last);
+        } else {
           out.push(m);
-          attachReasoning(m);
-        } else out.push(m);
+          if (m.role === 'assistant') attachReasoning(m);
+        }
         return;
       }
       case 'function_call': {
