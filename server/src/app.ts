@@ -16,7 +16,6 @@ import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 
-
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
   const here = dirname(fileURLToPath(import.meta.url));

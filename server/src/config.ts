@@ -44,6 +44,8 @@ export interface Config {
   batchUpdateIntervalSec: number;
   generateDefaultToken: boolean;
   azureDefaultApiVersion: string;
+  /** VERTEX_TOKEN_URL: where Vertex AI service-account grants go (default Google's; a private endpoint or a test) */
+  vertexTokenUrl: string;
   globalApiRateLimit: { enabled: boolean; count: number; durationSec: number };
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { enabled: boolean; count: number; durationSec: number };
@@ -168,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchUpdateIntervalSec: int(env, 'BATCH_UPDATE_INTERVAL', 5, 1),
     generateDefaultToken: bool(env, 'GENERATE_DEFAULT_TOKEN', false),
     azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2024-12-01-preview',
+    vertexTokenUrl: env.VERTEX_TOKEN_URL?.trim() || '',
     globalApiRateLimit: {
       enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),
       count: int(env, 'GLOBAL_API_RATE_LIMIT', 180, 1),

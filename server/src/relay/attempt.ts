@@ -10,7 +10,7 @@ import { baseHeaders, RelayError, sendJson, sseHeaders } from './errors.js';
 import type { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
-import { adaptorFor, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { adaptorFor, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { OutgoingRequest } from './transport/index.js';
@@ -109,7 +109,7 @@ export async function attempt(
     clientHeaders: req.headers,
   };
   // the lane: the provider speaks the client's format (bytes pass, usage is read) or the request goes through the hub
-  const providerFormat: WireFormat = adaptor.wire ?? 'openai';
+  const providerFormat: WireFormat = wireOf(adaptor, info);
   const native = info.clientFormat === providerFormat;
   if (!native && !mode.hub)
     return {
@@ -186,7 +186,13 @@ export async function attempt(
       ctx.log.warn({ err, channel: channel.id }, 'upstream authorisation failed');
       return {
         kind: 'failed',
-        error: new RelayError(500, `上游鉴权失败: ${(err as Error).message}`, 'new_api_error', 'upstream_auth_failed', false),
+        error: new RelayError(
+          500,
+          `上游鉴权失败: ${(err as Error).message}`,
+          'new_api_error',
+          'upstream_auth_failed',
+          false,
+        ),
       };
     }
     // the signing waited: a client gone meanwhile is not sent upstream
@@ -409,7 +415,6 @@ function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptI
   return Buffer.from(JSON.stringify(body));
 }
 
-
 /**
  * An answer read event by event: the translated lane (the provider's format → hub → the client's), and native
  * streams whose events must be decoded (AWS event-stream framing; formats whose usage the byte scanner cannot find).
@@ -461,7 +466,13 @@ async function decodedAnswer(
       if (r.error)
         return {
           kind: 'failed',
-          error: new RelayError(502, r.error.message || 'upstream stream failed', 'upstream_error', 'bad_response', false),
+          error: new RelayError(
+            502,
+            r.error.message || 'upstream stream failed',
+            'upstream_error',
+            'bad_response',
+            false,
+          ),
         };
     }
     const usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
@@ -470,8 +481,7 @@ async function decodedAnswer(
   if (call.error) throw call.error;
   const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
   const answer = client.responseFromHub(hub, encoderOptions);
-  if (!clientGoneBefore && !res.destroyed)
-    sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
+  if (!clientGoneBefore && !res.destroyed) sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
   let usage = usageOfHub(hub.usage ?? null, claude);
   if (!usage) {
     const m = hub.choices[0]?.message;

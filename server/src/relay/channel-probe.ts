@@ -10,7 +10,7 @@ import { channelBaseUrl } from '../services/channel-types.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
 import type { RelayMode } from './modes/mode.js';
 import { chatMode, embeddingsMode } from './modes/text.js';
-import { adaptorFor, hasAdaptor, unsupportedTypeMessage, type RelayInfo } from './providers/index.js';
+import { adaptorFor, hasAdaptor, unsupportedTypeMessage, wireOf, type RelayInfo } from './providers/index.js';
 import { transportFor } from './channel-setting.js';
 import type { OutgoingRequest } from './transport/index.js';
 import { UpstreamCall } from './upstream-call.js';
@@ -94,11 +94,16 @@ export async function testChannel(
   }
   const adaptor = adaptorFor(ch.type);
   // the relay's own provider code builds the request: an OpenAI chat request, translated for other formats
-  const wire = adaptor.wire ?? 'openai';
+  const wire = wireOf(adaptor, info);
   let payload: Record<string, unknown> = body;
   if (wire === 'openai') adaptor.convertRequest(info, body);
   else if (mode === embeddingsMode)
-    return { ok: false, message: 'embedding models of this channel type cannot be tested', time: 0, disableWorthy: false };
+    return {
+      ok: false,
+      message: 'embedding models of this channel type cannot be tested',
+      time: 0,
+      disableWorthy: false,
+    };
   else {
     const hub = { ...(body as unknown as HubRequest), model: info.upstreamModel };
     payload = adaptor.fromHub
@@ -156,7 +161,10 @@ export async function testChannel(
     try {
       const answer = JSON.parse(buf.toString('utf8'));
       if (wire !== 'openai')
-        usage = usageOfHub(codecFor(wire).responseToHub(answer, info.upstreamModel).usage ?? null, wire === 'anthropic');
+        usage = usageOfHub(
+          codecFor(wire).responseToHub(answer, info.upstreamModel).usage ?? null,
+          wire === 'anthropic',
+        );
     } catch {
       return {
         ok: false,

@@ -264,7 +264,8 @@ async function relay(
     // ---- attempts
     const isStream = !!mode.alwaysStream || (mode.canStream && body.stream === true);
     // pings are SSE comments: a JSON-array stream (Gemini without alt=sse) has no room for them
-    if (isStream && !mode.rawResponse && mode.framing !== 'json-array') keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(reqId, origin));
+    if (isStream && !mode.rawResponse && mode.framing !== 'json-array')
+      keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(reqId, origin));
     const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
     const passThrough = ctx.options.bool('global.pass_through_request_enabled');
     const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));

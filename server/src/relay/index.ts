@@ -67,11 +67,13 @@ function answerLocally(req: FastifyRequest, reply: FastifyReply, local: LocalAns
   let err: RelayError;
   try {
     const body: unknown = JSON.parse(relayRequestOf(req).body.toString('utf8'));
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new RelayError(400, 'body must be a JSON object');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new RelayError(400, 'body must be a JSON object');
     const answer = local.answer(body as Record<string, any>, model);
     return sendJson(reply.raw, 200, JSON.stringify(answer), baseHeaders(req.id, req.headers.origin));
   } catch (e) {
-    err = e instanceof RelayError ? e : new RelayError(400, `无效的请求, ${(e as Error).message}`, 'invalid_request_error');
+    err =
+      e instanceof RelayError ? e : new RelayError(400, `无效的请求, ${(e as Error).message}`, 'invalid_request_error');
   }
   sendRelayError(reply.raw, err, req.id, req.headers.origin, local.format);
 }

@@ -3,7 +3,9 @@
 import { Agent, UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
 import { directTransport, type Transport } from './transport/index.js';
-import { providerSettings } from './provider-settings.js';
+import { providerSettings, type VertexTokenSource } from './provider-settings.js';
+import { VertexTokenCache } from './providers/vertex/token.js';
+import { parseServiceAccount } from './providers/vertex/credentials.js';
 import type { ProviderSettings } from './providers/types.js';
 import type { AppContext } from '../context.js';
 import { Billing } from '../services/billing/index.js';
@@ -44,6 +46,15 @@ export interface RelayServices {
 const registry = new WeakMap<AppContext, RelayServices>();
 const starting = new WeakMap<AppContext, Promise<RelayServices>>();
 
+/** Vertex AI access tokens, one cache for the process: a channel's key (a service-account JSON) → its token. */
+function vertexTokens(ctx: AppContext): VertexTokenSource {
+  const cache = new VertexTokenCache({ tokenUrl: ctx.config.vertexTokenUrl || undefined });
+  return {
+    get: (json) => cache.get(parseServiceAccount(json)),
+    invalidate: (json) => cache.invalidate(parseServiceAccount(json)),
+  };
+}
+
 export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
   const existing = starting.get(ctx);
   if (existing) return existing;
@@ -76,7 +87,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       lean,
       upstream: directTransport(http, lean),
-      providers: providerSettings(ctx),
+      providers: providerSettings(ctx, vertexTokens(ctx)),
       inFlight: new Set(),
       leftBehind: new Set(),
     };

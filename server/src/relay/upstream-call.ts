@@ -59,7 +59,8 @@ export class UpstreamCall implements ResponseSink {
   headerRecord(): Record<string, string> {
     const out: Record<string, string> = {};
     const raw = this.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) out[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
+    for (let i = 0; i + 1 < raw.length; i += 2)
+      out[raw[i].toString('latin1').toLowerCase()] = raw[i + 1].toString('latin1');
     return out;
   }
 

@@ -7,7 +7,7 @@
 import { channelTypeName } from './channel-types.js';
 
 /** The protocols an adaptor in relay/providers/ speaks. */
-export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini';
+export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex';
 
 /**
  * Vendors whose API is OpenAI's own chat / embeddings API under `{base}/v1/...` (or the path the OpenAI adaptor
@@ -25,6 +25,8 @@ const PROTOCOL_BY_TYPE = new Map<number, ChannelProtocol>([
   [4, 'ollama'],
   [14, 'anthropic'],
   [24, 'gemini'],
+  [33, 'bedrock'],
+  [41, 'vertex'],
 ]);
 
 /** Every relayable channel type with the protocol the relay speaks to it. */

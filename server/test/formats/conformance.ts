@@ -39,10 +39,7 @@ export function randomSplit(bytes: Buffer, seed: number, parts = 7): Buffer[] {
 }
 
 /** Runs an SSE byte stream through a decoder: every hub chunk, in order, and the decoder (for its usage). */
-export function decodeSse(
-  decoder: StreamDecoder,
-  pieces: Buffer[],
-): { chunks: HubChunk[]; decoder: StreamDecoder } {
+export function decodeSse(decoder: StreamDecoder, pieces: Buffer[]): { chunks: HubChunk[]; decoder: StreamDecoder } {
   const parser = new SseParser();
   const chunks: HubChunk[] = [];
   for (const p of pieces) for (const ev of parser.push(p)) chunks.push(...decoder.push(ev.data, ev.event));

@@ -1,8 +1,14 @@
 // Token counting endpoints, answered locally after token auth and never billed: Anthropic's
 // POST /v1/messages/count_tokens (Claude Code calls it constantly; new-api has no such route) and Gemini's
 // `models/{model}:countTokens`. The count is the relay's own (the same tokenizer that bills a missing usage).
-import { countTokensRequestToHub as claudeCountRequest, countTokensResponse as claudeCountAnswer } from '../formats/anthropic/index.js';
-import { countTokensRequestToHub as geminiCountRequest, countTokensResponse as geminiCountAnswer } from '../formats/gemini/index.js';
+import {
+  countTokensRequestToHub as claudeCountRequest,
+  countTokensResponse as claudeCountAnswer,
+} from '../formats/anthropic/index.js';
+import {
+  countTokensRequestToHub as geminiCountRequest,
+  countTokensResponse as geminiCountAnswer,
+} from '../formats/gemini/index.js';
 import type { WireFormat } from '../formats/codec.js';
 import { FormatError } from '../formats/codec.js';
 import { countChatPromptTokens, type ChatMessageLike } from '../../services/tokenizer.js';
@@ -14,7 +20,11 @@ export interface LocalAnswer {
   answer(body: Record<string, any>, model: string): unknown;
 }
 
-function counted(toHub: (b: Record<string, any>) => { messages: unknown[]; tools?: unknown[] }, body: Record<string, any>, model: string): number {
+function counted(
+  toHub: (b: Record<string, any>) => { messages: unknown[]; tools?: unknown[] },
+  body: Record<string, any>,
+  model: string,
+): number {
   try {
     const hub = toHub(body);
     return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);

@@ -61,7 +61,12 @@ export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: Re
     if (callerModels(ctx, svc, caller).includes(id)) return sendJsonAnswer(req, reply, 200, geminiModel(id));
     sendRelayError(
       reply.raw,
-      new RelayError(404, `models/${id} is not found for API version v1beta`, 'invalid_request_error', 'model_not_found'),
+      new RelayError(
+        404,
+        `models/${id} is not found for API version v1beta`,
+        'invalid_request_error',
+        'model_not_found',
+      ),
       req.id,
       req.headers.origin,
       'gemini',

@@ -3,11 +3,13 @@ import type { FormatCodec, WireFormat } from './codec.js';
 import { anthropicCodec } from './anthropic/index.js';
 import { geminiCodec } from './gemini/index.js';
 import { openaiCodec } from './openai/index.js';
+import { responsesCodec } from './responses/index.js';
 
 const CODECS: Record<WireFormat, FormatCodec> = {
   openai: openaiCodec,
   anthropic: anthropicCodec,
   gemini: geminiCodec,
+  responses: responsesCodec,
 };
 
 export function codecFor(format: WireFormat): FormatCodec {

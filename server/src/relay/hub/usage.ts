@@ -15,4 +15,3 @@ export function usageOfHub(u: HubUsage | null, claude: boolean): UpstreamUsage |
   if (claude) usage.claude = true;
   return usage;
 }
-

@@ -6,7 +6,12 @@ import { geminiCodec } from '../formats/gemini/index.js';
 import { FormatError } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
 import { messageTexts, inputTexts } from '../../services/sensitive-words.js';
-import { chatPromptBound, countChatPromptTokens, countInputTokens, type ChatMessageLike } from '../../services/tokenizer.js';
+import {
+  chatPromptBound,
+  countChatPromptTokens,
+  countInputTokens,
+  type ChatMessageLike,
+} from '../../services/tokenizer.js';
 import { usageOfHub } from '../hub/usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 
@@ -96,8 +101,7 @@ const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
   canStream: false,
   inputOnly: true,
   validate(body) {
-    if (Array.isArray(body.requests) ? body.requests.length === 0 : !body.content)
-      return 'content is required';
+    if (Array.isArray(body.requests) ? body.requests.length === 0 : !body.content) return 'content is required';
     return null;
   },
   promptTexts: (body) => inputTexts(embedTexts(body)),

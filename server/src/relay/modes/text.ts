@@ -32,6 +32,8 @@ function toolCallsText(calls: any): StreamDelta {
 
 export const chatMode: RelayMode = {
   name: 'chat',
+  // providers of other formats serve it through the hub (relay/formats/)
+  hub: true,
   upstreamPath: '/v1/chat/completions',
   azureTask: 'chat/completions',
   canStream: true,

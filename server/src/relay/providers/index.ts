@@ -5,9 +5,12 @@
 import { anthropicAdaptor } from './anthropic/index.js';
 import { azureAdaptor } from './azure/index.js';
 import { geminiAdaptor } from './gemini/index.js';
+import { bedrockAdaptor } from './bedrock/index.js';
+import { vertexAdaptor } from './vertex/index.js';
 import { ollamaAdaptor } from './ollama/index.js';
 import { openaiAdaptor } from './openai/index.js';
-import type { Adaptor } from './types.js';
+import type { Adaptor, RelayInfo } from './types.js';
+import type { WireFormat } from '../formats/codec.js';
 import { relayableTypes, type ChannelProtocol } from '../../services/channel-protocols.js';
 
 const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
@@ -16,6 +19,8 @@ const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
   ollama: ollamaAdaptor,
   anthropic: anthropicAdaptor,
   gemini: geminiAdaptor,
+  bedrock: bedrockAdaptor,
+  vertex: vertexAdaptor,
 };
 
 const BY_TYPE = new Map<number, Adaptor>(
@@ -27,6 +32,11 @@ export function adaptorFor(channelType: number): Adaptor {
   const adaptor = BY_TYPE.get(channelType);
   if (!adaptor) throw new Error(`no adaptor for channel type ${channelType}`);
   return adaptor;
+}
+
+/** The wire format an adaptor's upstream speaks for this request. */
+export function wireOf(adaptor: Adaptor, info: RelayInfo): WireFormat {
+  return typeof adaptor.wire === 'function' ? adaptor.wire(info) : (adaptor.wire ?? 'openai');
 }
 
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';

@@ -102,8 +102,11 @@ export interface ProviderError {
 }
 
 export interface Adaptor {
-  /** the wire format the upstream speaks (default openai): the client's own format passes through, others translate */
-  wire?: WireFormat;
+  /**
+   * the wire format the upstream speaks (default openai), or per request (Vertex: Claude or Gemini by model): the
+   * client's own format passes through, others translate
+   */
+  wire?: WireFormat | ((info: RelayInfo) => WireFormat);
   /** how the upstream frames a stream (default SSE) */
   framing?: 'sse' | 'aws-eventstream';
   /** translated lane: the hub request → the upstream's body (default: the wire codec's requestFromHub) */

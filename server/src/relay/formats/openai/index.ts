@@ -17,7 +17,9 @@ export function openaiUsageToHub(u: any): HubUsage | null {
   if (!u || typeof u !== 'object') return null;
   const prompt = num(u.prompt_tokens ?? u.input_tokens);
   const completion = num(u.completion_tokens ?? u.output_tokens);
-  const cached = num(u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens);
+  const cached = num(
+    u.prompt_tokens_details?.cached_tokens ?? u.input_tokens_details?.cached_tokens ?? u.prompt_cache_hit_tokens,
+  );
   const reasoning = num(u.completion_tokens_details?.reasoning_tokens ?? u.output_tokens_details?.reasoning_tokens);
   const creation = num(u.prompt_tokens_details?.cache_creation_tokens);
   const out: HubUsage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
@@ -34,7 +36,8 @@ function usageForClient(u: HubUsage): Record<string, unknown> {
     completion_tokens: u.completion_tokens,
     total_tokens: u.prompt_tokens + u.completion_tokens,
   };
-  if (u.prompt_tokens_details) out.prompt_tokens_details = { cached_tokens: u.prompt_tokens_details.cached_tokens ?? 0 };
+  if (u.prompt_tokens_details)
+    out.prompt_tokens_details = { cached_tokens: u.prompt_tokens_details.cached_tokens ?? 0 };
   if (u.completion_tokens_details) out.completion_tokens_details = u.completion_tokens_details;
   return out;
 }
@@ -153,7 +156,12 @@ export const openaiCodec: FormatCodec = {
     return {
       status: err.status,
       body: JSON.stringify({
-        error: { message: `${err.message} (request id: ${reqId})`, type: err.type, param: err.param ?? '', code: err.code },
+        error: {
+          message: `${err.message} (request id: ${reqId})`,
+          type: err.type,
+          param: err.param ?? '',
+          code: err.code,
+        },
       }),
     };
   },

@@ -34,7 +34,9 @@ export function prepareGeminiBody(settings: ProviderSettings, body: Record<strin
     const budget =
       thinking === 'auto' ? (max > 0 ? Math.floor(max * settings.gemini.thinkingBudgetRatio) : -1) : thinking;
     config.thinkingConfig =
-      budget === 0 ? { thinkingBudget: 0 } : { ...(config.thinkingConfig ?? {}), thinkingBudget: budget, includeThoughts: true };
+      budget === 0
+        ? { thinkingBudget: 0 }
+        : { ...(config.thinkingConfig ?? {}), thinkingBudget: budget, includeThoughts: true };
   }
   if (Object.keys(config).length) body.generationConfig = config;
 }

@@ -1,0 +1,82 @@
+// Vertex AI (channel type 41): Gemini models at `…/publishers/google/models/{m}:generateContent` (Gemini's body) and
+// Claude models at `…/publishers/anthropic/models/{m}:rawPredict` (Claude's body with Vertex's anthropic_version).
+// The key is a service-account JSON; each request carries an OAuth access token obtained with it (token.ts, cached
+// process-wide by the relay's services and dropped when Vertex answers 401). The region comes from the channel's
+// `other` (plain, or JSON per model with `default`).
+import type { Adaptor, RelayInfo } from '../types.js';
+import type { WireFormat } from '../../formats/codec.js';
+import { claudeBodyFromHub, claudeHeaders } from '../anthropic/index.js';
+import { claudeModel, prepareClaudeBody } from '../anthropic/thinking.js';
+import { geminiModel, prepareGeminiBody } from '../gemini/settings.js';
+import { geminiCodec } from '../../formats/gemini/index.js';
+import { anthropicCodec } from '../../formats/anthropic/index.js';
+import { parseServiceAccount } from './credentials.js';
+import { vertexRegion } from './region.js';
+import { vertexTarget } from './endpoint.js';
+import { toVertexClaudeBody } from './body.js';
+
+const isClaude = (info: RelayInfo) => info.upstreamModel.startsWith('claude');
+
+/** Vertex names Claude models `<name>@<date>`: `claude-3-5-sonnet-20240620` → `claude-3-5-sonnet@20240620`. */
+export function vertexClaudeModel(model: string): string {
+  return model.includes('@') ? model : model.replace(/-(\d{8})$/, '@$1');
+}
+
+function wireOf(info: RelayInfo): WireFormat {
+  return isClaude(info) ? 'anthropic' : 'gemini';
+}
+
+export const vertexAdaptor: Adaptor = {
+  wire: wireOf,
+  supportsStreamOptions: () => false,
+  target(info) {
+    const sa = parseServiceAccount(info.channel.key);
+    const claude = isClaude(info);
+    const model = claude
+      ? vertexClaudeModel(claudeModel(info.settings, info.upstreamModel).model)
+      : geminiModel(info.settings, info.upstreamModel).model;
+    return vertexTarget({
+      project: sa.project_id,
+      region: vertexRegion(info.channel.other, model),
+      publisher: claude ? 'anthropic' : 'google',
+      model,
+      action: claude ? 'rawPredict' : 'generateContent',
+      stream: info.isStream,
+      baseUrl: info.channel.baseUrl,
+    });
+  },
+  headers(info) {
+    if (!isClaude(info)) return {};
+    // Vertex takes the version in the body; beta flags stay headers
+    const { 'anthropic-version': _v, ...rest } = claudeHeaders(info);
+    return rest;
+  },
+  convertRequest(info, body) {
+    if (isClaude(info)) {
+      prepareClaudeBody(info.settings, body, info.upstreamModel);
+      const out = toVertexClaudeBody(body);
+      for (const k of Object.keys(body)) delete body[k];
+      Object.assign(body, out);
+    } else {
+      delete body.model;
+      prepareGeminiBody(info.settings, body, info.upstreamModel);
+    }
+    return true;
+  },
+  fromHub(info, hub) {
+    if (isClaude(info)) return toVertexClaudeBody(claudeBodyFromHub(info, hub));
+    const body = geminiCodec.requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
+    return body;
+  },
+  async authorize(info, req) {
+    if (!info.settings.vertexToken) throw new Error('Vertex AI tokens are not available');
+    req.headers.authorization = `Bearer ${await info.settings.vertexToken(info.channel.key)}`;
+  },
+  unauthorized: (info) => info.settings.vertexTokenRefused?.(info.channel.key),
+  parseError(status, body) {
+    // Vertex's own errors (auth, quota, routing) are Google-shaped even on the Anthropic publisher
+    const google = geminiCodec.parseError(status, body);
+    return google.message ? google : anthropicCodec.parseError(status, body);
+  },
+};
