@@ -70,8 +70,8 @@ await describeEachDb('channel console API', (kind) => {
       [{ ...base, priority: 1.5 }, '优先级必须是整数！'],
       [{ ...base, weight: -1 }, '权重必须是非负整数！'],
       [
-        { ...base, type: 41, key: '{"type":"service_account"}', other: 'us-central1' },
-        '渠道类型 Vertex AI（41）暂不支持：本网关还没有该类型的适配器，不会向它转发请求',
+        { ...base, type: 23, key: 'appid|id|secret' },
+        '渠道类型 腾讯混元（23）暂不支持：本网关还没有该类型的适配器，不会向它转发请求',
       ],
     ];
     for (const [body, message] of cases) {

@@ -46,15 +46,15 @@ await describeEachDb('channel types without an adaptor', (kind) => {
 
   it('refuses to create a Vertex AI, Claude or Gemini channel, naming the type, and saves nothing', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ type: 41, key: VERTEX_KEY, other: 'us-central1', models: 'gemini-1.5-pro-002' }, refusal('Vertex AI', 41)],
-      [{ type: 14, key: 'sk-ant-1', models: 'claude-3-5-sonnet-20241022' }, refusal('Anthropic Claude', 14)],
-      [{ type: 24, key: 'AIza-1', models: 'gemini-2.0-flash' }, refusal('Google Gemini', 24)],
+      [{ type: 23, key: VERTEX_KEY, other: 'us-central1', models: 'gemini-1.5-pro-002' }, refusal('腾讯混元', 23)],
+      [{ type: 15, key: 'id|secret', models: 'ERNIE-4.0-8K' }, refusal('百度文心千帆', 15)],
+      [{ type: 18, key: 'a|b|c', models: 'SparkDesk' }, refusal('讯飞星火认知', 18)],
       [
         {
           mode: 'single',
-          channel: { name: 'aws', type: '33', key: 'AK|SK|us-east-1', models: ['claude-3-haiku-20240307'] },
+          channel: { name: 'zhipu', type: '26', key: 'id.secret', models: ['glm-4'] },
         },
-        refusal('AWS Claude', 33),
+        refusal('智谱 GLM-4V', 26),
       ],
     ];
     for (const [body, message] of cases) {
@@ -88,8 +88,8 @@ await describeEachDb('channel types without an adaptor', (kind) => {
       base_url: openaiUp.url,
     });
     const id = created.body.data.ids[0];
-    const res = await root.put('/api/channel/', { id, type: 41, key: VERTEX_KEY, other: 'us-central1' });
-    expect(res.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
+    const res = await root.put('/api/channel/', { id, type: 23, key: VERTEX_KEY, other: 'us-central1' });
+    expect(res.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
     const row = await server.ctx.db
       .selectFrom('channels')
       .select(['type', 'key', 'other'])
@@ -98,7 +98,7 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     expect(row).toEqual({ type: 1, key: 'sk-1', other: '' });
 
     const vertexId = await addChannel(server, {
-      type: 41,
+      type: 23,
       key: VERTEX_KEY,
       baseUrl: vertexUp.url,
       other: 'us-central1',
@@ -106,9 +106,9 @@ await describeEachDb('channel types without an adaptor', (kind) => {
       status: 2,
     });
     const enable = await root.put('/api/channel/', { id: vertexId, status: 1 });
-    expect(enable.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
+    expect(enable.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
     const rename = await root.put('/api/channel/', { id: vertexId, name: 'renamed', base_url: 'http://127.0.0.1:1' });
-    expect(rename.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
+    expect(rename.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
     expect(
       await server.ctx.db
         .selectFrom('channels')
@@ -123,13 +123,13 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     expect(disable.body.success, JSON.stringify(disable.body)).toBe(true);
     // nor can it be copied into a new channel
     const copy = await root.post(`/api/channel/copy/${vertexId}`);
-    expect(copy.body).toEqual({ success: false, message: refusal('Vertex AI', 41) });
+    expect(copy.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
     expect(await channelRows()).toHaveLength(2);
   });
 
   it('never sends a request to a Vertex AI channel new-api wrote: another channel serves, or the caller gets a clear error', async () => {
     const vertexId = await addChannel(server, {
-      type: 41,
+      type: 23,
       key: VERTEX_KEY,
       baseUrl: vertexUp.url,
       other: 'us-central1',
@@ -178,22 +178,22 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     });
     expect(pinned.status).toBe(400);
     const pinnedError = ((await pinned.json()) as { error: { message: string } }).error;
-    expect(pinnedError.message).toContain(refusal('Vertex AI', 41));
+    expect(pinnedError.message).toContain(refusal('腾讯混元', 23));
     expect(pinnedError).toMatchObject({ type: 'new_api_error', code: 'channel_type_not_supported' });
     expect((await userRow(server, admin.id)).quota).toBe(1_000_000);
 
     // nor does the channel test reach it
     const test = await root.get(`/api/channel/test/${vertexId}`);
-    expect(test.body).toMatchObject({ success: false, message: refusal('Vertex AI', 41) });
+    expect(test.body).toMatchObject({ success: false, message: refusal('腾讯混元', 23) });
     // nor the model list, by id or with the key given in the form
     const models = await root.get(`/api/channel/fetch_models/${vertexId}`);
-    expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
+    expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('腾讯混元', 23)}` });
     const formModels = await root.post('/api/channel/fetch_models', {
-      type: 41,
+      type: 23,
       base_url: vertexUp.url,
       key: VERTEX_KEY,
     });
-    expect(formModels.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('Vertex AI', 41)}` });
+    expect(formModels.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('腾讯混元', 23)}` });
 
     expect(vertexUp.requests).toEqual([]);
   });
