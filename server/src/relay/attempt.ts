@@ -110,7 +110,7 @@ export async function attempt(
   };
   // the lane: the provider speaks the client's format (bytes pass, usage is read) or the request goes through the hub
   const providerFormat: WireFormat = wireOf(adaptor, info);
-  const native = info.clientFormat === providerFormat;
+  const native = info.clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(info.clientFormat);
   if (!native && !mode.hub)
     return {
       kind: 'failed',
@@ -126,11 +126,13 @@ export async function attempt(
   let out: Buffer;
   if (!native) {
     try {
-      out = translatedBody(info, providerFormat, a);
+      out = await translatedBody(info, providerFormat, a);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       return { kind: 'failed', error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request') };
     }
+    // building the body may have waited (remote images): a client gone meanwhile is not sent upstream
+    if (res.destroyed) return GONE;
   } else if (a.passThrough) out = a.raw;
   else if (mode.multipart) {
     // forwarded unchanged; only a mapped model is written into the form's model field
@@ -403,12 +405,12 @@ export async function attempt(
 }
 
 /** The upstream body of a request on the translated lane: the client's request → hub → the provider's format. */
-function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptInput): Buffer {
+async function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptInput): Promise<Buffer> {
   const adaptor = adaptorFor(a.channel.type);
   const hub = codecFor(info.clientFormat).requestToHub(a.body);
   hub.model = info.upstreamModel;
   const body = adaptor.fromHub
-    ? adaptor.fromHub(info, hub)
+    ? await adaptor.fromHub(info, hub)
     : codecFor(providerFormat).requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
   if (info.isStream && !adaptor.supportsStreamOptions(info)) delete body.stream_options;
   if (a.channel.paramOverride) Object.assign(body, a.channel.paramOverride);
@@ -437,6 +439,7 @@ async function decodedAnswer(
     model: a.model,
     includeUsage: a.clientWantsUsage,
     framing: a.mode.framing,
+    request: a.body,
   };
   const fallback = (delivered: { text: string; toolCalls: number }): UpstreamUsage => ({
     prompt_tokens: a.prompt(),

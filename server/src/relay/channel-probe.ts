@@ -107,7 +107,7 @@ export async function testChannel(
   else {
     const hub = { ...(body as unknown as HubRequest), model: info.upstreamModel };
     payload = adaptor.fromHub
-      ? adaptor.fromHub(info, hub)
+      ? await adaptor.fromHub(info, hub)
       : codecFor(wire).requestFromHub(hub, { model: info.upstreamModel, stream: false });
   }
   if (ch.paramOverride) Object.assign(payload, ch.paramOverride);

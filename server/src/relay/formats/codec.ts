@@ -45,6 +45,8 @@ export interface EncoderOptions {
   includeUsage?: boolean;
   /** Gemini: `alt=sse` (SSE) or the default JSON array */
   framing?: 'sse' | 'json-array';
+  /** the client's request body (the Responses API echoes parts of it in its answer) */
+  request?: Record<string, any>;
 }
 
 /** Writes hub chunks as this format's client stream. Each method returns the bytes to send (maybe ''). */

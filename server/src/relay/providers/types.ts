@@ -109,8 +109,16 @@ export interface Adaptor {
   wire?: WireFormat | ((info: RelayInfo) => WireFormat);
   /** how the upstream frames a stream (default SSE) */
   framing?: 'sse' | 'aws-eventstream';
-  /** translated lane: the hub request → the upstream's body (default: the wire codec's requestFromHub) */
-  fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown>;
+  /**
+   * other client formats the upstream accepts as they are (OpenAI's own API also speaks the Responses API): a client of
+   * one of them takes the native lane
+   */
+  alsoSpeaks?(info: RelayInfo): readonly WireFormat[];
+  /**
+   * translated lane: the hub request → the upstream's body (default: the wire codec's requestFromHub); may be async
+   * (a provider that needs remote images inlined fetches them here)
+   */
+  fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** once the final request is known: sign it or add a token fetched for it (sets headers) */
   authorize?(info: RelayInfo, req: SignableRequest): Promise<void>;
   /** the upstream answered 401: credentials it cached (an OAuth token) are dropped */
