@@ -463,6 +463,8 @@ async function decodedAnswer(
       decoder: provider.streamToHub({ id: a.reqId, model: info.upstreamModel }),
       encoder: client.streamFromHub(encoderOptions),
       keepAlive: a.keepAlive,
+      // the provider speaks the client's format: events pass as they came, only reframed
+      pass: providerFormat === info.clientFormat,
     });
     if (!r.started) {
       if (r.clientGone) return GONE;

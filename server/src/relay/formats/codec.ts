@@ -58,6 +58,13 @@ export interface StreamEncoder {
   end(usage: HubUsage | null): string;
   /** the upstream failed after the stream began: an in-band error and the end */
   error(err: ClientError): string;
+  /**
+   * native lane with a different framing (Bedrock's event-stream, Gemini's SSE to a JSON-array client): one upstream
+   * event of this same format, written as it came, only framed for the client; nothing is decoded or dropped
+   */
+  passEvent?(data: string, event?: string): string;
+  /** the end of a passed-through stream (what the framing still owes, e.g. the JSON array's `]`) */
+  passEnd?(): string;
 }
 
 /** An error as the relay reports it, before it is put in a format's shape. */

@@ -23,6 +23,11 @@ export interface TranslateOptions {
   decoder: StreamDecoder;
   encoder: StreamEncoder;
   keepAlive?: StreamKeepAlive | null;
+  /**
+   * the native lane: each upstream event is written as it came (only reframed by the encoder's passEvent); the
+   * decoder still reads every event, for the usage and the delivered text
+   */
+  pass?: boolean;
 }
 
 export interface TranslateResult {
@@ -66,8 +71,8 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     return drained(res);
   };
 
-  const encode = (chunks: HubChunk[]): string => {
-    let out = '';
+  /** counts what the client is given, for local counting when the upstream reports no usage */
+  const account = (chunks: HubChunk[]): void => {
     for (const c of chunks) {
       for (const ch of c.choices) {
         const d = ch.delta;
@@ -79,14 +84,27 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
           if (t.function?.arguments) text += t.function.arguments;
         }
       }
-      out += o.encoder.push(c);
     }
+  };
+
+  const encode = (chunks: HubChunk[]): string => {
+    account(chunks);
+    let out = '';
+    for (const c of chunks) out += o.encoder.push(c);
     return out;
   };
 
+  const pass = o.pass && o.encoder.passEvent ? o.encoder : null;
   const decode = (events: { data: string; event?: string }[]): string => {
     let out = '';
-    for (const ev of events) out += encode(o.decoder.push(ev.data, ev.event));
+    for (const ev of events) {
+      const chunks = o.decoder.push(ev.data, ev.event);
+      if (!pass) out += encode(chunks);
+      else {
+        account(chunks);
+        out += pass.passEvent!(ev.data, ev.event);
+      }
+    }
     return out;
   };
 
@@ -125,8 +143,8 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
 
   if (!error && !clientGone) {
     try {
-      const tail = decode(o.framing.end()) + encode(o.decoder.end());
-      await write(tail + o.encoder.end(o.decoder.usage()));
+      const tail = decode(o.framing.end()) + (pass ? '' : encode(o.decoder.end()));
+      await write(tail + (pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage())));
     } catch (err) {
       error = err as Error;
     }

@@ -70,6 +70,24 @@ class ClaudeStreamEncoder implements StreamEncoder {
     return out + sse('message_stop', {});
   }
 
+  passEvent(data: string, event?: string): string {
+    if (this.finished) return '';
+    let name = event;
+    if (!name) {
+      try {
+        name = String(JSON.parse(data)?.type ?? '');
+      } catch {
+        name = '';
+      }
+    }
+    if (name === 'message_stop') this.finished = true;
+    return name ? `event: ${name}\ndata: ${data}\n\n` : `data: ${data}\n\n`;
+  }
+
+  passEnd(): string {
+    return '';
+  }
+
   error(err: ClientError): string {
     this.finished = true;
     return `event: error\ndata: ${claudeErrorJson(claudeErrorType(err.status), err.message)}\n\n`;

@@ -84,6 +84,17 @@ class GeminiStreamEncoder implements StreamEncoder {
     return this.write(errorObject(err)) + this.close();
   }
 
+  passEvent(data: string): string {
+    if (this.closed) return '';
+    const n = this.events++;
+    if (this.sse) return `data: ${data}\r\n\r\n`;
+    return (n === 0 ? '[' : ',\r\n') + data;
+  }
+
+  passEnd(): string {
+    return this.closed ? '' : this.close();
+  }
+
   /** Gives the pending signature to this part. */
   private signed(part: GeminiPart): GeminiPart {
     if (this.signature !== undefined) {
