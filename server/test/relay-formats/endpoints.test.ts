@@ -90,7 +90,7 @@ await describeEachDb('Claude and Gemini local endpoints', (kind) => {
       const res = await fetch(`${s.url}${path}`);
       expect(res.status, path).toBe(404);
       expect(res.headers.get('content-type'), path).toMatch(/application\/json/);
-      const body = await res.json();
+      const body: any = await res.json();
       expect(body.error, path).toBeTruthy();
     }
     const claude = await fetch(`${s.url}/v1/messages/batches`);

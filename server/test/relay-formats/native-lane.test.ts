@@ -7,6 +7,7 @@ import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ANTHROPIC_MOCK_KEY, MockAnthropic } from '../helpers/mock-anthropic.js';
 import { GEMINI_MOCK_KEY, MockGemini } from '../helpers/mock-gemini.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, setOptions } from '../relay/fixtures.js';
 
 const GROUNDING = {
@@ -35,13 +36,17 @@ await describeEachDb('the native lane', (kind) => {
   let s: TestServer;
   let gemini: MockGemini;
   let anthropic: MockAnthropic;
+  let openai: MockUpstream;
   let key: string;
   let userId: number;
 
   beforeAll(async () => {
-    [gemini, anthropic] = await Promise.all([MockGemini.start(), MockAnthropic.start()]);
+    [gemini, anthropic, openai] = await Promise.all([MockGemini.start(), MockAnthropic.start(), MockUpstream.start()]);
     s = await startTestServer({ kind });
-    await setOptions(s, { ModelRatio: { 'gemini-2.0-flash': 1, 'claude-3-5-sonnet-20241022': 1 } });
+    await setOptions(s, {
+      ModelRatio: { 'gemini-2.0-flash': 1, 'claude-3-5-sonnet-20241022': 1, 'claude-via-openai': 1 },
+    });
+    await addChannel(s, { type: 1, baseUrl: openai.url, models: ['claude-via-openai'] });
     await addChannel(s, { type: 24, baseUrl: gemini.url, key: GEMINI_MOCK_KEY, models: ['gemini-2.0-flash'] });
     await addChannel(s, {
       type: 14,
@@ -56,7 +61,7 @@ await describeEachDb('the native lane', (kind) => {
   });
   afterAll(async () => {
     await s?.close();
-    await Promise.all([gemini?.close(), anthropic?.close()]);
+    await Promise.all([gemini?.close(), anthropic?.close(), openai?.close()]);
   });
 
   const post = (path: string, body: unknown) =>
@@ -137,5 +142,40 @@ await describeEachDb('the native lane', (kind) => {
       (10 + 100 * o.cache_ratio + 20 * o.cache_creation_ratio + 4 * o.completion_ratio) * o.model_ratio * o.group_ratio,
     );
     expect(row.quota).toBe(expected);
+  });
+
+  it('takes a block only Claude understands to a Claude channel, and refuses it in Claude’s shape elsewhere', async () => {
+    const body = {
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' } },
+            { type: 'text', text: 'Summarise the document.' },
+          ],
+        },
+      ],
+    };
+    anthropic.behave = () => ({ kind: 'default' });
+    const send = (model: string) =>
+      fetch(`${s.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': `sk-${key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, model }),
+      });
+    const native = await send('claude-3-5-sonnet-20241022');
+    expect(native.status).toBe(200);
+    expect(anthropic.requests.at(-1)!.body.messages[0].content[0].type).toBe('document');
+
+    await flushLogs(s);
+    const before = (await logsOf(s, userId)).length;
+    const openaiCalls = openai.requests.length;
+    const translated = await send('claude-via-openai');
+    expect(translated.status).toBe(400);
+    expect(await translated.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(openai.requests.length).toBe(openaiCalls);
+    await flushLogs(s);
+    expect((await logsOf(s, userId)).length).toBe(before);
   });
 });

@@ -1,11 +1,17 @@
 // Anthropic Messages as a client format: POST /v1/messages from Claude clients (the Anthropic SDK, Claude Code). The
 // body is Claude's; validation, counting and the translated lane go through the hub (formats/anthropic/), and on a
 // Claude channel the bytes pass through with only the usage read (message_start and message_delta carry it).
-import { anthropicCodec } from '../formats/anthropic/index.js';
+import { anthropicCodec, validateClaudeRequest } from '../formats/anthropic/index.js';
+import { lenientTexts } from '../formats/lenient-texts.js';
 import { FormatError } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
 import { messageTexts } from '../../services/sensitive-words.js';
-import { chatPromptBound, countChatPromptTokens, type ChatMessageLike } from '../../services/tokenizer.js';
+import {
+  chatPromptBound,
+  countChatPromptTokens,
+  countTextTokens,
+  type ChatMessageLike,
+} from '../../services/tokenizer.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import { usageOfHub } from '../hub/usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';
@@ -19,6 +25,16 @@ export function claudeHub(body: Record<string, any>): HubRequest {
     hubs.set(body, hub);
   }
   return hub;
+}
+
+/** The hub form, or null for a request that only a provider of Claude's format can take as it is. */
+function convertible(body: Record<string, any>): HubRequest | null {
+  try {
+    return claudeHub(body);
+  } catch (e) {
+    if (e instanceof FormatError) return null;
+    throw e;
+  }
 }
 
 function blocksText(blocks: unknown): StreamDelta {
@@ -59,10 +75,11 @@ export const claudeMessagesMode: RelayMode = {
   azureTask: 'chat/completions',
   canStream: true,
   eventStream: true,
+  // Anthropic's own checks only: a block the hub cannot convert is refused on a translated lane (attempt.ts), not
+  // here, so that it still reaches a provider of Claude's format unchanged
   validate(body) {
-    if (!body.model) return 'model: Field required';
     try {
-      claudeHub(body);
+      validateClaudeRequest(body);
       return null;
     } catch (e) {
       if (e instanceof FormatError) return e.message;
@@ -70,14 +87,18 @@ export const claudeMessagesMode: RelayMode = {
     }
   },
   maxTokens: (body) => Number(body.max_tokens) || 0,
-  promptTexts: (body) => messageTexts(claudeHub(body).messages),
+  promptTexts(body) {
+    const hub = convertible(body);
+    return hub ? messageTexts(hub.messages) : lenientTexts({ system: body.system, messages: body.messages });
+  },
   promptTokens(body, model) {
-    const hub = claudeHub(body);
-    return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);
+    const hub = convertible(body);
+    if (hub) return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);
+    return countTextTokens([...lenientTexts({ system: body.system, messages: body.messages })].join('\n'), model);
   },
   promptBound(body, bodyBytes) {
-    const hub = claudeHub(body);
-    return chatPromptBound(hub.messages, hub.tools, bodyBytes);
+    const hub = convertible(body);
+    return hub ? chatPromptBound(hub.messages, hub.tools, bodyBytes) : -1;
   },
   responseText: (json) => blocksText(json?.content),
   chunkText(json) {

@@ -10,8 +10,10 @@ import {
   chatPromptBound,
   countChatPromptTokens,
   countInputTokens,
+  countTextTokens,
   type ChatMessageLike,
 } from '../../services/tokenizer.js';
+import { lenientTexts } from '../formats/lenient-texts.js';
 import { usageOfHub } from '../hub/usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 
@@ -23,6 +25,16 @@ export function geminiHub(body: Record<string, any>): HubRequest {
     hubs.set(body, hub);
   }
   return hub;
+}
+
+/** The hub form, or null for a request that only a Gemini provider can take as it is. */
+function convertible(body: Record<string, any>): HubRequest | null {
+  try {
+    return geminiHub(body);
+  } catch (e) {
+    if (e instanceof FormatError) return null;
+    throw e;
+  }
 }
 
 function partsText(json: any): StreamDelta {
@@ -46,24 +58,27 @@ const generate: Omit<RelayMode, 'name'> = {
   azureTask: 'chat/completions',
   canStream: false,
   decodeStreams: true,
+  // Gemini's first check only: what the hub cannot convert is refused on a translated lane (attempt.ts), and still
+  // reaches a Gemini provider unchanged
   validate(body) {
-    try {
-      geminiHub(body);
-      return null;
-    } catch (e) {
-      if (e instanceof FormatError) return e.message;
-      throw e;
-    }
+    const contents = body.contents;
+    if (!Array.isArray(contents) || contents.length === 0)
+      return '* GenerateContentRequest.contents: contents is not specified';
+    return null;
   },
   maxTokens: (body) => Number(body?.generationConfig?.maxOutputTokens) || 0,
-  promptTexts: (body) => messageTexts(geminiHub(body).messages),
+  promptTexts(body) {
+    const hub = convertible(body);
+    return hub ? messageTexts(hub.messages) : lenientTexts({ s: body.systemInstruction, c: body.contents });
+  },
   promptTokens(body, model) {
-    const hub = geminiHub(body);
-    return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);
+    const hub = convertible(body);
+    if (hub) return countChatPromptTokens(hub.messages as ChatMessageLike[], model, hub.tools);
+    return countTextTokens([...lenientTexts({ s: body.systemInstruction, c: body.contents })].join('\n'), model);
   },
   promptBound(body, bodyBytes) {
-    const hub = geminiHub(body);
-    return chatPromptBound(hub.messages, hub.tools, bodyBytes);
+    const hub = convertible(body);
+    return hub ? chatPromptBound(hub.messages, hub.tools, bodyBytes) : -1;
   },
   responseText: partsText,
   chunkText: partsText,

@@ -22,6 +22,11 @@ export const anthropicCodec: FormatCodec = {
   errorBody,
 };
 
-export { anthropicServerTools, countTokensRequestToHub, countTokensResponse } from './request-to-hub.js';
+export {
+  anthropicServerTools,
+  countTokensRequestToHub,
+  countTokensResponse,
+  validateClaudeRequest,
+} from './request-to-hub.js';
 export { ClaudeStreamError } from './stream-decode.js';
 export { claudeErrorType } from './errors.js';

@@ -38,7 +38,7 @@ export function countTokensResponse(inputTokens: number): { input_tokens: number
 }
 
 function convert(body: Record<string, any>, needsMaxTokens: boolean): HubRequest {
-  validate(body, needsMaxTokens);
+  validateClaudeRequest(body, needsMaxTokens);
   const hub: HubRequest = { model: body.model, messages: [] };
   const system = systemMessage(body.system);
   if (system) hub.messages.push(system);
@@ -62,7 +62,7 @@ function convert(body: Record<string, any>, needsMaxTokens: boolean): HubRequest
 }
 
 /** The checks Anthropic makes before anything else, with its messages (a pydantic-style "field: problem"). */
-function validate(body: Record<string, any>, needsMaxTokens: boolean): void {
+export function validateClaudeRequest(body: Record<string, any>, needsMaxTokens = true): void {
   if (!body || typeof body !== 'object') throw new FormatError('request body must be a JSON object');
   if (typeof body.model !== 'string' || !body.model) throw new FormatError('model: Field required', 400, 'model');
   if (body.messages === undefined) throw new FormatError('messages: Field required', 400, 'messages');
