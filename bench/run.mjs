@@ -71,6 +71,8 @@ const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 8000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
+// channels serving the measured OpenAI model, and as many Anthropic ones serving the Claude model
+const HOT_CHANNELS = Math.min(10, N_CHANNELS);
 // each token's remain_quota: below 100 × a request's reservation (37 here) every request waits for its reservation
 const TOKEN_QUOTA = Number(env.BENCH_TOKEN_QUOTA ?? 1e12);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
@@ -276,7 +278,7 @@ async function seed(dsn, sqlitePath, mockUrl) {
   // channels 0..hot-1 serve MODEL (and the translated lane's model), the next `hot` are Anthropic channels serving
   // CLAUDE_MODEL, the rest one model each that no request asks for: the routing table's size. The Anthropic ones take
   // the places of such padding channels, so the total stays N_CHANNELS (unless it is below 2 × hot).
-  const hot = Math.min(10, N_CHANNELS);
+  const hot = HOT_CHANNELS;
   const total = Math.max(N_CHANNELS, 2 * hot);
   for (let i = 0; i < total; i++) {
     const anthropic = i >= hot && i < 2 * hot;
@@ -506,7 +508,7 @@ function wrkScript(file, payload, headerSets) {
   const lua = (v) => `[==[${v}]==]`;
   const table = (h) =>
     `{ ${Object.entries(h)
-      .map(([k, v]) => `[${lua(k)}] = ${lua(v)}`)
+      .map(([k, v]) => `[ ${lua(k)} ] = ${lua(v)}`)
       .join(', ')} }`;
   writeFileSync(
     file,
@@ -767,7 +769,7 @@ async function main() {
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
   out(
-    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${Math.min(10, N_CHANNELS)} of them Anthropic; ${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`,
+    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${Math.max(N_CHANNELS, 2 * HOT_CHANNELS)} channels (${HOT_CHANNELS} of them Anthropic; ${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`,
   );
   out();
 
