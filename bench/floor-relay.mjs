@@ -11,29 +11,28 @@ import { Agent, UPSTREAM_POOL } from '../server/dist/lib/undici.js';
 import { LeanHttpFront } from '../server/dist/lib/lean-http/front.js';
 import { LeanHttpClient } from '../server/dist/lib/lean-http/client.js';
 import { UpstreamCall } from '../server/dist/relay/upstream-call.js';
+import { directTransport } from '../server/dist/relay/transport/index.js';
 
 const upstream = new URL(process.argv[2]);
 const agent = new Agent(UPSTREAM_POOL);
 const lean = new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout });
+// the gateway's transport for channels without a proxy: the lean client first, undici's pool for what it does not take
+const transport = directTransport(agent, lean);
 const ROUTE = '/v1/chat/completions';
 
 async function relay(raw, authorization, res) {
   try {
     const body = JSON.parse(raw.toString());
     const call = new UpstreamCall(body.stream === true);
-    await call.send(
-      agent,
-      {
-        origin: upstream.origin,
-        path: `${upstream.pathname.replace(/\/+$/, '')}${ROUTE}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
-        body: Buffer.from(JSON.stringify(body)),
-        headersTimeout: 300_000,
-        bodyTimeout: 300_000,
-      },
-      lean,
-    );
+    await call.send(transport, {
+      origin: upstream.origin,
+      path: `${upstream.pathname.replace(/\/+$/, '')}${ROUTE}`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: authorization ?? '' },
+      body: Buffer.from(JSON.stringify(body)),
+      headersTimeout: 300_000,
+      bodyTimeout: 300_000,
+    });
     const type = call.contentType || 'application/json';
     if (body.stream) {
       res.writeHead(call.statusCode, { 'content-type': type });

@@ -10,6 +10,14 @@
 //     from /proc/stat: on a shared VM a stolen spell during one side of a pair moves its ratio by tens of points.
 // Reports ratios gateway/direct and the added latency, prints a Markdown summary and writes it to bench/results/.
 //
+// Modes (BENCH_MODES): `json` and `stream`, an OpenAI Chat Completions client on OpenAI channels; `claude-json` and
+// `claude-stream`, an Anthropic Messages client (POST /v1/messages, x-api-key) on Anthropic channels (type 14) served
+// by the same mock: the native lane, direct = the same Claude request to the mock; `claude-x-json` and
+// `claude-x-stream`, that Claude client on OpenAI channels: the translated lane, direct = the `json` / `stream` OpenAI
+// request, so its ratio is the share of plain OpenAI direct RPS the translated lane keeps. After the load table, each
+// Claude cell's ratio is set against the matching OpenAI cell's (json ↔ claude-json / claude-x-json, stream ↔ …).
+// The floor relays Chat Completions only: it is measured for the OpenAI modes.
+//
 // Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
 // ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_TOKEN_QUOTA (1e12), BENCH_CHANNELS (100),
@@ -38,6 +46,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { SERVER_ENV, SERVER_NODE_FLAGS } from '../scripts/server-flags.mjs';
+import { checkAnswer } from './answer-check.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -62,6 +71,8 @@ const PROBE_WARMUP = Number(env.BENCH_PROBE_WARMUP ?? 8000);
 const N_TOKENS = Number(env.BENCH_TOKENS ?? 1000);
 const N_CHANNELS = Number(env.BENCH_CHANNELS ?? 100);
 const MAX_TOKENS = Number(env.BENCH_MAX_TOKENS ?? 0);
+// channels serving the measured OpenAI model, and as many Anthropic ones serving the Claude model
+const HOT_CHANNELS = Math.min(10, N_CHANNELS);
 // each token's remain_quota: below 100 × a request's reservation (37 here) every request waits for its reservation
 const TOKEN_QUOTA = Number(env.BENCH_TOKEN_QUOTA ?? 1e12);
 const SQL_DSN = env.BENCH_SQL_DSN ?? '';
@@ -69,6 +80,47 @@ const RATE = Number(env.BENCH_RATE ?? 0);
 // the stack's floor (bench/floor-relay.mjs) measured beside the gateway in every probe and round; 0 leaves it out
 const FLOOR = (env.BENCH_FLOOR ?? '1') !== '0';
 const MODEL = 'gpt-4o-mini';
+// the native Claude lane's model, served by the Anthropic channels (a model with a default ratio)
+const CLAUDE_MODEL = 'claude-3-5-haiku-20241022';
+// the translated lane's model: a name of its own on the OpenAI channels that serve MODEL, priced like it
+const CLAUDE_X_MODEL = 'gpt-4o-mini-2024-07-18';
+const ANTHROPIC_VERSION = '2023-06-01';
+/**
+ * What each BENCH_MODES entry measures. client: the format the gateway is called in; direct: the format of the
+ * request sent straight to the mock; versus: the OpenAI mode whose ratio a Claude mode's is compared with; goal: the
+ * least share of that ratio the Claude lane should keep (native within 10 %, translated at least half).
+ */
+const MODE_SPECS = {
+  json: { client: 'openai', direct: 'openai', stream: false, model: MODEL },
+  stream: { client: 'openai', direct: 'openai', stream: true, model: MODEL },
+  'claude-json': { client: 'claude', direct: 'claude', stream: false, model: CLAUDE_MODEL, versus: 'json', goal: 90 },
+  'claude-stream': {
+    client: 'claude',
+    direct: 'claude',
+    stream: true,
+    model: CLAUDE_MODEL,
+    versus: 'stream',
+    goal: 90,
+  },
+  'claude-x-json': {
+    client: 'claude',
+    direct: 'openai',
+    stream: false,
+    model: CLAUDE_X_MODEL,
+    versus: 'json',
+    goal: 50,
+  },
+  'claude-x-stream': {
+    client: 'claude',
+    direct: 'openai',
+    stream: true,
+    model: CLAUDE_X_MODEL,
+    versus: 'stream',
+    goal: 50,
+  },
+};
+for (const mode of MODES)
+  if (!MODE_SPECS[mode]) throw new Error(`BENCH_MODES: ${mode} is none of ${Object.keys(MODE_SPECS).join(', ')}`);
 // The load generator shares the two cores with the mock and the gateway, and takes CPU from them. wrk (C, one
 // thread, a process of its own) is what perf-anchors.md measured the targets' references with (Portkey, the lean
 // Node relay); autocannon in this process costs several times more CPU per request. Measured on one VM, same build,
@@ -223,17 +275,22 @@ async function seed(dsn, sqlitePath, mockUrl) {
       .insertInto('tokens')
       .values(tokens.slice(i, i + 200))
       .execute();
-  const hot = Math.min(10, N_CHANNELS);
-  for (let i = 0; i < N_CHANNELS; i++) {
-    const models = i < hot ? MODEL : `bench-model-${i}`;
+  // channels 0..hot-1 serve MODEL (and the translated lane's model), the next `hot` are Anthropic channels serving
+  // CLAUDE_MODEL, the rest one model each that no request asks for: the routing table's size. The Anthropic ones take
+  // the places of such padding channels, so the total stays N_CHANNELS (unless it is below 2 × hot).
+  const hot = HOT_CHANNELS;
+  const total = Math.max(N_CHANNELS, 2 * hot);
+  for (let i = 0; i < total; i++) {
+    const anthropic = i >= hot && i < 2 * hot;
+    const channelModels = i < hot ? [MODEL, CLAUDE_X_MODEL] : anthropic ? [CLAUDE_MODEL] : [`bench-model-${i}`];
     await db
       .insertInto('channels')
       .values({
-        type: 1,
-        key: 'sk-upstream',
+        type: anthropic ? 14 : 1,
+        key: anthropic ? 'sk-ant-upstream' : 'sk-upstream',
         name: `ch${i}`,
         base_url: mockUrl,
-        models,
+        models: channelModels.join(','),
         group: 'default',
         status: 1,
         created_time: now,
@@ -247,7 +304,16 @@ async function seed(dsn, sqlitePath, mockUrl) {
     const row = await db.selectFrom('channels').select('id').where('name', '=', `ch${i}`).executeTakeFirstOrThrow();
     await db
       .insertInto('abilities')
-      .values({ group: 'default', model: models, channel_id: row.id, enabled: true, priority: 0, weight: 0 })
+      .values(
+        channelModels.map((model) => ({
+          group: 'default',
+          model,
+          channel_id: row.id,
+          enabled: true,
+          priority: 0,
+          weight: 0,
+        })),
+      )
       .execute();
   }
   await close();
@@ -332,34 +398,60 @@ function cpuShares(a, b) {
   return { idle: (100 * (b.idle - a.idle)) / t, steal: (100 * (b.steal - a.steal)) / t };
 }
 
-const body = (stream) =>
+const SYSTEM_PROMPT = 'You are a helpful assistant.';
+const USER_PROMPT = 'Benchmark request body of a typical size. '.repeat(20);
+const openaiBody = (stream, model = MODEL) =>
   JSON.stringify({
-    model: MODEL,
+    model,
     stream,
     ...(MAX_TOKENS > 0 ? { max_tokens: MAX_TOKENS } : {}),
     messages: [
-      { role: 'system', content: 'You are a helpful assistant.' },
-      { role: 'user', content: 'Benchmark request body of a typical size. '.repeat(20) },
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: USER_PROMPT },
     ],
   });
+// the same conversation as a Claude client sends it: the system prompt beside the messages, max_tokens required
+const claudeBody = (stream, model) =>
+  JSON.stringify({
+    model,
+    max_tokens: MAX_TOKENS > 0 ? MAX_TOKENS : 1024,
+    stream,
+    system: SYSTEM_PROMPT,
+    messages: [{ role: 'user', content: USER_PROMPT }],
+  });
+
+/**
+ * A measured endpoint: its URL, the request body, the headers of request i (its credentials: the gateway's tokens in
+ * turn) and the format it answers in. `key` names it for the wrk script cache.
+ */
+const target = (key, url, answer, payload, headersFor) => ({ key, url, answer, payload, headersFor });
+const openaiAuth = (key) => ({ authorization: `Bearer ${key}` });
+const claudeAuth = (key) => ({ 'x-api-key': key, 'anthropic-version': ANTHROPIC_VERSION });
+
+/** Whether a whole answer looks complete, cheaply (the probe's check of every request). */
+function looksComplete(answer, stream, text) {
+  if (!stream) return text.includes('"usage"');
+  return answer === 'claude' ? text.includes('event: message_stop') : text.includes('[DONE]');
+}
 
 async function setMockDelay(mockPort, delayMs) {
   await fetch(`${mockBase(mockPort)}/__mock/config`, { method: 'POST', body: JSON.stringify({ delayMs }) });
 }
 
 /** One connection, sequential requests: time to first byte and to last byte. */
-async function probe(url, stream, authFor) {
+async function probe({ url, payload, headersFor, answer }, stream) {
   const u = new URL(url);
   const proto = u.protocol === 'https:' ? https : http;
   const agent = new proto.Agent({ keepAlive: true, maxSockets: 1 });
-  const payload = body(stream);
   const once = (i) =>
     new Promise((resolve) => {
       const t0 = process.hrtime.bigint();
       let tFirst = 0n;
-      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
-      const auth = authFor(i);
-      if (auth) headers.authorization = auth;
+      const headers = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(payload),
+        ...headersFor(i),
+      };
       const req = proto.request(
         { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers, agent },
         (res) => {
@@ -370,7 +462,7 @@ async function probe(url, stream, authFor) {
           });
           res.on('end', () => {
             const t1 = process.hrtime.bigint();
-            const ok = res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"usage"'));
+            const ok = res.statusCode === 200 && looksComplete(answer, stream, text);
             resolve({ ok, ttfb: Number(tFirst - t0) / 1e6, total: Number(t1 - t0) / 1e6, text });
           });
         },
@@ -409,19 +501,27 @@ async function probe(url, stream, authFor) {
 }
 
 /**
- * A wrk script: POSTs `payload`, each request with the next of `auths` (the gateway's tokens in turn, as autocannon's
- * setupRequest does), and prints wrk's summary as one JSON line.
+ * A wrk script: POSTs `payload`, each request with the next of `headerSets` (the gateway's tokens in turn, as
+ * autocannon's setupRequest does), and prints wrk's summary as one JSON line.
  */
-function wrkScript(file, payload, auths) {
+function wrkScript(file, payload, headerSets) {
   const lua = (v) => `[==[${v}]==]`;
+  const table = (h) =>
+    `{ ${Object.entries(h)
+      .map(([k, v]) => `[ ${lua(k)} ] = ${lua(v)}`)
+      .join(', ')} }`;
   writeFileSync(
     file,
     `local body = ${lua(payload)}
-local auths = { ${auths.map(lua).join(', ')} }
+local sets = { ${headerSets.map(table).join(', ')} }
 local reqs = {}
 local i = 0
 function init(args)
-  for k = 1, #auths do reqs[k] = wrk.format("POST", nil, { ["Content-Type"] = "application/json", ["Authorization"] = auths[k] }, body) end
+  for k = 1, #sets do
+    local h = { ["Content-Type"] = "application/json" }
+    for name, value in pairs(sets[k]) do h[name] = value end
+    reqs[k] = wrk.format("POST", nil, h, body)
+  end
 end
 function request()
   i = i % #reqs + 1
@@ -466,16 +566,15 @@ const scripts = new Map();
 let scriptDir = '';
 
 /** One load run with the chosen generator: { rps, p50, p99 (ms), errors (incl. non-2xx), served }. */
-async function generate(url, stream, connections, authFor) {
+async function generate({ key, url, payload, headersFor }, connections) {
   if (LOADGEN === 'wrk') {
-    const key = `${stream}-${authFor.name}`;
     if (!scripts.has(key))
       scripts.set(
         key,
         wrkScript(
           join(scriptDir, `wrk-${scripts.size}.lua`),
-          body(stream),
-          Array.from({ length: N_TOKENS }, (_, i) => authFor(i)),
+          payload,
+          Array.from({ length: N_TOKENS }, (_, i) => headersFor(i)),
         ),
       );
     return wrk(url, scripts.get(key), connections);
@@ -490,10 +589,9 @@ async function generate(url, stream, connections, authFor) {
       {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: body(stream),
+        body: payload,
         setupRequest: (req) => {
-          const auth = authFor(i++);
-          if (auth) req.headers = { ...req.headers, authorization: auth };
+          req.headers = { ...req.headers, ...headersFor(i++) };
           return req;
         },
       },
@@ -509,12 +607,12 @@ async function generate(url, stream, connections, authFor) {
 }
 
 /** A load run, with the machine's CPU shares, the measured process's RSS peak and its CPU per request served. */
-async function load(url, stream, connections, authFor, pid) {
+async function load(tgt, connections, pid) {
   let peak = 0;
   const timer = pid ? setInterval(() => (peak = Math.max(peak, rssMb(pid))), 200) : null;
   const cpu0 = cpuTimes();
   const own0 = pid ? processCpuMs(pid) : NaN;
-  const r = await generate(url, stream, connections, authFor).finally(() => timer && clearInterval(timer));
+  const r = await generate(tgt, connections).finally(() => timer && clearInterval(timer));
   return {
     ...cpuShares(cpu0, cpuTimes()),
     ...r,
@@ -554,6 +652,41 @@ async function serve(upstream) {
   rmSync(work, { recursive: true, force: true });
 }
 
+/**
+ * After the load table: each Claude cell's gateway/direct ratio against the matching OpenAI cell's, when both ran.
+ * The goal: the native lane keeps at least 90 % of the OpenAI lane's share of direct RPS, the translated one half.
+ */
+function claudeSummary(cellRatios, out) {
+  const rows = [];
+  for (const delay of DELAYS)
+    for (const mode of MODES) {
+      const { versus, goal } = MODE_SPECS[mode];
+      if (!versus) continue;
+      for (const c of CONNS) {
+        const claude = cellRatios.get(`${mode} ${delay} ${c}`);
+        const openai = cellRatios.get(`${versus} ${delay} ${c}`);
+        if (claude === undefined || openai === undefined) continue;
+        const share = (100 * claude) / openai;
+        rows.push(
+          `| ${mode} | ${versus} | ${delay} ms | ${c} | ${f(claude, 1)} % | ${f(openai, 1)} % | **${f(share, 0)} %** | ≥ ${goal} %: ${share >= goal ? 'met' : 'not met'} |`,
+        );
+      }
+    }
+  if (!rows.length) return;
+  out();
+  out('## Claude lanes against the OpenAI lane');
+  out();
+  out(
+    "Each Claude cell's gateway/direct ratio against the matching OpenAI cell's in this run (native: Claude direct; translated: the OpenAI direct). Goal: the native lane within 10 % of the OpenAI lane's share of direct RPS, the translated lane at least half of it.",
+  );
+  out();
+  out(
+    '| Claude mode | OpenAI mode | upstream delay | conns | Claude gateway/direct | OpenAI gateway/direct | Claude / OpenAI | goal |',
+  );
+  out('|---|---|---|---|---|---|---|---|');
+  for (const row of rows) out(row);
+}
+
 async function main() {
   if (env.BENCH_SERVE) return serve(env.BENCH_SERVE);
   const mockPort = await startMock();
@@ -561,21 +694,71 @@ async function main() {
   const { work, sqlitePath, database, keys } = await seededDatabase(mockUrl);
   const gwPort = await freePort();
   const gw = await startGateway(database.dsn, sqlitePath, gwPort, work);
-  const gwUrl = `http://127.0.0.1:${gwPort}/v1/chat/completions`;
-  const directUrl = `${mockUrl}/v1/chat/completions`;
-  const gwAuth = (i) => `Bearer sk-${keys[i % keys.length]}`;
-  const noAuth = () => 'Bearer sk-upstream';
-  const floor = FLOOR ? await startFloor(mockUrl) : null;
-  const floorUrl = floor && `http://127.0.0.1:${floor.port}/v1/chat/completions`;
+  const gwBase = `http://127.0.0.1:${gwPort}`;
+  const gwKey = (i) => `sk-${keys[i % keys.length]}`;
+  // the floor relays Chat Completions only: started when an OpenAI-client mode runs
+  const floor = FLOOR && MODES.some((m) => MODE_SPECS[m].client === 'openai') ? await startFloor(mockUrl) : null;
   scriptDir = work;
+  /** direct, gateway and floor (null: none for this mode) targets of a mode */
+  const targetsOf = (mode) => {
+    const { client, direct, stream, model } = MODE_SPECS[mode];
+    const kind = stream ? 'stream' : 'json';
+    const claudeClient = client === 'claude';
+    const gateway = claudeClient
+      ? target(`gw-${mode}`, `${gwBase}/v1/messages`, 'claude', claudeBody(stream, model), (i) => claudeAuth(gwKey(i)))
+      : target(`gw-${mode}`, `${gwBase}/v1/chat/completions`, 'openai', openaiBody(stream, model), (i) =>
+          openaiAuth(gwKey(i)),
+        );
+    // the translated lane's direct is the OpenAI modes' own: one cache key, one wrk script
+    const directTarget =
+      direct === 'claude'
+        ? target(`direct-claude-${kind}`, `${mockUrl}/v1/messages`, 'claude', claudeBody(stream, model), () =>
+            claudeAuth('sk-ant-upstream'),
+          )
+        : target(`direct-openai-${kind}`, `${mockUrl}/v1/chat/completions`, 'openai', openaiBody(stream), () =>
+            openaiAuth('sk-upstream'),
+          );
+    const floorTarget =
+      floor && !claudeClient
+        ? target(
+            `floor-${kind}`,
+            `http://127.0.0.1:${floor.port}/v1/chat/completions`,
+            'openai',
+            openaiBody(stream),
+            () => openaiAuth('sk-upstream'),
+          )
+        : null;
+    return { direct: directTarget, gateway, floor: floorTarget };
+  };
 
-  const sanity = await fetch(gwUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: gwAuth(0) },
-    body: body(false),
-  });
-  if (sanity.status !== 200)
-    throw new Error(`gateway answered ${sanity.status}: ${(await sanity.text()).slice(0, 300)}`);
+  // every mode's direct and gateway answer read whole and checked before anything is measured; the native lane
+  // passes the mock's bytes through, so its events must be the mock's, and every lane must carry the mock's text
+  for (const mode of MODES) {
+    const { stream, client, direct: directFormat } = MODE_SPECS[mode];
+    const { direct, gateway } = targetsOf(mode);
+    const answer = async (t) => {
+      const res = await fetch(t.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...t.headersFor(0) },
+        body: t.payload,
+      });
+      try {
+        return checkAnswer(t.answer, stream, res.status, await res.text());
+      } catch (e) {
+        throw new Error(`${mode}: ${t === gateway ? 'the gateway' : 'the mock'}'s answer: ${e.message}`);
+      }
+    };
+    const d = await answer(direct);
+    const g = await answer(gateway);
+    if (!d.text || g.text !== d.text)
+      throw new Error(
+        `${mode}: the gateway's text ${JSON.stringify(g.text)} is not the mock's ${JSON.stringify(d.text)}`,
+      );
+    if (client === directFormat && g.events.join() !== d.events.join())
+      throw new Error(
+        `${mode}: the gateway's events (${g.events.join(', ')}) are not the mock's (${d.events.join(', ')})`,
+      );
+  }
   const idleRss = rssMb(gw.pid);
 
   const lines = [];
@@ -586,7 +769,7 @@ async function main() {
   out(`# Gateway benchmark — ${new Date().toISOString()}`);
   out();
   out(
-    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${N_CHANNELS} channels (${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`,
+    `Node ${process.version}, ${(await import('node:os')).cpus().length} cores; ${N_TOKENS} tokens, ${Math.max(N_CHANNELS, 2 * HOT_CHANNELS)} channels (${HOT_CHANNELS} of them Anthropic; ${database.label}); ${ROUNDS} × ${DURATION} s per load cell and target; load generator ${LOADGEN === 'wrk' ? 'wrk (1 thread, its own process)' : 'autocannon in-process'}${MAX_TOKENS > 0 ? `; bodies set max_tokens ${MAX_TOKENS}` : ''}${RATE > 0 ? `; every load measurement at a fixed ${RATE} requests/s` : ''}${TLS ? '; upstream over https (BENCH_TLS)' : ''}.`,
   );
   out();
 
@@ -600,12 +783,13 @@ async function main() {
   );
   out('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const mode of MODES) {
-    const stream = mode === 'stream';
+    const { stream } = MODE_SPECS[mode];
+    const targets = targetsOf(mode);
     const cpu0 = cpuTimes();
-    const d = await probe(directUrl, stream, noAuth);
-    const g = await probe(gwUrl, stream, gwAuth);
+    const d = await probe(targets.direct, stream);
+    const g = await probe(targets.gateway, stream);
     const { steal } = cpuShares(cpu0, cpuTimes());
-    const fl = floor && (await probe(floorUrl, stream, noAuth));
+    const fl = targets.floor && (await probe(targets.floor, stream));
     out(
       `| ${mode} | ${f(d.ttfbP50, 3)} | ${f(g.ttfbP50, 3)} | **${f(g.ttfbP50 - d.ttfbP50, 3)}** | ${f(d.ttfbP99, 3)} | ${f(g.ttfbP99, 3)} | **${f(g.ttfbP99 - d.ttfbP99, 3)}** | ${f(g.totalP50 - d.totalP50, 3)} | ${fl ? `${f(fl.ttfbP50 - d.ttfbP50, 3)} / ${f(fl.ttfbP99 - d.ttfbP99, 3)}` : 'n/a'} | ${f(steal, 1)} | ${g.bad}${g.sample ? ` (${g.sample})` : ''} |`,
     );
@@ -614,7 +798,7 @@ async function main() {
   out(`## Load (${LOADGEN})`);
   out();
   out(
-    `Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway${floor ? ' then floor' : ''}, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.${floor ? " Floor: bench/floor-relay.mjs, the least a relay on this stack does (no auth, billing or logs), against the same round's direct RPS; the median of the rounds, then every round." : ''}`,
+    `Each cell: ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} of direct then gateway${floor ? ' then floor' : ''}, ${DURATION} s each; the row is the round with the median gateway/direct ratio (all rounds' ratios listed), errors summed and RSS the maximum over the rounds. CPU idle / stolen: the machine's, during the direct and the gateway measurement of each round.${floor ? " Floor: bench/floor-relay.mjs, the least a relay on this stack does (no auth, billing or logs), against the same round's direct RPS; the median of the rounds, then every round (OpenAI modes only: it relays Chat Completions)." : ''}`,
   );
   out();
   out(
@@ -623,28 +807,31 @@ async function main() {
   out('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let peak128 = 0;
   let ran128 = false;
+  /** each cell's median gateway/direct ratio (%), by `${mode} ${delay} ${conns}`: the Claude summary reads them */
+  const cellRatios = new Map();
   for (const delay of DELAYS) {
     await setMockDelay(mockPort, delay);
     for (const mode of MODES) {
-      const stream = mode === 'stream';
+      const targets = targetsOf(mode);
       for (const c of CONNS) {
         // direct and gateway back to back, ROUNDS times: the row shows the round with the median ratio, so a slow
         // spell of the machine during one measurement does not decide the cell
         const rounds = [];
         for (let r = 0; r < ROUNDS; r++) {
-          const d = await load(directUrl, stream, c, noAuth);
-          const g = await load(gwUrl, stream, c, gwAuth, gw.pid);
-          const fl = floor && (await load(floorUrl, stream, c, noAuth));
+          const d = await load(targets.direct, c);
+          const g = await load(targets.gateway, c, gw.pid);
+          const fl = targets.floor && (await load(targets.floor, c));
           rounds.push({ d, g, ratio: (100 * g.rps) / d.rps, floorRatio: fl ? (100 * fl.rps) / d.rps : NaN });
         }
         const floorRatios = rounds.map((r) => r.floorRatio);
-        const floorCol = floor
+        const floorCol = targets.floor
           ? `${f(
               medianBy(floorRatios, (x) => x),
               1,
             )}: ${floorRatios.map((x) => f(x, 1)).join(' / ')}`
           : 'n/a';
         const { d, g, ratio } = medianBy(rounds, (r) => r.ratio);
+        cellRatios.set(`${mode} ${delay} ${c}`, ratio);
         const errors = rounds.reduce((n, r) => n + r.g.errors, 0);
         const rss = Math.max(...rounds.map((r) => r.g.rssPeak));
         if (c >= 128) {
@@ -657,6 +844,7 @@ async function main() {
       }
     }
   }
+  claudeSummary(cellRatios, out);
   out();
   out(
     `Gateway RSS: idle ${idleRss} MB after warm-up start, ${ran128 ? `peak ${peak128} MB during the 128-connection runs` : 'no 128-connection runs'}.`,
