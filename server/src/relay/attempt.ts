@@ -407,7 +407,7 @@ export async function attempt(
 /** The upstream body of a request on the translated lane: the client's request → hub → the provider's format. */
 async function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptInput): Promise<Buffer> {
   const adaptor = adaptorFor(a.channel.type);
-  const hub = codecFor(info.clientFormat).requestToHub(a.body);
+  const hub = { ...(a.mode.hubOf?.(a.body) ?? codecFor(info.clientFormat).requestToHub(a.body)) };
   hub.model = info.upstreamModel;
   const body = adaptor.fromHub
     ? await adaptor.fromHub(info, hub)

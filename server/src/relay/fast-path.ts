@@ -44,6 +44,8 @@ export function installRelayFastPath(
   // the engine's options per route, made once rather than per request
   const optionsOf: Record<string, JsonRelayOptions> = {};
   for (const url of Object.keys(routes)) optionsOf[url] = { mode: routes[url] };
+  /** the client format of a route: its refusals are written in that format's error shape */
+  const formatOf = (url: string | undefined) => (url && Object.hasOwn(routes, url) ? routes[url].format : undefined);
 
   /** one relay request whose caller is authenticated and whose body has been read */
   const serve = (
@@ -62,15 +64,17 @@ export function installRelayFastPath(
         new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'),
         id,
         headers.origin,
+        formatOf(url),
       );
     }
     decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
-      if (err) return sendRelayError(res, err, id, headers.origin);
+      if (err) return sendRelayError(res, err, id, headers.origin, formatOf(url));
       const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
       relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch(
         (e) => {
           ctx.log.error({ err: e, reqId: id }, 'relay failed');
-          if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin);
+          if (!res.headersSent)
+            sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin, formatOf(url));
           else res.destroy();
         },
       );
@@ -83,7 +87,7 @@ export function installRelayFastPath(
       bodyLimit: BODY_LIMIT,
       admission: {
         check: (head) => admit(head.url, head.headers),
-        refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId()),
+        refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId(), formatOf(head.url)),
       },
       handle: (req, res) =>
         serve(req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
@@ -97,7 +101,13 @@ export function installRelayFastPath(
   /** Node's request: its body is read once the caller is known */
   const readBody = (req: IncomingMessage, res: ServerResponse, caller: RelayCaller): void => {
     const tooLarge = () =>
-      refuseUnread(res, req.headers, new RelayError(413, 'Request body is too large'), newRequestId());
+      refuseUnread(
+        res,
+        req.headers,
+        new RelayError(413, 'Request body is too large'),
+        newRequestId(),
+        formatOf(req.url),
+      );
     if (Number(req.headers['content-length']) > BODY_LIMIT) return tooLarge();
     let chunks: Buffer[] = [];
     let size = 0;
@@ -132,13 +142,13 @@ export function installRelayFastPath(
     try {
       caller = admit(req.url!, req.headers);
     } catch (err) {
-      return refuseUnread(res, req.headers, err, newRequestId());
+      return refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url));
     }
     // nothing is read from the request until its caller is known
     if (caller instanceof Promise)
       caller.then(
         (c) => readBody(req, res, c),
-        (err) => refuseUnread(res, req.headers, err, newRequestId()),
+        (err) => refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url)),
       );
     else readBody(req, res, caller);
   });

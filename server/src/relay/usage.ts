@@ -64,8 +64,11 @@ export function normaliseUsage(u: any): UpstreamUsage | null {
   return usage;
 }
 
-/** The last top-level-looking usage object of a JSON response (OpenAI puts it last). */
-export function extractUsage(buf: Buffer): UpstreamUsage | null {
+/**
+ * The last top-level-looking `"usage": {…}` object of a JSON answer, parsed alone (OpenAI and Anthropic put it last),
+ * or null.
+ */
+export function extractUsageObject(buf: Buffer): Record<string, unknown> | null {
   let i = buf.lastIndexOf(USAGE);
   while (i >= 0) {
     const s = usageObjectStart(buf, i);
@@ -73,7 +76,7 @@ export function extractUsage(buf: Buffer): UpstreamUsage | null {
       const e = matchingBrace(buf, s);
       if (e < 0) return null;
       try {
-        return normaliseUsage(JSON.parse(buf.toString('utf8', s, e + 1)));
+        return JSON.parse(buf.toString('utf8', s, e + 1));
       } catch {
         return null;
       }
@@ -81,4 +84,10 @@ export function extractUsage(buf: Buffer): UpstreamUsage | null {
     i = i > 0 ? buf.lastIndexOf(USAGE, i - 1) : -1;
   }
   return null;
+}
+
+/** The usage of an OpenAI-style JSON answer, without parsing the answer. */
+export function extractUsage(buf: Buffer): UpstreamUsage | null {
+  const u = extractUsageObject(buf);
+  return u ? normaliseUsage(u) : null;
 }

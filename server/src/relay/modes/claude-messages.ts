@@ -14,6 +14,7 @@ import {
 } from '../../services/tokenizer.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import { usageOfHub } from '../hub/usage.js';
+import { extractUsageObject } from '../usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 
 /** The hub form of a Claude body, once per body object (validation, counting and the sensitive-word check share it). */
@@ -70,6 +71,7 @@ export const claudeMessagesMode: RelayMode = {
   name: 'claude messages',
   format: 'anthropic',
   hub: true,
+  hubOf: claudeHub,
   // the OpenAI path a Claude request is translated to, on an OpenAI-compatible channel
   upstreamPath: '/v1/chat/completions',
   azureTask: 'chat/completions',
@@ -110,13 +112,8 @@ export const claudeMessagesMode: RelayMode = {
       return { text: String(json.content_block.name ?? ''), toolCalls: 1 };
     return { text: '', toolCalls: 0 };
   },
-  responseUsage(buf) {
-    try {
-      return claudeUsage(JSON.parse(buf.toString('utf8'))?.usage, null);
-    } catch {
-      return null;
-    }
-  },
+  // only the usage object is parsed, as for OpenAI answers (usage.ts)
+  responseUsage: (buf) => claudeUsage(extractUsageObject(buf), null),
   streamUsage(json, prev) {
     if (json?.type === 'message_start') return claudeUsage(json.message?.usage, prev);
     if (json?.type === 'message_delta') return claudeUsage(json.usage, prev);

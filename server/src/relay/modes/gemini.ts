@@ -54,6 +54,7 @@ function partsText(json: any): StreamDelta {
 const generate: Omit<RelayMode, 'name'> = {
   format: 'gemini',
   hub: true,
+  hubOf: geminiHub,
   upstreamPath: '/v1/chat/completions',
   azureTask: 'chat/completions',
   canStream: false,

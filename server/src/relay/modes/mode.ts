@@ -4,6 +4,7 @@ import { countTextTokens } from '../../services/tokenizer.js';
 import type { PriceData } from '../../services/pricing/index.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import type { WireFormat } from '../formats/codec.js';
+import type { HubRequest } from '../hub/types.js';
 
 export interface StreamDelta {
   text: string;
@@ -61,6 +62,8 @@ export interface RelayMode {
   format?: WireFormat;
   /** the body is a chat request of `format` that converts to the hub: providers of other formats can serve it */
   hub?: boolean;
+  /** the hub form of a body, when the mode already made it (validation, counting): not converted twice */
+  hubOf?(body: Record<string, any>): HubRequest;
   /** always a stream (Gemini's streamGenerateContent), whatever the body says */
   alwaysStream?: boolean;
   /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */

@@ -83,4 +83,5 @@ export const FAST_PATH_ROUTES: Record<string, RelayMode> = {
   '/v1/chat/completions': chatMode,
   '/v1/completions': completionsMode,
   '/v1/embeddings': embeddingsMode,
+  '/v1/messages': claudeMessagesMode,
 };
