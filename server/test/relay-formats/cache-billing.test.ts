@@ -119,7 +119,11 @@ await describeEachDb('cache and thinking usage billed, every client format × pr
     it(`OpenAI client → ${t}: cached_tokens in the usage, cache billed, whole and streamed`, async () => {
       const c = openaiClient(w);
       let before = await balance(w);
-      const r = await c.chat.completions.create({ model, max_tokens: 200, messages: [{ role: 'user', content: 'Hi' }] });
+      const r = await c.chat.completions.create({
+        model,
+        max_tokens: 200,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
       expect(r.usage?.prompt_tokens_details?.cached_tokens).toBe(e.read);
       expect(r.usage?.completion_tokens).toBe(e.completion);
       if (familyOf(t) !== 'claude') expect(r.usage?.prompt_tokens).toBe(e.uncached + e.read);

@@ -30,7 +30,12 @@ const CITY_SCHEMA = {
 /** Every upstream stops at END (the Anthropic and Gemini mocks do it themselves, from the prompt). */
 function stopAtEnd(w: World) {
   w.scriptOpenai = () => ({ content: 'Hello there ', finish: 'stop' });
-  w.scriptClaudeCloud = () => ({ kind: 'text', text: 'Hello there ', stopReason: 'stop_sequence', stopSequence: 'END' });
+  w.scriptClaudeCloud = () => ({
+    kind: 'text',
+    text: 'Hello there ',
+    stopReason: 'stop_sequence',
+    stopSequence: 'END',
+  });
   w.scriptVertexGemini = () => ({ kind: 'text', text: 'Hello there ', finishReason: 'STOP' });
 }
 

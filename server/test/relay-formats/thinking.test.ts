@@ -73,7 +73,7 @@ await describeEachDb('thinking across formats, every client format × provider',
         reasoning_effort: 'low',
         messages: [{ role: 'user', content: 'Say hello' }],
       });
-      const message = r.choices[0].message as typeof r.choices[0]['message'] & { reasoning_content?: string };
+      const message = r.choices[0].message as (typeof r.choices)[0]['message'] & { reasoning_content?: string };
       expect(message.reasoning_content).toMatch(/thinking/i);
       expect(message.content).toMatch(/hello/i);
       expectThinkingAsked(w, t, 'openai');
@@ -156,7 +156,11 @@ await describeEachDb('thinking across formats, every client format × provider',
     it(`Anthropic client → ${t}: a signed thinking block goes back with the tool result`, async () => {
       const c = claudeClient(w);
       const tools = [
-        { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as any },
+        {
+          name: WEATHER_TOOL.name,
+          description: WEATHER_TOOL.description,
+          input_schema: WEATHER_TOOL.parameters as any,
+        },
       ];
       const base = {
         model,

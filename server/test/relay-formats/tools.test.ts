@@ -135,7 +135,11 @@ await describeEachDb('tools both ways, every client format × provider', (kind) 
         messages: [
           { role: 'system', content: SYSTEM },
           { role: 'user', content: QUESTION },
-          { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
+          },
           { role: 'tool', tool_call_id: id, content: RESULT },
         ],
         tools: [{ type: 'function', function: WEATHER_TOOL }],
@@ -149,7 +153,11 @@ await describeEachDb('tools both ways, every client format × provider', (kind) 
     it(`Anthropic client → ${t}: system + tools, streamed input_json deltas, tool_result, final answer`, async () => {
       const c = claudeClient(w);
       const tools = [
-        { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as any },
+        {
+          name: WEATHER_TOOL.name,
+          description: WEATHER_TOOL.description,
+          input_schema: WEATHER_TOOL.parameters as any,
+        },
       ];
       const stream = c.messages.stream({
         model,

@@ -125,12 +125,15 @@ export function openaiReply(req: RecordedRequest, script: OpenaiScript): Behavio
   const chunk = (delta: unknown, finishReason: string | null, u?: unknown) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-w', object: 'chat.completion.chunk', created: 1, model, choices: u ? [] : [{ index: 0, delta, finish_reason: finishReason }], ...(u ? { usage: u } : {}) })}\n\n`;
   let body = chunk({ role: 'assistant', content: '' }, null);
-  if (script.reasoning)
-    for (const piece of halves(script.reasoning)) body += chunk({ reasoning_content: piece }, null);
+  if (script.reasoning) for (const piece of halves(script.reasoning)) body += chunk({ reasoning_content: piece }, null);
   if (script.content) for (const piece of halves(script.content)) body += chunk({ content: piece }, null);
   if (call) {
     body += chunk(
-      { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
+      {
+        tool_calls: [
+          { index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+        ],
+      },
       null,
     );
     for (const piece of halves(call.function.arguments))
@@ -267,8 +270,7 @@ export function resetScripts(w: World): void {
 
 export const openaiClient = (w: World): OpenAI => client(w.s, w.key);
 export const claudeClient = (w: World) => new Anthropic({ apiKey: `sk-${w.key}`, baseURL: w.s.url, maxRetries: 0 });
-export const googleClient = (w: World) =>
-  new GoogleGenAI({ apiKey: `sk-${w.key}`, httpOptions: { baseUrl: w.s.url } });
+export const googleClient = (w: World) => new GoogleGenAI({ apiKey: `sk-${w.key}`, httpOptions: { baseUrl: w.s.url } });
 
 /** How many model calls the provider's mock has received so far. */
 export function callsTo(w: World, t: Target): number {
