@@ -126,7 +126,7 @@ await describeEachDb('cache and thinking usage billed, every client format × pr
       });
       expect(r.usage?.prompt_tokens_details?.cached_tokens).toBe(e.read);
       expect(r.usage?.completion_tokens).toBe(e.completion);
-      if (familyOf(t) !== 'claude') expect(r.usage?.prompt_tokens).toBe(e.uncached + e.read);
+      expect(r.usage?.prompt_tokens).toBe(e.uncached + e.read);
       await expectCharged(t, before);
 
       before = await balance(w);
@@ -176,7 +176,7 @@ await describeEachDb('cache and thinking usage billed, every client format × pr
       const u = r.usageMetadata!;
       expect(u.cachedContentTokenCount).toBe(e.read);
       expect((u.candidatesTokenCount ?? 0) + (u.thoughtsTokenCount ?? 0)).toBe(e.completion);
-      if (familyOf(t) !== 'claude') expect(u.promptTokenCount).toBe(e.uncached + e.read);
+      expect(u.promptTokenCount).toBe(e.uncached + e.read);
       await expectCharged(t, before);
 
       before = await balance(w);
