@@ -25,12 +25,13 @@ import {
 
 /** The OpenAI-compatible upstream is a reasoning model (DeepSeek style): it always answers with reasoning_content. */
 function reasoningOpenai(w: World) {
-  w.scriptOpenai = (body) =>
-    body.messages.at(-1)?.role === 'tool'
-      ? undefined
-      : body.tools?.length
-        ? undefined
-        : { reasoning: 'Thinking about the greeting', content: 'Hello after a pause', finish: 'stop' };
+  const reasoning = 'Thinking about the question';
+  w.scriptOpenai = (body) => {
+    if (body.messages.at(-1)?.role === 'tool') return undefined;
+    if (body.tools?.length)
+      return { reasoning, toolCall: { id: 'call_r1', name: 'get_weather', arguments: '{"city":"Paris"}' } };
+    return { reasoning, content: 'Hello after a pause', finish: 'stop' };
+  };
 }
 
 /** The upstream was asked to think, in its own words (the OpenAI upstream only when the client spoke OpenAI). */
@@ -200,6 +201,52 @@ await describeEachDb('thinking across formats, every client format × provider',
         // Gemini's thought signature rode on the function call; it must go back on it
         const modelTurn = body.contents.at(-2);
         expect(modelTurn.parts.find((p: any) => p.functionCall)?.thoughtSignature).toBe(thinking.signature);
+      }
+    });
+
+    it(`Gemini client → ${t}: thoughts and their signature go back with the function response`, async () => {
+      const g = googleClient(w);
+      const config = {
+        maxOutputTokens: 2000,
+        thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+        // a copy: the SDK rewrites a declaration's schema in place
+        tools: [{ functionDeclarations: [structuredClone(WEATHER_TOOL) as any] }],
+      };
+      const question = { role: 'user', parts: [{ text: 'What is the weather in Paris?' }] };
+      const first = await g.models.generateContent({ model, contents: [question], config });
+      const parts = first.candidates?.[0]?.content?.parts ?? [];
+      const call = parts.find((p) => p.functionCall)?.functionCall;
+      expect(call?.name).toBe('get_weather');
+      const thought = parts.find((p) => p.thought);
+      expect(thought?.text).toMatch(/thinking/i);
+
+      const r = await g.models.generateContent({
+        model,
+        config,
+        contents: [
+          question,
+          { role: 'model', parts },
+          {
+            role: 'user',
+            parts: [{ functionResponse: { name: 'get_weather', id: call?.id, response: { temp: '21C' } } }],
+          },
+        ],
+      });
+      expect(r.text).toContain('21C');
+      const body = sentTo(w, t);
+      if (familyOf(t) === 'claude') {
+        // Claude needs the thinking block back whole: its text and its signature
+        const assistant = body.messages.at(-2);
+        expect(assistant.content[0]).toEqual({
+          type: 'thinking',
+          thinking: thought!.text,
+          signature: mockSignature(thought!.text!),
+        });
+      }
+      if (familyOf(t) === 'gemini') {
+        const signed = parts.find((p) => p.thoughtSignature);
+        const modelTurn = body.contents.at(-2);
+        expect(modelTurn.parts.find((p: any) => p.functionCall)?.thoughtSignature).toBe(signed?.thoughtSignature);
       }
     });
   }
