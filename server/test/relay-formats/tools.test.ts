@@ -85,6 +85,47 @@ function expectToolResult(w: World, t: Target) {
   }
 }
 
+/** The upstream got two calls and their two results, paired in order (Paris first, then Rome). */
+function expectTwoResults(w: World, t: Target) {
+  const body = sentTo(w, t);
+  switch (familyOf(t)) {
+    case 'openai': {
+      const assistant = body.messages.find((m: any) => m.role === 'assistant');
+      const tools = body.messages.filter((m: any) => m.role === 'tool');
+      expect(assistant.tool_calls.map((c: any) => JSON.parse(c.function.arguments).city)).toEqual(['Paris', 'Rome']);
+      expect(tools.map((m: any) => m.tool_call_id)).toEqual(assistant.tool_calls.map((c: any) => c.id));
+      expect(new Set(tools.map((m: any) => m.tool_call_id)).size).toBe(2);
+      expect(JSON.stringify(tools[0].content)).toContain('21C');
+      expect(JSON.stringify(tools[1].content)).toContain('25C');
+      break;
+    }
+    case 'claude': {
+      const [assistant, user] = body.messages.slice(-2);
+      const uses = assistant.content.filter((b: any) => b.type === 'tool_use');
+      expect(uses.map((b: any) => b.input.city)).toEqual(['Paris', 'Rome']);
+      const results = user.content.filter((b: any) => b.type === 'tool_result');
+      expect(results.map((b: any) => b.tool_use_id)).toEqual(uses.map((b: any) => b.id));
+      expect(new Set(uses.map((b: any) => b.id)).size).toBe(2);
+      expect(JSON.stringify(results[0].content)).toContain('21C');
+      expect(JSON.stringify(results[1].content)).toContain('25C');
+      break;
+    }
+    case 'gemini': {
+      const [model, user] = body.contents.slice(-2);
+      expect(model.parts.filter((p: any) => p.functionCall).map((p: any) => p.functionCall.args.city)).toEqual([
+        'Paris',
+        'Rome',
+      ]);
+      const responses = user.parts.filter((p: any) => p.functionResponse).map((p: any) => p.functionResponse);
+      expect(responses.map((r: any) => [r.name, r.response.temp])).toEqual([
+        ['get_weather', '21C'],
+        ['get_weather', '25C'],
+      ]);
+      break;
+    }
+  }
+}
+
 await describeEachDb('tools both ways, every client format × provider', (kind) => {
   let w: World;
   beforeAll(async () => {
@@ -225,6 +266,85 @@ await describeEachDb('tools both ways, every client format × provider', (kind) 
       expect(r.candidates?.[0]?.finishReason).toBe('STOP');
       expectToolResult(w, t);
       await expectBilled(w, model, before);
+    });
+
+    it(`OpenAI client → ${t}: two parallel calls and their two tool messages`, async () => {
+      const calls = [
+        { id: 'call_a', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+        { id: 'call_b', type: 'function' as const, function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+      ];
+      const r = await openaiClient(w).chat.completions.create({
+        model,
+        max_tokens: 200,
+        tools: [{ type: 'function', function: WEATHER_TOOL }],
+        messages: [
+          { role: 'user', content: 'The weather in Paris and Rome?' },
+          { role: 'assistant', content: null, tool_calls: calls },
+          { role: 'tool', tool_call_id: 'call_a', content: '{"temp":"21C"}' },
+          { role: 'tool', tool_call_id: 'call_b', content: '{"temp":"25C"}' },
+        ],
+      });
+      expect(r.choices[0].finish_reason).toBe('stop');
+      expectTwoResults(w, t);
+    });
+
+    it(`Anthropic client → ${t}: two parallel tool_use blocks and their two tool_result blocks`, async () => {
+      const r = await claudeClient(w).messages.create({
+        model,
+        max_tokens: 200,
+        tools: [
+          {
+            name: WEATHER_TOOL.name,
+            description: WEATHER_TOOL.description,
+            input_schema: WEATHER_TOOL.parameters as any,
+          },
+        ],
+        messages: [
+          { role: 'user', content: 'The weather in Paris and Rome?' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 'toolu_01A', name: 'get_weather', input: { city: 'Paris' } },
+              { type: 'tool_use', id: 'toolu_01B', name: 'get_weather', input: { city: 'Rome' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 'toolu_01A', content: '{"temp":"21C"}' },
+              { type: 'tool_result', tool_use_id: 'toolu_01B', content: '{"temp":"25C"}' },
+            ],
+          },
+        ],
+      });
+      expect(r.stop_reason).toBe('end_turn');
+      expectTwoResults(w, t);
+    });
+
+    it(`Gemini client → ${t}: two parallel functionCalls and their two functionResponses`, async () => {
+      const r = await googleClient(w).models.generateContent({
+        model,
+        config: { maxOutputTokens: 200, tools: [{ functionDeclarations: [structuredClone(WEATHER_TOOL) as any] }] },
+        contents: [
+          { role: 'user', parts: [{ text: 'The weather in Paris and Rome?' }] },
+          {
+            role: 'model',
+            parts: [
+              { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+              { functionCall: { name: 'get_weather', args: { city: 'Rome' } } },
+            ],
+          },
+          {
+            role: 'user',
+            parts: [
+              { functionResponse: { name: 'get_weather', response: { temp: '21C' } } },
+              { functionResponse: { name: 'get_weather', response: { temp: '25C' } } },
+            ],
+          },
+        ],
+      });
+      expect(r.candidates?.[0]?.finishReason).toBe('STOP');
+      expectTwoResults(w, t);
     });
   }
 });
