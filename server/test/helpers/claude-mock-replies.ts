@@ -11,10 +11,24 @@ export interface ClaudeUsageSpec {
   cache_creation_input_tokens?: number;
 }
 
+/** A signed thinking block the answer opens with (extended thinking). */
+export interface ClaudeThinkingSpec {
+  thinking: string;
+  signature: string;
+}
+
 /** What a scripted answer says. */
-export type ClaudeAnswer =
-  | { kind: 'text'; text: string; stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence'; usage?: ClaudeUsageSpec }
-  | { kind: 'tool_use'; name: string; input: Record<string, unknown>; text?: string; usage?: ClaudeUsageSpec };
+export type ClaudeAnswer = (
+  | {
+      kind: 'text';
+      text: string;
+      stopReason?: 'end_turn' | 'max_tokens' | 'stop_sequence';
+      /** the stop sequence that ended the text, with stopReason 'stop_sequence' */
+      stopSequence?: string;
+      usage?: ClaudeUsageSpec;
+    }
+  | { kind: 'tool_use'; name: string; input: Record<string, unknown>; text?: string; usage?: ClaudeUsageSpec }
+) & { thinking?: ClaudeThinkingSpec };
 
 export const DEFAULT_CLAUDE_USAGE: ClaudeUsageSpec = { input_tokens: 12, output_tokens: 6 };
 
@@ -40,6 +54,7 @@ function usageOf(answer: ClaudeAnswer): Required<ClaudeUsageSpec> {
 /** The whole message a non-streaming call returns. */
 export function claudeMessage(answer: ClaudeAnswer, model: string, vendor: 'bdrk' | 'vrtx'): Record<string, unknown> {
   const content: Record<string, unknown>[] = [];
+  if (answer.thinking) content.push({ type: 'thinking', ...answer.thinking });
   let stopReason: string;
   if (answer.kind === 'text') {
     content.push({ type: 'text', text: answer.text });
@@ -56,9 +71,13 @@ export function claudeMessage(answer: ClaudeAnswer, model: string, vendor: 'bdrk
     model,
     content,
     stop_reason: stopReason,
-    stop_sequence: null,
+    stop_sequence: stopSequenceOf(answer),
     usage: usageOf(answer),
   };
+}
+
+function stopSequenceOf(answer: ClaudeAnswer): string | null {
+  return answer.kind === 'text' && answer.stopReason === 'stop_sequence' ? (answer.stopSequence ?? null) : null;
 }
 
 /** Splits text into pieces of a few characters, as a model streams it. */
@@ -91,6 +110,22 @@ export function claudeStreamEvents(
     },
   ];
   let index = 0;
+  if (answer.thinking) {
+    events.push({
+      type: 'content_block_start',
+      index,
+      content_block: { type: 'thinking', thinking: '', signature: '' },
+    });
+    for (const p of pieces(answer.thinking.thinking, 8))
+      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: p } });
+    events.push({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'signature_delta', signature: answer.thinking.signature },
+    });
+    events.push({ type: 'content_block_stop', index });
+    index++;
+  }
   const text = answer.text;
   // a tool call may come with or without a text block before it; a text answer always has one
   if (answer.kind === 'text' || text) {
@@ -114,7 +149,7 @@ export function claudeStreamEvents(
   const stopReason = answer.kind === 'text' ? (answer.stopReason ?? 'end_turn') : 'tool_use';
   events.push({
     type: 'message_delta',
-    delta: { stop_reason: stopReason, stop_sequence: null },
+    delta: { stop_reason: stopReason, stop_sequence: stopSequenceOf(answer) },
     usage: { output_tokens: usage.output_tokens },
   });
   events.push({ type: 'message_stop' });

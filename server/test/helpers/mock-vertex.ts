@@ -57,8 +57,20 @@ export interface GrantRecord {
   kid?: string;
 }
 
+/** What a thinking Gemini model adds to an answer: a thought summary part, a signature, the thinking tokens. */
+export interface GeminiThinkingSpec {
+  /** the thought summary (includeThoughts), sent as a `thought: true` part before the answer */
+  thought?: string;
+  /** the thoughtSignature the first answer part carries */
+  thoughtSignature?: string;
+  /** usageMetadata.thoughtsTokenCount */
+  thoughtsTokens?: number;
+  /** usageMetadata.cachedContentTokenCount (part of promptTokenCount, as Google counts it) */
+  cachedTokens?: number;
+}
+
 /** A Gemini answer: text, or a function call. */
-export type GeminiAnswer =
+export type GeminiAnswer = (
   | {
       kind: 'text';
       text: string;
@@ -72,7 +84,9 @@ export type GeminiAnswer =
       args: Record<string, unknown>;
       promptTokens?: number;
       outputTokens?: number;
-    };
+    }
+) &
+  GeminiThinkingSpec;
 
 export type VertexReply =
   | { kind: 'claude'; answer: ClaudeAnswer }
@@ -326,14 +340,30 @@ function googleError(res: http.ServerResponse, code: number, status: string, mes
 
 function geminiUsage(answer: GeminiAnswer, output: number) {
   const prompt = answer.promptTokens ?? 9;
+  const thoughts = answer.thoughtsTokens ?? 0;
+  const cached = answer.cachedTokens ?? 0;
   return {
     promptTokenCount: prompt,
     candidatesTokenCount: output,
-    totalTokenCount: prompt + output,
+    totalTokenCount: prompt + output + thoughts,
     trafficType: 'ON_DEMAND',
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }],
     candidatesTokensDetails: [{ modality: 'TEXT', tokenCount: output }],
+    ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+    ...(cached > 0
+      ? { cachedContentTokenCount: cached, cacheTokensDetails: [{ modality: 'TEXT', tokenCount: cached }] }
+      : {}),
   };
+}
+
+/** The answer's parts: the thought summary first, then the text or call (carrying the thought signature). */
+function geminiParts(answer: GeminiAnswer): Record<string, unknown>[] {
+  const signature = answer.thoughtSignature ? { thoughtSignature: answer.thoughtSignature } : {};
+  const main =
+    answer.kind === 'text'
+      ? { text: answer.text, ...signature }
+      : { functionCall: { name: answer.name, args: answer.args }, ...signature };
+  return answer.thought ? [{ text: answer.thought, thought: true }, main] : [main];
 }
 
 function geminiEnvelope(model: string) {
@@ -346,12 +376,10 @@ function geminiEnvelope(model: string) {
 
 /** A non-streaming generateContent answer, as Vertex returns it. */
 function geminiWhole(answer: GeminiAnswer, model: string) {
-  const parts =
-    answer.kind === 'text' ? [{ text: answer.text }] : [{ functionCall: { name: answer.name, args: answer.args } }];
   return {
     candidates: [
       {
-        content: { role: 'model', parts },
+        content: { role: 'model', parts: geminiParts(answer) },
         finishReason: answer.kind === 'text' ? (answer.finishReason ?? 'STOP') : 'STOP',
         avgLogprobs: -0.12,
       },
@@ -361,31 +389,26 @@ function geminiWhole(answer: GeminiAnswer, model: string) {
   };
 }
 
-/** The chunks of streamGenerateContent: text in pieces, the finish reason and usage on the last. */
+/** The chunks of streamGenerateContent: the thought summary whole, text in pieces (the signature on the first), a
+ * function call whole; the finish reason and usage on the last. */
 function geminiChunks(answer: GeminiAnswer, model: string) {
   const envelope = geminiEnvelope(model);
   const output = answer.outputTokens ?? 5;
+  const parts: Record<string, unknown>[] = [];
+  if (answer.thought) parts.push({ text: answer.thought, thought: true });
+  const signature = answer.thoughtSignature ? { thoughtSignature: answer.thoughtSignature } : {};
   if (answer.kind === 'function_call') {
-    return [
-      {
-        candidates: [
-          {
-            content: { role: 'model', parts: [{ functionCall: { name: answer.name, args: answer.args } }] },
-            finishReason: 'STOP',
-          },
-        ],
-        usageMetadata: geminiUsage(answer, output),
-        ...envelope,
-      },
-    ];
+    parts.push({ functionCall: { name: answer.name, args: answer.args }, ...signature });
+  } else {
+    const pieces: string[] = [];
+    for (let i = 0; i < answer.text.length; i += 6) pieces.push(answer.text.slice(i, i + 6));
+    if (!pieces.length) pieces.push('');
+    pieces.forEach((text, i) => parts.push(i === 0 ? { text, ...signature } : { text }));
   }
-  const pieces: string[] = [];
-  for (let i = 0; i < answer.text.length; i += 6) pieces.push(answer.text.slice(i, i + 6));
-  if (!pieces.length) pieces.push('');
-  return pieces.map((text, i) => {
-    const last = i === pieces.length - 1;
-    const candidate: Record<string, unknown> = { content: { role: 'model', parts: [{ text }] } };
-    if (last) candidate.finishReason = answer.finishReason ?? 'STOP';
+  return parts.map((part, i) => {
+    const last = i === parts.length - 1;
+    const candidate: Record<string, unknown> = { content: { role: 'model', parts: [part] } };
+    if (last) candidate.finishReason = answer.kind === 'text' ? (answer.finishReason ?? 'STOP') : 'STOP';
     const chunk: Record<string, unknown> = { candidates: [candidate] };
     if (last) chunk.usageMetadata = geminiUsage(answer, output);
     return { ...chunk, ...envelope };

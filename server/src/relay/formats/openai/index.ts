@@ -80,20 +80,21 @@ class OpenAIStreamDecoder implements StreamDecoder {
 
 class OpenAIStreamEncoder implements StreamEncoder {
   readonly contentType = 'text/event-stream';
-  private usageSent = false;
+  /** the latest cumulative usage the chunks carried: decoders attach usage to early chunks too (Claude's
+   * message_start has the input and one output token), so only the last one seen is the answer's */
+  private latestUsage: HubUsage | null = null;
+  private lastId: string | null = null;
   constructor(private readonly o: EncoderOptions) {}
 
   push(c: HubChunk): string {
-    let out = '';
-    if (c.choices.length) out += `data: ${JSON.stringify(chunkForClient(c, this.o.model))}\n\n`;
-    if (c.usage && this.o.includeUsage && !this.usageSent) {
-      this.usageSent = true;
-      out += this.usageEvent(c.usage, c.id);
-    }
-    return out;
+    this.lastId = c.id;
+    if (c.usage) this.latestUsage = c.usage;
+    return c.choices.length ? `data: ${JSON.stringify(chunkForClient(c, this.o.model))}\n\n` : '';
   }
+  /** OpenAI sends the usage once, in its own chunk after the finish reason and before [DONE]. */
   end(usage: HubUsage | null): string {
-    const tail = usage && this.o.includeUsage && !this.usageSent ? this.usageEvent(usage, `chatcmpl-${this.o.id}`) : '';
+    const final = usage ?? this.latestUsage;
+    const tail = final && this.o.includeUsage ? this.usageEvent(final, this.lastId ?? `chatcmpl-${this.o.id}`) : '';
     return `${tail}data: [DONE]\n\n`;
   }
   error(err: ClientError): string {
