@@ -51,8 +51,7 @@ function upstreamPath(info: RelayInfo): string {
       if (mode.name === 'completions') path = '/beta/completions';
       break;
     case 45: // VolcEngine Ark
-      if (chat)
-        path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
+      if (chat) path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
       else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
       break;
     case 27: // Perplexity serves its chat API without the /v1 segment
