@@ -4,8 +4,11 @@
 // as a `response` object or typed events). Text, stream, a function call round trip, reasoning, the 400s for what
 // only OpenAI can do (hosted tools, previous_response_id) and the charge to the unit against the log row.
 import type OpenAI from 'openai';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
+import { azureAdaptor } from '../../src/relay/providers/azure/index.js';
+import { responsesMode } from '../../src/relay/modes/responses.js';
+import type { RelayInfo } from '../../src/relay/providers/types.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { ANTHROPIC_MOCK_KEY, MockAnthropic } from '../helpers/mock-anthropic.js';
@@ -321,7 +324,44 @@ await describeEachDb('Responses API clients × channels', (kind) => {
     expect(final.output_text).toMatch(/hello/i);
   });
 
-  // ---- refusals on the translated lane
+  // ---- a model that refuses
+
+  it('Anthropic refusal: an incomplete response with content_filter, whole and streamed, still billed', async () => {
+    const c = sdk();
+    anthropic.behave = () => ({
+      kind: 'answer',
+      content: [{ type: 'text', text: 'I can’t help with that.' }],
+      stop_reason: 'refusal',
+    });
+    try {
+      const before = await balance();
+      const r = await c.responses.create({
+        model: MODELS.anthropic,
+        input: 'Something harmful',
+        max_output_tokens: 200,
+      });
+      expect(r.status).toBe('incomplete');
+      expect(r.incomplete_details).toEqual({ reason: 'content_filter' });
+      expect(r.output_text).toBe('I can’t help with that.');
+      await expectBilled(MODELS.anthropic, before, false);
+
+      const events: string[] = [];
+      const stream = c.responses.stream({
+        model: MODELS.anthropic,
+        input: 'Something harmful',
+        max_output_tokens: 200,
+      });
+      stream.on('event', (e) => events.push(e.type));
+      const final = await stream.finalResponse();
+      expect(events.at(-1)).toBe('response.incomplete');
+      expect(final.status).toBe('incomplete');
+      expect(final.incomplete_details).toEqual({ reason: 'content_filter' });
+    } finally {
+      anthropic.behave = () => ({ kind: 'default' });
+    }
+  });
+
+  // ---- requests refused on the translated lane
 
   async function channelStatuses() {
     const rows = await s.ctx.db.selectFrom('channels').select(['id', 'status']).execute();
@@ -377,5 +417,35 @@ await describeEachDb('Responses API clients × channels', (kind) => {
       sdk().responses.create({ model: MODELS.deepseek, input: 'Hi', tools: [{ type: 'web_search' }] }),
     ).rejects.toMatchObject({ status: 400, type: 'invalid_request_error', param: 'tools[0]' });
     expect(await channelStatuses()).toEqual([1, 1, 1, 1, 1]);
+  });
+});
+
+describe('Azure routes for the Responses API', () => {
+  const info = (baseUrl: string, other = ''): RelayInfo =>
+    ({
+      settings: { azureDefaultApiVersion: '2025-04-01-preview' },
+      channel: { type: 3, key: 'k', baseUrl, other, organization: '' },
+      mode: responsesMode,
+      originModel: 'gpt-4.1',
+      upstreamModel: 'gpt-4.1',
+      isStream: false,
+      clientFormat: 'responses',
+      clientHeaders: {},
+    }) as unknown as RelayInfo;
+
+  it('openai.azure.com resources: the v1 route, api-version preview, no deployment segment', () => {
+    expect(azureAdaptor.target(info('https://res.openai.azure.com', '2024-10-21'))).toEqual({
+      origin: 'https://res.openai.azure.com',
+      path: '/openai/v1/responses?api-version=preview',
+    });
+  });
+
+  it('cognitiveservices.azure.com resources: /openai/responses with the channel’s (or the default) api-version', () => {
+    expect(azureAdaptor.target(info('https://res.cognitiveservices.azure.com', '2025-04-01-preview')).path).toBe(
+      '/openai/responses?api-version=2025-04-01-preview',
+    );
+    expect(azureAdaptor.target(info('https://res.cognitiveservices.azure.com')).path).toBe(
+      '/openai/responses?api-version=2025-04-01-preview',
+    );
   });
 });

@@ -37,15 +37,16 @@ function alsoSpeaks(info: RelayInfo): readonly WireFormat[] {
  * is a Chat Completions request whatever path the client called, so it goes where chat requests go.
  */
 export function throughHub(info: RelayInfo): boolean {
-  return info.clientFormat !== 'openai' && !alsoSpeaks(info).includes(info.clientFormat);
+  return !!info.mode.hub && info.clientFormat !== 'openai' && !alsoSpeaks(info).includes(info.clientFormat);
 }
 
 const CHAT_PATH = '/v1/chat/completions';
 
 function upstreamPath(info: RelayInfo): string {
   const { channel, mode, upstreamModel } = info;
-  const chat = mode.name === 'chat' || throughHub(info);
-  let path = throughHub(info) ? CHAT_PATH : mode.upstreamPath;
+  const hub = throughHub(info);
+  const chat = mode.name === 'chat' || hub;
+  let path = hub ? CHAT_PATH : mode.upstreamPath;
   switch (channel.type) {
     case 43: // DeepSeek: FIM completions live under /beta
       if (mode.name === 'completions') path = '/beta/completions';
