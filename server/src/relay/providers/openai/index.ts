@@ -36,7 +36,7 @@ function alsoSpeaks(info: RelayInfo): readonly WireFormat[] {
  * A request of another client format (Claude, Gemini, Responses) that reached this channel through the hub: its body
  * is a Chat Completions request whatever path the client called, so it goes where chat requests go.
  */
-export function throughHub(info: RelayInfo): boolean {
+function throughHub(info: RelayInfo): boolean {
   return !!info.mode.hub && info.clientFormat !== 'openai' && !alsoSpeaks(info).includes(info.clientFormat);
 }
 
