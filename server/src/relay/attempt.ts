@@ -129,7 +129,11 @@ export async function attempt(
       out = await translatedBody(info, providerFormat, a);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
-      return { kind: 'failed', error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request') };
+      // a local error (not retried on another channel, never disables this one), answered before any charge
+      return {
+        kind: 'failed',
+        error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request', true, e.param),
+      };
     }
     // building the body may have waited (remote images): a client gone meanwhile is not sent upstream
     if (res.destroyed) return GONE;

@@ -3,6 +3,11 @@
 // input_tokens (cache reads included, like prompt_tokens), output_tokens, input_tokens_details.cached_tokens.
 // Billing uses that usage with the text formula; without it the output text is counted locally (new-api-compat.md
 // §5.4).
+// Two lanes (relay/attempt.ts): a channel whose upstream serves the Responses API (OpenAI, Azure: their adaptors'
+// alsoSpeaks) gets the body as it is and the answer passes through, read only by the hooks below; every other channel
+// gets it through the hub as a chat request (formats/responses/), which refuses with a 400 what only OpenAI can do
+// (hosted tools, previous_response_id, …). Validation therefore stays lenient: what the translation refuses is
+// still fine on a native lane.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { RelayMode, StreamDelta } from './mode.js';
 import { normaliseUsage } from '../usage.js';
@@ -42,6 +47,8 @@ function outputText(json: any): StreamDelta {
 
 export const responsesMode: RelayMode = {
   name: 'responses',
+  format: 'responses',
+  hub: true,
   upstreamPath: '/v1/responses',
   azureTask: 'responses',
   canStream: true,

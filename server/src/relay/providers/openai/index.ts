@@ -1,5 +1,7 @@
 // OpenAI and the OpenAI-compatible channel types listed in providers/index.ts (Ollama's chat too). Requests go to
-// `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through.
+// `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also serves the
+// Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them through the hub.
+import type { WireFormat } from '../../formats/codec.js';
 import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
 
 /**
@@ -22,16 +24,35 @@ export function splitBase(base: string): { origin: string; prefix: string } {
   return hit;
 }
 
+const RESPONSES: readonly WireFormat[] = ['responses'];
+const NOTHING_ELSE: readonly WireFormat[] = [];
+
+/** The client formats besides Chat Completions a channel type's upstream accepts as they are. */
+function alsoSpeaks(info: RelayInfo): readonly WireFormat[] {
+  return info.channel.type === 1 ? RESPONSES : NOTHING_ELSE;
+}
+
+/**
+ * A request of another client format (Claude, Gemini, Responses) that reached this channel through the hub: its body
+ * is a Chat Completions request whatever path the client called, so it goes where chat requests go.
+ */
+function throughHub(info: RelayInfo): boolean {
+  return !!info.mode.hub && info.clientFormat !== 'openai' && !alsoSpeaks(info).includes(info.clientFormat);
+}
+
+const CHAT_PATH = '/v1/chat/completions';
+
 function upstreamPath(info: RelayInfo): string {
   const { channel, mode, upstreamModel } = info;
-  let path = mode.upstreamPath;
+  const hub = throughHub(info);
+  const chat = mode.name === 'chat' || hub;
+  let path = hub ? CHAT_PATH : mode.upstreamPath;
   switch (channel.type) {
     case 43: // DeepSeek: FIM completions live under /beta
       if (mode.name === 'completions') path = '/beta/completions';
       break;
     case 45: // VolcEngine Ark
-      if (mode.name === 'chat')
-        path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
+      if (chat) path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
       else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
       break;
     case 27: // Perplexity serves its chat API without the /v1 segment
@@ -116,6 +137,8 @@ function reasoningModelTweaks(body: Record<string, unknown>, info: RelayInfo): b
 }
 
 export const openaiAdaptor: Adaptor = {
+  alsoSpeaks,
+
   supportsStreamOptions(info) {
     return STREAM_OPTIONS_TYPES.has(info.channel.type);
   },
