@@ -1,4 +1,4 @@
-// Requests to URLs that users choose (the low-balance webhook): never to this host, its network or reserved addresses.
+// Requests to URLs that users choose (the low-balance webhook, images a relay request links to): never to this host, its network or reserved addresses.
 // A user who could make the gateway POST to 127.0.0.1, 10.x or 169.254.169.254 would reach services that trust the
 // gateway's network position (admin ports, cloud metadata). The check sits in the socket opener of a dedicated undici
 // Agent: the name is resolved once, every address it resolves to must be public, and the socket is opened to the
@@ -158,6 +158,24 @@ export class SafeFetch {
     return res.statusCode;
   }
 
+  /**
+   * GETs `url` and hands back the answer with its body unread: the caller reads it (within its own size limit) or
+   * dumps it. Never follows a redirect; `timeoutMs` bounds the whole exchange, the body included.
+   */
+  async get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    const u = new URL(url);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`unsupported URL scheme ${u.protocol}`);
+    return this.agent().request({
+      origin: u.origin,
+      path: `${u.pathname}${u.search}`,
+      method: 'GET',
+      headers,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  }
+
   close(): Promise<void> {
     const a = this.agentInstance;
     this.agentInstance = null;
@@ -191,7 +209,10 @@ interface Closable {
 
 const perContext = new WeakMap<Closable, SafeFetch>();
 
-/** The instance's client for user-chosen URLs (webhook save check and delivery), closed with the instance. */
+/**
+ * The instance's client for user-chosen URLs (webhook save check and delivery, remote images the relay inlines),
+ * closed with the instance.
+ */
 export function userUrlFetch(ctx: Closable): SafeFetch {
   let f = perContext.get(ctx);
   if (!f) {

@@ -8,7 +8,7 @@ import type { Reservation } from '../services/billing/index.js';
 import { addUpstreamHeaders } from './response-headers.js';
 import { baseHeaders, RelayError, sendJson, sseHeaders } from './errors.js';
 import type { StreamKeepAlive } from './keepalive.js';
-import { countCompletion, type RelayMode } from './modes/mode.js';
+import { countCompletion, type ModeTranslation, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
 import { adaptorFor, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { pipeSse } from './stream.js';
@@ -111,7 +111,9 @@ export async function attempt(
   // the lane: the provider speaks the client's format (bytes pass, usage is read) or the request goes through the hub
   const providerFormat: WireFormat = wireOf(adaptor, info);
   const native = info.clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(info.clientFormat);
-  if (!native && !mode.hub)
+  // a mode without a hub form (embeddings) may still know how to ask this provider's format
+  const translation = native ? undefined : mode.translate?.[providerFormat];
+  if (!native && !mode.hub && !translation)
     return {
       kind: 'failed',
       error: new RelayError(
@@ -126,7 +128,7 @@ export async function attempt(
   let out: Buffer;
   if (!native) {
     try {
-      out = await translatedBody(info, providerFormat, a);
+      out = translation ? translatedModeBody(translation, info, a) : await translatedBody(info, providerFormat, a);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       // a local error (not retried on another channel, never disables this one), answered before any charge
@@ -298,7 +300,7 @@ export async function attempt(
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
-    if (!native || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
+    if ((!native && !translation) || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
       return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone);
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call, {
@@ -358,7 +360,11 @@ export async function attempt(
     if (call.error) throw call.error;
     let buf = call.body();
     let usage: UpstreamUsage | null;
-    const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
+    const converted = translation
+      ? translatedModeAnswer(translation, buf, a)
+      : adaptor.convertResponse
+        ? adaptor.convertResponse(info, buf)
+        : null;
     if (converted) {
       buf = converted.body;
       usage = converted.usage;
@@ -419,6 +425,27 @@ async function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: At
   if (info.isStream && !adaptor.supportsStreamOptions(info)) delete body.stream_options;
   if (a.channel.paramOverride) Object.assign(body, a.channel.paramOverride);
   return Buffer.from(JSON.stringify(body));
+}
+
+/** The upstream body of a non-chat request on the translated lane (the mode's own translation, no hub). */
+function translatedModeBody(translation: ModeTranslation, info: RelayInfo, a: AttemptInput): Buffer {
+  const body = translation.request(a.body, info.upstreamModel);
+  if (a.channel.paramOverride) Object.assign(body, a.channel.paramOverride);
+  return Buffer.from(JSON.stringify(body));
+}
+
+/** The provider's whole answer to a translated non-chat request, in the client's shape, with its usage. */
+function translatedModeAnswer(
+  translation: ModeTranslation,
+  buf: Buffer,
+  a: AttemptInput,
+): { body: Buffer; usage: UpstreamUsage | null } {
+  const { body, usage } = translation.response(JSON.parse(buf.toString('utf8')), {
+    model: a.model,
+    request: a.body,
+    promptTokens: a.prompt,
+  });
+  return { body: Buffer.from(JSON.stringify(body)), usage };
 }
 
 /**

@@ -18,6 +18,18 @@ import { extractUsage } from './usage.js';
 import { codecFor } from './formats/index.js';
 import type { HubRequest } from './hub/types.js';
 import { usageOfHub } from './hub/usage.js';
+import {
+  anthropicModelsUrl,
+  geminiModelsUrl,
+  listAnthropicModels,
+  listGeminiModels,
+  VERTEX_MODELS,
+  type GetJson,
+} from './upstream-models.js';
+
+const ANTHROPIC_TYPE = 14;
+const GEMINI_TYPE = 24;
+const VERTEX_TYPE = 41;
 
 /** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
 async function probe(
@@ -268,13 +280,14 @@ async function getJson(
   channel: Pick<CachedChannel, 'setting'>,
   url: string,
   key: string,
+  headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'application/json' },
 ): Promise<any> {
   const u = new URL(url);
   const r = await probe(svc, channel, {
     origin: u.origin,
     path: u.pathname + u.search,
     method: 'GET',
-    headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+    headers,
     body: null,
     headersTimeout: 30_000,
     bodyTimeout: 30_000,
@@ -344,19 +357,21 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
 }
 
 /**
- * Where an upstream lists its models (new-api's FetchUpstreamModels): {base}/v1/models; Gemini's OpenAI-compatible
- * list; Ali's compatible mode; a base that is a whole chat URL (custom channels) gets its /models sibling.
+ * Where an upstream lists its models (new-api's FetchUpstreamModels): {base}/v1/models; Gemini's and Anthropic's own
+ * lists (first page; relay/upstream-models.ts pages on); Ali's compatible mode; a base that is a whole chat URL
+ * (custom channels) gets its /models sibling.
  */
 export function upstreamModelsUrl(type: number, base: string): string {
-  if (type === 24) return `${base}/v1beta/openai/models`;
+  if (type === 24) return geminiModelsUrl(base);
+  if (type === 14) return anthropicModelsUrl(base);
   if (type === 17) return `${base}/compatible-mode/v1/models`;
   if (base.endsWith('/chat/completions')) return `${base.slice(0, -'/chat/completions'.length)}/models`;
   return `${base}/v1/models`;
 }
 
 /**
- * Model ids offered by an upstream ({base}/v1/models; Gemini: /v1beta/openai/models without `models/`). `setting`: a
- * stored channel's (its proxy applies); null for a channel not saved yet.
+ * Model ids offered by an upstream ({base}/v1/models; Gemini's and Anthropic's own paged lists; Vertex AI a fixed
+ * list). `setting`: a stored channel's (its proxy applies); null for a channel not saved yet.
  */
 export async function fetchUpstreamModels(
   svc: RelayServices,
@@ -367,10 +382,16 @@ export async function fetchUpstreamModels(
 ): Promise<string[]> {
   // the key of a type without an adaptor is no Bearer token (Vertex AI's is a service-account JSON): never send it
   if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
+  // Vertex AI's key is a service-account JSON, never sent as it is; its list is fixed
+  if (type === VERTEX_TYPE) return [...VERTEX_MODELS];
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
+  const firstKey = key.split('\n')[0].trim();
+  const get: GetJson = (url, headers) => getJson(svc, { setting }, url, firstKey, headers);
+  if (type === GEMINI_TYPE) return listGeminiModels(get, base, firstKey);
+  if (type === ANTHROPIC_TYPE) return listAnthropicModels(get, base, firstKey);
   const url = upstreamModelsUrl(type, base);
-  const j = await getJson(svc, { setting }, url, key.split('\n')[0].trim());
+  const j = await getJson(svc, { setting }, url, firstKey);
   const list = Array.isArray(j?.data) ? j.data : [];
   return list.map((m: { id?: string }) => String(m.id ?? '').replace(/^models\//, '')).filter(Boolean);
 }

@@ -40,7 +40,11 @@ export interface VertexTokenSource {
   invalidate(serviceAccountJson: string): void;
 }
 
-export function providerSettings(ctx: AppContext, vertex?: VertexTokenSource): ProviderSettings {
+export function providerSettings(
+  ctx: AppContext,
+  vertex?: VertexTokenSource,
+  fetchImage?: ProviderSettings['fetchImage'],
+): ProviderSettings {
   const o = ctx.options;
   const claudeMaxTokens = jsonOption<Record<string, unknown>>(o, 'claude.default_max_tokens', {});
   const claudeHeaders = jsonOption<Record<string, unknown>>(o, 'claude.model_headers_settings', {});
@@ -95,6 +99,7 @@ export function providerSettings(ctx: AppContext, vertex?: VertexTokenSource): P
     },
     vertexToken: vertex ? (sa) => vertex.get(sa) : undefined,
     vertexTokenRefused: vertex ? (sa) => vertex.invalidate(sa) : undefined,
+    fetchImage,
   };
 }
 

@@ -6,6 +6,8 @@ import { directTransport, type Transport } from './transport/index.js';
 import { providerSettings, type VertexTokenSource } from './provider-settings.js';
 import { VertexTokenCache } from './providers/vertex/token.js';
 import { parseServiceAccount } from './providers/vertex/credentials.js';
+import { remoteImageFetcher } from './providers/media.js';
+import { userUrlFetch } from '../lib/safe-fetch.js';
 import type { ProviderSettings } from './providers/types.js';
 import type { AppContext } from '../context.js';
 import { Billing } from '../services/billing/index.js';
@@ -87,7 +89,8 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       lean,
       upstream: directTransport(http, lean),
-      providers: providerSettings(ctx, vertexTokens(ctx)),
+      // remote images are user-chosen URLs: fetched with the instance's SSRF-safe client (tests set its policy)
+      providers: providerSettings(ctx, vertexTokens(ctx), remoteImageFetcher(userUrlFetch(ctx))),
       inFlight: new Set(),
       leftBehind: new Set(),
     };

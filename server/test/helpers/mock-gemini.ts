@@ -235,7 +235,7 @@ export class MockGemini {
       const problem = this.checkModel(route) ?? this.checkBody(req, route);
       if (problem) return fail(problem);
     }
-    if (route.method === 'list') return sendJson(res, 200, { models: this.models }, {}, JSON_TYPE);
+    if (route.method === 'list') return this.listModels(url, res);
     if (route.method === 'get') {
       const model = this.models.find((m) => m.name === `models/${route.model}`);
       if (!model)
@@ -292,6 +292,23 @@ export class MockGemini {
     }
     const chunks = geminiStreamChunks(answer, usage, { model, responseId, pieces: reply.stream?.pieces ?? 3 });
     return writeStream(res, chunks, arrayFraming ? 'json-array' : 'sse', reply.stream ?? {});
+  }
+
+  /** One page of the list: `pageSize` (Google's default 50, at most 1000) and the opaque `pageToken` it handed out. */
+  private listModels(url: URL, res: http.ServerResponse): void {
+    const asked = Number(url.searchParams.get('pageSize') ?? '') || 50;
+    const size = Math.min(Math.max(asked, 1), 1000);
+    const token = url.searchParams.get('pageToken');
+    const start = token
+      ? Number(
+          Buffer.from(token, 'base64url')
+            .toString('utf8')
+            .replace(/^offset:/, ''),
+        ) || 0
+      : 0;
+    const models = this.models.slice(start, start + size);
+    const next = start + size < this.models.length ? Buffer.from(`offset:${start + size}`).toString('base64url') : null;
+    sendJson(res, 200, next ? { models, nextPageToken: next } : { models }, {}, JSON_TYPE);
   }
 
   private checkModel(route: Route): GoogleProblem | null {

@@ -348,7 +348,7 @@ describe('relay endpoints', () => {
     expect(r).toEqual({ success: true, message: '', data: ['up-a', 'up-b'] });
     expect(up.requests.at(-1)!.path).toBe('/v1/models');
     expect(upstreamModelsUrl(1, 'https://api.openai.com')).toBe('https://api.openai.com/v1/models');
-    expect(upstreamModelsUrl(24, 'https://g.example')).toBe('https://g.example/v1beta/openai/models');
+    expect(upstreamModelsUrl(24, 'https://g.example')).toBe('https://g.example/v1beta/models?pageSize=1000');
     expect(upstreamModelsUrl(17, 'https://dashscope.aliyuncs.com')).toBe(
       'https://dashscope.aliyuncs.com/compatible-mode/v1/models',
     );

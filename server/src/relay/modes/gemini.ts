@@ -16,6 +16,7 @@ import {
 import { lenientTexts } from '../formats/lenient-texts.js';
 import { usageOfHub } from '../hub/usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';
+import { geminiBatchEmbedOnOpenAI, geminiEmbedContentOnOpenAI } from './embeddings-translate.js';
 
 const hubs = new WeakMap<object, HubRequest>();
 export function geminiHub(body: Record<string, any>): HubRequest {
@@ -126,9 +127,15 @@ const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
   chunkText: () => ({ text: '', toolCalls: 0 }),
 };
 
-export const geminiEmbedMode: RelayMode = { ...embed, name: 'gemini embedContent', geminiAction: 'embedContent' };
+export const geminiEmbedMode: RelayMode = {
+  ...embed,
+  name: 'gemini embedContent',
+  geminiAction: 'embedContent',
+  translate: { openai: geminiEmbedContentOnOpenAI },
+};
 export const geminiBatchEmbedMode: RelayMode = {
   ...embed,
   name: 'gemini batchEmbedContents',
   geminiAction: 'batchEmbedContents',
+  translate: { openai: geminiBatchEmbedOnOpenAI },
 };

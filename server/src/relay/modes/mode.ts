@@ -11,6 +11,27 @@ export interface StreamDelta {
   toolCalls: number;
 }
 
+/**
+ * How a non-chat request (embeddings) is served by a provider of another wire format: its body is built from the
+ * client's and the provider's whole answer is written back in the client's shape (relay/attempt.ts, the translated
+ * lane of modes without a hub form).
+ */
+export interface ModeTranslation {
+  /** the client's body → the upstream's body; throws FormatError for what the upstream's format cannot say */
+  request(body: Record<string, any>, upstreamModel: string): Record<string, unknown>;
+  /** the upstream's whole JSON answer → the client's answer, and the usage the upstream reported (null: none) */
+  response(upstream: any, ctx: TranslationContext): { body: unknown; usage: UpstreamUsage | null };
+}
+
+export interface TranslationContext {
+  /** the model the client asked for, written into the answer */
+  model: string;
+  /** the client's request body */
+  request: Record<string, any>;
+  /** the local count of the request's input tokens */
+  promptTokens(): number;
+}
+
 export interface RelayMode {
   name: string;
   /** OpenAI path sent upstream */
@@ -64,6 +85,8 @@ export interface RelayMode {
   hub?: boolean;
   /** the hub form of a body, when the mode already made it (validation, counting): not converted twice */
   hubOf?(body: Record<string, any>): HubRequest;
+  /** a mode without a hub form served by providers of other wire formats, by the provider's wire (embeddings) */
+  translate?: Partial<Record<WireFormat, ModeTranslation>>;
   /** always a stream (Gemini's streamGenerateContent), whatever the body says */
   alwaysStream?: boolean;
   /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */

@@ -8,6 +8,7 @@ import {
   type ChatMessageLike,
 } from '../../services/tokenizer.js';
 import type { RelayMode, StreamDelta } from './mode.js';
+import { openAIEmbeddingsOnGemini } from './embeddings-translate.js';
 
 const MAX_TOKENS_LIMIT = 2 ** 31 / 2;
 
@@ -116,6 +117,9 @@ export const embeddingsMode: RelayMode = {
   name: 'embeddings',
   upstreamPath: '/v1/embeddings',
   azureTask: 'embeddings',
+  // on a Gemini channel: one batch call embeds every input (modes/embeddings-translate.ts)
+  geminiAction: 'batchEmbedContents',
+  translate: { gemini: openAIEmbeddingsOnGemini },
   canStream: false,
   inputOnly: true,
   validate(body) {

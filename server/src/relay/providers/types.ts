@@ -48,6 +48,11 @@ export interface ProviderSettings {
   vertexToken?(serviceAccountJson: string): Promise<string>;
   /** a Vertex token the upstream refused: fetch a new one next time */
   vertexTokenRefused?(serviceAccountJson: string): void;
+  /**
+   * fetches an image a request links to, for a provider that must send it inline (providers/media.ts): only public
+   * addresses, size- and time-limited; throws FormatError (a 400 for the client) when it cannot
+   */
+  fetchImage?(url: string): Promise<{ mimeType: string; data: string }>;
 }
 
 export interface RelayInfo {

@@ -10,6 +10,7 @@ import { bedrockTarget } from './endpoint.js';
 import { toBedrockClaudeBody } from './body.js';
 import { signRequest } from './sign.js';
 import { parseBedrockProviderError } from './errors.js';
+import { inlineRemoteImages } from '../media.js';
 
 function modelIdOf(info: RelayInfo): string {
   const { region } = parseBedrockKey(info.channel.key);
@@ -41,7 +42,12 @@ export const bedrockAdaptor: Adaptor = {
     Object.assign(body, out);
     return true;
   },
-  fromHub: (info, hub) => withBeta(info, toBedrockClaudeBody(claudeBodyFromHub(info, hub))),
+  // Bedrock takes Claude images as base64 only (no URL sources): remote images go inline
+  fromHub: async (info, hub) =>
+    withBeta(
+      info,
+      toBedrockClaudeBody(claudeBodyFromHub(info, await inlineRemoteImages(hub, info.settings.fetchImage))),
+    ),
   async authorize(info, req) {
     const signed = await signRequest(parseBedrockKey(info.channel.key), {
       method: req.method,

@@ -4,6 +4,7 @@
 import { geminiCodec } from '../../formats/gemini/index.js';
 import type { Adaptor, RelayInfo } from '../types.js';
 import { geminiModel, prepareGeminiBody } from './settings.js';
+import { inlineRemoteImages } from '../media.js';
 
 function trimBase(url: string): string {
   return url.replace(/\/+$/, '');
@@ -34,8 +35,10 @@ export const geminiAdaptor: Adaptor = {
     prepareGeminiBody(info.settings, body, info.upstreamModel);
     return true;
   },
-  fromHub(info, hub) {
-    const body = geminiCodec.requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+  async fromHub(info, hub) {
+    // Gemini fetches only its own files and some public URLs: remote images go inline
+    const inlined = await inlineRemoteImages(hub, info.settings.fetchImage);
+    const body = geminiCodec.requestFromHub(inlined, { model: info.upstreamModel, stream: info.isStream });
     prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
     return body;
   },

@@ -14,6 +14,7 @@ import { parseServiceAccount } from './credentials.js';
 import { vertexRegion } from './region.js';
 import { vertexTarget } from './endpoint.js';
 import { toVertexClaudeBody } from './body.js';
+import { inlineRemoteImages } from '../media.js';
 
 const isClaude = (info: RelayInfo) => info.upstreamModel.startsWith('claude');
 
@@ -63,9 +64,11 @@ export const vertexAdaptor: Adaptor = {
     }
     return true;
   },
-  fromHub(info, hub) {
-    if (isClaude(info)) return toVertexClaudeBody(claudeBodyFromHub(info, hub));
-    const body = geminiCodec.requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+  async fromHub(info, hub) {
+    // neither publisher fetches an arbitrary image URL on Vertex: remote images go inline
+    const inlined = await inlineRemoteImages(hub, info.settings.fetchImage);
+    if (isClaude(info)) return toVertexClaudeBody(claudeBodyFromHub(info, inlined));
+    const body = geminiCodec.requestFromHub(inlined, { model: info.upstreamModel, stream: info.isStream });
     prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
     return body;
   },
