@@ -14,7 +14,7 @@ export interface HubTextPart {
 
 export interface HubImagePart {
   type: 'image_url';
-  /** a `data:<mime>;base64,...` URL, or an http(s) URL a provider may have to fetch (relay/formats/media.ts) */
+  /** a `data:<mime>;base64,...` URL, or an http(s) URL a provider may have to fetch (relay/providers/media.ts) */
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
 }
 

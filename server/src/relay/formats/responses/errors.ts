@@ -8,7 +8,8 @@ export function errorBody(err: ClientError, reqId: string): { status: number; bo
       error: {
         message: `${err.message} (request id: ${reqId})`,
         type: err.type,
-        param: err.param ?? null,
+        // new-api's shape (an empty param), which existing clients of /v1/responses already parse
+        param: err.param ?? '',
         code: err.code,
       },
     }),

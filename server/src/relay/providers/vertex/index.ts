@@ -18,9 +18,15 @@ import { inlineRemoteImages } from '../media.js';
 
 const isClaude = (info: RelayInfo) => info.upstreamModel.startsWith('claude');
 
+/** Claude models Vertex names other than by the `<name>@<date>` rule. */
+const VERTEX_CLAUDE_NAMES: Record<string, string> = {
+  'claude-3-5-sonnet-20241022': 'claude-3-5-sonnet-v2@20241022',
+};
+
 /** Vertex names Claude models `<name>@<date>`: `claude-3-5-sonnet-20240620` → `claude-3-5-sonnet@20240620`. */
 export function vertexClaudeModel(model: string): string {
-  return model.includes('@') ? model : model.replace(/-(\d{8})$/, '@$1');
+  if (model.includes('@')) return model;
+  return VERTEX_CLAUDE_NAMES[model] ?? model.replace(/-(\d{8})$/, '@$1');
 }
 
 function wireOf(info: RelayInfo): WireFormat {
