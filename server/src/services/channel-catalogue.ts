@@ -9,12 +9,7 @@ import { hasAdaptor } from './channel-protocols.js';
 
 /** What a type's `other` column means; the console labels and validates the field by it. */
 export type OtherFieldKind =
-  | 'api_version'
-  | 'region_or_model_map'
-  | 'spark_version'
-  | 'knowledge_id'
-  | 'account_id'
-  | 'plugin';
+  'api_version' | 'region_or_model_map' | 'spark_version' | 'knowledge_id' | 'account_id' | 'plugin';
 
 export interface ChannelTypeEntry {
   value: number;
