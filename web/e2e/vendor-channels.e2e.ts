@@ -48,6 +48,9 @@ afterAll(async () => {
   await gemini?.close();
 });
 
+const rootQuota = async (page: Page) =>
+  (await consoleGet<{ data: { quota: number } }>(page, '/api/user/self')).data.quota;
+
 async function openNewChannelDrawer(page: Page) {
   await page.goto(`${BASE_URL}/channel`);
   await page.getByTestId('channel-page').waitFor();
@@ -218,6 +221,7 @@ describe('vendor channels in the console', () => {
       .click();
     await page.getByTestId('playground-model').getByText(CLAUDE_MODEL).waitFor();
     const before = anthropic.requests.length;
+    const quotaBefore = await rootQuota(page);
     await page.getByTestId('playground-input').fill('Say hello in French');
     await page.getByTestId('playground-send').click();
     await page
@@ -229,6 +233,21 @@ describe('vendor channels in the console', () => {
     expect(sent?.body).toMatchObject({ model: CLAUDE_MODEL, stream: true });
     expect(sent?.body.messages.at(-1)).toMatchObject({ role: 'user' });
     expect(JSON.stringify(sent?.body.messages.at(-1))).toContain('Say hello in French');
+
+    // the chat is billed; wait until the bill is settled so later specs see a quiet balance
+    await expect.poll(() => rootQuota(page), { timeout: 10_000 }).toBeLessThan(quotaBefore);
+    let settled = await rootQuota(page);
+    await expect
+      .poll(
+        async () => {
+          const now = await rootQuota(page);
+          const same = now === settled;
+          settled = now;
+          return same;
+        },
+        { timeout: 10_000, interval: 500 },
+      )
+      .toBe(true);
     expect(b.pageErrors).toEqual([]);
   });
 });
