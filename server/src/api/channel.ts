@@ -1,5 +1,5 @@
-// /api/channel (admin): list, search, CRUD, batch and tag tools (new-api-compat.md §3.4, §3.5). The test, balance and
-// fetch_models routes live in channel-test.ts; the model lists in models.ts.
+// /api/channel (admin): list, search, CRUD, batch and tag tools (new-api-compat.md §3.4, §3.5), the type catalogue.
+// The test, balance and fetch_models routes live in channel-test.ts; the model lists in models.ts.
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
@@ -20,6 +20,7 @@ import {
   setTagStatus,
   updateChannel,
 } from '../services/channels.js';
+import { channelTypeCatalogue } from '../services/channel-catalogue.js';
 
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
@@ -53,6 +54,13 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
       // it.
       return { ...ok(items), total };
     }),
+  );
+
+  // the console's type select, placeholders and key hints (a static path: it wins over /api/channel/:id)
+  route(
+    'GET',
+    '/api/channel/types',
+    guarded(async () => ok(channelTypeCatalogue())),
   );
 
   route(

@@ -6,7 +6,8 @@ import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select,
 import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { CHANNEL_TYPE_OPTIONS, PRESET_TYPE_MODELS, typeFormSpec } from './types.js';
+import { fieldTexts, typeFormSpec, type Text } from './types.js';
+import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
 import {
   addCustomModels,
   channelToForm,
@@ -39,10 +40,14 @@ export default function ChannelDrawer(props: {
   const submittingRef = useRef(false);
   const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
-  const [typeModels, setTypeModels] = useState<Record<string, string[]>>({});
   const [enabledModels, setEnabledModels] = useState<string[]>([]);
   const isEdit = editId !== undefined;
   const spec = typeFormSpec(values.type);
+  const catalogue = useChannelTypes().data;
+  const texts = fieldTexts(spec, entryOf(catalogue, values.type));
+  const tx = ([key, params]: Text) => t(key, params);
+  // the type the channel was loaded with: an edited channel keeps showing its type even when it is not relayable
+  const [loadedType, setLoadedType] = useState<number>();
 
   const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
     setValues((s) => ({ ...s, [key]: v }));
@@ -51,13 +56,10 @@ export default function ChannelDrawer(props: {
     if (!open) return;
     setCustomModel('');
     void api
-      .get<Record<string, string[]>>('/api/models')
-      .then((r) => r.success && setTypeModels(r.data ?? {}))
-      .catch(() => undefined);
-    void api
       .get<string[]>('/api/channel/models_enabled')
       .then((r) => r.success && setEnabledModels(r.data ?? []))
       .catch(() => undefined);
+    setLoadedType(undefined);
     if (editId === undefined) {
       setValues(defaultChannelForm());
       return;
@@ -66,21 +68,22 @@ export default function ChannelDrawer(props: {
     api
       .get<Channel>(`/api/channel/${editId}`)
       .then((r) => {
-        if (r.success && r.data) setValues(channelToForm(r.data));
-        else message.error(r.message);
+        if (r.success && r.data) {
+          setValues(channelToForm(r.data));
+          setLoadedType(r.data.type);
+        } else message.error(r.message);
       })
       .catch(() => undefined)
       .finally(() => setLoading(false));
   }, [open, editId, message]);
 
-  const defaultsForType = (type: number): string[] => PRESET_TYPE_MODELS[type] ?? typeModels[String(type)] ?? [];
+  const defaultsForType = (type: number): string[] => entryOf(catalogue, type)?.models ?? [];
 
   const changeType = (type: number) => {
     setValues((s) => {
       const next = { ...s, type };
-      // Task-relay types come with their model set; on create a fresh type starts from its defaults.
-      if (PRESET_TYPE_MODELS[type]) next.models = PRESET_TYPE_MODELS[type];
-      else if (!isEdit && s.models.length === 0) next.models = typeModels[String(type)] ?? [];
+      // on create a fresh type starts from its built-in models
+      if (!isEdit && s.models.length === 0) next.models = defaultsForType(type);
       const ts = typeFormSpec(type);
       if (ts.baseUrlChoices && !ts.baseUrlChoices.some((c) => c.value === next.base_url)) {
         next.base_url = ts.baseUrlChoices[0]!.value;
@@ -132,7 +135,7 @@ export default function ChannelDrawer(props: {
     }
     const check = checkChannelForm(values, editId);
     if (!check.ok) {
-      message.error(t(check.error));
+      message.error(t(check.error, check.params));
       return;
     }
     submittingRef.current = true;
@@ -173,7 +176,7 @@ export default function ChannelDrawer(props: {
         label: m,
       })),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [values.models, values.type, typeModels, enabledModels],
+    [values.models, values.type, catalogue, enabledModels],
   );
   const lines = keyLineCount(values.key, values.type);
   const keyHint = () => {
@@ -211,7 +214,9 @@ export default function ChannelDrawer(props: {
               showSearch={{ optionFilterProp: 'label' }}
               value={values.type}
               onChange={changeType}
-              options={CHANNEL_TYPE_OPTIONS.map((o) => ({ value: o.value, label: o.label }))}
+              options={typeSelectOptions(catalogue, isEdit ? loadedType : undefined, (type) =>
+                t('type.unknown', { type }),
+              )}
               data-testid="channel-type"
             />
           </Form.Item>
@@ -242,25 +247,26 @@ export default function ChannelDrawer(props: {
                 value={values.base_url}
                 onChange={(e) => set('base_url', e.target.value)}
                 onBlur={() => set('base_url', normalizeBaseUrl(values.base_url))}
-                placeholder={t(spec.baseUrlPlaceholder ?? 'form.baseUrlPh')}
+                placeholder={tx(texts.baseUrl)}
                 name="base_url"
               />
             </Form.Item>
           )}
-          {spec.otherLabel && (
-            <Form.Item label={t(spec.otherLabel)}>
-              {values.type === 41 ? (
+          {texts.other && (
+            <Form.Item label={tx(texts.other.label)} required={values.type === 41}>
+              {texts.other.multiline ? (
                 <Input.TextArea
                   autoSize={{ minRows: 2 }}
                   value={values.other}
                   onChange={(e) => set('other', e.target.value)}
-                  placeholder={t(spec.otherPlaceholder ?? '')}
+                  placeholder={tx(texts.other.placeholder)}
+                  name="other"
                 />
               ) : (
                 <Input
                   value={values.other}
                   onChange={(e) => set('other', e.target.value)}
-                  placeholder={t(spec.otherPlaceholder ?? '')}
+                  placeholder={tx(texts.other.placeholder)}
                   name="other"
                 />
               )}
@@ -271,7 +277,7 @@ export default function ChannelDrawer(props: {
               autoSize={{ minRows: 2, maxRows: 8 }}
               value={values.key}
               onChange={(e) => set('key', e.target.value)}
-              placeholder={spec.keyPlaceholder ? t(spec.keyPlaceholder) : t('form.keyPh')}
+              placeholder={tx(texts.key)}
               name="key"
             />
           </Form.Item>

@@ -33,6 +33,50 @@ const CHANNEL = {
   created_time: 1700000000,
 };
 
+/** A slice of GET /api/channel/types: two relayable types, Bedrock, and one the relay refuses. */
+const CATALOGUE = [
+  {
+    value: 1,
+    label: 'OpenAI',
+    color: 'green',
+    default_base_url: 'https://api.openai.com',
+    relayable: true,
+    key_hint: 'sk-...',
+    other_hint: '',
+    models: ['gpt-4o'],
+  },
+  {
+    value: 14,
+    label: 'Anthropic Claude',
+    color: 'purple',
+    default_base_url: 'https://api.anthropic.com',
+    relayable: true,
+    key_hint: 'sk-ant-api03-...',
+    other_hint: '',
+    models: ['claude-3-5-sonnet-20241022'],
+  },
+  {
+    value: 33,
+    label: 'AWS Claude',
+    color: 'purple',
+    default_base_url: '',
+    relayable: true,
+    key_hint: 'AccessKeyId|SecretAccessKey|region[|SessionToken]',
+    other_hint: '',
+    models: ['claude-3-5-sonnet-20241022'],
+  },
+  {
+    value: 2,
+    label: 'Midjourney Proxy',
+    color: 'blue',
+    default_base_url: '',
+    relayable: false,
+    key_hint: '',
+    other_hint: '',
+    models: ['mj_imagine'],
+  },
+];
+
 type Reply = unknown | (() => Promise<Response>);
 let calls: Call[];
 /** Overrides by "METHOD path" (path without query); a function reply controls the Response itself. */
@@ -51,7 +95,7 @@ beforeEach(async () => {
     if (path === '/api/channel/' && method === 'GET') return [CHANNEL];
     if (path === '/api/channel/5') return CHANNEL;
     if (path === '/api/group/') return ['default', 'vip'];
-    if (path === '/api/models') return {};
+    if (path === '/api/channel/types') return CATALOGUE;
     if (path === '/api/channel/models_enabled') return [];
     return null;
   });
@@ -280,5 +324,71 @@ describe('channel drawer', () => {
     });
     expect(await screen.findByText('渠道更新成功！')).toBeTruthy();
     expect(sent('PUT', '/api/channel/')).toHaveLength(1);
+  });
+});
+
+describe('channel types from the server catalogue', () => {
+  const typeSelect = () => screen.getByTestId('channel-type').closest('.ant-select') as HTMLElement;
+  const openTypes = async () => {
+    fireEvent.mouseDown(typeSelect().querySelector('.ant-select-selector, .ant-select-content') ?? typeSelect());
+    return vi.waitFor(() => {
+      const items = document.querySelectorAll('.ant-select-item-option');
+      if (!items.length) throw new Error('the type list is not open');
+      return Array.from(items).map((el) => el.textContent);
+    });
+  };
+
+  it('lists the channel type by its catalogue name', async () => {
+    renderAt('/channel');
+    await listed();
+    expect(await screen.findByText('OpenAI')).toBeTruthy();
+    expect(sent('GET', '/api/channel/types')).toHaveLength(1);
+  });
+
+  it('offers only relayable types and words the fields from the catalogue', async () => {
+    renderAt('/channel/add');
+    await drawerInput('name');
+    expect(await openTypes()).toEqual(['OpenAI', 'Anthropic Claude', 'AWS Claude']);
+    fireEvent.click(screen.getByText('Anthropic Claude', { selector: '.ant-select-item-option-content' }));
+    const key = (await drawerInput('key')) as HTMLTextAreaElement;
+    await vi.waitFor(() => expect(key.placeholder).toBe('请输入密钥，格式：sk-ant-api03-...，一行一个'));
+    const base = (await drawerInput('base_url')) as HTMLInputElement;
+    expect(base.placeholder).toContain('https://api.anthropic.com');
+  });
+
+  it('refuses a Bedrock key that is not AK|SK|region before sending it', async () => {
+    renderAt('/channel/add');
+    await drawerInput('name');
+    await openTypes();
+    fireEvent.click(screen.getByText('AWS Claude', { selector: '.ant-select-item-option-content' }));
+    fireEvent.change(await drawerInput('name'), { target: { value: 'bedrock' } });
+    fireEvent.change(await drawerInput('key'), { target: { value: 'AKIAEXAMPLE|secret' } });
+    await vi.waitFor(() => expect(screen.getAllByText('claude-3-5-sonnet-20241022').length).toBeGreaterThan(0));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    expect(
+      await screen.findByText('密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！'),
+    ).toBeTruthy();
+    expect(sent('POST', '/api/channel/')).toHaveLength(0);
+    fireEvent.change(await drawerInput('key'), { target: { value: 'AKIAEXAMPLE|secret|us-east-1' } });
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    await vi.waitFor(() => expect(sent('POST', '/api/channel/')).toHaveLength(1));
+    expect(sent('POST', '/api/channel/')[0]!.body).toMatchObject({
+      type: 33,
+      key: 'AKIAEXAMPLE|secret|us-east-1',
+      models: 'claude-3-5-sonnet-20241022',
+    });
+  });
+
+  it('shows an edited channel of a refused type under its name', async () => {
+    replies['GET /api/channel/5'] = { success: true, message: '', data: { ...CHANNEL, type: 2 } };
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    await vi.waitFor(() => expect(typeSelect().textContent).toContain('Midjourney Proxy'));
+    expect(await openTypes()).toEqual(['OpenAI', 'Anthropic Claude', 'AWS Claude', 'Midjourney Proxy']);
   });
 });

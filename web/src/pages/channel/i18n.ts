@@ -89,6 +89,19 @@ registerBundle(
     ],
     'form.key': ['密钥', 'Key'],
     'form.keyPh': ['请输入密钥，一行一个', 'Enter keys, one per line'],
+    'form.keyFormatPh': ['请输入密钥，格式：{{format}}，一行一个', 'Enter keys as {{format}}, one per line'],
+    'form.baseUrlDefaultPh': [
+      '此项可选，默认为 {{url}}，末尾不要带/v1和/',
+      'Optional, defaults to {{url}}; do not end it with /v1 or /',
+    ],
+    'form.bedrockBaseUrlPh': [
+      '此项可选，无需填写：按密钥中的区域访问 https://bedrock-runtime.<region>.amazonaws.com，仅 VPC 端点或代理需要填写',
+      'Not needed: requests go to https://bedrock-runtime.<region>.amazonaws.com for the region in the key; set it only for a VPC endpoint or a proxy',
+    ],
+    'form.vertexBaseUrlPh': [
+      '此项可选，无需填写：按部署地区访问 https://<region>-aiplatform.googleapis.com，仅代理需要填写',
+      'Not needed: requests go to https://<region>-aiplatform.googleapis.com for the region; set it only for a proxy',
+    ],
     'form.keyLineHint': ['一行一个密钥，每行创建一个渠道', 'One key per line; each line creates a channel'],
     'form.keyBatchHint': ['将批量创建 {{count}} 个渠道', '{{count}} channels will be created'],
     'form.keyEditHint': ['留空则不更改密钥', 'Leave empty to keep the current key'],
@@ -131,8 +144,8 @@ registerBundle(
     ],
     'form.azureVersion': ['默认 API 版本', 'Default API version'],
     'form.azureVersionPh': [
-      '请输入默认 API 版本，例如：2024-12-01-preview，该配置可以被实际的请求查询参数所覆盖',
-      'Default API version, e.g. 2024-12-01-preview; a request query parameter overrides it',
+      '请输入默认 API 版本，例如：{{example}}，该配置可以被实际的请求查询参数所覆盖',
+      'Default API version, e.g. {{example}}; a request query parameter overrides it',
     ],
     'form.azureNotice': [
       '注意，模型部署名称必须和模型名称保持一致，因为 New API 会把请求体中的 model 参数替换为你的部署名称（模型名称中的点会被剔除）',
@@ -145,11 +158,11 @@ registerBundle(
     ],
     'form.sparkVersion': ['模型版本', 'Model version'],
     'form.sparkVersionPh': [
-      '请输入星火大模型版本，注意是接口地址中的版本号，例如：v2.1',
-      'Spark version as in the API address, e.g. v2.1',
+      '请输入星火大模型版本，注意是接口地址中的版本号，例如：{{example}}',
+      'Spark version as in the API address, e.g. {{example}}',
     ],
     'form.knowledgeId': ['知识库 ID', 'Knowledge base ID'],
-    'form.knowledgeIdPh': ['请输入知识库 ID，例如：123456', 'Knowledge base ID, e.g. 123456'],
+    'form.knowledgeIdPh': ['请输入知识库 ID，例如：{{example}}', 'Knowledge base ID, e.g. {{example}}'],
     'form.fastgptUrlPh': [
       '请输入私有部署地址，格式为：https://fastgpt.run/api/openapi',
       'Private deployment address, e.g. https://fastgpt.run/api/openapi',
@@ -164,26 +177,26 @@ registerBundle(
       'Dify channels support chatflow and agent apps only; agents do not accept images',
     ],
     'form.accountId': ['Account ID', 'Account ID'],
-    'form.accountIdPh': [
-      '请输入Account ID，例如：d6b5da8hk1awo8nap34ube6gh',
-      'Cloudflare account ID, e.g. d6b5da8hk1awo8nap34ube6gh',
-    ],
+    'form.accountIdPh': ['请输入Account ID，例如：{{example}}', 'Cloudflare account ID, e.g. {{example}}'],
     'form.siliconNotice': [
       'SiliconCloud 渠道支持对话、嵌入和重排序（rerank）模型',
       'SiliconCloud channels serve chat, embedding and rerank models',
     ],
     'form.vertexRegion': ['部署地区', 'Region'],
     'form.vertexRegionPh': [
-      '请输入部署地区，例如：us-central1\n支持使用模型映射格式\n{\n    "default": "us-central1",\n    "claude-3-5-sonnet-20240620": "europe-west1"\n}',
-      'Region, e.g. us-central1, or a JSON map per model with a "default" key',
+      '请输入部署地区，或按模型设置地区的 JSON（须包含 default），例如：{{example}}',
+      'Region, or a JSON object of model → region with a "default" key, e.g. {{example}}',
     ],
-    'form.vertexKeyPh': ['请输入 Vertex AI 服务账号的 JSON 密钥', 'Service account JSON key'],
+    'form.vertexKeyPh': [
+      '请输入 Vertex AI 服务账号的 JSON 密钥文件的完整内容，例如：{{format}}',
+      'The whole service-account JSON key file, e.g. {{format}}',
+    ],
     'form.volcCn': ['火山方舟（中国）', 'VolcEngine Ark (China)'],
     'form.volcIntl': ['BytePlus（海外）', 'BytePlus (international)'],
     'form.aliPlugin': ['插件参数', 'Plugin parameter'],
     'form.aliPluginPh': [
-      '请输入插件参数，即 X-DashScope-Plugin 请求头的取值',
-      'Value of the X-DashScope-Plugin header',
+      '请输入插件参数，即 X-DashScope-Plugin 请求头的取值，例如：{{example}}',
+      'Value of the X-DashScope-Plugin header, e.g. {{example}}',
     ],
     'models.fillType': ['填入相关模型', 'Fill type defaults'],
     'models.fillAll': ['填入所有模型', 'Fill all enabled models'],
@@ -210,6 +223,38 @@ registerBundle(
     'err.copyFailedWith': ['渠道复制失败：{{message}}', 'Failed to copy the channel: {{message}}'],
     'err.baseUrl': ['请填写渠道的 Base URL！', 'This channel type needs a base URL!'],
     'err.vertexRegion': ['请填写部署地区！', 'Please fill in the region!'],
+    'err.vertexRegionJson': [
+      '部署地区必须是合法的 JSON 格式，且包含 default 字段！',
+      'The region map must be valid JSON with a "default" key!',
+    ],
+    'err.vertexLocation': [
+      '部署地区 {{region}} 无效，例如：us-central1 或 global！',
+      'Region {{region}} is not valid, e.g. us-central1 or global!',
+    ],
+    'err.vertexKey': [
+      'Vertex AI 密钥必须是服务账号的 JSON 密钥文件！',
+      'The Vertex AI key must be a service-account JSON key file!',
+    ],
+    'err.vertexKeyFields': [
+      '服务账号 JSON 密钥缺少字段：{{fields}}！',
+      'The service-account JSON key lacks: {{fields}}!',
+    ],
+    'err.anthropicKey': [
+      'Anthropic 密钥应以 sk-ant- 开头！使用代理时请填写代理地址',
+      'Anthropic keys start with sk-ant-! Fill in the base URL when using a proxy',
+    ],
+    'err.geminiKey': [
+      'Gemini 密钥应以 AIza 开头！使用代理时请填写代理地址',
+      'Gemini keys start with AIza! Fill in the base URL when using a proxy',
+    ],
+    'err.bedrockKey': [
+      '密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！',
+      'The key must be AccessKeyId|SecretAccessKey|region, plus |SessionToken for temporary credentials!',
+    ],
+    'err.bedrockRegion': [
+      '密钥中的区域 {{region}} 无效，例如：us-east-1！',
+      'The region {{region}} in the key is not valid, e.g. us-east-1!',
+    ],
     'err.fetchKey': ['请填写密钥', 'Please fill in the key'],
     'err.fetchFailed': ['获取模型列表失败', 'Failed to fetch the model list'],
     'err.modelExists': ['某些模型已存在！', 'Some models already exist!'],

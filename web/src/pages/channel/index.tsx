@@ -28,7 +28,7 @@ import { renderGroupColor, timestamp2string } from '../../lib/render.js';
 import { getPageSize } from '../../lib/storage.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
 import './i18n.js';
-import { CHANNEL_TYPE_BY_CODE } from './types.js';
+import { entryOf, useChannelTypes } from './catalogue.js';
 import {
   groupByTag,
   parseInlinePriority,
@@ -68,6 +68,7 @@ const isTagRow = (r: Row): r is TagRow => (r as TagRow).isTag === true;
 
 export default function ChannelPage() {
   const { t } = useTranslation(NS);
+  const channelTypes = useChannelTypes().data;
   const { message } = AntApp.useApp();
   const navigate = useNavigate();
   const location = useLocation();
@@ -399,7 +400,7 @@ export default function ChannelPage() {
         if (isTagRow(r)) {
           return <Tag color="blue">{t('tag.rowLabel', { count: r.children.length })}</Tag>;
         }
-        const info = CHANNEL_TYPE_BY_CODE[r.type];
+        const info = entryOf(channelTypes, r.type);
         return <Tag color={info?.color ?? 'default'}>{info?.label ?? t('type.unknown', { type: r.type })}</Tag>;
       },
     },

@@ -90,7 +90,17 @@ describe('checkChannelForm', () => {
   it('keeps the organization only for OpenAI and the Vertex key as one JSON document', () => {
     const a = checkChannelForm(form({ type: 25, name: 'n', key: 'k', models: ['m'], openai_organization: 'org-1' }));
     expect(a.ok && a.payload.openai_organization).toBe('');
-    const json = '{\n  "type": "service_account"\n}';
+    const json = JSON.stringify(
+      {
+        type: 'service_account',
+        project_id: 'p',
+        private_key_id: 'k',
+        private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n',
+        client_email: 'a@p.iam.gserviceaccount.com',
+      },
+      null,
+      2,
+    );
     const v = checkChannelForm(form({ type: 41, name: 'n', key: json, models: ['m'], other: 'us-central1' }));
     expect(v.ok && v.payload.key).toBe(json);
     expect(keyLineCount(json, 41)).toBe(1);

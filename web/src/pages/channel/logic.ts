@@ -1,6 +1,7 @@
 // Pure channel-page rules (spec §4 states and colours, §5 channel form / tag edit / inline edit and batch).
 // Errors are i18n keys of the `channel` namespace so the rules stay testable without React.
 import { typeFormSpec } from './types.js';
+import { checkVendorFields } from './vendor-fields.js';
 
 export interface Channel {
   id: number;
@@ -153,7 +154,9 @@ export function parseMaxInputTokens(v: number | string | null | undefined): numb
 
 export type ChannelPayload = Record<string, unknown>;
 
-export type FormCheck = { ok: true; payload: ChannelPayload; confirmV1: boolean } | { ok: false; error: string };
+export type FormCheck =
+  | { ok: true; payload: ChannelPayload; confirmV1: boolean }
+  | { ok: false; error: string; params?: Record<string, string> };
 
 /** Validates the drawer and builds the wire payload (models/groups as comma strings, integers parsed). */
 export function checkChannelForm(v: ChannelFormValues, editId?: number): FormCheck {
@@ -172,7 +175,8 @@ export function checkChannelForm(v: ChannelFormValues, editId?: number): FormChe
   if (spec.baseUrlRequired && base === '') return { ok: false, error: 'err.baseUrl' };
   let other = v.other.trim();
   if (other === '' && spec.otherDefault) other = spec.otherDefault;
-  if (v.type === 41 && other === '') return { ok: false, error: 'err.vertexRegion' };
+  const vendorProblem = checkVendorFields(v.type, v.key, base, other);
+  if (vendorProblem) return { ok: false, ...vendorProblem };
   const payload: ChannelPayload = {
     type: v.type,
     name: v.name.trim(),

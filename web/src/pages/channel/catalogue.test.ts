@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { entryOf, typeSelectOptions, type ChannelTypeEntry } from './catalogue.js';
+import { fieldTexts, typeFormSpec } from './types.js';
+
+const entry = (over: Partial<ChannelTypeEntry> & { value: number }): ChannelTypeEntry => ({
+  label: `type ${over.value}`,
+  color: 'blue',
+  default_base_url: '',
+  relayable: true,
+  key_hint: '',
+  other_hint: '',
+  models: [],
+  ...over,
+});
+
+const CATALOGUE: ChannelTypeEntry[] = [
+  entry({ value: 1, label: 'OpenAI', default_base_url: 'https://api.openai.com', key_hint: 'sk-...' }),
+  entry({ value: 3, label: 'Azure OpenAI', other_kind: 'api_version', other_hint: '2024-12-01-preview' }),
+  entry({
+    value: 14,
+    label: 'Anthropic Claude',
+    default_base_url: 'https://api.anthropic.com',
+    key_hint: 'sk-ant-...',
+  }),
+  entry({ value: 33, label: 'AWS Claude', key_hint: 'AccessKeyId|SecretAccessKey|region' }),
+  entry({
+    value: 41,
+    label: 'Vertex AI',
+    key_hint: '{"type": "service_account"}',
+    other_kind: 'region_or_model_map',
+    other_hint: 'us-central1',
+  }),
+  entry({ value: 2, label: 'Midjourney Proxy', relayable: false }),
+  entry({ value: 39, label: 'Cloudflare', relayable: false, other_kind: 'account_id', other_hint: 'abc' }),
+];
+
+describe('type select', () => {
+  const unknown = (type: number) => `unknown ${type}`;
+
+  it('offers only the relayable types for a new channel', () => {
+    expect(typeSelectOptions(CATALOGUE, undefined, unknown).map((o) => o.value)).toEqual([1, 3, 14, 33, 41]);
+  });
+
+  it('shows an edited channel of another type under its name, or as unknown', () => {
+    expect(typeSelectOptions(CATALOGUE, 2, unknown).at(-1)).toEqual({ value: 2, label: 'Midjourney Proxy' });
+    expect(typeSelectOptions(CATALOGUE, 99, unknown).at(-1)).toEqual({ value: 99, label: 'unknown 99' });
+    expect(typeSelectOptions(CATALOGUE, 14, unknown)).toHaveLength(5);
+  });
+
+  it('is empty until the catalogue is loaded', () => {
+    expect(typeSelectOptions(undefined, undefined, unknown)).toEqual([]);
+    expect(entryOf(undefined, 1)).toBeUndefined();
+  });
+});
+
+describe('field texts from the catalogue', () => {
+  const textsOf = (type: number) => fieldTexts(typeFormSpec(type), entryOf(CATALOGUE, type));
+
+  it('shows the default base URL and the key format as placeholders', () => {
+    expect(textsOf(14)).toEqual({
+      baseUrl: ['form.baseUrlDefaultPh', { url: 'https://api.anthropic.com' }],
+      key: ['form.keyFormatPh', { format: 'sk-ant-...' }],
+    });
+    expect(textsOf(2)).toEqual({ baseUrl: ['form.baseUrlPh'], key: ['form.keyPh'] });
+  });
+
+  it('says Bedrock and Vertex AI need no base URL, and words the Vertex key and region', () => {
+    expect(textsOf(33).baseUrl).toEqual(['form.bedrockBaseUrlPh']);
+    expect(textsOf(33).key).toEqual(['form.keyFormatPh', { format: 'AccessKeyId|SecretAccessKey|region' }]);
+    expect(textsOf(33).other).toBeUndefined();
+    expect(textsOf(41)).toEqual({
+      baseUrl: ['form.vertexBaseUrlPh'],
+      key: ['form.vertexKeyPh', { format: '{"type": "service_account"}' }],
+      other: {
+        label: ['form.vertexRegion'],
+        placeholder: ['form.vertexRegionPh', { example: 'us-central1' }],
+        multiline: true,
+      },
+    });
+  });
+
+  it('labels `other` by what it holds, with the catalogue example', () => {
+    expect(textsOf(3).other).toEqual({
+      label: ['form.azureVersion'],
+      placeholder: ['form.azureVersionPh', { example: '2024-12-01-preview' }],
+      multiline: false,
+    });
+    expect(textsOf(39).other?.label).toEqual(['form.accountId']);
+    // a type's own wording of the base URL wins over the default one
+    expect(textsOf(3).baseUrl).toEqual(['form.azureEndpointPh']);
+  });
+});
