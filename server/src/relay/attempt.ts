@@ -1,4 +1,4 @@
-// One attempt of a relay request on one channel (relay/engine.ts runs the attempt loop): the adaptor builds the upstream
+// One attempt of a relay request on one channel (relay/pipeline/attempts.ts runs the attempt loop): the adaptor builds the upstream
 // request, the transport sends it, and the stream or JSON answer is handled and passed to the client.
 import type { AppContext } from '../context.js';
 import type { HttpResponse } from '../lib/http-response.js';

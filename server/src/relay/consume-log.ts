@@ -1,4 +1,4 @@
-// The consume log row of a relay request (relay/engine.ts writes it once the request has settled), and its dashboard
+// The consume log row of a relay request (relay/pipeline/log.ts makes it once the request has settled), and its dashboard
 // bucket.
 import type { AppContext } from '../context.js';
 import type { NewLog } from '../db/schema.js';

@@ -14,7 +14,7 @@ import { clientIpOf, proxyTrust } from '../lib/ip-match.js';
 import { LeanHttpFront } from '../lib/lean-http/front.js';
 import type { HttpResponse } from '../lib/http-response.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
-import { relayJson, type JsonRelayOptions } from './engine.js';
+import { relayJson, type JsonRelayOptions } from './pipeline/run.js';
 import { RelayError, sendRelayError } from './errors.js';
 import type { RelayMode } from './modes/mode.js';
 import { refuseUnread } from './admit.js';

@@ -1,26 +1,15 @@
 // The relay (/v1/*, /pg/*, /dashboard/*): token auth, channel selection, provider conversion, billing.
 //
-// INTERNAL API FOR OTHER RELAY MODES (images, audio, rerank, moderations, responses, …)
-// A "mode" is a RelayMode object (modes/mode.ts): upstream path, Azure task, canStream, validate(body), promptTokens(body,
-// model), responseText(json) / chunkText(json) for local completion counting, inputOnly for input-billed modes.
-// Everything else — TokenAuth, IP / group / model-limit checks, ModelRequestRateLimit, channel choice with retries
-// that skip failed channels, model_mapping, status_code_mapping, param_override, pass-through, reservation and
-// exactly-once settlement, consume log, dashboard buckets, auto-disable — is done by the engine for every mode.
-//
-// A new mode gets its file under modes/ and its line in modes/routes.ts:
-//
-//   { url: '/v1/moderations', mode: moderationsMode },
-//
-// registerJsonRelayRoutes creates an encapsulated Fastify scope whose routes authenticate the caller before the body is
-// read (admit.ts) and whose body parser keeps the raw request as a Buffer (gzip / br / deflate decoded), so the engine parses it once and forwards the original bytes when nothing changes.
-// For a different billing formula (per image, per second…), give the mode a `quota` hook in modes/mode.ts and use it in
-// engine.ts next to textQuota — the reservation/settlement API is services/billing/ (reserve → settle | refund).
-// For a non-OpenAI upstream protocol, add an Adaptor under providers/<name>/ (providers/types.ts) and map its
-// channel types in providers/index.ts: the engine calls convertRequest / convertResponse / convertStreamEvent.
+// Every JSON relay route runs one pipeline (pipeline/run.ts: authenticate, parse, admit, route, validate, price,
+// reserve, attempt, settle, log). What differs per endpoint is its mode (modes/mode.ts; its line in modes/routes.ts),
+// per client format its codec (formats/), per upstream its provider (providers/); docs/architecture.md says how to add
+// each. registerJsonRelayRoutes creates an encapsulated Fastify scope whose routes authenticate the caller before the
+// body is read (admit.ts) and whose body parser keeps the raw request as a Buffer (gzip / br / deflate decoded), so the
+// pipeline parses it once and forwards the original bytes when nothing changes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { initRelayServices, relayServices } from './services.js';
-import { relayJson, type JsonRelayOptions } from './engine.js';
+import { relayJson, type JsonRelayOptions } from './pipeline/run.js';
 import type { RelayRequest } from './request.js';
 import { FAST_PATH_ROUTES, JSON_RELAY_ROUTES, type JsonRelayRoute } from './modes/routes.js';
 import { closeProxies } from './channel-setting.js';

@@ -41,7 +41,7 @@ export interface RelayServices {
   providers: ProviderSettings;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
   inFlight: Set<Promise<void>>;
-  /** upstream calls still being read for clients that went away (relay/engine.ts); a stop aborts them */
+  /** upstream calls still being read for clients that went away (relay/attempt.ts); a stop aborts them */
   leftBehind: Set<{ destroy(): void }>;
 }
 

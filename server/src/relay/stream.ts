@@ -296,6 +296,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
 
   // chunks are pushed by the response sink (upstream-call.ts): no promise per chunk; pause() while the client drains
   let pending: Buffer | null = null;
+  const terminal = o.mode.streamTerminal;
   const onChunk = (chunk: Buffer): Promise<void> | undefined => {
     if (!firstChunkAt) firstChunkAt = Date.now();
     if (sawDone) return;
@@ -308,18 +309,24 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     pending = cut < buf.length ? buf.subarray(cut) : null;
     const region = cut === buf.length ? buf : buf.subarray(0, cut);
     let found: Candidates | undefined;
+    // the format's last event (Anthropic's message_stop) ends the response like [DONE]: with the bytes before it
+    const last = terminal !== undefined && !o.convert && region.lastIndexOf(terminal) >= 0;
     if (!o.convert) {
       const done = region.indexOf(DONE);
       const usageAt = indexOfUsage(region);
       if (done < 0 && (usageAt < 0 || !hasUsageObject(region, usageAt))) {
         delivered.push(region);
-        return write(region);
+        if (!last) return write(region);
+        sawDone = true;
+        endWith(region);
+        return;
       }
       found = new Candidates(region, done, usageAt);
     }
     const parts = slowPath(region, found);
     const out = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    if (sawDone && !o.mode.eventStream) {
+    if ((sawDone && !o.mode.eventStream) || last) {
+      sawDone = true;
       endWith(out);
       return;
     }

@@ -183,7 +183,7 @@ export function countChatPromptTokens(messages: ChatMessageLike[], model: string
   return n + 3;
 }
 
-// Upper bounds of the counts above that need no tokenizer, for reservations (relay/engine.ts). Byte-level BPE (cl100k,
+// Upper bounds of the counts above that need no tokenizer, for reservations (relay/pipeline/reserve.ts). Byte-level BPE (cl100k,
 // o200k) never makes more tokens than its text has UTF-8 bytes, and a JSON body that is valid UTF-8 spells every
 // string these counts read in at least as many bytes as the string's UTF-8 form: the body's size bounds the text, and
 // the fixed overheads go on top. -1 means no bound holds: parts counted by rule rather than by text (images, audio,

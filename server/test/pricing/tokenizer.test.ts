@@ -297,7 +297,7 @@ describe('inputs and completions', () => {
   });
 });
 
-// The reservation of a well-funded caller uses these bounds instead of the tokenizer (relay/engine.ts): a bound below
+// The reservation of a well-funded caller uses these bounds instead of the tokenizer (relay/pipeline/reserve.ts): a bound below
 // the exact count would reserve less than new-api does.
 describe('prompt bounds without a tokenizer', () => {
   let seed = 7;

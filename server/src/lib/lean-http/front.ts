@@ -269,7 +269,7 @@ class Connection implements ResponseOwner {
 
   private readonly onEnd = (): void => {
     // the client will send nothing more. As Node's server (without httpAllowHalfOpen) does, a request in flight is
-    // given up: its response sees `close` unfinished, and the relay takes its client-gone path (relay/engine.ts).
+    // given up: its response sees `close` unfinished, and the relay takes its client-gone path (relay/attempt.ts).
     if (this.state === State.Head && this.pending === null) {
       this.state = State.Gone;
       this.socket.end();

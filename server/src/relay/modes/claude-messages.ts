@@ -77,6 +77,7 @@ export const claudeMessagesMode: RelayMode = {
   azureTask: 'chat/completions',
   canStream: true,
   eventStream: true,
+  streamTerminal: Buffer.from('"type":"message_stop"'),
   // Anthropic's own checks only: a block the hub cannot convert is refused on a translated lane (attempt.ts), not
   // here, so that it still reaches a provider of Claude's format unchanged
   validate(body) {

@@ -1,5 +1,5 @@
 // Relay modes: what differs between JSON endpoints (path upstream, validation, local token counting, where the
-// completion text lives). The engine (relay/engine.ts) is the same for every mode.
+// completion text lives). The pipeline (relay/pipeline/) is the same for every mode.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { PriceData } from '../../services/pricing/index.js';
 import type { UpstreamUsage } from '../providers/types.js';
@@ -77,6 +77,8 @@ export interface RelayMode {
   streamUsage?(json: any, prev: UpstreamUsage | null): UpstreamUsage | null;
   /** typed-event SSE protocol (Responses API): no stream_options upstream, no `data: [DONE]` added */
   eventStream?: boolean;
+  /** bytes that only the stream's last event holds (Anthropic's message_stop): the response ends with that event */
+  streamTerminal?: Buffer;
 
   // ---- client formats other than OpenAI's (relay/formats/), and the translated lane
   /** the client's wire format (default openai): its errors, and the native lane when the provider speaks it */

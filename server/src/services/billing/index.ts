@@ -25,7 +25,7 @@
 // new-api's "trusted shortcut" (reserve nothing when the balance exceeds 100 × pre) is deliberately NOT kept: it
 // reads a cached balance and reserves nothing, so concurrent requests could overdraw by any amount. Above that
 // threshold the relay only stops waiting for the reservation before the upstream call (overlapsReservation in
-// relay/engine.ts); the reservation is still taken, and its refusal still refuses the request.
+// relay/pipeline/reserve.ts); the reservation is still taken, and its refusal still refuses the request.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { sqliteHandle } from '../../db/connect.js';

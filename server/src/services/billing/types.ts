@@ -24,7 +24,7 @@ export interface ReserveInput {
   cachedUserQuota: number;
   amount: number;
   /**
-   * The request does not wait for this reservation before its upstream call (engine.ts, overlapsReservation): on
+   * The request does not wait for this reservation before its upstream call (relay/pipeline/reserve.ts, overlapsReservation): on
    * SQLite it joins the turn's group commit without hastening it (see RESERVE_BATCH). PostgreSQL / MySQL batch every
    * reservation the same way (BatchedReservations).
    */

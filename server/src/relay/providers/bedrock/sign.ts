@@ -1,8 +1,11 @@
 // SigV4 for Bedrock Runtime, done by AWS's own signer: the signature covers the method, the exact path and query
 // sent, the host (with its port when not the default), x-amz-date, the session token, and the SHA-256 of the
 // final body bytes, so the caller must send exactly the headers and body it signed.
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
+// AWS's signer is loaded with the first signature: a gateway without Bedrock channels does not carry it
+let signerModules: Promise<[typeof import('@smithy/signature-v4'), typeof import('@aws-crypto/sha256-js')]> | null =
+  null;
+const loadSigner = () =>
+  (signerModules ??= Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js')]));
 import type { BedrockCredentials } from './credentials.js';
 
 export const BEDROCK_SIGNING_SERVICE = 'bedrock';
@@ -24,6 +27,7 @@ export async function signRequest(
   signingDate: Date = new Date(),
 ): Promise<Record<string, string>> {
   const url = new URL(req.url);
+  const [{ SignatureV4 }, { Sha256 }] = await loadSigner();
   const signer = new SignatureV4({
     credentials: {
       accessKeyId: creds.accessKeyId,

@@ -2,7 +2,8 @@
 // exchanged at Google's token endpoint (the JWT bearer grant) for an access token valid about an hour. Signing and
 // the exchange are google-auth-library's; this module decides when to ask: one token per service account, reused
 // until 5 minutes before it expires, one request in flight however many callers wait, nothing cached on failure.
-import { JWT } from 'google-auth-library';
+// loaded with the first token request: a gateway without Vertex AI channels does not carry the library
+import type { JWT } from 'google-auth-library';
 import type { ServiceAccount } from './credentials.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
@@ -101,6 +102,7 @@ export class VertexTokenCache {
 
   private async fetchToken(sa: ServiceAccount): Promise<CachedToken> {
     const tokenUrl = tokenUrlFor(sa, this.options.tokenUrl);
+    const { JWT } = await import('google-auth-library');
     const client = new JWT({
       email: sa.client_email,
       key: sa.private_key,

@@ -1,0 +1,73 @@
+// Step 8, attempt: the upstream calls (relay/attempt.ts does one, on one channel), retried on another channel as
+// new-api retries (new-api-compat.md §4.5) up to RetryTimes, a failing channel disabled when the error says so
+// (§4.9). Pings start here for a stream whose upstream is slow to answer (relay/keepalive.ts).
+import { attempt, type AttemptResult } from '../attempt.js';
+import { RelayError, sseHeaders } from '../errors.js';
+import { StreamKeepAlive } from '../keepalive.js';
+import { reroute } from './route.js';
+import type { RelayState } from './state.js';
+
+/** new-api's shouldRetry (new-api-compat.md §4.5), applied to the (mapped) status. */
+export function shouldRetry(err: RelayError, channelType: number): boolean {
+  if (err.local) return false;
+  const st = err.status;
+  if (st === 429 || st === 307) return true;
+  if (st >= 500 && st <= 599) return st !== 504 && st !== 524;
+  if (st === 400) return channelType === 14;
+  if (st === 408) return false;
+  if (st >= 200 && st < 300) return false;
+  return true;
+}
+
+export async function attempts(s: RelayState): Promise<AttemptResult> {
+  const { svc, ctx, req, res, mode, body, caller } = s;
+  const isStream = !!mode.alwaysStream || (mode.canStream && body.stream === true);
+  // pings are SSE comments: a JSON-array stream (Gemini without alt=sse) has no room for them
+  if (isStream && !mode.rawResponse && mode.framing !== 'json-array')
+    s.keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(req.id, req.headers.origin));
+  const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
+  const passThrough = ctx.options.bool('global.pass_through_request_enabled');
+  const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
+  const failed = new Set<number>();
+  for (let i = 0; ; i++) {
+    const channel = s.channel;
+    s.used.push(channel.id);
+    const result = await attempt(svc, ctx, req, res, {
+      channel,
+      mode,
+      body,
+      raw: s.raw,
+      model: s.model,
+      isStream,
+      clientWantsUsage,
+      passThrough,
+      reqId: req.id,
+      origin: req.headers.origin,
+      start: s.start,
+      prompt: s.prompt,
+      gate: i === 0 ? s.gate : null,
+      keepAlive: s.keepAlive,
+    });
+    if (result.kind !== 'failed') return result;
+    const err = result.error;
+    // the status after status_code_mapping, as new-api's processChannelError sees it
+    if (
+      svc.channelStatus.shouldDisable(channel, {
+        status: err.status,
+        message: err.message,
+        type: err.type,
+        code: err.code,
+        local: err.local,
+      })
+    ) {
+      void svc.channelStatus
+        .disable(channel.id, err.message)
+        .catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
+    }
+    if (i >= retryTimes || !shouldRetry(err, channel.type)) return result;
+    failed.add(channel.id);
+    const next = reroute(s, i + 1, failed);
+    if (!next) return result;
+    s.channel = next;
+  }
+}

@@ -1,0 +1,36 @@
+// Step 4, route: the channel (new-api-compat.md §4.4): the one an admin pinned (`sk-<key>-<id>`), else a pick by
+// group, model and priority; a retry picks again below, never a channel that already failed in this request.
+import { hasAdaptor, unsupportedTypeMessage } from '../providers/index.js';
+import { RelayError } from '../errors.js';
+import type { CachedChannel } from '../../services/cache/channel-cache.js';
+import type { RelayState } from './state.js';
+
+export function route(s: RelayState): void {
+  const { svc, caller, mode, body, model, group } = s;
+  if (caller.channelId !== null) {
+    const channel = svc.channels.get(caller.channelId);
+    if (!channel) throw new RelayError(400, '无效的渠道 Id');
+    if (channel.status !== 1) throw new RelayError(403, '该渠道已被禁用');
+    if (!hasAdaptor(channel.type))
+      throw new RelayError(400, unsupportedTypeMessage(channel.type), 'new_api_error', 'channel_type_not_supported');
+    s.channel = channel;
+    return;
+  }
+  // without a model there is nothing to route by: the mode's own message says what is missing
+  const invalid = !model ? mode.validate(body) : null;
+  if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
+  const channel = svc.channels.pick(group, model, 0);
+  if (!channel) {
+    const message = `当前分组 ${group} 下对于模型 ${model} 无可用渠道`;
+    // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
+    throw s.opts.playground
+      ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed')
+      : new RelayError(503, message);
+  }
+  s.channel = channel;
+}
+
+/** The channel for retry `i` (1, 2, …), skipping the failed ones; null when none is left. */
+export function reroute(s: RelayState, i: number, failed: Set<number>): CachedChannel | null {
+  return s.svc.channels.pick(s.group, s.model, i, failed);
+}

@@ -1,0 +1,64 @@
+// The relay pipeline: every JSON relay request, whatever its client format, mode or provider, runs these steps in
+// this order (one file each in this folder). No step names a vendor or a format: what differs per endpoint is the
+// mode (relay/modes/), per client format its codec (relay/formats/), per upstream its provider (relay/providers/).
+import type { AppContext } from '../../context.js';
+import type { HttpResponse } from '../../lib/http-response.js';
+import type { RelayRequest } from '../request.js';
+import type { RelayServices } from '../services.js';
+import { asRelayError, RelayError, sendRelayError, sendStreamError } from '../errors.js';
+import { authenticate } from './authenticate.js';
+import { parse } from './parse.js';
+import { admit } from './admit.js';
+import { route } from './route.js';
+import { validate } from './validate.js';
+import { price } from './price.js';
+import { reserve } from './reserve.js';
+import { attempts } from './attempts.js';
+import { refund, settle } from './settle.js';
+import { newState, type JsonRelayOptions, type RelayState } from './state.js';
+
+export type { JsonRelayOptions } from './state.js';
+export { shouldRetry } from './attempts.js';
+
+/** One relay request, tracked in svc.inFlight until it has settled and logged (a stop waits for it: shutdown.ts). */
+export function relayJson(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  opts: JsonRelayOptions,
+): Promise<void> {
+  const p = run(newState(svc, ctx, req, res, opts));
+  const inFlight = svc.inFlight;
+  inFlight.add(p);
+  return p.finally(() => inFlight.delete(p));
+}
+
+async function run(s: RelayState): Promise<void> {
+  try {
+    await authenticate(s);
+    parse(s);
+    await admit(s);
+    route(s);
+    validate(s);
+    price(s);
+    await reserve(s);
+    const failure = await settle(s, await attempts(s));
+    if (failure) answerError(s, failure);
+  } catch (err) {
+    // an overlapped reservation may still be committing: whatever it took goes back
+    if (!s.reservation && s.reserving) await s.reserving.catch(() => null);
+    if (s.reservation) await refund(s, s.reservation);
+    if (!(err instanceof RelayError)) s.ctx.log.error({ err, reqId: s.req.id }, 'relay failed');
+    answerError(s, asRelayError(err));
+  } finally {
+    s.keepAlive?.stop();
+  }
+}
+
+/** The error in the client's format: a JSON answer, or an event once pings have committed the stream. */
+function answerError(s: RelayState, err: RelayError): void {
+  const format = s.mode.format ?? 'openai';
+  if (s.keepAlive?.committed) sendStreamError(s.res, err, s.req.id, !!s.mode.eventStream, format);
+  else sendRelayError(s.res, err, s.req.id, s.req.headers.origin, format);
+}

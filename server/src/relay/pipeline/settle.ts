@@ -1,0 +1,62 @@
+// Step 9, settle: exactly once per request. A failed or abandoned request gives its reservation back; an answered
+// one is charged from its usage (new-api-compat.md §5.3: text, audio, Claude or a fixed price), its log row written
+// with the charge (step 10, log.ts), and the low-balance notice checked (§5.9).
+import type { Reservation } from '../../services/billing/index.js';
+import { audioQuota, audioUsageOf, claudeQuota, isAudioChatModel, textQuota } from '../../services/pricing/index.js';
+import type { AttemptResult } from '../attempt.js';
+import type { UpstreamUsage } from '../providers/index.js';
+import { modelRateLimit } from '../rate-limit.js';
+import { logRow } from './log.js';
+import type { RelayState } from './state.js';
+import type { RelayError } from '../errors.js';
+
+const SATURATED = '当前分组上游负载已饱和，请稍后再试';
+
+/** Settles an attempt's outcome; returns the error to answer the client with, if it failed. */
+export async function settle(s: RelayState, result: AttemptResult): Promise<RelayError | null> {
+  const { svc, ctx } = s;
+  // the first attempt waited for an overlapped reservation (or threw its refusal): it stands by now
+  const held = s.reservation ?? (await s.reserving!);
+  if (result.kind !== 'done') {
+    await refund(s, held);
+    if (result.kind === 'gone') return null;
+    return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
+  }
+  if (s.rateKey) modelRateLimit(ctx).success(s.rateKey);
+
+  const usage = result.usage;
+  const total = usage.prompt_tokens + usage.completion_tokens;
+  const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
+  const audio = s.fixed < 0 && isAudioChatModel(s.model) ? audioUsageOf(usage) : undefined;
+  const quota =
+    s.fixed >= 0
+      ? s.fixed
+      : total === 0
+        ? 0
+        : audio
+          ? audioQuota(s.price, audio, s.model, quotaPerUnit)
+          : usage.claude
+            ? claudeQuota(s.price, claudeUsageOf(usage), quotaPerUnit)
+            : textQuota(s.price, usage, quotaPerUnit);
+  const row = logRow(s, result, quota, audio);
+  // the charge and its log row are written together (services/billing/)
+  svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
+  const after = s.quotaBefore - quota;
+  if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after);
+  return null;
+}
+
+/** Gives a reservation back (the request failed, was refused or its client left). */
+export function refund(s: RelayState, held: Reservation): Promise<void> {
+  return s.svc.billing.refund(held).catch((e) => s.ctx.log.error({ err: e }, 'refund failed'));
+}
+
+/** The relay's usage of a Claude answer back in Claude's terms: input_tokens exclude the cache reads. */
+function claudeUsageOf(u: UpstreamUsage) {
+  return {
+    input_tokens: Math.max(0, u.prompt_tokens - u.cached_tokens),
+    output_tokens: u.completion_tokens,
+    cache_read_input_tokens: u.cached_tokens,
+    cache_creation_input_tokens: u.cache_creation_tokens ?? 0,
+  };
+}
