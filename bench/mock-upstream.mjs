@@ -76,6 +76,9 @@ function answerClaude(req, res, body, n) {
     return send(res, 200, message, { 'request-id': requestId });
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': requestId });
+  const cacheKey = `cl|${body.model}|${input}|${cfg.chunks}`;
+  const cached = streamCache.get(cacheKey);
+  if (cached) return res.end(cached);
   const event = (o) => `event: ${o.type}\ndata: ${JSON.stringify(o)}\n\n`;
   let out = event({ type: 'message_start', message });
   out += event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } });
@@ -91,7 +94,16 @@ function answerClaude(req, res, body, n) {
     delta: { stop_reason: 'end_turn', stop_sequence: null },
     usage: { output_tokens: cfg.chunks },
   });
-  res.end(out + event({ type: 'message_stop' }));
+  out += event({ type: 'message_stop' });
+  remember(cacheKey, out);
+  res.end(out);
+}
+
+/** Streams made so far, by request shape (bounded: the bench sends a handful of shapes). */
+const streamCache = new Map();
+function remember(key, stream) {
+  if (streamCache.size > 256) streamCache.clear();
+  streamCache.set(key, stream);
 }
 
 const tls =
@@ -138,6 +150,11 @@ const handler = (req, res) => {
         });
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // the same stream for the same request shape is made once: "direct" then measures HTTP, not this mock's
+      // JSON work, for OpenAI and Claude streams alike (their bodies differ in size and field count)
+      const key = `oa|${model}|${promptChars}|${!!body.stream_options?.include_usage}|${cfg.chunks}`;
+      const cached = streamCache.get(key);
+      if (cached) return res.end(cached);
       const base = { id, object: 'chat.completion.chunk', created, model };
       const frame = (o) => `data: ${JSON.stringify(o)}\n\n`;
       let out = frame({
@@ -152,7 +169,9 @@ const handler = (req, res) => {
       out += frame({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
       if (body.stream_options?.include_usage)
         out += frame({ ...base, choices: [], usage: usage(promptChars, cfg.chunks) });
-      res.end(out + 'data: [DONE]\n\n');
+      out += 'data: [DONE]\n\n';
+      remember(key, out);
+      res.end(out);
     };
     if (cfg.delayMs > 0) setTimeout(respond, cfg.delayMs);
     else respond();
