@@ -170,7 +170,21 @@ export async function attempt(
       delete copy.stream_options;
       changed = true;
     }
-    if (adaptor.convertRequest(info, copy)) changed = true;
+    const converted = adaptor.convertRequest(info, copy);
+    if (converted === true) changed = true;
+    else if (converted !== false) {
+      try {
+        if (await converted) changed = true;
+      } catch (e) {
+        if (!(e instanceof FormatError)) throw e;
+        return {
+          kind: 'failed',
+          error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request'),
+        };
+      }
+      // the conversion waited (remote images): a client gone meanwhile is not sent upstream
+      if (res.destroyed) return GONE;
+    }
     if (channel.paramOverride) {
       Object.assign(copy, channel.paramOverride);
       changed = true;

@@ -108,7 +108,7 @@ export async function testChannel(
   // the relay's own provider code builds the request: an OpenAI chat request, translated for other formats
   const wire = wireOf(adaptor, info);
   let payload: Record<string, unknown> = body;
-  if (wire === 'openai') adaptor.convertRequest(info, body);
+  if (wire === 'openai') await adaptor.convertRequest(info, body);
   else if (mode === embeddingsMode)
     return {
       ok: false,

@@ -177,6 +177,45 @@ describe('remote images inlined for Gemini and Bedrock', () => {
     });
   });
 
+  it('inlines a Claude client’s image URL on Bedrock, which takes Claude’s body but fetches no URLs', async () => {
+    const claude = new Anthropic({ apiKey: `sk-${key}`, baseURL: s.url, maxRetries: 0 });
+    const r = await claude.messages.create({
+      model: BEDROCK_MODEL,
+      max_tokens: 50,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'url', url: good() } },
+            { type: 'text', text: 'What is this?' },
+          ],
+        },
+      ],
+    });
+    expect(r.type).toBe('message');
+    expect(bedrock.requests.at(-1)!.body.messages[0].content[0]).toEqual({
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: PNG.toString('base64') },
+    });
+    const refused = await claude.messages
+      .create({
+        model: BEDROCK_MODEL,
+        max_tokens: 50,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'url', url: `http://127.0.0.1:${closed.port}/x.png` } }],
+          },
+        ],
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(closed.connections).toBe(0);
+  });
+
   it('refuses a private address with a 400 in OpenAI shape; the listener sees no connection', async () => {
     for (const url of [`http://127.0.0.1:${closed.port}/x.png`, `http://[::1]:${closed.port}/x.png`]) {
       const r = await ask(GEMINI_MODEL, url);

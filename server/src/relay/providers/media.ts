@@ -121,3 +121,32 @@ export async function inlineRemoteImages(hub: HubRequest, fetchImage: ImageFetch
     messages: hub.messages.map((m) => (Array.isArray(m.content) ? { ...m, content: m.content.map(inline) } : m)),
   };
 }
+
+/**
+ * A Claude body (native lane) with every `{type:'image', source:{type:'url'}}` block, in messages and tool results,
+ * replaced by the image inline as a base64 source: for providers that carry Claude's body but fetch no URLs (Bedrock).
+ * Returns whether anything changed; the body is changed in place.
+ */
+export async function inlineClaudeImageUrls(
+  body: Record<string, any>,
+  fetchImage: ImageFetcher | undefined,
+): Promise<boolean> {
+  if (!fetchImage || !Array.isArray(body.messages)) return false;
+  const blocks: Record<string, any>[] = [];
+  const visit = (content: unknown) => {
+    if (!Array.isArray(content)) return;
+    for (const b of content as Record<string, any>[]) {
+      if (b?.type === 'image' && b.source?.type === 'url' && isRemote(String(b.source.url))) blocks.push(b);
+      else if (b?.type === 'tool_result') visit(b.content);
+    }
+  };
+  for (const m of body.messages) visit(m?.content);
+  if (blocks.length === 0) return false;
+  const fetched = new Map<string, Promise<InlineImage>>();
+  for (const b of blocks) if (!fetched.has(b.source.url)) fetched.set(b.source.url, fetchImage(b.source.url));
+  for (const b of blocks) {
+    const image = await fetched.get(b.source.url)!;
+    b.source = { type: 'base64', media_type: image.mimeType, data: image.data };
+  }
+  return true;
+}

@@ -134,10 +134,11 @@ export interface Adaptor {
   /** Auth and provider headers (content-type/accept are added by the engine). */
   headers(info: RelayInfo): Record<string, string>;
   /**
-   * Adapts the parsed body in place. Returns true when it changed anything (the engine then re-serialises);
-   * false means the raw client bytes can be forwarded.
+   * Adapts the parsed body in place. Returns true when it changed anything (the body is then re-serialised); false
+   * means the raw client bytes can be forwarded. A provider that must fetch something for it (remote images) returns
+   * a promise.
    */
-  convertRequest(info: RelayInfo, body: Record<string, unknown>): boolean;
+  convertRequest(info: RelayInfo, body: Record<string, unknown>): boolean | Promise<boolean>;
   /**
    * Non-OpenAI upstreams: convert a whole JSON response to OpenAI format (null: this response is OpenAI format already
    * and goes through as it is). Throwing makes it a 502 bad response.

@@ -10,7 +10,7 @@ import { bedrockTarget } from './endpoint.js';
 import { toBedrockClaudeBody } from './body.js';
 import { signRequest } from './sign.js';
 import { parseBedrockProviderError } from './errors.js';
-import { inlineRemoteImages } from '../media.js';
+import { inlineClaudeImageUrls, inlineRemoteImages } from '../media.js';
 
 function modelIdOf(info: RelayInfo): string {
   const { region } = parseBedrockKey(info.channel.key);
@@ -35,7 +35,9 @@ export const bedrockAdaptor: Adaptor = {
   headers: (info) => ({
     accept: info.isStream ? 'application/vnd.amazon.eventstream' : 'application/json',
   }),
-  convertRequest(info, body) {
+  async convertRequest(info, body) {
+    // Bedrock fetches no image URLs: a Claude client's are fetched here and sent inline
+    await inlineClaudeImageUrls(body, info.settings.fetchImage);
     prepareClaudeBody(info.settings, body, info.upstreamModel);
     const out = withBeta(info, toBedrockClaudeBody(body));
     for (const k of Object.keys(body)) delete body[k];
