@@ -113,7 +113,7 @@ export async function attempt(
   const native = info.clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(info.clientFormat);
   // a mode without a hub form (embeddings) may still know how to ask this provider's format
   const translation = native ? undefined : mode.translate?.[providerFormat];
-  if (!native && !mode.hub && !translation)
+  if ((!native && !mode.hub && !translation) || adaptor.cannotServe?.(info))
     return {
       kind: 'failed',
       error: new RelayError(

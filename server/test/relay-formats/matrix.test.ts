@@ -315,4 +315,19 @@ await describeEachDb('client formats × providers', (kind) => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toMatch(/json/);
   });
+
+  it('refuses embeddings on a Vertex AI channel with a 400 in the client format, sending nothing, charging nothing', async () => {
+    const calls = vertex.requests.length;
+    await flushLogs(s);
+    const before = await balance();
+    const res = await fetch(`${s.url}/v1beta/models/${TARGETS['vertex-gemini']}:embedContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': `sk-${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'embed me' }] } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
+    expect(vertex.requests.length).toBe(calls);
+    expect(await balance()).toBe(before);
+  });
 });

@@ -126,6 +126,8 @@ export interface Adaptor {
   fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown> | Promise<Record<string, unknown>>;
   /** once the final request is known: sign it or add a token fetched for it (sets headers) */
   authorize?(info: RelayInfo, req: SignableRequest): Promise<void>;
+  /** the provider has no endpoint for this request's mode (Vertex AI's embeddings): a 400, nothing is sent */
+  cannotServe?(info: RelayInfo): boolean;
   /** the upstream answered 401: credentials it cached (an OAuth token) are dropped */
   unauthorized?(info: RelayInfo): void;
   /** Whether `stream_options.include_usage` may be sent to this channel type (new-api-compat.md §4.6 step 7, §7). */

@@ -36,6 +36,8 @@ function wireOf(info: RelayInfo): WireFormat {
 export const vertexAdaptor: Adaptor = {
   wire: wireOf,
   supportsStreamOptions: () => false,
+  // Vertex embeds through `:predict`, a different API this provider does not speak
+  cannotServe: (info) => !!info.mode.inputOnly || !!info.mode.geminiAction,
   target(info) {
     const sa = parseServiceAccount(info.channel.key);
     const claude = isClaude(info);
