@@ -46,6 +46,11 @@ export interface Config {
   azureDefaultApiVersion: string;
   /** VERTEX_TOKEN_URL: where Vertex AI service-account grants go (default Google's; a private endpoint or a test) */
   vertexTokenUrl: string;
+  /**
+   * OAUTH_ENDPOINTS_JSON: replaces the fixed token and user-info addresses of GitHub, Linux DO and Discord, e.g.
+   * `{"github":{"token":"...","user":"..."}}` (a private mirror or a test's mock provider); missing ones keep the vendor's
+   */
+  oauthEndpoints: OAuthEndpointOverrides;
   globalApiRateLimit: { enabled: boolean; count: number; durationSec: number };
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { enabled: boolean; count: number; durationSec: number };
@@ -54,6 +59,9 @@ export interface Config {
   webDistDir: string;
   version: string;
 }
+
+export type OAuthVendor = 'github' | 'linuxdo' | 'discord';
+export type OAuthEndpointOverrides = Partial<Record<OAuthVendor, { token?: string; user?: string }>>;
 
 export interface SqlPoolConfig {
   maxOpen: number;
@@ -171,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     generateDefaultToken: bool(env, 'GENERATE_DEFAULT_TOKEN', false),
     azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2024-12-01-preview',
     vertexTokenUrl: env.VERTEX_TOKEN_URL?.trim() || '',
+    oauthEndpoints: oauthEndpointsOf(env),
     globalApiRateLimit: {
       enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),
       count: int(env, 'GLOBAL_API_RATE_LIMIT', 180, 1),
@@ -191,6 +200,36 @@ export function loadConfig(env: Env = process.env): Config {
     webDistDir: env.WEB_DIST_DIR?.trim() ?? '',
     version: env.VERSION?.trim() || 'v0.1.0',
   };
+}
+
+const OAUTH_VENDORS: readonly OAuthVendor[] = ['github', 'linuxdo', 'discord'];
+
+function oauthEndpointsOf(env: Env): OAuthEndpointOverrides {
+  const raw = env.OAUTH_ENDPOINTS_JSON?.trim();
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('OAUTH_ENDPOINTS_JSON is not valid JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError('OAUTH_ENDPOINTS_JSON must be an object keyed by github, linuxdo or discord');
+  const out: OAuthEndpointOverrides = {};
+  for (const [vendor, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!OAUTH_VENDORS.includes(vendor as OAuthVendor))
+      throw new ConfigError(`OAUTH_ENDPOINTS_JSON: unknown provider "${vendor}"`);
+    const entry: { token?: string; user?: string } = {};
+    for (const field of ['token', 'user'] as const) {
+      const url = (value as Record<string, unknown> | null)?.[field];
+      if (url === undefined) continue;
+      if (typeof url !== 'string' || !/^https?:\/\//.test(url))
+        throw new ConfigError(`OAUTH_ENDPOINTS_JSON: ${vendor}.${field} must be an http(s) URL`);
+      entry[field] = url;
+    }
+    out[vendor as OAuthVendor] = entry;
+  }
+  return out;
 }
 
 function sqlPoolOf(env: Env): SqlPoolConfig {

@@ -17,6 +17,7 @@ import { registerChannelTestRoutes } from './channel-test.js';
 import { registerPricingRoutes } from './pricing.js';
 import { registerRedemptionRoutes } from './redemption.js';
 import { registerTopupRoutes } from './topup.js';
+import { registerOAuthRoutes } from './oauth.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -36,6 +37,7 @@ const AREAS: Area[] = [
   registerPricingRoutes,
   registerRedemptionRoutes,
   registerTopupRoutes,
+  registerOAuthRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

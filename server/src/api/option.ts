@@ -32,6 +32,11 @@ const REQUIRES: Array<{ key: string; needs: string; message: string }> = [
     message: '无法启用 LinuxDO OAuth，请先填入 LinuxDO Client Id 以及 LinuxDO Client Secret！',
   },
   {
+    key: 'discord.enabled',
+    needs: 'discord.client_id',
+    message: '无法启用 Discord OAuth，请先填入 Discord Client Id 以及 Discord Client Secret！',
+  },
+  {
     key: 'EmailDomainRestrictionEnabled',
     needs: 'EmailDomainWhitelist',
     message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！',

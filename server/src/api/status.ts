@@ -16,6 +16,8 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     github_client_id: o.get('GitHubClientId'),
     linuxdo_oauth: loginAvailable(o, 'LinuxDOOAuthEnabled'),
     linuxdo_client_id: o.get('LinuxDOClientId'),
+    discord_oauth: loginAvailable(o, 'discord.enabled'),
+    discord_client_id: o.get('discord.client_id'),
     telegram_oauth: loginAvailable(o, 'TelegramOAuthEnabled'),
     telegram_bot_name: o.get('TelegramBotName'),
     system_name: o.get('SystemName'),

@@ -19,6 +19,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     // new-api's own column names where an earlier version of ours had invented one (channels.open_ai_organization);
     // the values stored under our name are copied over
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
+    // oauth_states (OAuth login states every node sees when there is no Redis) and users.discord_id
+    '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

@@ -19,6 +19,7 @@ export interface UsersTable {
   wechat_id: Generated<string>;
   telegram_id: Generated<string>;
   linux_do_id: Generated<string>;
+  discord_id: Generated<string>;
   access_token: string | null;
   quota: Generated<number>;
   used_quota: Generated<number>;
@@ -234,6 +235,14 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+export interface OAuthStatesTable {
+  state: string;
+  /** the invite code given with the state, for a sign-up at the callback */
+  aff_code: Generated<string>;
+  /** unix seconds; the state is refused from then on */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -251,6 +260,7 @@ export interface Database {
   quota_hold_nodes: QuotaHoldNodesTable;
   quota_hold_journal: QuotaHoldJournalTable;
   sessions: SessionsTable;
+  oauth_states: OAuthStatesTable;
 }
 
 export type User = Selectable<UsersTable>;

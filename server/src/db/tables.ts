@@ -115,6 +115,8 @@ export const TABLES: TableSpec[] = [
       c('wechat_id', 'varchar(191)', ''),
       c('telegram_id', 'varchar(191)', ''),
       c('linux_do_id', 'varchar(191)', ''),
+      // new-api's later column for Discord logins (migration 0008)
+      c('discord_id', 'varchar(191)', ''),
       c('access_token', 'char(32)'),
       c('quota', 'bigint', 0),
       c('used_quota', 'bigint', 0),
@@ -137,6 +139,7 @@ export const TABLES: TableSpec[] = [
       ix('users', 'wechat_id'),
       ix('users', 'telegram_id'),
       ix('users', 'linux_do_id'),
+      ix('users', 'discord_id'),
       ux('users', 'access_token'),
       ux('users', 'aff_code'),
       ix('users', 'inviter_id'),
@@ -365,6 +368,18 @@ export const TABLES: TableSpec[] = [
     ],
     primaryKey: ['id_hash'],
     indexes: [ix('sessions', 'user_id'), ix('sessions', 'expires_at')],
+  },
+  // Ours: OAuth states (services/oauth/state.ts) when there is no Redis, so that a state issued by one node is
+  // accepted by another; a row is deleted when it is used, and rows past their end when a new state is issued.
+  {
+    name: 'oauth_states',
+    columns: [
+      c('state', 'varchar(64)', undefined, true),
+      c('aff_code', 'varchar(32)', ''),
+      c('expires_at', 'bigint', 0),
+    ],
+    primaryKey: ['state'],
+    indexes: [ix('oauth_states', 'expires_at')],
   },
   {
     name: 'setups',

@@ -17,10 +17,16 @@ export const THIRD_PARTY_LOGINS: readonly LoginMethod[] = [
   { option: 'LinuxDOOAuthEnabled', name: 'Linux DO' },
   { option: 'WeChatAuthEnabled', name: '微信' },
   { option: 'TelegramOAuthEnabled', name: 'Telegram' },
+  { option: 'discord.enabled', name: 'Discord' },
 ];
 
-/** Option keys of the third-party logins whose routes this server serves (none yet). */
-const IMPLEMENTED_LOGINS = new Set<string>();
+/** Option keys of the third-party logins whose routes this server serves (api/oauth.ts). */
+const IMPLEMENTED_LOGINS = new Set<string>([
+  'GitHubOAuthEnabled',
+  'oidc.enabled',
+  'LinuxDOOAuthEnabled',
+  'discord.enabled',
+]);
 
 export function loginMethodOf(option: string): LoginMethod | undefined {
   return THIRD_PARTY_LOGINS.find((m) => m.option === option);

@@ -80,6 +80,9 @@ export function defaultOptions(): Record<string, string> {
     'oidc.authorization_endpoint': '',
     'oidc.token_endpoint': '',
     'oidc.user_info_endpoint': '',
+    'discord.enabled': b(false),
+    'discord.client_id': '',
+    'discord.client_secret': '',
     // site content
     Notice: '',
     About: '',
@@ -181,7 +184,7 @@ export const JSON_OPTION_KEYS = new Set([
 
 /** Option keys never returned by GET /api/option/ (new-api-compat.md §3.4). */
 export function isSecretOptionKey(key: string): boolean {
-  return /(Token|Secret|Key)$/.test(key) || key === 'oidc.client_secret';
+  return /(Token|Secret|Key)$/.test(key) || key === 'oidc.client_secret' || key === 'discord.client_secret';
 }
 
 export class OptionStore extends EventEmitter {

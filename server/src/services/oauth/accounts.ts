@@ -1,0 +1,111 @@
+// What a provider's answer does to accounts (new-api-compat.md §9.4): a signed-in caller binds the provider account;
+// otherwise the account bound to it logs in, or, with registration open, a new account is made for it.
+import type { AppContext } from '../../context.js';
+import type { User } from '../../db/schema.js';
+import { randomAlnum } from '../../lib/random.js';
+import {
+  DISPLAY_NAME_MAX,
+  USERNAME_MAX,
+  emailRegistered,
+  getUser,
+  registerUser,
+  userExistsOrDeleted,
+} from '../users.js';
+import { USER_STATUS_ENABLED } from '../console-auth.js';
+import { OAuthError, type OAuthProvider, type ProviderUser } from './provider.js';
+
+export const REGISTRATION_CLOSED = '管理员关闭了新用户注册';
+export const USER_BANNED = '用户已被封禁';
+export const USER_DELETED = '用户已注销';
+
+export const alreadyBound = (provider: OAuthProvider) => `该 ${provider.name} 账户已被绑定`;
+export const notEnabled = (provider: OAuthProvider) => `管理员未开启通过 ${provider.name} 登录以及注册`;
+
+/** The rows bound to the provider id, soft-deleted ones included (a deleted account keeps its binding, as new-api). */
+async function boundRows(ctx: AppContext, provider: OAuthProvider, id: string) {
+  return ctx.db
+    .selectFrom('users')
+    .select(['id', 'deleted_at'])
+    .where(provider.column, '=', id)
+    .orderBy('id')
+    .execute();
+}
+
+/** Binds the provider account to the signed-in user; refused when any account (even a deleted one) holds it. */
+export async function bindProviderAccount(
+  ctx: AppContext,
+  provider: OAuthProvider,
+  userId: number,
+  account: ProviderUser,
+): Promise<void> {
+  if ((await boundRows(ctx, provider, account.id)).length) throw new OAuthError(alreadyBound(provider));
+  await ctx.db
+    .updateTable('users')
+    .set({ [provider.column]: account.id })
+    .where('id', '=', userId)
+    .execute();
+  ctx.changes.publish({ kind: 'user', id: userId });
+}
+
+/**
+ * The user the provider account logs in as, signing one up when none is bound and registration is open. A banned
+ * user is refused here; the caller starts the session.
+ */
+export async function loginWithProviderAccount(
+  ctx: AppContext,
+  provider: OAuthProvider,
+  account: ProviderUser,
+  affCode: string,
+): Promise<User> {
+  const bound = await boundRows(ctx, provider, account.id);
+  let user: User | undefined;
+  if (bound.length) {
+    const live = bound.find((row) => !row.deleted_at);
+    if (!live) throw new OAuthError(USER_DELETED);
+    user = await getUser(ctx, live.id);
+    if (!user) throw new OAuthError(USER_DELETED);
+  } else {
+    if (!ctx.options.bool('RegisterEnabled')) throw new OAuthError(REGISTRATION_CLOSED);
+    user = await signUp(ctx, provider, account, affCode);
+  }
+  if (Number(user.status) !== USER_STATUS_ENABLED) throw new OAuthError(USER_BANNED);
+  return user;
+}
+
+async function signUp(ctx: AppContext, provider: OAuthProvider, account: ProviderUser, affCode: string): Promise<User> {
+  const username = await chooseUsername(ctx, provider, account);
+  // an address already on another account is not copied: it would make password reset ambiguous
+  const email = account.email && !(await emailRegistered(ctx, account.email, true)) ? account.email : '';
+  // the password is random and never shown: the account signs in through the provider until its owner sets one
+  const id = await registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined });
+  const displayName = [...(account.displayName || provider.defaultDisplayName)].slice(0, DISPLAY_NAME_MAX).join('');
+  await ctx.db
+    .updateTable('users')
+    .set({ [provider.column]: account.id, display_name: displayName })
+    .where('id', '=', id)
+    .execute();
+  ctx.changes.publish({ kind: 'user', id });
+  const user = await getUser(ctx, id);
+  if (!user) throw new Error(`user ${id} vanished after sign-up`);
+  return user;
+}
+
+/**
+ * new-api's names: the provider's login for providers that use it, when it is a valid, free username; else
+ * `<prefix>_<largest user id + 1>` (moving on while that is taken).
+ */
+async function chooseUsername(ctx: AppContext, provider: OAuthProvider, account: ProviderUser): Promise<string> {
+  const login = account.login?.trim() ?? '';
+  if (provider.usesLogin && login && [...login].length <= USERNAME_MAX && !(await userExistsOrDeleted(ctx.db, login)))
+    return login;
+  const max = await ctx.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.max('id').as('max'))
+    .executeTakeFirst();
+  let n = Number(max?.max ?? 0) + 1;
+  for (let i = 0; i < 20; i++, n++) {
+    const name = `${provider.usernamePrefix}_${n}`;
+    if (!(await userExistsOrDeleted(ctx.db, name))) return name;
+  }
+  return `${provider.usernamePrefix}_${randomAlnum(4)}`;
+}

@@ -1,0 +1,81 @@
+// OpenID Connect login (new-api-compat.md §9.4). The token and userinfo endpoints are the options' when set, else
+// read from the `oidc.well_known` discovery document at each login (an operator changing the provider's document
+// needs no restart). The provider must return `sub` and `email`.
+import type { AppContext } from '../../context.js';
+import {
+  OAuthError,
+  accessTokenOf,
+  callProvider,
+  emptyUserInfo,
+  requireCode,
+  textField,
+  userInfoOf,
+  type OAuthProvider,
+} from './provider.js';
+
+export const OIDC_DISCOVERY_FAILED = '获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确';
+
+interface OidcEndpoints {
+  token: string;
+  userInfo: string;
+}
+
+async function oidcEndpoints(ctx: AppContext): Promise<OidcEndpoints> {
+  const token = ctx.options.get('oidc.token_endpoint');
+  const userInfo = ctx.options.get('oidc.user_info_endpoint');
+  if (token && userInfo) return { token, userInfo };
+  const wellKnown = ctx.options.get('oidc.well_known');
+  if (!wellKnown) throw new OAuthError(OIDC_DISCOVERY_FAILED);
+  let doc: Record<string, unknown>;
+  try {
+    const answer = await callProvider(ctx, 'OIDC', wellKnown, { headers: { accept: 'application/json' } });
+    if (answer.status !== 200) throw new Error(`status ${answer.status}`);
+    doc = answer.body;
+  } catch (err) {
+    ctx.log.warn({ err }, 'oidc discovery failed');
+    throw new OAuthError(OIDC_DISCOVERY_FAILED);
+  }
+  const found = {
+    token: token || textField(doc, 'token_endpoint'),
+    userInfo: userInfo || textField(doc, 'userinfo_endpoint'),
+  };
+  if (!found.token || !found.userInfo) throw new OAuthError(OIDC_DISCOVERY_FAILED);
+  return found;
+}
+
+export const oidc: OAuthProvider = {
+  key: 'oidc',
+  name: 'OIDC',
+  option: 'oidc.enabled',
+  column: 'oidc_id',
+  usernamePrefix: 'oidc',
+  usesLogin: true,
+  defaultDisplayName: 'OIDC User',
+  async fetchUser(ctx: AppContext, code: string) {
+    requireCode(code);
+    const endpoints = await oidcEndpoints(ctx);
+    const tokenAnswer = await callProvider(ctx, this.name, endpoints.token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({
+        client_id: ctx.options.get('oidc.client_id'),
+        client_secret: ctx.options.get('oidc.client_secret'),
+        code,
+        grant_type: 'authorization_code',
+        redirect_uri: `${ctx.options.get('ServerAddress')}/oauth/oidc`,
+      }),
+    });
+    const token = accessTokenOf(ctx, this.name, tokenAnswer);
+    const info = userInfoOf(
+      ctx,
+      this.name,
+      await callProvider(ctx, this.name, endpoints.userInfo, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      }),
+    );
+    const sub = textField(info, 'sub');
+    const email = textField(info, 'email');
+    if (!sub || !email) throw emptyUserInfo(this.name);
+    return { id: sub, login: textField(info, 'preferred_username'), displayName: textField(info, 'name'), email };
+  },
+};
