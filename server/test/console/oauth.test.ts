@@ -1,8 +1,8 @@
 // Third-party logins against local mock providers (mock-oauth-provider.ts): the state handshake, sign-up, login,
 // binding and the refusals, with the provider endpoints injected through the server's configuration
 // (OAUTH_ENDPOINTS_JSON) and the OIDC endpoints found by discovery.
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/databases.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEachDb, REDIS_URL, redisAvailable, uniqueName } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient, type ApiResponse } from '../helpers/console-client.js';
 import { registerAndLogin, setOption, setupAndLoginRoot } from './fixtures.js';
@@ -306,4 +306,41 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
     // signed-in callers only
     expect((await new ConsoleClient(server.url).get(q('abc123'))).status).toBe(401);
   });
+});
+
+// A state issued by one node is accepted, once, by another node of the same deployment: through Redis when it is
+// configured, else through the shared database.
+describe('OAuth state shared between two nodes', async () => {
+  const redisUp = await redisAvailable();
+  for (const store of ['database', 'redis'] as const) {
+    it.skipIf(store === 'redis' && !redisUp)(`through the ${store}`, async () => {
+      const idp = await startMockOAuthProvider();
+      const env: Record<string, string> = {
+        CRITICAL_RATE_LIMIT_ENABLE: 'false',
+        OAUTH_ENDPOINTS_JSON: endpointsEnv(idp.url),
+        ...(store === 'redis' ? { REDIS_CONN_STRING: REDIS_URL } : {}),
+      };
+      const redisPrefix = uniqueName('gwt') + ':';
+      const n1 = await startTestServer({ kind: 'sqlite', env, redisPrefix });
+      const n2 = await startTestServer({ kind: 'sqlite', database: n1.database, env, redisPrefix });
+      try {
+        const root = await setupAndLoginRoot(n1);
+        await setOption(root, 'GitHubClientId', CLIENTS.github.id);
+        await setOption(root, 'GitHubClientSecret', CLIENTS.github.secret);
+        await setOption(root, 'GitHubOAuthEnabled', true);
+        await n2.ctx.options.load();
+        const browser = new ConsoleClient(n1.url);
+        const issued = await newState(browser);
+        const onNode2 = new ConsoleClient(n2.url);
+        const code = () => idp.issueCode('github', { login: 'roaming', id: 7, name: 'Roaming' });
+        const res = await callback(onNode2, 'github', code(), issued);
+        expect(res.body.success, JSON.stringify(res.body)).toBe(true);
+        expect((await callback(browser, 'github', code(), issued)).status).toBe(403);
+      } finally {
+        await n2.close();
+        await n1.close();
+        await idp.close();
+      }
+    });
+  }
 });
