@@ -231,8 +231,11 @@ const NEW_API_FIELDS: Record<string, string[]> = {
   setups: ['ID', 'Version', 'InitializedAt'],
 };
 
-/** Columns we add to new-api's tables (new-api ignores them). */
-const OUR_ADDITIONS: Record<string, string[]> = { channels: ['max_input_tokens'] };
+/**
+ * Columns we add to new-api's tables (new-api ignores them). users.discord_id is gorm's name for the DiscordId field
+ * of new-api's later versions, which the fixtures' version predates.
+ */
+const OUR_ADDITIONS: Record<string, string[]> = { channels: ['max_input_tokens'], users: ['discord_id'] };
 /** new-api's columns the gateway has no use for (left as they are). */
 const UNUSED_BY_US: Record<string, string[]> = { logs: ['channel_name'] };
 

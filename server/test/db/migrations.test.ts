@@ -19,6 +19,7 @@ await describeEachDb('migrations', (kind) => {
         '0005_hold_journal_without_rowid',
         '0006_sessions',
         '0007_new_api_column_names',
+        '0008_oauth_states',
       ]);
       expect(await migrateToLatest(db, kind)).toEqual([]);
       const tables = await db.introspection.getTables();

@@ -236,11 +236,13 @@ await describeEachDb('a database written by new-api', (kind) => {
     await tdb?.drop();
   });
 
-  it('keeps new-api’s columns: the migrations add none beside them but our own max_input_tokens', async () => {
+  it('keeps new-api’s columns: the migrations add none beside them but our own max_input_tokens and discord_id', async () => {
     const after = await columnsByTable(s.ctx.db as unknown as Kysely<any>);
     for (const [table, before] of Object.entries(newApiColumns)) {
       const added = after[table].filter((c) => !before.includes(c));
-      expect({ table, added }).toEqual({ table, added: table === 'channels' ? ['max_input_tokens'] : [] });
+      // users.discord_id: new-api's later column for Discord logins
+      const ours: Record<string, string[]> = { channels: ['max_input_tokens'], users: ['discord_id'] };
+      expect({ table, added }).toEqual({ table, added: ours[table] ?? [] });
     }
     const status = await root.get('/api/status');
     expect(status.body.data.system_name).toBe('Old New API');
@@ -361,18 +363,19 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
         )
         .execute(db);
       await sql.raw(`ALTER TABLE ${q('channels')} DROP COLUMN ${q('open_ai_organization')}`).execute(db);
-      await db.deleteFrom('kysely_migration').where('name', '=', '0007_new_api_column_names').execute();
+      // migrations run in order: the later ones are un-recorded too, and run again (each is idempotent)
+      await db.deleteFrom('kysely_migration').where('name', '>=', '0007_new_api_column_names').execute();
       await db.insertInto('channels').values({ key: 'k1', name: 'ours', openai_organization: 'org-ours' }).execute();
       await db.insertInto('channels').values({ key: 'k2', name: 'none', openai_organization: null }).execute();
 
-      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names']);
+      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names', '0008_oauth_states']);
       expect(await orgs()).toEqual([
         ['ours', 'org-ours', 'org-ours'],
         ['none', null, null],
       ]);
 
       // a database new-api created, then run by the earlier version (both columns), migrated again
-      await db.deleteFrom('kysely_migration').where('name', '=', '0007_new_api_column_names').execute();
+      await db.deleteFrom('kysely_migration').where('name', '>=', '0007_new_api_column_names').execute();
       await db
         .insertInto('channels')
         .values({ key: 'k3', name: 'new-api', open_ai_organization: 'org-new-api', openai_organization: null })
@@ -385,7 +388,7 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
         .insertInto('channels')
         .values({ key: 'k5', name: 'empty', open_ai_organization: '', openai_organization: 'org-moved' })
         .execute();
-      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names']);
+      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names', '0008_oauth_states']);
       expect(await orgs()).toEqual([
         ['ours', 'org-ours', 'org-ours'],
         ['none', null, null],
