@@ -20,6 +20,8 @@ export const routes: RouteObject[] = [
       { path: 'register', lazy: page(() => import('./pages/auth/Register.js')) },
       { path: 'reset', lazy: page(() => import('./pages/auth/PasswordReset.js')) },
       { path: 'user/reset', lazy: page(() => import('./pages/auth/PasswordResetConfirm.js')) },
+      // GitHub, Linux DO, OIDC and Discord send the browser back here (the page name is the provider).
+      { path: 'oauth/:provider', lazy: page(() => import('./pages/oauth/Callback.js')) },
       { path: 'about', lazy: page(() => import('./pages/about/index.js')) },
       { path: 'pricing', lazy: page(() => import('./pages/pricing/index.js')) },
       {

@@ -9,6 +9,7 @@ import { useStatus } from '../../context/status.js';
 import { useUser, type StoredUser } from '../../context/user.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
+import OAuthButtons from '../oauth/OAuthButtons.js';
 import { NS } from './i18n.js';
 
 export default function Login() {
@@ -65,6 +66,7 @@ export default function Login() {
           {t('login')}
         </Button>
       </Form>
+      <OAuthButtons />
       <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0, textAlign: 'center' }}>
         {status.self_use_mode_enabled ? null : (
           <>

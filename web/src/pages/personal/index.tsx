@@ -30,6 +30,8 @@ import NotifySettings from './NotifySettings.js';
 import { ChangePasswordDialog, DeleteAccountDialog, EmailBindDialog, TransferDialog } from './Dialogs.js';
 import { parseSetting, type SelfUser } from './types.js';
 import { NS } from './i18n.js';
+import { OAUTH_PROVIDERS } from '../oauth/providers.js';
+import OAuthBindButton from '../oauth/OAuthBindButton.js';
 
 const MODELS_SHOWN = 10;
 
@@ -105,11 +107,13 @@ export default function Personal() {
         </Button>
       ),
     },
-    { label: 'GitHub', value: u.github_id },
-    ...(status.oidc_enabled || u.oidc_id ? [{ label: 'OIDC', value: u.oidc_id }] : []),
+    ...OAUTH_PROVIDERS.filter((p) => p.id === 'github' || p.enabled(status) || u[p.userField]).map((p) => ({
+      label: p.label,
+      value: u[p.userField],
+      action: <OAuthBindButton provider={p} bound={!!u[p.userField]} />,
+    })),
     ...(status.wechat_login || u.wechat_id ? [{ label: 'WeChat', value: u.wechat_id }] : []),
     ...(status.telegram_oauth || u.telegram_id ? [{ label: 'Telegram', value: u.telegram_id }] : []),
-    ...(status.linuxdo_oauth || u.linux_do_id ? [{ label: 'Linux DO', value: u.linux_do_id }] : []),
   ];
 
   return (

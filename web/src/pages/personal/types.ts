@@ -18,6 +18,8 @@ export interface SelfUser {
   wechat_id?: string;
   telegram_id?: string;
   linux_do_id?: string;
+  /** Sent only by servers that offer Discord login. */
+  discord_id?: string;
   access_token?: string | null;
   setting?: string;
 }

@@ -1,0 +1,66 @@
+// Third-party login buttons under the password form: one per provider /api/status enables (spec §2 Login).
+import { useState } from 'react';
+import { Button, Divider, Flex } from 'antd';
+import { DiscordOutlined, GithubOutlined, KeyOutlined, LoginOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { message } from '../../lib/feedback.js';
+import { useStatus } from '../../context/status.js';
+import { enabledProviders, startOAuth, type OAuthProvider, type OAuthProviderId } from './providers.js';
+import { NS } from './i18n.js';
+
+const ICONS: Record<OAuthProviderId, React.ReactNode> = {
+  github: <GithubOutlined />,
+  linuxdo: <LoginOutlined />,
+  oidc: <KeyOutlined />,
+  discord: <DiscordOutlined />,
+};
+
+export function ProviderIcon({ id }: { id: OAuthProviderId }) {
+  return <>{ICONS[id]}</>;
+}
+
+/** Runs startOAuth with a busy flag and shows why no state came back. */
+export function useStartOAuth() {
+  const { t } = useTranslation(NS);
+  const { status } = useStatus();
+  const [busy, setBusy] = useState<OAuthProviderId | ''>('');
+  const start = async (provider: OAuthProvider) => {
+    setBusy(provider.id);
+    try {
+      const failure = await startOAuth(provider, status);
+      if (failure !== undefined) void message.error(t('stateFailed', { message: failure }));
+    } catch {
+      /* toasted by the client */
+    } finally {
+      setBusy('');
+    }
+  };
+  return { busy, start };
+}
+
+export default function OAuthButtons() {
+  const { t } = useTranslation(NS);
+  const { status } = useStatus();
+  const { busy, start } = useStartOAuth();
+  const providers = enabledProviders(status);
+  if (providers.length === 0) return null;
+  return (
+    <div data-testid="oauth-buttons">
+      <Divider plain>{t('otherLogin')}</Divider>
+      <Flex wrap gap={8} justify="center">
+        {providers.map((p) => (
+          <Button
+            key={p.id}
+            icon={<ProviderIcon id={p.id} />}
+            loading={busy === p.id}
+            aria-label={t('loginWith', { name: p.label })}
+            data-testid={`oauth-${p.id}`}
+            onClick={() => void start(p)}
+          >
+            {p.label}
+          </Button>
+        ))}
+      </Flex>
+    </div>
+  );
+}
