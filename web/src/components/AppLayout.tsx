@@ -6,6 +6,7 @@ import { Navigate, Outlet, useLocation } from 'react-router';
 import { useStatus } from '../context/status.js';
 import { useUser } from '../context/user.js';
 import HeaderBar from './HeaderBar.js';
+import { DefaultPasswordBanner } from './default-password/index.js';
 import SiderBar from './SiderBar.js';
 import Footer from './Footer.js';
 
@@ -53,6 +54,7 @@ export default function AppLayout() {
         {showSider ? <SiderBar collapsed={collapsed} onCollapse={setCollapsed} /> : null}
         <Layout style={{ background: token.colorBgLayout }}>
           <Layout.Content style={{ padding: isMobile ? 12 : 24, minHeight: 'calc(100vh - 64px - 70px)' }}>
+            <DefaultPasswordBanner />
             <Outlet />
           </Layout.Content>
           <Footer />

@@ -10,6 +10,7 @@ import { useUser, type StoredUser } from '../../context/user.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
 import OAuthButtons from '../oauth/OAuthButtons.js';
+import { warnIfDefaultPassword } from '../../components/default-password/index.js';
 import { NS } from './i18n.js';
 
 export default function Login() {
@@ -37,6 +38,7 @@ export default function Login() {
       if (res.success && res.data) {
         setUser(res.data);
         void message.success(t('loginSuccess'));
+        warnIfDefaultPassword(username.trim(), password);
         navigate('/token');
       } else {
         void message.error(res.message);

@@ -7,6 +7,7 @@ import { api } from '../../lib/api.js';
 import { quotaPerUnit, renderQuota } from '../../lib/render.js';
 import { useCountdown } from '../auth/useCountdown.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
+import { clearDefaultPasswordWarning } from '../../components/default-password/index.js';
 import { NS } from './i18n.js';
 
 interface DialogProps {
@@ -81,6 +82,7 @@ export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
       const res = await api.put('/api/user/self', { password: pw, original_password: original });
       if (res.success) {
         void message.success(t('passwordChanged'));
+        clearDefaultPasswordWarning();
         setOriginal('');
         setPw('');
         setPw2('');

@@ -1,0 +1,75 @@
+// Root on the setup default password: a warning at login, a banner on console pages until the password changes.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Modal } from 'antd';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import i18n from '../../i18n/index.js';
+import { StatusProvider } from '../../context/status.js';
+import { UserProvider } from '../../context/user.js';
+import Login from '../../pages/auth/Login.js';
+import { clearDefaultPasswordWarning, DefaultPasswordBanner } from './index.js';
+
+afterEach(() => {
+  Modal.destroyAll();
+  cleanup();
+  localStorage.clear();
+  vi.unstubAllGlobals();
+});
+
+function renderAt(element: React.ReactNode) {
+  const router = createMemoryRouter(
+    [
+      { path: '/login', element },
+      { path: '/token', element: <DefaultPasswordBanner /> },
+    ],
+    { initialEntries: ['/login'] },
+  );
+  return render(
+    <StatusProvider initial={{ setup: true }}>
+      <UserProvider>
+        <RouterProvider router={router} />
+      </UserProvider>
+    </StatusProvider>,
+  );
+}
+
+function loginAnswers() {
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async () =>
+      Response.json({
+        success: true,
+        message: '',
+        data: { id: 1, username: 'root', role: 100, status: 1, group: 'default' },
+      }),
+    ),
+  );
+}
+
+async function logIn(password: string) {
+  fireEvent.change(screen.getByPlaceholderText(/用户名|username/i), { target: { value: 'root' } });
+  fireEvent.change(screen.getByPlaceholderText(/密码|password/i), { target: { value: password } });
+  fireEvent.click(screen.getByRole('button', { name: /登\s*录/ }));
+}
+
+describe('the default password warning', () => {
+  it('says nothing for another password', async () => {
+    await i18n.changeLanguage('zh');
+    loginAnswers();
+    renderAt(<Login />);
+    await logIn('a-strong-password');
+    await waitFor(() => expect((fetch as unknown as { mock: { calls: unknown[] } }).mock.calls.length).toBe(1));
+    expect(screen.queryAllByText('您正在使用默认密码！')).toHaveLength(0);
+    expect(screen.queryByTestId('default-password-banner')).toBeNull();
+  });
+  it('warns root who logs in with 123456 and shows the banner until the password is changed', async () => {
+    await i18n.changeLanguage('zh');
+    loginAnswers();
+    renderAt(<Login />);
+    await logIn('123456');
+    expect((await screen.findAllByText('您正在使用默认密码！')).length).toBeGreaterThan(0);
+    expect(await screen.findByTestId('default-password-banner')).toBeTruthy();
+    act(() => clearDefaultPasswordWarning());
+    await waitFor(() => expect(screen.queryByTestId('default-password-banner')).toBeNull());
+  });
+});
