@@ -4,44 +4,18 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
-import {
-  App as AntApp,
-  Button,
-  Card,
-  Input,
-  InputNumber,
-  Modal,
-  Popconfirm,
-  Select,
-  Space,
-  Switch,
-  Table,
-  Tag,
-  Tooltip,
-  Typography,
-} from 'antd';
-import type { ColumnsType } from 'antd/es/table';
+import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
 import { quiet } from '../../components/quiet.js';
 import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
 import { api } from '../../lib/api.js';
-import { renderGroupColor, timestamp2string } from '../../lib/render.js';
 import { getPageSize } from '../../lib/storage.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
 import './i18n.js';
-import { entryOf, useChannelTypes } from './catalogue.js';
-import {
-  groupByTag,
-  parseInlinePriority,
-  parseInlineWeight,
-  parseStatusInfo,
-  responseTimeColor,
-  splitList,
-  type Channel,
-  type ChannelRow,
-  type TagRow,
-} from './logic.js';
+import { useChannelTypes } from './catalogue.js';
+import { groupByTag, parseInlinePriority, parseInlineWeight, type Channel, type ChannelRow } from './logic.js';
 import ChannelDrawer from './ChannelDrawer.js';
 import TagEditModal from './TagEditModal.js';
+import { channelColumns, isTagRow, type Row } from './columns.js';
 
 const NS = 'channel';
 const COLUMN_KEY = 'channels-table-columns';
@@ -62,9 +36,6 @@ const COLUMN_IDS = [
 /** Name suffix of a copied channel (new-api's default) and the server's answer when the source is gone. */
 const COPY_SUFFIX = '_复制';
 const COPY_MISSING = '渠道不存在';
-
-type Row = ChannelRow | TagRow;
-const isTagRow = (r: Row): r is TagRow => (r as TagRow).isTag === true;
 
 export default function ChannelPage() {
   const { t } = useTranslation(NS);
@@ -305,194 +276,20 @@ export default function ChannelPage() {
     } else message.error(res.message);
   };
 
-  const renderStatus = (ch: Channel) => {
-    switch (ch.status) {
-      case 1:
-        return <Tag color="green">{t('status.enabled')}</Tag>;
-      case 2:
-        return <Tag color="red">{t('status.disabled')}</Tag>;
-      case 3: {
-        const info = parseStatusInfo(ch.other_info);
-        const tip = (
-          <div>
-            <div>{t('status.reason', { reason: info.reason ?? '-' })}</div>
-            <div>{t('status.time', { time: info.time ? timestamp2string(info.time) : '-' })}</div>
-          </div>
-        );
-        return (
-          <Tooltip title={tip}>
-            <Tag color="gold">{t('status.autoDisabled')}</Tag>
-          </Tooltip>
-        );
-      }
-      default:
-        return <Tag>{t('status.unknown')}</Tag>;
-    }
-  };
-
-  const renderGroups = (group: string) => (
-    <Space size={2} wrap>
-      {splitList(group).map((g) => (
-        <Tag key={g} color={renderGroupColor(g)}>
-          {g}
-        </Tag>
-      ))}
-    </Space>
-  );
-
-  const renderResponseTime = (ms: number) => {
-    const { color, label } = responseTimeColor(ms);
-    return (
-      <Tag color={color}>
-        {label === 'untested' ? t('rt.untested') : t('rt.seconds', { s: (ms / 1000).toFixed(2) })}
-      </Tag>
-    );
-  };
-
-  // Priority and weight are edited in place the same way: saved on blur or Enter, validated by saveInline.
-  const inlineNumberColumn = (field: 'priority' | 'weight'): ColumnsType<Row>[number] & { key: string } => ({
-    key: field,
-    title: t(`col.${field}`),
-    width: 110,
-    render: (_, r) =>
-      isTagRow(r) ? null : (
-        <InputNumber
-          size="small"
-          style={{ width: 80 }}
-          key={`${field[0]}${r.id}-${r[field] ?? 0}`}
-          defaultValue={r[field] ?? 0}
-          aria-label={`${field}-${r.id}`}
-          onBlur={(e) => quiet(saveInline(r, field, e.target.value))}
-          onPressEnter={(e) => quiet(saveInline(r, field, (e.target as HTMLInputElement).value))}
-        />
-      ),
+  const allColumns = channelColumns({
+    t,
+    channelTypes,
+    testing,
+    saveInline,
+    updateBalance,
+    tagAction,
+    editTag: setTagEdit,
+    testChannel,
+    setStatus,
+    edit: (id) => navigate(`/channel/edit/${id}`),
+    copyChannel,
+    deleteChannel,
   });
-
-  const allColumns: (ColumnsType<Row>[number] & { key: string })[] = [
-    {
-      key: 'id',
-      title: 'ID',
-      width: 70,
-      render: (_, r) => (isTagRow(r) ? null : r.id),
-    },
-    {
-      key: 'name',
-      title: t('col.name'),
-      render: (_, r) =>
-        isTagRow(r) ? (
-          <Typography.Text strong>{r.tag}</Typography.Text>
-        ) : (
-          <span data-testid={`channel-name-${r.id}`}>{r.name}</span>
-        ),
-    },
-    {
-      key: 'group',
-      title: t('col.group'),
-      render: (_, r) =>
-        isTagRow(r)
-          ? renderGroups(Array.from(new Set(r.children.flatMap((c) => splitList(c.group)))).join(','))
-          : renderGroups(r.group),
-    },
-    {
-      key: 'type',
-      title: t('col.type'),
-      render: (_, r) => {
-        if (isTagRow(r)) {
-          return <Tag color="blue">{t('tag.rowLabel', { count: r.children.length })}</Tag>;
-        }
-        const info = entryOf(channelTypes, r.type);
-        return <Tag color={info?.color ?? 'default'}>{info?.label ?? t('type.unknown', { type: r.type })}</Tag>;
-      },
-    },
-    {
-      key: 'status',
-      title: t('col.status'),
-      render: (_, r) => {
-        if (!isTagRow(r)) return renderStatus(r);
-        const enabled = r.children.filter((c) => c.status === 1).length;
-        return (
-          <Tag color={enabled === r.children.length ? 'green' : enabled === 0 ? 'red' : 'gold'}>
-            {t('tag.enabledCount', { enabled, total: r.children.length })}
-          </Tag>
-        );
-      },
-    },
-    {
-      key: 'response_time',
-      title: t('col.responseTime'),
-      render: (_, r) => (isTagRow(r) ? null : renderResponseTime(r.response_time)),
-    },
-    {
-      key: 'balance',
-      title: t('col.balance'),
-      render: (_, r) =>
-        isTagRow(r) ? null : (
-          <Tooltip title={t('col.balanceTip')}>
-            <Tag color="blue" style={{ cursor: 'pointer' }} onClick={() => quiet(updateBalance(r))}>
-              ${Number(r.balance ?? 0).toFixed(2)}
-            </Tag>
-          </Tooltip>
-        ),
-    },
-    inlineNumberColumn('priority'),
-    inlineNumberColumn('weight'),
-    {
-      key: 'tag',
-      title: t('col.tag'),
-      render: (_, r) => (isTagRow(r) ? null : r.tag ? <Tag>{r.tag}</Tag> : null),
-    },
-    {
-      key: 'actions',
-      title: t('col.actions'),
-      fixed: 'right',
-      render: (_, r) => {
-        if (isTagRow(r)) {
-          return (
-            <Space size={4} wrap>
-              <Button size="small" onClick={() => quiet(tagAction(r.tag, 'enabled'))}>
-                {t('tag.enableAll')}
-              </Button>
-              <Button size="small" danger onClick={() => quiet(tagAction(r.tag, 'disabled'))}>
-                {t('tag.disableAll')}
-              </Button>
-              <Button size="small" type="primary" onClick={() => setTagEdit(r.tag)}>
-                {t('tag.edit')}
-              </Button>
-            </Space>
-          );
-        }
-        return (
-          <Space size={4} wrap>
-            <Button size="small" loading={!!testing[r.id]} onClick={() => quiet(testChannel(r))}>
-              {t('action.test')}
-            </Button>
-            {r.status === 1 ? (
-              <Button size="small" danger onClick={() => quiet(setStatus(r.id, 2))}>
-                {t('action.disable')}
-              </Button>
-            ) : (
-              <Button size="small" onClick={() => quiet(setStatus(r.id, 1))}>
-                {t('action.enable')}
-              </Button>
-            )}
-            <Button size="small" type="primary" onClick={() => navigate(`/channel/edit/${r.id}`)}>
-              {t('action.edit')}
-            </Button>
-            <Popconfirm title={t('confirm.copy', { name: r.name })} onConfirm={() => quiet(copyChannel(r))}>
-              <Button size="small" data-testid={`channel-copy-${r.id}`}>
-                {t('action.copy')}
-              </Button>
-            </Popconfirm>
-            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => quiet(deleteChannel(r.id))}>
-              <Button size="small" danger type="text">
-                {t('action.delete')}
-              </Button>
-            </Popconfirm>
-          </Space>
-        );
-      },
-    },
-  ];
   const columns = allColumns.filter((c) => isVisible(c.key));
 
   // Channel lists carry no total (new-api-compat.md §3.5): a full page means there may be another one.
