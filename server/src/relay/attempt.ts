@@ -131,11 +131,7 @@ export async function attempt(
       out = translation ? translatedModeBody(translation, info, a) : await translatedBody(info, providerFormat, a);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
-      // a local error (not retried on another channel, never disables this one), answered before any charge
-      return {
-        kind: 'failed',
-        error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request', true, e.param),
-      };
+      return refusedRequest(e);
     }
     // building the body may have waited (remote images): a client gone meanwhile is not sent upstream
     if (res.destroyed) return GONE;
@@ -177,10 +173,7 @@ export async function attempt(
         if (await converted) changed = true;
       } catch (e) {
         if (!(e instanceof FormatError)) throw e;
-        return {
-          kind: 'failed',
-          error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request'),
-        };
+        return refusedRequest(e);
       }
       // the conversion waited (remote images): a client gone meanwhile is not sent upstream
       if (res.destroyed) return GONE;
@@ -300,17 +293,7 @@ export async function attempt(
       const r = await pipeRaw(call, res, baseHeaders(a.reqId, a.origin), call.rawHeaders);
       if (!r.started) {
         if (r.clientGone) return GONE;
-        if (r.error)
-          return {
-            kind: 'failed',
-            error: new RelayError(
-              502,
-              r.error.message || 'upstream read failed',
-              'upstream_error',
-              'bad_response',
-              false,
-            ),
-          };
+        if (r.error) return badResponse(r.error, 'upstream read failed');
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
@@ -339,16 +322,7 @@ export async function attempt(
       if (!r.started) {
         if (r.clientGone) return GONE;
         if (r.error) {
-          return {
-            kind: 'failed',
-            error: new RelayError(
-              502,
-              r.error.message || 'upstream stream failed',
-              'upstream_error',
-              'bad_response',
-              false,
-            ),
-          };
+          return badResponse(r.error, 'upstream stream failed');
         }
       }
       let usage = r.usage;
@@ -412,16 +386,7 @@ export async function attempt(
     return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
   } catch (err) {
     if (clientGone) return GONE;
-    return {
-      kind: 'failed',
-      error: new RelayError(
-        502,
-        (err as Error).message || 'upstream read failed',
-        'upstream_error',
-        'bad_response',
-        false,
-      ),
-    };
+    return badResponse(err as Error, 'upstream read failed');
   } finally {
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
@@ -513,17 +478,7 @@ async function decodedAnswer(
     });
     if (!r.started) {
       if (r.clientGone) return GONE;
-      if (r.error)
-        return {
-          kind: 'failed',
-          error: new RelayError(
-            502,
-            r.error.message || 'upstream stream failed',
-            'upstream_error',
-            'bad_response',
-            false,
-          ),
-        };
+      if (r.error) return badResponse(r.error, 'upstream stream failed');
     }
     const usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
     return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
@@ -541,4 +496,23 @@ async function decodedAnswer(
     usage = fallback({ text: text + args, toolCalls: calls.length });
   }
   return done(usage, false, clientGoneBefore, frt);
+}
+
+/** The upstream's answer could not be read (cut, or not what its format says): a 502, another channel may serve. */
+function badResponse(err: Error, fallback: string): AttemptResult {
+  return {
+    kind: 'failed',
+    error: new RelayError(502, err.message || fallback, 'upstream_error', 'bad_response', false),
+  };
+}
+
+/**
+ * The request cannot be put in this provider's format (a block the hub cannot carry, a refused image): a local 400,
+ * never retried on another channel, never disabling this one, answered before any charge.
+ */
+function refusedRequest(e: FormatError): AttemptResult {
+  return {
+    kind: 'failed',
+    error: new RelayError(e.status, e.message, 'invalid_request_error', 'invalid_request', true, e.param),
+  };
 }
