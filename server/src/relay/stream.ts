@@ -332,37 +332,8 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     }
     if (parts.length) return write(out);
   };
-  await new Promise<void>((resolve) => {
-    let finished = false;
-    const finish = (err?: Error | null) => {
-      if (finished) return;
-      finished = true;
-      if (err && !clientGone) error = err;
-      resolve();
-    };
-    body.consume(
-      (chunk: Buffer) => {
-        if (finished) return;
-        let p: Promise<void> | undefined;
-        try {
-          p = onChunk(chunk);
-        } catch (err) {
-          finish(err as Error);
-          body.destroy();
-          return;
-        }
-        if (clientGone) return finish();
-        if (p) {
-          body.pause();
-          void p.then(() => {
-            if (clientGone) finish();
-            else if (!finished) body.resume();
-          });
-        }
-      },
-      (err) => finish(err),
-    );
-  });
+  const failure = await pumpChunks(body, onChunk, () => clientGone);
+  if (failure && !clientGone) error = failure;
   try {
     if (pending && !sawDone && !clientGone && !error) {
       const parts = slowPath(Buffer.concat([pending, Buffer.from('\n\n')]));
@@ -401,6 +372,48 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     error,
     deliveredText,
   };
+}
+
+/**
+ * Feeds an upstream body to `onChunk` until it ends, the client goes or `onChunk` throws, with backpressure: a chunk
+ * whose write the client's socket refused (a returned promise) pauses the upstream until it drains. Resolves with the
+ * error that ended the body, if any.
+ */
+export function pumpChunks(
+  body: UpstreamStream,
+  onChunk: (chunk: Buffer) => Promise<void> | undefined,
+  clientGone: () => boolean,
+): Promise<Error | null> {
+  return new Promise((resolve) => {
+    let finished = false;
+    const finish = (err?: Error | null) => {
+      if (finished) return;
+      finished = true;
+      resolve(err ?? null);
+    };
+    body.consume(
+      (chunk: Buffer) => {
+        if (finished) return;
+        let p: Promise<void> | undefined;
+        try {
+          p = onChunk(chunk);
+        } catch (err) {
+          finish(err as Error);
+          body.destroy();
+          return;
+        }
+        if (clientGone()) return finish();
+        if (p) {
+          body.pause();
+          void p.then(() => {
+            if (clientGone()) finish();
+            else if (!finished) body.resume();
+          });
+        }
+      },
+      (err) => finish(err),
+    );
+  });
 }
 
 /** Resolves when a response that refused a write can take more (or the client went away): backpressure. */

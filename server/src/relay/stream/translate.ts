@@ -6,7 +6,7 @@ import type { HttpResponse } from '../../lib/http-response.js';
 import type { StreamDecoder, StreamEncoder } from '../formats/codec.js';
 import type { HubChunk, HubUsage } from '../hub/types.js';
 import type { StreamKeepAlive } from '../keepalive.js';
-import { drained, type UpstreamStream } from '../stream.js';
+import { drained, pumpChunks, type UpstreamStream } from '../stream.js';
 import type { StreamDelta } from '../modes/mode.js';
 
 /** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
@@ -108,38 +108,15 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     return out;
   };
 
-  await new Promise<void>((resolve) => {
-    let finished = false;
-    const finish = (err?: Error | null) => {
-      if (finished) return;
-      finished = true;
-      if (err && !clientGone) error = err;
-      resolve();
-    };
-    body.consume(
-      (chunk) => {
-        if (finished) return;
-        if (!firstChunkAt) firstChunkAt = Date.now();
-        let p: Promise<void> | undefined;
-        try {
-          p = write(decode(o.framing.push(chunk)));
-        } catch (err) {
-          finish(err as Error);
-          body.destroy();
-          return;
-        }
-        if (clientGone) return finish();
-        if (p) {
-          body.pause();
-          void p.then(() => {
-            if (clientGone) finish();
-            else if (!finished) body.resume();
-          });
-        }
-      },
-      (err) => finish(err),
-    );
-  });
+  const failure = await pumpChunks(
+    body,
+    (chunk) => {
+      if (!firstChunkAt) firstChunkAt = Date.now();
+      return write(decode(o.framing.push(chunk)));
+    },
+    () => clientGone,
+  );
+  if (failure && !clientGone) error = failure;
 
   if (!error && !clientGone) {
     try {
