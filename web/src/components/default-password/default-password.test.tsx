@@ -9,8 +9,13 @@ import { UserProvider } from '../../context/user.js';
 import Login from '../../pages/auth/Login.js';
 import { clearDefaultPasswordWarning, DefaultPasswordBanner } from './index.js';
 
-afterEach(() => {
-  Modal.destroyAll();
+afterEach(async () => {
+  // the static modal renders in its own React root and closes with an animation: let both finish inside the test
+  // environment, or React's scheduler runs on after it is torn down (window is not defined)
+  await act(async () => {
+    Modal.destroyAll();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
   cleanup();
   localStorage.clear();
   vi.unstubAllGlobals();
@@ -59,6 +64,8 @@ describe('the default password warning', () => {
     renderAt(<Login />);
     await logIn('a-strong-password');
     await waitFor(() => expect((fetch as unknown as { mock: { calls: unknown[] } }).mock.calls.length).toBe(1));
+    // the login is over once the page has moved on to /token
+    await waitFor(() => expect(screen.queryByPlaceholderText(/用户名|username/i)).toBeNull());
     expect(screen.queryAllByText('您正在使用默认密码！')).toHaveLength(0);
     expect(screen.queryByTestId('default-password-banner')).toBeNull();
   });
