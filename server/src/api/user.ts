@@ -39,13 +39,13 @@ import {
   PURPOSE_EMAIL_VERIFICATION,
   PURPOSE_PASSWORD_RESET,
   VERIFICATION_VALID_SEC,
-  checkTurnstile,
   deleteCode,
   newVerificationCode,
   registerVerificationCode,
   verifyCode,
 } from '../services/verification.js';
 import { sendEmail } from '../services/mail.js';
+import { humanCheck } from './human-check.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -73,16 +73,14 @@ function emailPolicyError(ctx: AppContext, email: string): string | null {
 export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   const critical = criticalRateLimit(ctx);
-  const turnstile = async (req: FastifyRequest) => checkTurnstile(ctx, queryOf(req).turnstile, req.ip);
+  const human = humanCheck(ctx);
 
   // ---- public: register, login, logout, verification, password reset ----
 
   app.post(
     '/api/user/register',
-    { onRequest: critical },
+    { onRequest: critical, preHandler: human },
     guarded(async (req) => {
-      const human = await turnstile(req);
-      if (human) return fail(human);
       if (!ctx.options.bool('RegisterEnabled')) return fail('管理员关闭了新用户注册');
       if (!ctx.options.bool('PasswordRegisterEnabled'))
         return fail('管理员关闭了通过密码进行注册，请使用第三方账户验证的形式进行注册');
@@ -108,10 +106,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.post(
     '/api/user/login',
-    { onRequest: critical },
+    { onRequest: critical, preHandler: human },
     guarded(async (req, reply) => {
-      const human = await turnstile(req);
-      if (human) return fail(human);
       if (!ctx.options.bool('PasswordLoginEnabled')) return fail('管理员关闭了密码登录');
       const b = bodyOf(req);
       const username = str(b.username);
@@ -137,10 +133,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.get(
     '/api/verification',
-    { onRequest: critical },
+    { onRequest: critical, preHandler: human },
     guarded(async (req) => {
-      const human = await turnstile(req);
-      if (human) return fail(human);
       const email = str(queryOf(req).email).trim();
       const policy = emailPolicyError(ctx, email);
       if (policy) return fail(policy);
@@ -166,10 +160,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
   // (new-api answers "该邮箱地址未注册").
   app.get(
     '/api/reset_password',
-    { onRequest: critical },
+    { onRequest: critical, preHandler: human },
     guarded(async (req) => {
-      const human = await turnstile(req);
-      if (human) return fail(human);
       const email = str(queryOf(req).email).trim();
       if (!isValidEmail(email)) return fail('无效的参数');
       if (!ctx.options.get('SMTPServer') || !ctx.options.get('SMTPAccount')) return fail('SMTP 服务器未配置');

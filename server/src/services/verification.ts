@@ -75,8 +75,8 @@ const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/sit
 
 /**
  * Cloudflare Turnstile check (new-api-compat.md §9.6) for login, register, verification and reset when
- * TurnstileCheckEnabled. Returns an error message, or null when the request may go on. new-api remembers a passed check
- * in the session; this port verifies each protected call instead (the widget issues a fresh token per submit).
+ * TurnstileCheckEnabled. Returns an error message, or null when the token passes. The routes reach it through
+ * api/human-check.ts, which remembers a pass for the rest of the browser's session as new-api does.
  */
 export async function checkTurnstile(
   ctx: AppContext,

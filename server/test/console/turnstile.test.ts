@@ -1,7 +1,7 @@
 // With Turnstile on, login, register, email verification and password reset need the widget's token in the
 // `turnstile` query parameter, checked against the siteverify endpoint (here a local fake that accepts each token it
 // issued once, as Cloudflare does). Nothing leaves 127.0.0.1.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describeEachDb } from '../helpers/databases.js';
@@ -89,6 +89,51 @@ await describeEachDb(
       const verify = await c.get(`/api/verification?email=not-an-email&turnstile=${token()}`);
       expect(verify.body.success).toBe(false);
       expect(verify.body.message).not.toMatch(/Turnstile/);
+    });
+
+    it('asks a browser once per session: the pass is remembered in a signed cookie for hours, not forever', async () => {
+      const c = new ConsoleClient(server.url);
+      const creds = { username: ROOT.username, password: ROOT.password };
+      const first = await c.post(`/api/user/login?turnstile=${token()}`, creds);
+      expect(first.body.success).toBe(true);
+      const pass = (first.headers.getSetCookie?.() ?? []).find((h) => h.startsWith('turnstile='));
+      expect(pass).toMatch(/HttpOnly/i);
+      const passCookie = pass!.split(';')[0];
+      const withPass = (extra: string) => [c.cookie, extra].filter(Boolean).join('; ');
+
+      // the same browser goes on without a token, and siteverify is not asked again
+      const checked = checks.length;
+      const again = await fetch(`${server.url}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: withPass(passCookie) },
+        body: JSON.stringify(creds),
+      });
+      expect(await again.json()).toMatchObject({ success: true, data: { username: 'root' } });
+      const reset = await fetch(`${server.url}/api/reset_password?email=a%40example.com`, {
+        headers: { cookie: passCookie },
+      });
+      expect(await reset.json()).toEqual({ success: false, message: 'SMTP 服务器未配置' });
+      expect(checks.length).toBe(checked);
+
+      // a cookie the server did not sign is no pass
+      const forged = await fetch(`${server.url}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: 'turnstile=1700000000' },
+        body: JSON.stringify(creds),
+      });
+      expect(await forged.json()).toEqual({ success: false, message: 'Turnstile token 为空' });
+
+      // half a day later the pass has run out
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        vi.setSystemTime(Date.now() + 13 * 3600 * 1000);
+        const stale = await fetch(`${server.url}/api/reset_password?email=a%40example.com`, {
+          headers: { cookie: passCookie },
+        });
+        expect(await stale.json()).toEqual({ success: false, message: 'Turnstile token 为空' });
+      } finally {
+        vi.useRealTimers();
+      }
     });
   },
   ['postgres', 'mysql'],
