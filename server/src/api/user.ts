@@ -1,5 +1,5 @@
 // /api/user/* plus the email verification and password reset calls (new-api-compat.md §3.4, §9.3, §9.5).
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller, clearSession, writeSession } from './auth.js';
 import { ROLE_ROOT } from '../services/console-auth.js';

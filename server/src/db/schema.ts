@@ -243,6 +243,14 @@ export interface OAuthStatesTable {
   expires_at: number;
 }
 
+export interface ShortLivedEntriesTable {
+  /** SHA-256 (hex) of the logical key */
+  key_hash: string;
+  value: string;
+  /** unix seconds; the entry is gone from then on */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -261,6 +269,7 @@ export interface Database {
   quota_hold_journal: QuotaHoldJournalTable;
   sessions: SessionsTable;
   oauth_states: OAuthStatesTable;
+  short_lived_entries: ShortLivedEntriesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -381,6 +381,18 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['state'],
     indexes: [ix('oauth_states', 'expires_at')],
   },
+  // Ours: short-lived entries (services/short-lived.ts) every node must see when there is no Redis: email
+  // verification and reset codes. Keys are SHA-256 digests of the logical key, so an address never sits in an index.
+  {
+    name: 'short_lived_entries',
+    columns: [
+      c('key_hash', 'char(64)', undefined, true),
+      c('value', 'text', undefined, true),
+      c('expires_at', 'bigint', 0),
+    ],
+    primaryKey: ['key_hash'],
+    indexes: [ix('short_lived_entries', 'expires_at')],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

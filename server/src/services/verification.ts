@@ -1,36 +1,15 @@
 // One-time codes for email verification (purpose `v`) and password reset (purpose `r`), valid 10 minutes
-// (new-api-compat.md §9.5). new-api keeps them in process memory, which breaks behind a load balancer; with Redis
-// configured they are shared between nodes here.
-import { randomUUID } from 'node:crypto';
+// (new-api-compat.md §9.5). new-api keeps them in process memory, which breaks behind a load balancer; here they are
+// short-lived entries every node sees (Redis, else the database).
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import { deleteShortLived, getShortLived, putShortLived } from './short-lived.js';
 
 export const PURPOSE_EMAIL_VERIFICATION = 'v';
 export const PURPOSE_PASSWORD_RESET = 'r';
 export const VERIFICATION_VALID_SEC = 10 * 60;
 
-interface Entry {
-  code: string;
-  expiresAt: number;
-}
-
-const memoryStores = new WeakMap<AppContext, Map<string, Entry>>();
-
-function memory(ctx: AppContext): Map<string, Entry> {
-  let m = memoryStores.get(ctx);
-  if (!m) {
-    m = new Map();
-    memoryStores.set(ctx, m);
-  }
-  return m;
-}
-
-function pruneExpired(store: Map<string, Entry>, now: number): void {
-  if (store.size <= 10) return;
-  for (const [k, e] of store) if (e.expiresAt <= now) store.delete(k);
-}
-
-const redisKey = (ctx: AppContext, key: string) => `${ctx.redisPrefix}verification:${key}`;
-const storeKey = (email: string, purpose: string) => `${purpose}:${email}`;
+const storeKey = (email: string, purpose: string) => `verification:${purpose}:${email}`;
 
 /** Code = the first `length` chars of a dashless UUID (6 for email codes, 32 for reset tokens). */
 export function newVerificationCode(length: number): string {
@@ -43,32 +22,23 @@ export async function registerVerificationCode(
   code: string,
   purpose: string,
 ): Promise<void> {
-  const key = storeKey(email, purpose);
-  if (ctx.redis) {
-    await ctx.redis.set(redisKey(ctx, key), code, 'EX', VERIFICATION_VALID_SEC);
-    return;
-  }
-  const store = memory(ctx);
-  const now = Date.now();
-  pruneExpired(store, now);
-  store.set(key, { code, expiresAt: now + VERIFICATION_VALID_SEC * 1000 });
+  await putShortLived(ctx, storeKey(email, purpose), code, VERIFICATION_VALID_SEC);
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export async function verifyCode(ctx: AppContext, email: string, code: string, purpose: string): Promise<boolean> {
   if (!email || !code) return false;
-  const key = storeKey(email, purpose);
-  if (ctx.redis) {
-    const stored = await ctx.redis.get(redisKey(ctx, key));
-    return stored !== null && stored === code;
-  }
-  const entry = memory(ctx).get(key);
-  return !!entry && entry.expiresAt > Date.now() && entry.code === code;
+  const stored = await getShortLived(ctx, storeKey(email, purpose));
+  return stored !== null && sameText(stored, code);
 }
 
 export async function deleteCode(ctx: AppContext, email: string, purpose: string): Promise<void> {
-  const key = storeKey(email, purpose);
-  if (ctx.redis) await ctx.redis.del(redisKey(ctx, key));
-  else memory(ctx).delete(key);
+  await deleteShortLived(ctx, storeKey(email, purpose));
 }
 
 const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
