@@ -4,7 +4,8 @@
 // web/dist, with rate limits off; waits for /api/status; runs every web/e2e/**/*.e2e.ts with vitest
 // (vitest.e2e.config.ts: one fork, files in sequence, console.e2e.ts first); stops the server, also on failure.
 //
-// Specs get the server URL in E2E_BASE_URL and a Chromium helper in e2e/browser.ts.
+// Specs get the server URL in E2E_BASE_URL and a Chromium helper in e2e/browser.ts; the mock identity provider
+// (mock-idp.mjs) is at E2E_IDP_URL with its client credentials in E2E_IDP_CLIENTS.
 // console.e2e.ts runs first and performs the setup wizard, creating the root account:
 //   username: root   password: 12345678
 // Later specs (e.g. relay.e2e.ts) can log in with it (loginAsRoot in e2e/browser.ts).
@@ -14,6 +15,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, rmSync, existsSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { IDP_CLIENTS, startMockIdp } from './mock-idp.mjs';
 
 const webDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const rootDir = join(webDir, '..');
@@ -72,6 +74,8 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'gw-e2e-'));
 const serverLog = createWriteStream(join(resultsDir, 'server.log'));
+// the identity provider the OAuth specs sign in with (GitHub's endpoints reach the server through OAUTH_ENDPOINTS_JSON)
+const idp = await startMockIdp({ githubCallback: `${base}/oauth/github` });
 const server = spawn(process.execPath, [serverEntry], {
   cwd: dataDir,
   env: {
@@ -86,6 +90,7 @@ const server = spawn(process.execPath, [serverEntry], {
     GLOBAL_WEB_RATE_LIMIT_ENABLE: 'false',
     CRITICAL_RATE_LIMIT_ENABLE: 'false',
     NODE_ENV: 'production',
+    OAUTH_ENDPOINTS_JSON: idp.endpointsJson,
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -95,6 +100,7 @@ server.stderr.pipe(serverLog);
 let code = 1;
 const cleanup = async () => {
   await stop(server);
+  await idp.close();
   rmSync(dataDir, { recursive: true, force: true });
 };
 process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
@@ -109,7 +115,7 @@ try {
   ].find(existsSync);
   const runner = spawn(vitestBin, ['run', '-c', 'vitest.e2e.config.ts', ...process.argv.slice(2)], {
     cwd: webDir,
-    env: { ...process.env, E2E_BASE_URL: base },
+    env: { ...process.env, E2E_BASE_URL: base, E2E_IDP_URL: idp.url, E2E_IDP_CLIENTS: JSON.stringify(IDP_CLIENTS) },
     stdio: 'inherit',
   });
   code = await new Promise((resolve) => runner.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));

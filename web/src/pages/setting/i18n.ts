@@ -6,8 +6,6 @@ export const NS = 'setting';
 
 export const pairs: Pairs = {
   title: ['系统设置', 'Settings'],
-  noPermission: ['没有权限', 'No permission'],
-  noPermissionDesc: ['系统设置仅超级管理员可以访问', 'Only the super administrator can change system settings'],
   loadFailed: ['加载设置失败', 'Failed to load settings'],
   'tab.operation': ['运营设置', 'Operation'],
   'tab.ratelimit': ['速率限制设置', 'Rate limit'],

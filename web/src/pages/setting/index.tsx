@@ -1,9 +1,10 @@
-// System settings (/setting, spec §2 Settings page): root only, since the option API is root-only.
+// System settings (/setting, spec §2 Settings page): root only, since the option API is root-only. Anyone else is
+// sent on to their personal settings, which new-api showed under /setting (the OAuth return page ends a binding here).
 // Tabs by the `tab` query parameter: operation (default), ratelimit, models, system, other.
 import { lazy, Suspense } from 'react';
-import { Alert, Result, Spin, Tabs } from 'antd';
+import { Alert, Spin, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router';
+import { Navigate, useSearchParams } from 'react-router';
 import { isRoot, useUser } from '../../context/user.js';
 import PageHeader from '../../components/PageHeader.js';
 import { useOptions } from './useOptions.js';
@@ -60,7 +61,7 @@ export default function SettingPage() {
   return (
     <div data-testid="setting-page">
       <PageHeader title={t('title')} />
-      {isRoot(user) ? <Settings /> : <Result status="403" title={t('noPermission')} subTitle={t('noPermissionDesc')} />}
+      {isRoot(user) ? <Settings /> : <Navigate to="/personal" replace />}
     </div>
   );
 }
