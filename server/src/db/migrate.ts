@@ -4,6 +4,11 @@ import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'k
 import type { DbKind } from '../config.js';
 import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
+/** Every migration's name, in the order they run. */
+export function migrationNames(kind: DbKind): string[] {
+  return Object.keys(migrations(kind)).sort();
+}
+
 function migrations(kind: DbKind): Record<string, Migration> {
   return {
     '0001_new_api_schema': { up: (db: Kysely<any>) => ensureTables(db, kind) },
@@ -19,9 +24,9 @@ function migrations(kind: DbKind): Record<string, Migration> {
     // new-api's own column names where an earlier version of ours had invented one (channels.open_ai_organization);
     // the values stored under our name are copied over
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
-    // oauth_states (OAuth login states every node sees when there is no Redis) and users.discord_id
+    // users.discord_id (and oauth_states, since replaced by short_lived_entries)
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
-    // short_lived_entries (verification codes every node sees when there is no Redis)
+    // short_lived_entries (OAuth states and verification codes every node sees when there is no Redis)
     '0013_short_lived_entries': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }

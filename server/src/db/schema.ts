@@ -235,14 +235,6 @@ export interface SessionsTable {
   expires_at: number;
 }
 
-export interface OAuthStatesTable {
-  state: string;
-  /** the invite code given with the state, for a sign-up at the callback */
-  aff_code: Generated<string>;
-  /** unix seconds; the state is refused from then on */
-  expires_at: number;
-}
-
 export interface ShortLivedEntriesTable {
   /** SHA-256 (hex) of the logical key */
   key_hash: string;
@@ -268,7 +260,6 @@ export interface Database {
   quota_hold_nodes: QuotaHoldNodesTable;
   quota_hold_journal: QuotaHoldJournalTable;
   sessions: SessionsTable;
-  oauth_states: OAuthStatesTable;
   short_lived_entries: ShortLivedEntriesTable;
 }
 

@@ -369,20 +369,8 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['id_hash'],
     indexes: [ix('sessions', 'user_id'), ix('sessions', 'expires_at')],
   },
-  // Ours: OAuth states (services/oauth/state.ts) when there is no Redis, so that a state issued by one node is
-  // accepted by another; a row is deleted when it is used, and rows past their end when a new state is issued.
-  {
-    name: 'oauth_states',
-    columns: [
-      c('state', 'varchar(64)', undefined, true),
-      c('aff_code', 'varchar(32)', ''),
-      c('expires_at', 'bigint', 0),
-    ],
-    primaryKey: ['state'],
-    indexes: [ix('oauth_states', 'expires_at')],
-  },
-  // Ours: short-lived entries (services/short-lived.ts) every node must see when there is no Redis: email
-  // verification and reset codes. Keys are SHA-256 digests of the logical key, so an address never sits in an index.
+  // Ours: short-lived entries (services/short-lived.ts) every node must see when there is no Redis: OAuth states,
+  // email verification and reset codes. Keys are SHA-256 digests of the logical key, so an address never sits in an index.
   {
     name: 'short_lived_entries',
     columns: [
