@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import { fail, ok } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
 import { authGuards, caller, writeSession } from './auth.js';
-import { guarded, queryOf } from './route-helpers.js';
+import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { readSession } from '../services/console-auth.js';
 import { sessionUser } from '../services/sessions.js';
 import { loginAvailable } from '../services/login-methods.js';
@@ -99,28 +99,27 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     );
   }
 
-  app.get(
-    '/api/oauth/email/bind',
-    { onRequest: critical, preHandler: auth.user },
-    guarded(async (req) => {
-      const q = queryOf(req);
-      const email = (q.email ?? '').trim();
-      const code = (q.code ?? '').trim();
-      if (!isValidEmail(email) || !(await verifyCode(ctx, email, code, PURPOSE_EMAIL_VERIFICATION)))
-        return fail('验证码错误或已过期');
-      const me = caller(req);
-      const taken = await ctx.db
-        .selectFrom('users')
-        .select('id')
-        .where('email', '=', email)
-        .where('id', '!=', me.id)
-        .executeTakeFirst();
-      // soft-deleted accounts included, as the verification call counts them
-      if (taken) return fail('邮箱地址已被占用');
-      await ctx.db.updateTable('users').set({ email }).where('id', '=', me.id).execute();
-      ctx.changes.publish({ kind: 'user', id: me.id });
-      await deleteCode(ctx, email, PURPOSE_EMAIL_VERIFICATION);
-      return ok(undefined, '');
-    }),
-  );
+  // GET with the query (new-api), or POST with a JSON body {email, code} (new-api's later form)
+  const emailBind = guarded(async (req) => {
+    const input = req.method === 'POST' ? bodyOf(req) : queryOf(req);
+    const email = (typeof input.email === 'string' ? input.email : '').trim();
+    const code = (typeof input.code === 'string' ? input.code : '').trim();
+    if (!isValidEmail(email) || !(await verifyCode(ctx, email, code, PURPOSE_EMAIL_VERIFICATION)))
+      return fail('验证码错误或已过期');
+    const me = caller(req);
+    const taken = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', email)
+      .where('id', '!=', me.id)
+      .executeTakeFirst();
+    // soft-deleted accounts included, as the verification call counts them
+    if (taken) return fail('邮箱地址已被占用');
+    await ctx.db.updateTable('users').set({ email }).where('id', '=', me.id).execute();
+    ctx.changes.publish({ kind: 'user', id: me.id });
+    await deleteCode(ctx, email, PURPOSE_EMAIL_VERIFICATION);
+    return ok(undefined, '');
+  });
+  app.get('/api/oauth/email/bind', { onRequest: critical, preHandler: auth.user }, emailBind);
+  app.post('/api/oauth/email/bind', { onRequest: critical, preHandler: auth.user }, emailBind);
 }

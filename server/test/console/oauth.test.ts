@@ -305,6 +305,20 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
     expect((await u.client.get(q('abc123'))).body).toEqual({ success: false, message: '验证码错误或已过期' });
     // signed-in callers only
     expect((await new ConsoleClient(server.url).get(q('abc123'))).status).toBe(401);
+
+    // new-api's later form: POST with a JSON body
+    const other = `bind2-${u.id}@example.com`;
+    await registerVerificationCode(server.ctx, other, 'def456', 'v');
+    expect((await u.client.post('/api/oauth/email/bind', { email: other, code: 'nope' })).body).toEqual({
+      success: false,
+      message: '验证码错误或已过期',
+    });
+    expect((await userRow(u.id)).email).toBe(email);
+    expect((await u.client.post('/api/oauth/email/bind', { email: other, code: 'def456' })).body).toEqual({
+      success: true,
+      message: '',
+    });
+    expect((await userRow(u.id)).email).toBe(other);
   });
 });
 
