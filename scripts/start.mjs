@@ -41,3 +41,10 @@ const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'server/
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));
+// The script runs under `npm start` with `exec`, so npm's SIGTERM reaches it directly. Should npm itself be killed
+// without passing the signal on (SIGKILL), this process is handed to init: stop the server then rather than leave
+// it holding the port with nobody to stop it.
+const launcher = process.ppid;
+setInterval(() => {
+  if (process.ppid !== launcher) child.kill('SIGTERM');
+}, 1000).unref();
