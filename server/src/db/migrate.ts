@@ -21,6 +21,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
     // oauth_states (OAuth login states every node sees when there is no Redis) and users.discord_id
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // custom_oauth_providers and user_oauth_bindings (operator-defined OAuth logins, new-api's tables)
+    '0011_custom_oauth': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 
