@@ -33,7 +33,7 @@ function browserState(req: FastifyRequest): string {
   return unsigned.valid && unsigned.value ? unsigned.value : '';
 }
 
-async function handleCallback(
+export async function handleCallback(
   ctx: AppContext,
   provider: OAuthProvider,
   req: FastifyRequest,
@@ -48,7 +48,8 @@ async function handleCallback(
 
   const session = readSession(req);
   const signedIn = session ? await sessionUser(ctx, session) : undefined;
-  if (!loginAvailable(ctx.options, provider.option)) return fail(notEnabled(provider));
+  const enabled = provider.enabled ? provider.enabled(ctx) : loginAvailable(ctx.options, provider.option);
+  if (!enabled) return fail(notEnabled(provider));
   const account = await provider.fetchUser(ctx, (q.code ?? '').trim(), { protocol: req.protocol, host: req.host });
 
   if (signedIn) {

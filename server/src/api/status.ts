@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { ok } from '../lib/http.js';
 import { isSetupDone } from './setup.js';
 import { loginAvailable } from '../services/login-methods.js';
+import { loginPageProviders } from '../services/oauth/custom-providers.js';
 
 /** Third-party logins are advertised only when their routes exist here (services/login-methods.ts). */
 export async function buildStatus(ctx: AppContext): Promise<Record<string, unknown>> {
@@ -50,6 +51,8 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     oidc_enabled: loginAvailable(o, 'oidc.enabled'),
     oidc_client_id: o.get('oidc.client_id'),
     oidc_authorization_endpoint: o.get('oidc.authorization_endpoint'),
+    // the enabled custom OAuth providers, public fields only (new-api-compat.md §9.9)
+    custom_oauth_providers: await loginPageProviders(ctx),
     setup: await isSetupDone(ctx),
   };
 }

@@ -243,6 +243,40 @@ export interface ShortLivedEntriesTable {
   expires_at: number;
 }
 
+/** an operator-defined OAuth login (new-api's table; only the `oauth_code` kind is served here) */
+export interface CustomOAuthProvidersTable {
+  id: Generated<number>;
+  name: string;
+  slug: string;
+  icon: Generated<string | null>;
+  kind: Generated<string | null>;
+  enabled: Bool;
+  client_id: string | null;
+  /** write-only through the API: never answered */
+  client_secret: string | null;
+  authorization_endpoint: string | null;
+  token_endpoint: string | null;
+  user_info_endpoint: string | null;
+  scopes: Generated<string | null>;
+  user_id_field: Generated<string | null>;
+  username_field: Generated<string | null>;
+  display_name_field: Generated<string | null>;
+  email_field: Generated<string | null>;
+  well_known: string | null;
+  /** 0 auto (credentials in the body), 1 body, 2 HTTP Basic */
+  auth_style: Generated<number>;
+  created_at: Date | string | null;
+  updated_at: Date | string | null;
+}
+
+export interface UserOAuthBindingsTable {
+  id: Generated<number>;
+  user_id: number;
+  provider_id: number;
+  provider_user_id: string;
+  created_at: Date | string | null;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -261,6 +295,8 @@ export interface Database {
   quota_hold_journal: QuotaHoldJournalTable;
   sessions: SessionsTable;
   short_lived_entries: ShortLivedEntriesTable;
+  custom_oauth_providers: CustomOAuthProvidersTable;
+  user_oauth_bindings: UserOAuthBindingsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -381,6 +381,49 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['key_hash'],
     indexes: [ix('short_lived_entries', 'expires_at')],
   },
+  // new-api's custom OAuth providers (services/oauth/custom-providers.ts) and the accounts bound to them; gorm's
+  // index names, so that a database moved from new-api keeps one index each
+  {
+    name: 'custom_oauth_providers',
+    columns: [
+      id,
+      c('name', 'varchar(64)', undefined, true),
+      c('slug', 'varchar(64)', undefined, true),
+      c('icon', 'varchar(128)', ''),
+      c('kind', 'varchar(32)', 'oauth_code'),
+      c('enabled', 'bool', false),
+      c('client_id', 'varchar(256)'),
+      c('client_secret', 'varchar(512)'),
+      c('authorization_endpoint', 'varchar(512)'),
+      c('token_endpoint', 'varchar(512)'),
+      c('user_info_endpoint', 'varchar(512)'),
+      c('scopes', 'varchar(256)', 'openid profile email'),
+      c('user_id_field', 'varchar(128)', 'sub'),
+      c('username_field', 'varchar(128)', 'preferred_username'),
+      c('display_name_field', 'varchar(128)', 'name'),
+      c('email_field', 'varchar(128)', 'email'),
+      c('well_known', 'varchar(512)'),
+      c('auth_style', 'bigint', 0),
+      c('created_at', 'datetime'),
+      c('updated_at', 'datetime'),
+    ],
+    indexes: [{ name: 'idx_custom_oauth_providers_slug', columns: ['slug'], unique: true }],
+  },
+  {
+    name: 'user_oauth_bindings',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('provider_id', 'bigint', undefined, true),
+      c('provider_user_id', 'varchar(256)', undefined, true),
+      c('created_at', 'datetime'),
+    ],
+    indexes: [
+      // one binding per user and provider, and one account of a provider bound once: two racing binds cannot both land
+      { name: 'ux_user_provider', columns: ['user_id', 'provider_id'], unique: true },
+      { name: 'ux_provider_userid', columns: ['provider_id', 'provider_user_id'], unique: true },
+    ],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

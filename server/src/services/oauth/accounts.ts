@@ -12,7 +12,7 @@ import {
   userExistsOrDeleted,
 } from '../users.js';
 import { USER_STATUS_ENABLED } from '../console-auth.js';
-import { OAuthError, type OAuthProvider, type ProviderUser } from './provider.js';
+import { OAuthError, type BindingStore, type OAuthProvider, type ProviderUser } from './provider.js';
 
 export const REGISTRATION_CLOSED = '管理员关闭了新用户注册';
 export const USER_BANNED = '用户已被封禁';
@@ -21,14 +21,28 @@ export const USER_DELETED = '用户已注销';
 export const alreadyBound = (provider: OAuthProvider) => `该 ${provider.name} 账户已被绑定`;
 export const notEnabled = (provider: OAuthProvider) => `管理员未开启通过 ${provider.name} 登录以及注册`;
 
+/** The users column as a binding store, for the built-in providers. */
+function columnStore(provider: OAuthProvider): BindingStore {
+  const column = provider.column;
+  if (!column) throw new Error(`provider ${provider.key} has neither a users column nor a binding store`);
+  return {
+    boundUsers: (ctx, id) =>
+      ctx.db.selectFrom('users').select(['id', 'deleted_at']).where(column, '=', id).orderBy('id').execute(),
+    bind: async (ctx, userId, id) => {
+      await ctx.db
+        .updateTable('users')
+        .set({ [column]: id })
+        .where('id', '=', userId)
+        .execute();
+    },
+  };
+}
+
+const storeOf = (provider: OAuthProvider): BindingStore => provider.bindings ?? columnStore(provider);
+
 /** The rows bound to the provider id, soft-deleted ones included (a deleted account keeps its binding, as new-api). */
 async function boundRows(ctx: AppContext, provider: OAuthProvider, id: string) {
-  return ctx.db
-    .selectFrom('users')
-    .select(['id', 'deleted_at'])
-    .where(provider.column, '=', id)
-    .orderBy('id')
-    .execute();
+  return storeOf(provider).boundUsers(ctx, id);
 }
 
 /** Binds the provider account to the signed-in user; refused when any account (even a deleted one) holds it. */
@@ -39,11 +53,7 @@ export async function bindProviderAccount(
   account: ProviderUser,
 ): Promise<void> {
   if ((await boundRows(ctx, provider, account.id)).length) throw new OAuthError(alreadyBound(provider));
-  await ctx.db
-    .updateTable('users')
-    .set({ [provider.column]: account.id })
-    .where('id', '=', userId)
-    .execute();
+  await storeOf(provider).bind(ctx, userId, account.id);
   ctx.changes.publish({ kind: 'user', id: userId });
 }
 
@@ -79,11 +89,8 @@ async function signUp(ctx: AppContext, provider: OAuthProvider, account: Provide
   // the password is random and never shown: the account signs in through the provider until its owner sets one
   const id = await registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined });
   const displayName = [...(account.displayName || provider.defaultDisplayName)].slice(0, DISPLAY_NAME_MAX).join('');
-  await ctx.db
-    .updateTable('users')
-    .set({ [provider.column]: account.id, display_name: displayName })
-    .where('id', '=', id)
-    .execute();
+  await ctx.db.updateTable('users').set({ display_name: displayName }).where('id', '=', id).execute();
+  await storeOf(provider).bind(ctx, id, account.id);
   ctx.changes.publish({ kind: 'user', id });
   const user = await getUser(ctx, id);
   if (!user) throw new Error(`user ${id} vanished after sign-up`);

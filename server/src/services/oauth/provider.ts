@@ -22,14 +22,29 @@ export interface ProviderUser {
 
 export type ProviderColumn = 'github_id' | 'linux_do_id' | 'discord_id' | 'oidc_id';
 
+/**
+ * Where a provider's account ids are kept when it has no users column (custom providers: user_oauth_bindings).
+ * Rows of soft-deleted users count as bound, as a users column would.
+ */
+export interface BindingStore {
+  /** the users (soft-deleted ones included) bound to the provider account */
+  boundUsers(ctx: AppContext, accountId: string): Promise<Array<{ id: number; deleted_at: unknown }>>;
+  /** binds the account to the user; throws OAuthError when it is already bound (a race lost to the unique index) */
+  bind(ctx: AppContext, userId: number, accountId: string): Promise<void>;
+}
+
 export interface OAuthProvider {
-  /** the route segment: /api/oauth/<key> */
-  key: 'github' | 'linuxdo' | 'discord' | 'oidc';
+  /** the route segment: /api/oauth/<key> (a custom provider's slug) */
+  key: string;
   /** the name in messages */
   name: string;
-  /** the option that switches the login on */
+  /** the option that switches the login on (custom providers: their own enabled flag, see api/custom-oauth.ts) */
   option: string;
-  column: ProviderColumn;
+  /** the users column holding the account id; a provider without one keeps its bindings in `bindings` */
+  column?: ProviderColumn;
+  bindings?: BindingStore;
+  /** whether the login is on now, for providers switched by something else than an option (custom providers) */
+  enabled?: (ctx: AppContext) => boolean;
   /** sign-ups without a usable login are named `<prefix>_<n>` */
   usernamePrefix: string;
   /** whether a sign-up takes the provider's login as its username when it is free (else always the prefix form) */

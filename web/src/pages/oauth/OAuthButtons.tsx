@@ -7,6 +7,7 @@ import { message } from '../../lib/feedback.js';
 import { useStatus } from '../../context/status.js';
 import { enabledProviders, startOAuth, type OAuthProvider, type OAuthProviderId } from './providers.js';
 import { NS } from './i18n.js';
+import { customLoginProviders, isImageIcon, type CustomLoginProvider } from './custom/providers.js';
 
 const ICONS: Record<OAuthProviderId, React.ReactNode> = {
   github: <GithubOutlined />,
@@ -15,16 +16,17 @@ const ICONS: Record<OAuthProviderId, React.ReactNode> = {
   discord: <DiscordOutlined />,
 };
 
-export function ProviderIcon({ id }: { id: OAuthProviderId }) {
-  return <>{ICONS[id]}</>;
+export function ProviderIcon({ id, icon }: { id: OAuthProviderId | string; icon?: string }) {
+  if (icon && isImageIcon(icon)) return <img src={icon} alt="" width={14} height={14} />;
+  return <>{ICONS[id as OAuthProviderId] ?? <LoginOutlined />}</>;
 }
 
 /** Runs startOAuth with a busy flag and shows why no state came back. */
 export function useStartOAuth() {
   const { t } = useTranslation(NS);
   const { status } = useStatus();
-  const [busy, setBusy] = useState<OAuthProviderId | ''>('');
-  const start = async (provider: OAuthProvider) => {
+  const [busy, setBusy] = useState('');
+  const start = async (provider: OAuthProvider | CustomLoginProvider) => {
     setBusy(provider.id);
     try {
       const failure = await startOAuth(provider, status);
@@ -42,7 +44,11 @@ export default function OAuthButtons() {
   const { t } = useTranslation(NS);
   const { status } = useStatus();
   const { busy, start } = useStartOAuth();
-  const providers = enabledProviders(status);
+  // the built-ins first, then the operator's own providers (a custom provider's id is its slug)
+  const providers: Array<OAuthProvider | CustomLoginProvider> = [
+    ...enabledProviders(status),
+    ...customLoginProviders(status),
+  ];
   if (providers.length === 0) return null;
   return (
     <div data-testid="oauth-buttons">
@@ -51,7 +57,7 @@ export default function OAuthButtons() {
         {providers.map((p) => (
           <Button
             key={p.id}
-            icon={<ProviderIcon id={p.id} />}
+            icon={<ProviderIcon id={p.id} icon={'icon' in p ? p.icon : undefined} />}
             loading={busy === p.id}
             aria-label={t('loginWith', { name: p.label })}
             data-testid={`oauth-${p.id}`}

@@ -24,7 +24,7 @@ function text(status: Status, key: string): string {
 }
 
 /** The return page the provider sends the browser back to (routes `/oauth/:provider`). */
-export function returnUrl(origin: string, id: OAuthProviderId): string {
+export function returnUrl(origin: string, id: OAuthProviderId | string): string {
   return `${origin}/oauth/${id}`;
 }
 
@@ -105,7 +105,10 @@ export function findProvider(id: string | undefined): OAuthProvider | undefined 
  * invite code so an OAuth sign-up credits the inviter, then leaves for the provider. Returns the failure message when
  * the state could not be had (the caller shows it), or undefined once the browser is on its way.
  */
-export async function startOAuth(provider: OAuthProvider, status: Status): Promise<string | undefined> {
+export async function startOAuth(
+  provider: Pick<OAuthProvider, 'authorizeUrl'>,
+  status: Status,
+): Promise<string | undefined> {
   const aff = localStorage.getItem(AFF_KEY) ?? '';
   const res = await api.get<string>('/api/oauth/state', { aff });
   if (!res.success || typeof res.data !== 'string' || !res.data) return res.message || 'no state';

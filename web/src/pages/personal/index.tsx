@@ -32,6 +32,7 @@ import { parseSetting, type SelfUser } from './types.js';
 import { NS } from './i18n.js';
 import { OAUTH_PROVIDERS } from '../oauth/providers.js';
 import OAuthBindButton from '../oauth/OAuthBindButton.js';
+import CustomOAuthBindings from '../oauth/custom/CustomOAuthBindings.js';
 
 const MODELS_SHOWN = 10;
 
@@ -207,6 +208,7 @@ export default function Personal() {
                 </Descriptions.Item>
               ))}
             </Descriptions>
+            <CustomOAuthBindings />
           </Card>
         </Col>
         <Col xs={24} lg={12}>

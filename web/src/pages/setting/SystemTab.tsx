@@ -17,6 +17,7 @@ import OptionSection from './OptionSection.js';
 import LoginToggles from './system/LoginToggles.js';
 import EmailWhitelist from './system/EmailWhitelist.js';
 import OidcSection from './system/OidcSection.js';
+import CustomOAuthSection from './system/custom-oauth/CustomOAuthSection.js';
 import { NS } from './i18n.js';
 
 export default function SystemTab({ options }: { options: Options }) {
@@ -51,6 +52,7 @@ export default function SystemTab({ options }: { options: Options }) {
         options={options}
       />
       <OidcSection options={options} />
+      <CustomOAuthSection origin={origin} />
       <OptionSection
         id="github"
         title={t('sec.github')}
