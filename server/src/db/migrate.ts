@@ -21,6 +21,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
     // oauth_states (OAuth login states every node sees when there is no Redis) and users.discord_id
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // two_fas and two_fa_backup_codes (new-api's two-factor tables) and two_fa_logins (logins awaiting their code)
+    '0009_two_factor': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 
