@@ -344,3 +344,19 @@ describe('two-factor login across two nodes', async () => {
     });
   }
 });
+
+describe('the code step is on the critical rate limit', () => {
+  it('answers 429 once the budget of critical calls is spent', async () => {
+    const server = await startTestServer({
+      kind: 'sqlite',
+      env: { CRITICAL_RATE_LIMIT: '3', CRITICAL_RATE_LIMIT_DURATION: '600' },
+    });
+    try {
+      const step = () => new ConsoleClient(server.url).post('/api/user/login/2fa', { code: '123456' });
+      for (let i = 0; i < 3; i++) expect((await step()).body).toEqual(EXPIRED);
+      expect((await step()).status).toBe(429);
+    } finally {
+      await server.close();
+    }
+  });
+});
