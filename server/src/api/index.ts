@@ -19,6 +19,7 @@ import { registerRedemptionRoutes } from './redemption.js';
 import { registerTopupRoutes } from './topup.js';
 import { registerOAuthRoutes } from './oauth.js';
 import { registerCustomOAuthRoutes } from './custom-oauth.js';
+import { registerTwoFactorRoutes } from './two-factor.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -40,6 +41,7 @@ const AREAS: Area[] = [
   registerTopupRoutes,
   registerOAuthRoutes,
   registerCustomOAuthRoutes,
+  registerTwoFactorRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

@@ -46,6 +46,7 @@ import {
 } from '../services/verification.js';
 import { sendEmail } from '../services/mail.js';
 import { humanCheck } from './human-check.js';
+import { requireSecondStep } from './two-factor.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -114,6 +115,9 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       const password = str(b.password);
       if (!username.trim() || !password) return fail('无效的参数');
       const user = await authenticatePassword(ctx, username, password);
+      // two-factor users get no session yet, only a pending login for POST /api/user/login/2fa
+      const secondStep = await requireSecondStep(ctx, req, reply, user.id);
+      if (secondStep) return secondStep;
       await writeSession(ctx, req, reply, user.id);
       return ok({
         id: user.id,

@@ -26,6 +26,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
     // users.discord_id (and oauth_states, since replaced by short_lived_entries)
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // two_fas and two_fa_backup_codes (new-api's two-factor tables) and two_fa_logins (logins awaiting their code)
+    '0009_two_factor': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // custom_oauth_providers and user_oauth_bindings (operator-defined OAuth logins, new-api's tables)
     '0011_custom_oauth': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // short_lived_entries (OAuth states and verification codes every node sees when there is no Redis)

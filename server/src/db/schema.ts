@@ -277,6 +277,41 @@ export interface UserOAuthBindingsTable {
   created_at: Date | string | null;
 }
 
+/** new-api's TwoFA row (services/two-factor.ts); `secret` never leaves the server after setup */
+export interface TwoFasTable {
+  id: Generated<number>;
+  user_id: number;
+  secret: string;
+  is_enabled: Bool;
+  failed_attempts: Generated<number>;
+  locked_until: SoftDelete;
+  last_used_at: SoftDelete;
+  created_at: SoftDelete;
+  updated_at: SoftDelete;
+  deleted_at: SoftDelete;
+  /** ours: the TOTP time step last accepted; a code of that step or an earlier one is refused */
+  last_totp_step: Generated<number>;
+}
+
+/** new-api's TwoFABackupCode row: a bcrypt hash of one XXXX-XXXX code */
+export interface TwoFaBackupCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  is_used: Bool;
+  used_at: SoftDelete;
+  created_at: SoftDelete;
+  deleted_at: SoftDelete;
+}
+
+/** ours: a password login waiting for its second step; the browser's cookie holds the id, the row its SHA-256 */
+export interface TwoFaLoginsTable {
+  id_hash: string;
+  user_id: number;
+  /** unix seconds */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -297,6 +332,9 @@ export interface Database {
   short_lived_entries: ShortLivedEntriesTable;
   custom_oauth_providers: CustomOAuthProvidersTable;
   user_oauth_bindings: UserOAuthBindingsTable;
+  two_fas: TwoFasTable;
+  two_fa_backup_codes: TwoFaBackupCodesTable;
+  two_fa_logins: TwoFaLoginsTable;
 }
 
 export type User = Selectable<UsersTable>;

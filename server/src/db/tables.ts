@@ -424,6 +424,50 @@ export const TABLES: TableSpec[] = [
       { name: 'ux_provider_userid', columns: ['provider_id', 'provider_user_id'], unique: true },
     ],
   },
+  // new-api's two-factor tables (gorm names of TwoFA and TwoFABackupCode), read and written by services/two-factor.ts.
+  // last_totp_step is ours: the time step of the last TOTP code accepted, so that a code is not accepted twice.
+  {
+    name: 'two_fas',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('secret', 'varchar(255)', undefined, true),
+      c('is_enabled', 'bool', false, false),
+      c('failed_attempts', 'bigint', 0, false),
+      c('locked_until', 'datetime'),
+      c('last_used_at', 'datetime'),
+      c('created_at', 'datetime'),
+      c('updated_at', 'datetime'),
+      softDelete,
+      c('last_totp_step', 'bigint', 0, false),
+    ],
+    indexes: [ux('two_fas', 'user_id'), ix('two_fas', 'deleted_at')],
+  },
+  {
+    name: 'two_fa_backup_codes',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('code_hash', 'varchar(255)', undefined, true),
+      c('is_used', 'bool', false, false),
+      c('used_at', 'datetime'),
+      c('created_at', 'datetime'),
+      softDelete,
+    ],
+    indexes: [ix('two_fa_backup_codes', 'user_id'), ix('two_fa_backup_codes', 'deleted_at')],
+  },
+  // Ours: password logins waiting for their second step (services/two-factor-login.ts) when there is no Redis; only a
+  // hash of the browser cookie's random id is kept, and a row is deleted when its login completes.
+  {
+    name: 'two_fa_logins',
+    columns: [
+      c('id_hash', 'char(64)', undefined, true),
+      c('user_id', 'bigint', undefined, true),
+      c('expires_at', 'bigint', 0),
+    ],
+    primaryKey: ['id_hash'],
+    indexes: [ix('two_fa_logins', 'expires_at')],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

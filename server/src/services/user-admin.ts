@@ -7,6 +7,7 @@ import type { User } from '../db/schema.js';
 import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from './console-auth.js';
 import { LOG_TYPE_MANAGE, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
+import { deleteTwoFactor } from './two-factor.js';
 import { likeContains } from '../db/like.js';
 import { intInput } from '../lib/input.js';
 import {
@@ -244,6 +245,7 @@ export async function hardDeleteUser(ctx: AppContext, callerRole: number, id: nu
   if (!user) throw new UserFacingError('用户不存在');
   if (callerRole <= user.role) throw new UserFacingError('无权删除同权限等级或更高权限等级的用户');
   await ctx.db.deleteFrom('users').where('id', '=', id).execute();
+  await deleteTwoFactor(ctx, id);
   await endUserSessions(ctx, id);
   ctx.changes.publish({ kind: 'user', id });
   ctx.changes.publish({ kind: 'token', userId: id });

@@ -12,6 +12,7 @@ import AuthCard from './AuthCard.js';
 import OAuthButtons from '../oauth/OAuthButtons.js';
 import { warnIfDefaultPassword } from '../../components/default-password/index.js';
 import { NS } from './i18n.js';
+import LoginCodeStep from '../personal/two-factor/LoginCodeStep.js';
 
 export default function Login() {
   const { t } = useTranslation(NS);
@@ -20,8 +21,16 @@ export default function Login() {
   const { setUser } = useUser();
   const { status } = useStatus();
   const [loading, setLoading] = useState(false);
+  // the password was accepted for a two-factor account: the code step replaces the form
+  const [codeStep, setCodeStep] = useState(false);
   const [form] = Form.useForm<{ username: string; password: string }>();
   const turnstile = useTurnstile();
+
+  const signedIn = (user: StoredUser) => {
+    setUser(user);
+    void message.success(t('loginSuccess'));
+    navigate('/token');
+  };
 
   const submit = async () => {
     const { username = '', password = '' } = form.getFieldsValue();
@@ -35,11 +44,11 @@ export default function Login() {
         username: username.trim(),
         password,
       });
-      if (res.success && res.data) {
-        setUser(res.data);
-        void message.success(t('loginSuccess'));
+      if (res.success && (res.data as { require_2fa?: boolean } | undefined)?.require_2fa) {
+        setCodeStep(true);
+      } else if (res.success && res.data) {
+        signedIn(res.data);
         warnIfDefaultPassword(username.trim(), password);
-        navigate('/token');
       } else {
         void message.error(res.message);
       }
@@ -56,7 +65,8 @@ export default function Login() {
       {params.get('expired') === 'true' ? (
         <Alert type="warning" showIcon title={t('expired')} style={{ marginBottom: 16 }} data-testid="expired-notice" />
       ) : null}
-      <Form form={form} layout="vertical" onFinish={submit}>
+      {codeStep ? <LoginCodeStep<StoredUser> onDone={signedIn} onBack={() => setCodeStep(false)} /> : null}
+      <Form form={form} layout="vertical" onFinish={submit} hidden={codeStep}>
         <Form.Item name="username" label={t('usernameOrEmail')}>
           <Input prefix={<UserOutlined />} placeholder={t('usernameOrEmailPh')} autoComplete="username" />
         </Form.Item>

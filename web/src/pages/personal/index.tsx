@@ -27,6 +27,7 @@ import { useUser } from '../../context/user.js';
 import { useStatus } from '../../context/status.js';
 import PageHeader from '../../components/PageHeader.js';
 import NotifySettings from './NotifySettings.js';
+import TwoFactorCard from './two-factor/TwoFactorCard.js';
 import { ChangePasswordDialog, DeleteAccountDialog, EmailBindDialog, TransferDialog } from './Dialogs.js';
 import { parseSetting, type SelfUser } from './types.js';
 import { NS } from './i18n.js';
@@ -228,6 +229,9 @@ export default function Personal() {
               </Button>
             </Flex>
           </Card>
+        </Col>
+        <Col xs={24} lg={12}>
+          <TwoFactorCard />
         </Col>
         <Col xs={24} lg={12}>
           <Card>

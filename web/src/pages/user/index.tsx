@@ -17,6 +17,7 @@ import PageHeader from '../../components/PageHeader.js';
 import { AddUserDrawer, EditUserDrawer, type EditTarget } from './UserDrawers.js';
 import { allowedActions, isDeleted, type AdminUser, type ManageAction, type Paged } from './types.js';
 import { NS } from './i18n.js';
+import ResetTwoFactorAction from '../personal/two-factor/AdminReset.js';
 
 export default function Users() {
   const { t } = useTranslation(NS);
@@ -90,6 +91,8 @@ export default function Users() {
     return <Tag>{t('statusUnknown')}</Tag>;
   };
 
+  // the rows' ids, for the one query telling which of them have two-factor in force
+  const pageIds = (list.data?.items ?? []).map((u) => u.id);
   const columns: ColumnsType<AdminUser> = [
     { title: t('id'), dataIndex: 'id', width: 70 },
     {
@@ -170,6 +173,7 @@ export default function Users() {
                 {t('enable')}
               </Button>
             ) : null}
+            <ResetTwoFactorAction userId={u.id} pageIds={pageIds} />
             <Button size="small" onClick={() => setEditing(u.id)}>
               {t('edit')}
             </Button>
