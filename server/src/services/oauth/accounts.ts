@@ -12,13 +12,16 @@ import {
   userExistsOrDeleted,
 } from '../users.js';
 import { USER_STATUS_ENABLED } from '../console-auth.js';
-import { OAuthError, type OAuthProvider, type ProviderUser } from './provider.js';
+// every login provider (OAuth, WeChat, Telegram) goes through these functions
+import { OAuthError, type AccountProvider as OAuthProvider, type ProviderUser } from './provider.js';
+import { bindClaimed, signUpClaimed } from './claims.js';
 
 export const REGISTRATION_CLOSED = '管理员关闭了新用户注册';
 export const USER_BANNED = '用户已被封禁';
 export const USER_DELETED = '用户已注销';
 
-export const alreadyBound = (provider: OAuthProvider) => `该 ${provider.name} 账户已被绑定`;
+export const alreadyBound = (provider: OAuthProvider) =>
+  provider.alreadyBoundMessage ?? `该 ${provider.name} 账户已被绑定`;
 export const notEnabled = (provider: OAuthProvider) => `管理员未开启通过 ${provider.name} 登录以及注册`;
 
 /** The rows bound to the provider id, soft-deleted ones included (a deleted account keeps its binding, as new-api). */
@@ -39,11 +42,8 @@ export async function bindProviderAccount(
   account: ProviderUser,
 ): Promise<void> {
   if ((await boundRows(ctx, provider, account.id)).length) throw new OAuthError(alreadyBound(provider));
-  await ctx.db
-    .updateTable('users')
-    .set({ [provider.column]: account.id })
-    .where('id', '=', userId)
-    .execute();
+  // the claim decides between two bindings racing for the account (claims.ts)
+  if (!(await bindClaimed(ctx, provider.key, account.id, userId))) throw new OAuthError(alreadyBound(provider));
   ctx.changes.publish({ kind: 'user', id: userId });
 }
 
@@ -77,13 +77,18 @@ async function signUp(ctx: AppContext, provider: OAuthProvider, account: Provide
   // an address already on another account is not copied: it would make password reset ambiguous
   const email = account.email && !(await emailRegistered(ctx, account.email, true)) ? account.email : '';
   // the password is random and never shown: the account signs in through the provider until its owner sets one
-  const id = await registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined });
+  // a concurrent callback for the same account may have signed it up first: then this one logs in as that user
+  const claimed = await signUpClaimed(ctx, provider.key, account.id, () =>
+    registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined }),
+  );
+  const id = claimed.userId;
+  if (!claimed.created) {
+    const existing = await getUser(ctx, id);
+    if (!existing) throw new OAuthError(USER_DELETED);
+    return existing;
+  }
   const displayName = [...(account.displayName || provider.defaultDisplayName)].slice(0, DISPLAY_NAME_MAX).join('');
-  await ctx.db
-    .updateTable('users')
-    .set({ [provider.column]: account.id, display_name: displayName })
-    .where('id', '=', id)
-    .execute();
+  await ctx.db.updateTable('users').set({ display_name: displayName }).where('id', '=', id).execute();
   ctx.changes.publish({ kind: 'user', id });
   const user = await getUser(ctx, id);
   if (!user) throw new Error(`user ${id} vanished after sign-up`);

@@ -3,6 +3,7 @@
 // a provider that hangs cannot hold a login request (and its rate-limit slot) open.
 import type { AppContext } from '../../context.js';
 import { UserFacingError } from '../users.js';
+import type { ClaimProvider, ProviderColumnName } from '../../db/identity-claims.js';
 
 /** new-api's timeout for every call to a login provider. */
 export const OAUTH_HTTP_TIMEOUT_MS = 5_000;
@@ -20,21 +21,29 @@ export interface ProviderUser {
   email?: string;
 }
 
-export type ProviderColumn = 'github_id' | 'linux_do_id' | 'discord_id' | 'oidc_id';
+export type ProviderColumn = ProviderColumnName;
 
-export interface OAuthProvider {
-  /** the route segment: /api/oauth/<key> */
-  key: 'github' | 'linuxdo' | 'discord' | 'oidc';
+/** What the account logic (accounts.ts) needs of any third-party login, OAuth or not (WeChat, Telegram). */
+export interface AccountProvider {
+  /** the binding type (identity_claims.provider) */
+  key: ClaimProvider;
   /** the name in messages */
   name: string;
-  /** the option that switches the login on */
-  option: string;
+  /** new-api's "already bound" message when it is not `该 <name> 账户已被绑定` */
+  alreadyBoundMessage?: string;
   column: ProviderColumn;
   /** sign-ups without a usable login are named `<prefix>_<n>` */
   usernamePrefix: string;
   /** whether a sign-up takes the provider's login as its username when it is free (else always the prefix form) */
   usesLogin: boolean;
   defaultDisplayName: string;
+}
+
+export interface OAuthProvider extends AccountProvider {
+  /** the route segment: /api/oauth/<key> */
+  key: 'github' | 'linuxdo' | 'discord' | 'oidc';
+  /** the option that switches the login on */
+  option: string;
   /** Exchanges the authorization code and reads the user; throws OAuthError with new-api's messages. */
   fetchUser(ctx: AppContext, code: string, callback: CallbackInfo): Promise<ProviderUser>;
 }
