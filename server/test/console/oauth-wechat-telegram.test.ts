@@ -18,9 +18,7 @@ function telegramQuery(fields: Record<string, string>, token = BOT_TOKEN): strin
     .sort()
     .map((k) => `${k}=${fields[k]}`)
     .join('\n');
-  const hash = createHmac('sha256', createHash('sha256').update(token).digest())
-    .update(lines)
-    .digest('hex');
+  const hash = createHmac('sha256', createHash('sha256').update(token).digest()).update(lines).digest('hex');
   return new URLSearchParams({ ...fields, hash }).toString();
 }
 
@@ -285,7 +283,11 @@ await describeEachDb('WeChat and Telegram logins, unbinding, sign-up races', (ki
       await setOption(root, 'TelegramOAuthEnabled', true);
     }
     // an email address counts once mail can be sent (a reset gives a password)
-    await server.ctx.db.updateTable('users').set({ email: `w${wid}@example.com` }).where('id', '=', wid).execute();
+    await server.ctx.db
+      .updateTable('users')
+      .set({ email: `w${wid}@example.com` })
+      .where('id', '=', wid)
+      .execute();
     await setOption(root, 'SMTPServer', 'smtp.example.com');
     try {
       expect((await w.delete('/api/user/self/bindings/telegram')).body.success).toBe(true);
