@@ -7,6 +7,7 @@ import { message } from '../../lib/feedback.js';
 import { useStatus } from '../../context/status.js';
 import { enabledProviders, startOAuth, type OAuthProvider, type OAuthProviderId } from './providers.js';
 import { NS } from './i18n.js';
+import { ExtraLoginButtons, extraLoginsOn } from '../login-bindings/index.js';
 
 const ICONS: Record<OAuthProviderId, React.ReactNode> = {
   github: <GithubOutlined />,
@@ -43,7 +44,7 @@ export default function OAuthButtons() {
   const { status } = useStatus();
   const { busy, start } = useStartOAuth();
   const providers = enabledProviders(status);
-  if (providers.length === 0) return null;
+  if (providers.length === 0 && !extraLoginsOn(status)) return null;
   return (
     <div data-testid="oauth-buttons">
       <Divider plain>{t('otherLogin')}</Divider>
@@ -60,6 +61,7 @@ export default function OAuthButtons() {
             {p.label}
           </Button>
         ))}
+        <ExtraLoginButtons />
       </Flex>
     </div>
   );
