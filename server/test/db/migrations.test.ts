@@ -73,7 +73,7 @@ await describeEachDb('migrations', (kind) => {
       const first = await add('first', { github_id: 'twice' });
       const second = await add('second', { github_id: 'twice', telegram_id: '42' });
       const gone = await add('gone', { wechat_id: 'wx-1', deleted_at: new Date() });
-      await db.deleteFrom('kysely_migration').where('name', '=', '0012_identity_claims').execute();
+      await sql`DELETE FROM kysely_migration WHERE name = ${'0012_identity_claims'}`.execute(db);
       expect(await migrateToLatest(db, kind)).toEqual(['0012_identity_claims']);
       await adoptIdentityClaims(db, kind);
       const claims = await db
