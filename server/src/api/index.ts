@@ -20,6 +20,7 @@ import { registerTopupRoutes } from './topup.js';
 import { registerOAuthRoutes } from './oauth.js';
 import { registerCustomOAuthRoutes } from './custom-oauth.js';
 import { registerTwoFactorRoutes } from './two-factor.js';
+import { registerLoginBindingRoutes } from './login-bindings.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -42,6 +43,7 @@ const AREAS: Area[] = [
   registerOAuthRoutes,
   registerCustomOAuthRoutes,
   registerTwoFactorRoutes,
+  registerLoginBindingRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

@@ -2,6 +2,7 @@
 // master node only (new-api-compat.md §1.1); each step is idempotent so a half-applied run can simply be repeated.
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
+import { adoptIdentityClaims } from './identity-claims.js';
 import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
 /** Every migration's name, in the order they run. */
@@ -30,6 +31,9 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0009_two_factor': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // custom_oauth_providers and user_oauth_bindings (operator-defined OAuth logins, new-api's tables)
     '0011_custom_oauth': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // identity_claims (one holder per third-party account, filled from the users' provider columns) and
+    // unseen_passwords (services/oauth/claims.ts, unbind.ts)
+    '0012_identity_claims': { up: (db: Kysely<any>) => adoptIdentityClaims(db, kind) },
     // short_lived_entries (OAuth states and verification codes every node sees when there is no Redis)
     '0013_short_lived_entries': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };

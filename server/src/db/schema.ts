@@ -312,6 +312,23 @@ export interface TwoFaLoginsTable {
   expires_at: number;
 }
 
+/** which user holds a third-party account (services/oauth/claims.ts) */
+export interface IdentityClaimsTable {
+  /** the binding type: github, linuxdo, discord, oidc, wechat, telegram */
+  provider: string;
+  external_id: string;
+  /** 0 while a sign-up is creating the user */
+  user_id: Generated<number>;
+  /** unix seconds */
+  claimed_at: Generated<number>;
+}
+
+/** the generated, never shown password of a third-party sign-up, as its hash then (services/oauth/unbind.ts) */
+export interface UnseenPasswordsTable {
+  user_id: number;
+  password_hash: Generated<string>;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -335,6 +352,8 @@ export interface Database {
   two_fas: TwoFasTable;
   two_fa_backup_codes: TwoFaBackupCodesTable;
   two_fa_logins: TwoFaLoginsTable;
+  identity_claims: IdentityClaimsTable;
+  unseen_passwords: UnseenPasswordsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -468,6 +468,30 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['id_hash'],
     indexes: [ix('two_fa_logins', 'expires_at')],
   },
+  // Ours: which user holds each third-party account (services/oauth/claims.ts). The users' provider columns cannot
+  // carry a unique index (empty means unbound, and MariaDB has no partial index), so a sign-up or a binding first
+  // inserts its row here: the primary key lets only one of two racing callbacks win (migration 0012).
+  {
+    name: 'identity_claims',
+    columns: [
+      c('provider', 'varchar(32)', undefined, true),
+      c('external_id', 'varchar(191)', undefined, true),
+      // 0 while the sign-up that claimed it is still creating its user
+      c('user_id', 'bigint', 0),
+      c('claimed_at', 'bigint', 0),
+    ],
+    primaryKey: ['provider', 'external_id'],
+    indexes: [ix('identity_claims', 'user_id')],
+  },
+  // Ours: the generated password of an account signed up through a third party, as its hash at sign-up. While the
+  // user row still has that hash, its owner never saw the password, so it is no way to sign in (unbinding rules,
+  // services/oauth/unbind.ts); any later change of the password makes the row moot.
+  {
+    name: 'unseen_passwords',
+    columns: [c('user_id', 'bigint', undefined, true), c('password_hash', 'varchar(255)', '')],
+    primaryKey: ['user_id'],
+    indexes: [],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

@@ -20,12 +20,15 @@ export const THIRD_PARTY_LOGINS: readonly LoginMethod[] = [
   { option: 'discord.enabled', name: 'Discord' },
 ];
 
-/** Option keys of the third-party logins whose routes this server serves (api/oauth.ts). */
+/** Option keys of the third-party logins whose routes this server serves (api/oauth.ts, api/login-bindings.ts). */
 const IMPLEMENTED_LOGINS = new Set<string>([
   'GitHubOAuthEnabled',
   'oidc.enabled',
   'LinuxDOOAuthEnabled',
   'discord.enabled',
+  // api/login-bindings.ts
+  'WeChatAuthEnabled',
+  'TelegramOAuthEnabled',
 ]);
 
 export function loginMethodOf(option: string): LoginMethod | undefined {

@@ -359,18 +359,21 @@ await describeEachDb('custom OAuth providers', (kind) => {
         },
       ],
     });
-    // no email, no other login: the binding is the only way back in
+    // no email, no other login, a password never shown: the binding is the only way back in
     expect((await c.delete(`/api/user/oauth/bindings/${acmeId}`)).body).toEqual({
       success: false,
-      message: '这是该账户唯一的登录方式，请先绑定邮箱或其他登录方式后再解绑',
+      message: '解绑后将无法登录此账户，请先设置密码或绑定其他登录方式',
     });
     expect(await bindingRows(id)).toHaveLength(1);
+    // an address mail can reach gives a password by reset
     await server.ctx.db.updateTable('users').set({ email: 'only-way@example.com' }).where('id', '=', id).execute();
+    await server.ctx.options.set('SMTPServer', 'smtp.example.com');
     expect((await c.delete(`/api/user/oauth/bindings/${acmeId}`)).body).toEqual({
       success: true,
       message: '解绑成功',
     });
     expect(await bindingRows(id)).toEqual([]);
+    await server.ctx.options.set('SMTPServer', '');
     expect((await c.delete(`/api/user/oauth/bindings/${acmeId}`)).body).toEqual({
       success: false,
       message: '未找到该绑定',

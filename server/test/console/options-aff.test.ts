@@ -83,18 +83,18 @@ await describeEachDb('options and invites', (kind) => {
     await setOption(root, 'EmailDomainWhitelist', '');
     await refuse('EmailDomainRestrictionEnabled', true, '无法启用邮箱域名限制，请先填入限制的邮箱域名！');
 
-    // with the credentials saved first, the Turnstile switch turns on; a third-party login without a route here yet
-    // (WeChat) stays off (test/console/login-methods.test.ts), GitHub's switches on (test/console/oauth.test.ts)
+    // with the credentials saved first, the switches turn on (the logins themselves: test/console/oauth*.test.ts)
     await setOption(root, 'TurnstileSiteKey', 'site-key');
     await setOption(root, 'TurnstileCheckEnabled', true);
     await setOption(root, 'TurnstileCheckEnabled', false);
     await setOption(root, 'WeChatServerAddress', 'https://wechat.example.com');
-    await refuse('WeChatAuthEnabled', true, '无法启用 微信 登录：本网关尚未实现该登录方式');
+    await setOption(root, 'WeChatAuthEnabled', true);
     await setOption(root, 'GitHubClientId', 'gh-id');
     await setOption(root, 'GitHubOAuthEnabled', true);
     const status = (await new ConsoleClient(server.url).get('/api/status')).body.data;
-    expect(status).toMatchObject({ wechat_login: false, github_oauth: true, github_client_id: 'gh-id' });
+    expect(status).toMatchObject({ wechat_login: true, github_oauth: true, github_client_id: 'gh-id' });
     await setOption(root, 'GitHubOAuthEnabled', false);
+    await setOption(root, 'WeChatAuthEnabled', false);
     await setOption(root, 'GroupRatio', '{"default":1,"vip":1.5,"free":0}');
     expect((await root.get('/api/group/')).body.data).toEqual(['default', 'vip', 'free']);
 

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest, migrationNames } from '../../src/db/migrate.js';
 import { TABLES, ensureTables } from '../../src/db/tables.js';
+import { adoptIdentityClaims } from '../../src/db/identity-claims.js';
 import { createTestDatabase, describeEachDb } from '../helpers/databases.js';
 
 await describeEachDb('migrations', (kind) => {
@@ -49,6 +50,43 @@ await describeEachDb('migrations', (kind) => {
         db.insertInto('users').values({ username: 'big', password: 'y', setting: '' }).execute(),
       ).rejects.toThrow();
       await sql`SELECT 1`.execute(db);
+    } finally {
+      await close();
+      await tdb.drop();
+    }
+  });
+
+  it('0012 claims the accounts bound before it for the lowest user id holding each, and can run again', async () => {
+    const tdb = await createTestDatabase(kind);
+    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+    try {
+      await migrateToLatest(db, kind);
+      const add = async (username: string, extra: Record<string, unknown>) => {
+        await db
+          .insertInto('users')
+          .values({ username, password: 'x', setting: '', ...extra })
+          .execute();
+        return (await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow())
+          .id;
+      };
+      // a past race bound one GitHub account twice; a deleted user keeps its WeChat binding
+      const first = await add('first', { github_id: 'twice' });
+      const second = await add('second', { github_id: 'twice', telegram_id: '42' });
+      const gone = await add('gone', { wechat_id: 'wx-1', deleted_at: new Date() });
+      // migrations run in order: the later ones are un-recorded too, and run again (each is idempotent)
+      await sql`DELETE FROM kysely_migration WHERE name >= ${'0012_identity_claims'}`.execute(db);
+      expect(await migrateToLatest(db, kind)).toEqual(migrationNames(kind).filter((name) => name >= '0012'));
+      await adoptIdentityClaims(db, kind);
+      const claims = await db
+        .selectFrom('identity_claims')
+        .select(['provider', 'external_id', 'user_id'])
+        .orderBy('provider')
+        .execute();
+      expect(claims.map((c) => [c.provider, c.external_id, Number(c.user_id)])).toEqual([
+        ['github', 'twice', first],
+        ['telegram', '42', second],
+        ['wechat', 'wx-1', gone],
+      ]);
     } finally {
       await close();
       await tdb.drop();

@@ -12,43 +12,50 @@ import {
   userExistsOrDeleted,
 } from '../users.js';
 import { USER_STATUS_ENABLED } from '../console-auth.js';
-import { OAuthError, type BindingStore, type OAuthProvider, type ProviderUser } from './provider.js';
+// every login provider (OAuth, WeChat, Telegram, custom OAuth) goes through these functions
+import { OAuthError, type AccountProvider, type BindingStore, type ProviderUser } from './provider.js';
+import { bindClaimed, rememberUnseenPassword, signUpClaimed } from './claims.js';
+import { PROVIDER_COLUMNS, type ClaimProvider } from '../../db/identity-claims.js';
 
 export const REGISTRATION_CLOSED = '管理员关闭了新用户注册';
 export const USER_BANNED = '用户已被封禁';
 export const USER_DELETED = '用户已注销';
 
-export const alreadyBound = (provider: OAuthProvider) => `该 ${provider.name} 账户已被绑定`;
-export const notEnabled = (provider: OAuthProvider) => `管理员未开启通过 ${provider.name} 登录以及注册`;
+export const alreadyBound = (provider: AccountProvider) =>
+  provider.alreadyBoundMessage ?? `该 ${provider.name} 账户已被绑定`;
+export const notEnabled = (provider: AccountProvider) => `管理员未开启通过 ${provider.name} 登录以及注册`;
 
-/** The users column as a binding store, for the built-in providers. */
-function columnStore(provider: OAuthProvider): BindingStore {
-  const column = provider.column;
-  if (!column) throw new Error(`provider ${provider.key} has neither a users column nor a binding store`);
+/** A built-in provider's binding type in identity_claims (its key names its users column). */
+function claimProvider(provider: AccountProvider): ClaimProvider {
+  if (!(provider.key in PROVIDER_COLUMNS) || PROVIDER_COLUMNS[provider.key as ClaimProvider] !== provider.column)
+    throw new Error(`provider ${provider.key} has neither a claimable users column nor a binding store`);
+  return provider.key as ClaimProvider;
+}
+
+/** The users column as a binding store, for the built-in providers; the claim decides between racing bindings. */
+function columnStore(provider: AccountProvider): BindingStore {
+  const claim = claimProvider(provider);
+  const column = PROVIDER_COLUMNS[claim];
   return {
     boundUsers: (ctx, id) =>
       ctx.db.selectFrom('users').select(['id', 'deleted_at']).where(column, '=', id).orderBy('id').execute(),
     bind: async (ctx, userId, id) => {
-      await ctx.db
-        .updateTable('users')
-        .set({ [column]: id })
-        .where('id', '=', userId)
-        .execute();
+      if (!(await bindClaimed(ctx, claim, id, userId))) throw new OAuthError(alreadyBound(provider));
     },
   };
 }
 
-const storeOf = (provider: OAuthProvider): BindingStore => provider.bindings ?? columnStore(provider);
+const storeOf = (provider: AccountProvider): BindingStore => provider.bindings ?? columnStore(provider);
 
 /** The rows bound to the provider id, soft-deleted ones included (a deleted account keeps its binding, as new-api). */
-async function boundRows(ctx: AppContext, provider: OAuthProvider, id: string) {
+async function boundRows(ctx: AppContext, provider: AccountProvider, id: string) {
   return storeOf(provider).boundUsers(ctx, id);
 }
 
 /** Binds the provider account to the signed-in user; refused when any account (even a deleted one) holds it. */
 export async function bindProviderAccount(
   ctx: AppContext,
-  provider: OAuthProvider,
+  provider: AccountProvider,
   userId: number,
   account: ProviderUser,
 ): Promise<void> {
@@ -63,7 +70,7 @@ export async function bindProviderAccount(
  */
 export async function loginWithProviderAccount(
   ctx: AppContext,
-  provider: OAuthProvider,
+  provider: AccountProvider,
   account: ProviderUser,
   affCode: string,
 ): Promise<User> {
@@ -82,15 +89,38 @@ export async function loginWithProviderAccount(
   return user;
 }
 
-async function signUp(ctx: AppContext, provider: OAuthProvider, account: ProviderUser, affCode: string): Promise<User> {
+/**
+ * Makes the user and binds the account to it. For a built-in provider the claim makes this safe against a second
+ * callback for the same account: only one creates a user, the other logs in as it. A custom provider's binding
+ * table refuses the second binding by its unique index.
+ */
+async function signUp(
+  ctx: AppContext,
+  provider: AccountProvider,
+  account: ProviderUser,
+  affCode: string,
+): Promise<User> {
   const username = await chooseUsername(ctx, provider, account);
   // an address already on another account is not copied: it would make password reset ambiguous
   const email = account.email && !(await emailRegistered(ctx, account.email, true)) ? account.email : '';
   // the password is random and never shown: the account signs in through the provider until its owner sets one
-  const id = await registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined });
+  const create = () => registerUser(ctx, { username, password: randomAlnum(20), email, affCode: affCode || undefined });
+  let id: number;
+  if (provider.bindings) {
+    id = await create();
+    await rememberUnseenPassword(ctx.db, id);
+    await provider.bindings.bind(ctx, id, account.id);
+  } else {
+    const claimed = await signUpClaimed(ctx, claimProvider(provider), account.id, create);
+    id = claimed.userId;
+    if (!claimed.created) {
+      const existing = await getUser(ctx, id);
+      if (!existing) throw new OAuthError(USER_DELETED);
+      return existing;
+    }
+  }
   const displayName = [...(account.displayName || provider.defaultDisplayName)].slice(0, DISPLAY_NAME_MAX).join('');
   await ctx.db.updateTable('users').set({ display_name: displayName }).where('id', '=', id).execute();
-  await storeOf(provider).bind(ctx, id, account.id);
   ctx.changes.publish({ kind: 'user', id });
   const user = await getUser(ctx, id);
   if (!user) throw new Error(`user ${id} vanished after sign-up`);
@@ -101,7 +131,7 @@ async function signUp(ctx: AppContext, provider: OAuthProvider, account: Provide
  * new-api's names: the provider's login for providers that use it, when it is a valid, free username; else
  * `<prefix>_<largest user id + 1>` (moving on while that is taken).
  */
-async function chooseUsername(ctx: AppContext, provider: OAuthProvider, account: ProviderUser): Promise<string> {
+async function chooseUsername(ctx: AppContext, provider: AccountProvider, account: ProviderUser): Promise<string> {
   const login = account.login?.trim() ?? '';
   if (provider.usesLogin && login && [...login].length <= USERNAME_MAX && !(await userExistsOrDeleted(ctx.db, login)))
     return login;

@@ -1,23 +1,14 @@
 // The custom-provider accounts bound to a user (new-api-compat.md §9.9): listed for the user and for admins, and
 // unbound. A user may not unbind the one link that is their only way back in; an admin may (they can reset the
-// password), but only on users below their own role, as every other admin action on users.
+// password), but only on users below their own role, as every other admin action on users. What counts as a way
+// to sign in is decided in one place for every binding (unbind.ts).
 import type { AppContext } from '../../context.js';
 import { getUser, UserFacingError } from '../users.js';
 import { ROLE_ROOT } from '../console-auth.js';
+import { LAST_SIGN_IN_WAY, otherSignInWayLeft } from './unbind.js';
 
-export const LAST_SIGN_IN_METHOD = '这是该账户唯一的登录方式，请先绑定邮箱或其他登录方式后再解绑';
 export const BINDING_NOT_FOUND = '未找到该绑定';
 export const NO_PERMISSION = '无权操作同级或更高等级用户的绑定';
-
-/** The built-in provider columns: any one set is another way to sign in. */
-const BUILT_IN_LOGIN_COLUMNS = [
-  'github_id',
-  'oidc_id',
-  'wechat_id',
-  'telegram_id',
-  'linux_do_id',
-  'discord_id',
-] as const;
 
 /** The account ids a user holds, with the provider each belongs to. */
 export async function bindingsOf(ctx: AppContext, userId: number) {
@@ -35,25 +26,6 @@ export async function bindingsOf(ctx: AppContext, userId: number) {
     provider_icon: r.icon ?? '',
     provider_user_id: r.provider_user_id,
   }));
-}
-
-/**
- * Whether the user keeps a way to sign in without this binding: another custom binding, a built-in provider, or an
- * email address (a password reset reaches it). An account signed up through a provider has a random password it
- * was never shown, so the password alone does not count.
- */
-async function keepsAnotherWayIn(ctx: AppContext, userId: number, providerId: number): Promise<boolean> {
-  const user = await getUser(ctx, userId);
-  if (!user) return false;
-  if (user.email) return true;
-  if (BUILT_IN_LOGIN_COLUMNS.some((col) => Boolean(user[col]))) return true;
-  const other = await ctx.db
-    .selectFrom('user_oauth_bindings')
-    .select('id')
-    .where('user_id', '=', userId)
-    .where('provider_id', '!=', providerId)
-    .executeTakeFirst();
-  return Boolean(other);
 }
 
 async function removeBinding(ctx: AppContext, userId: number, providerId: number): Promise<void> {
@@ -74,7 +46,9 @@ export async function unbindOwn(ctx: AppContext, userId: number, providerId: num
     .where('provider_id', '=', providerId)
     .executeTakeFirst();
   if (!held) throw new UserFacingError(BINDING_NOT_FOUND);
-  if (!(await keepsAnotherWayIn(ctx, userId, providerId))) throw new UserFacingError(LAST_SIGN_IN_METHOD);
+  const user = await getUser(ctx, userId);
+  if (!user || !(await otherSignInWayLeft(ctx, user, { customProviderId: providerId })))
+    throw new UserFacingError(LAST_SIGN_IN_WAY);
   await removeBinding(ctx, userId, providerId);
 }
 

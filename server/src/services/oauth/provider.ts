@@ -3,6 +3,7 @@
 // a provider that hangs cannot hold a login request (and its rate-limit slot) open.
 import type { AppContext } from '../../context.js';
 import { UserFacingError } from '../users.js';
+import type { ProviderColumnName } from '../../db/identity-claims.js';
 
 /** new-api's timeout for every call to a login provider. */
 export const OAUTH_HTTP_TIMEOUT_MS = 5_000;
@@ -20,7 +21,7 @@ export interface ProviderUser {
   email?: string;
 }
 
-export type ProviderColumn = 'github_id' | 'linux_do_id' | 'discord_id' | 'oidc_id';
+export type ProviderColumn = ProviderColumnName;
 
 /**
  * Where a provider's account ids are kept when it has no users column (custom providers: user_oauth_bindings).
@@ -33,23 +34,32 @@ export interface BindingStore {
   bind(ctx: AppContext, userId: number, accountId: string): Promise<void>;
 }
 
-export interface OAuthProvider {
-  /** the route segment: /api/oauth/<key> (a custom provider's slug) */
+/** What the account logic (accounts.ts) needs of any third-party login, OAuth or not (WeChat, Telegram). */
+export interface AccountProvider {
+  /** the binding type: /api/oauth/<key>, identity_claims.provider for the built-ins, a custom provider's slug */
   key: string;
   /** the name in messages */
   name: string;
-  /** the option that switches the login on (custom providers: their own enabled flag, see api/custom-oauth.ts) */
-  option: string;
-  /** the users column holding the account id; a provider without one keeps its bindings in `bindings` */
+  /** new-api's "already bound" message when it is not `该 <name> 账户已被绑定` */
+  alreadyBoundMessage?: string;
+  /**
+   * The built-ins: the users column holding the account id (identity_claims keep two callbacks from both taking the
+   * account). A provider without one keeps its bindings in `bindings`, whose unique index does the same.
+   */
   column?: ProviderColumn;
   bindings?: BindingStore;
-  /** whether the login is on now, for providers switched by something else than an option (custom providers) */
-  enabled?: (ctx: AppContext) => boolean;
   /** sign-ups without a usable login are named `<prefix>_<n>` */
   usernamePrefix: string;
   /** whether a sign-up takes the provider's login as its username when it is free (else always the prefix form) */
   usesLogin: boolean;
   defaultDisplayName: string;
+}
+
+export interface OAuthProvider extends AccountProvider {
+  /** the option that switches the login on (custom providers: their own enabled flag, see api/custom-oauth.ts) */
+  option: string;
+  /** whether the login is on now, for providers switched by something else than an option (custom providers) */
+  enabled?: (ctx: AppContext) => boolean;
   /** Exchanges the authorization code and reads the user; throws OAuthError with new-api's messages. */
   fetchUser(ctx: AppContext, code: string, callback: CallbackInfo): Promise<ProviderUser>;
 }

@@ -8,6 +8,7 @@ import { useStatus } from '../../context/status.js';
 import { enabledProviders, startOAuth, type OAuthProvider, type OAuthProviderId } from './providers.js';
 import { NS } from './i18n.js';
 import { customLoginProviders, isImageIcon, type CustomLoginProvider } from './custom/providers.js';
+import { ExtraLoginButtons, extraLoginsOn } from '../login-bindings/index.js';
 
 const ICONS: Record<OAuthProviderId, React.ReactNode> = {
   github: <GithubOutlined />,
@@ -49,7 +50,7 @@ export default function OAuthButtons() {
     ...enabledProviders(status),
     ...customLoginProviders(status),
   ];
-  if (providers.length === 0) return null;
+  if (providers.length === 0 && !extraLoginsOn(status)) return null;
   return (
     <div data-testid="oauth-buttons">
       <Divider plain>{t('otherLogin')}</Divider>
@@ -66,6 +67,7 @@ export default function OAuthButtons() {
             {p.label}
           </Button>
         ))}
+        <ExtraLoginButtons />
       </Flex>
     </div>
   );

@@ -34,6 +34,7 @@ import { NS } from './i18n.js';
 import { OAUTH_PROVIDERS } from '../oauth/providers.js';
 import OAuthBindButton from '../oauth/OAuthBindButton.js';
 import CustomOAuthBindings from '../oauth/custom/CustomOAuthBindings.js';
+import { TelegramBindButton, WeChatBindButton, WithUnbind } from '../login-bindings/index.js';
 
 const MODELS_SHOWN = 10;
 
@@ -104,18 +105,48 @@ export default function Personal() {
       label: t('emailAddr'),
       value: u.email,
       action: (
-        <Button size="small" onClick={() => setDialog('email')}>
-          {u.email ? t('changeEmail') : t('bindEmail')}
-        </Button>
+        <WithUnbind type="email" name={t('emailAddr')} bound={!!u.email} onDone={reloadSelf}>
+          <Button size="small" onClick={() => setDialog('email')}>
+            {u.email ? t('changeEmail') : t('bindEmail')}
+          </Button>
+        </WithUnbind>
       ),
     },
     ...OAUTH_PROVIDERS.filter((p) => p.id === 'github' || p.enabled(status) || u[p.userField]).map((p) => ({
       label: p.label,
       value: u[p.userField],
-      action: <OAuthBindButton provider={p} bound={!!u[p.userField]} />,
+      action: (
+        <WithUnbind type={p.id} name={p.label} bound={!!u[p.userField]} onDone={reloadSelf}>
+          <OAuthBindButton provider={p} bound={!!u[p.userField]} />
+        </WithUnbind>
+      ),
     })),
-    ...(status.wechat_login || u.wechat_id ? [{ label: 'WeChat', value: u.wechat_id }] : []),
-    ...(status.telegram_oauth || u.telegram_id ? [{ label: 'Telegram', value: u.telegram_id }] : []),
+    ...(status.wechat_login || u.wechat_id
+      ? [
+          {
+            label: 'WeChat',
+            value: u.wechat_id,
+            action: (
+              <WithUnbind type="wechat" name="WeChat" bound={!!u.wechat_id} onDone={reloadSelf}>
+                <WeChatBindButton bound={!!u.wechat_id} onDone={reloadSelf} />
+              </WithUnbind>
+            ),
+          },
+        ]
+      : []),
+    ...(status.telegram_oauth || u.telegram_id
+      ? [
+          {
+            label: 'Telegram',
+            value: u.telegram_id,
+            action: (
+              <WithUnbind type="telegram" name="Telegram" bound={!!u.telegram_id} onDone={reloadSelf}>
+                <TelegramBindButton bound={!!u.telegram_id} />
+              </WithUnbind>
+            ),
+          },
+        ]
+      : []),
   ];
 
   return (

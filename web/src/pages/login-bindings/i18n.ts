@@ -1,0 +1,41 @@
+import { registerBundle } from '../../i18n/index.js';
+
+export const NS = 'loginBindings';
+registerBundle(NS, {
+  zh: {
+    wechat: '微信',
+    wechatLogin: '微信登录',
+    wechatBind: '绑定微信账号',
+    wechatScan: '微信扫码关注公众号，输入「验证码」获取验证码（三分钟内有效）',
+    codePh: '验证码',
+    codeEmpty: '请输入验证码',
+    login: '登录',
+    bind: '绑定',
+    bound: '已绑定',
+    bindSuccess: '绑定成功！',
+    loginSuccess: '登录成功！',
+    unbind: '解绑',
+    unbindConfirm: '确定解绑 {{name}}？',
+    unbindDone: '已解绑',
+    telegramBindHint: '点击下方按钮，在 Telegram 中确认后即完成绑定',
+    telegramNoBot: '管理员未设置 Telegram 机器人',
+  },
+  en: {
+    wechat: 'WeChat',
+    wechatLogin: 'WeChat login',
+    wechatBind: 'Bind a WeChat account',
+    wechatScan: 'Scan the QR code to follow the official account, then send "验证码" to get a code (valid 3 minutes)',
+    codePh: 'Code',
+    codeEmpty: 'Enter the code',
+    login: 'Log in',
+    bind: 'Bind',
+    bound: 'Bound',
+    bindSuccess: 'Binding successful!',
+    loginSuccess: 'Login successful!',
+    unbind: 'Unbind',
+    unbindConfirm: 'Unbind {{name}}?',
+    unbindDone: 'Unbound',
+    telegramBindHint: 'Use the button below and confirm in Telegram to bind your account',
+    telegramNoBot: 'No Telegram bot is configured',
+  },
+});
