@@ -18,6 +18,7 @@ import { registerPricingRoutes } from './pricing.js';
 import { registerRedemptionRoutes } from './redemption.js';
 import { registerTopupRoutes } from './topup.js';
 import { registerOAuthRoutes } from './oauth.js';
+import { registerPasskeyRoutes } from './passkeys.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -38,6 +39,7 @@ const AREAS: Area[] = [
   registerRedemptionRoutes,
   registerTopupRoutes,
   registerOAuthRoutes,
+  registerPasskeyRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

@@ -50,6 +50,7 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     oidc_enabled: loginAvailable(o, 'oidc.enabled'),
     oidc_client_id: o.get('oidc.client_id'),
     oidc_authorization_endpoint: o.get('oidc.authorization_endpoint'),
+    passkey_login: o.bool('passkey.enabled'),
     setup: await isSetupDone(ctx),
   };
 }

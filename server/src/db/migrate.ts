@@ -2,6 +2,7 @@
 // master node only (new-api-compat.md §1.1); each step is idempotent so a half-applied run can simply be repeated.
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
+import { migratePasskeyTables } from './passkey-migration.js';
 import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
 function migrations(kind: DbKind): Record<string, Migration> {
@@ -21,6 +22,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
     // oauth_states (OAuth login states every node sees when there is no Redis) and users.discord_id
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // passkey_credentials (several per user) and passkey_challenges
+    '0010_passkeys': { up: (db: Kysely<any>) => migratePasskeyTables(db, kind) },
   };
 }
 

@@ -243,6 +243,48 @@ export interface OAuthStatesTable {
   expires_at: number;
 }
 
+type NullableBool = ColumnType<boolean | number | null, boolean | null | undefined, boolean | null>;
+type NullableDateTime = ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>;
+
+/** new-api's passkey_credentials (services/passkeys.ts): ids and keys as standard base64, as go-webauthn's gorm model */
+export interface PasskeyCredentialsTable {
+  id: Generated<number>;
+  user_id: number;
+  credential_id: string;
+  /** the COSE public key */
+  public_key: string;
+  attestation_type: string | null;
+  aaguid: string | null;
+  sign_count: Generated<number>;
+  clone_warning: NullableBool;
+  user_present: NullableBool;
+  user_verified: NullableBool;
+  backup_eligible: NullableBool;
+  backup_state: NullableBool;
+  /** JSON array of transport names */
+  transports: string | null;
+  attachment: string | null;
+  last_used_at: NullableDateTime;
+  created_at: NullableDateTime;
+  updated_at: NullableDateTime;
+  deleted_at: SoftDelete;
+  /** ours: the label the owner gave it */
+  name: Generated<string>;
+}
+
+/** a WebAuthn challenge waiting for its ceremony's finish (services/passkeys.ts) */
+export interface PasskeyChallengesTable {
+  /** random; the browser's signed cookie carries it */
+  handle: string;
+  purpose: string;
+  /** the registering user; 0 for a login */
+  user_id: number;
+  /** base64url, as sent in the options */
+  challenge: string;
+  /** unix seconds */
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   tokens: TokensTable;
@@ -261,6 +303,8 @@ export interface Database {
   quota_hold_journal: QuotaHoldJournalTable;
   sessions: SessionsTable;
   oauth_states: OAuthStatesTable;
+  passkey_credentials: PasskeyCredentialsTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -381,6 +381,51 @@ export const TABLES: TableSpec[] = [
     primaryKey: ['state'],
     indexes: [ix('oauth_states', 'expires_at')],
   },
+  // new-api's later passkey table (services/passkeys.ts, migration 0010): gorm's columns, ids and keys as standard
+  // base64; unique on credential_id (gorm's index name) but not on user_id, so a user may hold several; `name` is ours
+  {
+    name: 'passkey_credentials',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('credential_id', 'varchar(512)', undefined, true),
+      c('public_key', 'text', undefined, true),
+      c('attestation_type', 'varchar(255)'),
+      c('aaguid', 'varchar(512)'),
+      c('sign_count', 'bigint', 0, false),
+      c('clone_warning', 'bool'),
+      c('user_present', 'bool'),
+      c('user_verified', 'bool'),
+      c('backup_eligible', 'bool'),
+      c('backup_state', 'bool'),
+      c('transports', 'text'),
+      c('attachment', 'varchar(32)'),
+      c('last_used_at', 'datetime'),
+      c('created_at', 'datetime'),
+      c('updated_at', 'datetime'),
+      softDelete,
+      c('name', 'varchar(64)', ''),
+    ],
+    indexes: [
+      ix('passkey_credentials', 'user_id'),
+      { name: 'idx_passkey_credentials_credential_id', columns: ['credential_id'], unique: true },
+      ix('passkey_credentials', 'deleted_at'),
+    ],
+  },
+  // Ours: WebAuthn challenges between a ceremony's begin and finish (services/passkeys.ts) when there is no Redis;
+  // the browser's signed cookie names the row, which is deleted when used
+  {
+    name: 'passkey_challenges',
+    columns: [
+      c('handle', 'varchar(64)', undefined, true),
+      c('purpose', 'varchar(16)', undefined, true),
+      c('user_id', 'bigint', 0),
+      c('challenge', 'varchar(255)', undefined, true),
+      c('expires_at', 'bigint', 0),
+    ],
+    primaryKey: ['handle'],
+    indexes: [ix('passkey_challenges', 'expires_at')],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

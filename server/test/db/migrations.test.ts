@@ -20,6 +20,7 @@ await describeEachDb('migrations', (kind) => {
         '0006_sessions',
         '0007_new_api_column_names',
         '0008_oauth_states',
+        '0010_passkeys',
       ]);
       expect(await migrateToLatest(db, kind)).toEqual([]);
       const tables = await db.introspection.getTables();
