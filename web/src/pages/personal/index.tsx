@@ -32,6 +32,7 @@ import { parseSetting, type SelfUser } from './types.js';
 import { NS } from './i18n.js';
 import { OAUTH_PROVIDERS } from '../oauth/providers.js';
 import OAuthBindButton from '../oauth/OAuthBindButton.js';
+import PasskeyCard from './passkeys/PasskeyCard.js';
 
 const MODELS_SHOWN = 10;
 
@@ -226,6 +227,9 @@ export default function Personal() {
               </Button>
             </Flex>
           </Card>
+        </Col>
+        <Col xs={24} lg={12}>
+          <PasskeyCard />
         </Col>
         <Col xs={24} lg={12}>
           <Card>
