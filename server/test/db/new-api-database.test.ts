@@ -368,7 +368,11 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
       await db.insertInto('channels').values({ key: 'k1', name: 'ours', openai_organization: 'org-ours' }).execute();
       await db.insertInto('channels').values({ key: 'k2', name: 'none', openai_organization: null }).execute();
 
-      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names', '0008_oauth_states', '0010_passkeys']);
+      expect(await migrateToLatest(db, kind)).toEqual([
+        '0007_new_api_column_names',
+        '0008_oauth_states',
+        '0010_passkeys',
+      ]);
       expect(await orgs()).toEqual([
         ['ours', 'org-ours', 'org-ours'],
         ['none', null, null],
@@ -388,7 +392,11 @@ await describeEachDb('a database an earlier gateway version migrated', (kind) =>
         .insertInto('channels')
         .values({ key: 'k5', name: 'empty', open_ai_organization: '', openai_organization: 'org-moved' })
         .execute();
-      expect(await migrateToLatest(db, kind)).toEqual(['0007_new_api_column_names', '0008_oauth_states', '0010_passkeys']);
+      expect(await migrateToLatest(db, kind)).toEqual([
+        '0007_new_api_column_names',
+        '0008_oauth_states',
+        '0010_passkeys',
+      ]);
       expect(await orgs()).toEqual([
         ['ours', 'org-ours', 'org-ours'],
         ['none', null, null],
