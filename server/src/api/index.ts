@@ -21,6 +21,7 @@ import { registerOAuthRoutes } from './oauth.js';
 import { registerCustomOAuthRoutes } from './custom-oauth.js';
 import { registerTwoFactorRoutes } from './two-factor.js';
 import { registerLoginBindingRoutes } from './login-bindings.js';
+import { registerPasskeyRoutes } from './passkeys.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -44,6 +45,7 @@ const AREAS: Area[] = [
   registerCustomOAuthRoutes,
   registerTwoFactorRoutes,
   registerLoginBindingRoutes,
+  registerPasskeyRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

@@ -53,6 +53,7 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     oidc_authorization_endpoint: o.get('oidc.authorization_endpoint'),
     // the enabled custom OAuth providers, public fields only (new-api-compat.md §9.9)
     custom_oauth_providers: await loginPageProviders(ctx),
+    passkey_login: o.bool('passkey.enabled'),
     setup: await isSetupDone(ctx),
   };
 }

@@ -3,6 +3,7 @@
 import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { DbKind } from '../config.js';
 import { adoptIdentityClaims } from './identity-claims.js';
+import { migratePasskeyTables } from './passkey-migration.js';
 import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
 
 /** Every migration's name, in the order they run. */
@@ -27,8 +28,10 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0007_new_api_column_names': { up: (db: Kysely<any>) => adoptNewApiColumnNames(db, kind) },
     // users.discord_id (and oauth_states, since replaced by short_lived_entries)
     '0008_oauth_states': { up: (db: Kysely<any>) => ensureTables(db, kind) },
-    // two_fas and two_fa_backup_codes (new-api's two-factor tables) and two_fa_logins (logins awaiting their code)
+    // two_fas and two_fa_backup_codes (new-api's two-factor tables)
     '0009_two_factor': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // passkey_credentials (several per user)
+    '0010_passkeys': { up: (db: Kysely<any>) => migratePasskeyTables(db, kind) },
     // custom_oauth_providers and user_oauth_bindings (operator-defined OAuth logins, new-api's tables)
     '0011_custom_oauth': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // identity_claims (one holder per third-party account, filled from the users' provider columns) and

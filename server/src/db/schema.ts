@@ -304,12 +304,33 @@ export interface TwoFaBackupCodesTable {
   deleted_at: SoftDelete;
 }
 
-/** ours: a password login waiting for its second step; the browser's cookie holds the id, the row its SHA-256 */
-export interface TwoFaLoginsTable {
-  id_hash: string;
+type NullableBool = ColumnType<boolean | number | null, boolean | null | undefined, boolean | null>;
+type NullableDateTime = ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>;
+
+/** new-api's passkey_credentials (services/passkeys.ts): ids and keys as standard base64, as go-webauthn's gorm model */
+export interface PasskeyCredentialsTable {
+  id: Generated<number>;
   user_id: number;
-  /** unix seconds */
-  expires_at: number;
+  credential_id: string;
+  /** the COSE public key */
+  public_key: string;
+  attestation_type: string | null;
+  aaguid: string | null;
+  sign_count: Generated<number>;
+  clone_warning: NullableBool;
+  user_present: NullableBool;
+  user_verified: NullableBool;
+  backup_eligible: NullableBool;
+  backup_state: NullableBool;
+  /** JSON array of transport names */
+  transports: string | null;
+  attachment: string | null;
+  last_used_at: NullableDateTime;
+  created_at: NullableDateTime;
+  updated_at: NullableDateTime;
+  deleted_at: SoftDelete;
+  /** ours: the label the owner gave it */
+  name: Generated<string>;
 }
 
 /** which user holds a third-party account (services/oauth/claims.ts) */
@@ -351,9 +372,9 @@ export interface Database {
   user_oauth_bindings: UserOAuthBindingsTable;
   two_fas: TwoFasTable;
   two_fa_backup_codes: TwoFaBackupCodesTable;
-  two_fa_logins: TwoFaLoginsTable;
   identity_claims: IdentityClaimsTable;
   unseen_passwords: UnseenPasswordsTable;
+  passkey_credentials: PasskeyCredentialsTable;
 }
 
 export type User = Selectable<UsersTable>;

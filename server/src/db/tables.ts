@@ -370,7 +370,7 @@ export const TABLES: TableSpec[] = [
     indexes: [ix('sessions', 'user_id'), ix('sessions', 'expires_at')],
   },
   // Ours: short-lived entries (services/short-lived.ts) every node must see when there is no Redis: OAuth states,
-  // email verification and reset codes. Keys are SHA-256 digests of the logical key, so an address never sits in an index.
+  // email verification and reset codes, logins awaiting their second factor, WebAuthn challenges. Keys are SHA-256 digests of the logical key, so an address never sits in an index.
   {
     name: 'short_lived_entries',
     columns: [
@@ -456,18 +456,6 @@ export const TABLES: TableSpec[] = [
     ],
     indexes: [ix('two_fa_backup_codes', 'user_id'), ix('two_fa_backup_codes', 'deleted_at')],
   },
-  // Ours: password logins waiting for their second step (services/two-factor-login.ts) when there is no Redis; only a
-  // hash of the browser cookie's random id is kept, and a row is deleted when its login completes.
-  {
-    name: 'two_fa_logins',
-    columns: [
-      c('id_hash', 'char(64)', undefined, true),
-      c('user_id', 'bigint', undefined, true),
-      c('expires_at', 'bigint', 0),
-    ],
-    primaryKey: ['id_hash'],
-    indexes: [ix('two_fa_logins', 'expires_at')],
-  },
   // Ours: which user holds each third-party account (services/oauth/claims.ts). The users' provider columns cannot
   // carry a unique index (empty means unbound, and MariaDB has no partial index), so a sign-up or a binding first
   // inserts its row here: the primary key lets only one of two racing callbacks win (migration 0012).
@@ -491,6 +479,37 @@ export const TABLES: TableSpec[] = [
     columns: [c('user_id', 'bigint', undefined, true), c('password_hash', 'varchar(255)', '')],
     primaryKey: ['user_id'],
     indexes: [],
+  },
+  // new-api's later passkey table (services/passkeys.ts, migration 0010): gorm's columns, ids and keys as standard
+  // base64; unique on credential_id (gorm's index name) but not on user_id, so a user may hold several; `name` is ours
+  {
+    name: 'passkey_credentials',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('credential_id', 'varchar(512)', undefined, true),
+      c('public_key', 'text', undefined, true),
+      c('attestation_type', 'varchar(255)'),
+      c('aaguid', 'varchar(512)'),
+      c('sign_count', 'bigint', 0, false),
+      c('clone_warning', 'bool'),
+      c('user_present', 'bool'),
+      c('user_verified', 'bool'),
+      c('backup_eligible', 'bool'),
+      c('backup_state', 'bool'),
+      c('transports', 'text'),
+      c('attachment', 'varchar(32)'),
+      c('last_used_at', 'datetime'),
+      c('created_at', 'datetime'),
+      c('updated_at', 'datetime'),
+      softDelete,
+      c('name', 'varchar(64)', ''),
+    ],
+    indexes: [
+      ix('passkey_credentials', 'user_id'),
+      { name: 'idx_passkey_credentials_credential_id', columns: ['credential_id'], unique: true },
+      ix('passkey_credentials', 'deleted_at'),
+    ],
   },
   {
     name: 'setups',

@@ -83,6 +83,8 @@ export function defaultOptions(): Record<string, string> {
     'discord.enabled': b(false),
     'discord.client_id': '',
     'discord.client_secret': '',
+    // passkey sign-in (new-api-compat.md §9.8)
+    'passkey.enabled': b(false),
     // site content
     Notice: '',
     About: '',

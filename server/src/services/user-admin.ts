@@ -77,7 +77,7 @@ export async function searchUsers(
 }
 
 /** Loads a target user and checks that the caller outranks it (root may act on anyone, as in new-api). */
-async function targetFor(
+export async function targetFor(
   ctx: AppContext,
   callerRole: number,
   id: number,

@@ -304,6 +304,21 @@ await describeEachDb('WeChat and Telegram logins, unbinding, sign-up races', (ki
     const relogged = new ConsoleClient(server.url);
     expect((await relogged.login(s3.body.data.username, 'newpass1234')).body.success).toBe(true);
     expect((await relogged.delete('/api/user/self/bindings/wechat')).body.success).toBe(true);
+
+    // a registered passkey is a way in while passkey login is on
+    const w4 = new ConsoleClient(server.url);
+    const s4 = await wechatLogin(w4, wechatId());
+    await server.ctx.db
+      .insertInto('passkey_credentials')
+      .values({ user_id: s4.body.data.id, credential_id: `cred-${s4.body.data.id}`, public_key: 'pk' })
+      .execute();
+    expect((await w4.delete('/api/user/self/bindings/wechat')).body).toEqual(LAST_WAY);
+    await setOption(root, 'passkey.enabled', true);
+    try {
+      expect((await w4.delete('/api/user/self/bindings/wechat')).body.success).toBe(true);
+    } finally {
+      await setOption(root, 'passkey.enabled', false);
+    }
   });
 
   it('unbinding by an admin: any binding of a user below them, as new-api', async () => {

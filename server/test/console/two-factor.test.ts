@@ -325,7 +325,7 @@ describe('two-factor login across two nodes', async () => {
         clock.advance(PERIOD_MS);
         const { browser, pending } = await passwordStep(a, u);
         if (store === 'database') {
-          expect(await a.ctx.db.selectFrom('two_fa_logins').selectAll().execute()).toHaveLength(1);
+          expect(await a.ctx.db.selectFrom('short_lived_entries').selectAll().execute()).toHaveLength(1);
         }
         const res = await codeStep(browser, pending, await totp(secret), b.url);
         expect(res.body, JSON.stringify(res.body)).toMatchObject({ success: true, data: { id: u.id } });

@@ -39,6 +39,7 @@ export interface Status {
   wechat_qrcode?: string;
   telegram_oauth?: boolean;
   telegram_bot_name?: string;
+  passkey_login?: boolean;
   /** Undefined until /api/status answered once (or a cached copy exists). */
   setup?: boolean;
   self_use_mode_enabled?: boolean;

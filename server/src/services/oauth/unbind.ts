@@ -8,7 +8,8 @@
 //   still that one the password does not count. Any change since (a reset, an admin, the user) makes it count.
 //   Accounts signed up before this table existed, here or by new-api, are not marked and count as having one.
 // - the email address, while password login is on and mail can be sent: a password reset gives a usable password;
-// - another bound third-party account whose login is switched on (a built-in one, or a custom provider's).
+// - another bound third-party account whose login is switched on (a built-in one, or a custom provider's);
+// - a passkey, while passkey login is on.
 import type { AppContext } from '../../context.js';
 import type { User } from '../../db/schema.js';
 import { PROVIDER_COLUMNS, type ClaimProvider } from '../../db/identity-claims.js';
@@ -66,12 +67,25 @@ async function otherCustomBinding(ctx: AppContext, userId: number, removing: Rem
   return !!(await q.executeTakeFirst());
 }
 
+/** Whether the user can sign in with a passkey (the login is on and one is registered). */
+async function hasUsablePasskey(ctx: AppContext, userId: number): Promise<boolean> {
+  if (!ctx.options.bool('passkey.enabled')) return false;
+  const row = await ctx.db
+    .selectFrom('passkey_credentials')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return !!row;
+}
+
 /** Whether the user could still sign in without the binding `removing`. */
 export async function otherSignInWayLeft(ctx: AppContext, user: User, removing: RemovedBinding): Promise<boolean> {
   for (const [provider, column] of Object.entries(PROVIDER_COLUMNS) as [ClaimProvider, keyof User][]) {
     if (provider !== removing && user[column] && loginAvailable(ctx.options, LOGIN_OPTION[provider])) return true;
   }
   if (await otherCustomBinding(ctx, user.id, removing)) return true;
+  if (await hasUsablePasskey(ctx, user.id)) return true;
   if (!ctx.options.bool('PasswordLoginEnabled')) return false;
   if (removing !== 'email' && user.email && ctx.options.get('SMTPServer')) return true;
   return hasKnownPassword(ctx, user);

@@ -10,6 +10,7 @@ import { useUser, type StoredUser } from '../../context/user.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
 import AuthCard from './AuthCard.js';
 import OAuthButtons from '../oauth/OAuthButtons.js';
+import PasskeyLoginButton from '../personal/passkeys/PasskeyLoginButton.js';
 import { warnIfDefaultPassword } from '../../components/default-password/index.js';
 import { NS } from './i18n.js';
 import LoginCodeStep from '../personal/two-factor/LoginCodeStep.js';
@@ -78,6 +79,7 @@ export default function Login() {
           {t('login')}
         </Button>
       </Form>
+      <PasskeyLoginButton />
       <OAuthButtons />
       <Typography.Paragraph style={{ marginTop: 16, marginBottom: 0, textAlign: 'center' }}>
         {status.self_use_mode_enabled ? null : (

@@ -35,6 +35,7 @@ import { OAUTH_PROVIDERS } from '../oauth/providers.js';
 import OAuthBindButton from '../oauth/OAuthBindButton.js';
 import CustomOAuthBindings from '../oauth/custom/CustomOAuthBindings.js';
 import { TelegramBindButton, WeChatBindButton, WithUnbind } from '../login-bindings/index.js';
+import PasskeyCard from './passkeys/PasskeyCard.js';
 
 const MODELS_SHOWN = 10;
 
@@ -263,6 +264,9 @@ export default function Personal() {
         </Col>
         <Col xs={24} lg={12}>
           <TwoFactorCard />
+        </Col>
+        <Col xs={24} lg={12}>
+          <PasskeyCard />
         </Col>
         <Col xs={24} lg={12}>
           <Card>

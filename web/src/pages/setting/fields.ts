@@ -170,6 +170,7 @@ export const LOGIN_TOGGLES = [
   'TelegramOAuthEnabled',
   'TurnstileCheckEnabled',
   'oidc.enabled',
+  'passkey.enabled',
 ] as const;
 
 export const EMAIL_RESTRICTION_FIELDS: FieldDef[] = [

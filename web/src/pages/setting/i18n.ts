@@ -158,6 +158,7 @@ export const pairs: Pairs = {
   'f.TelegramOAuthEnabled': ['允许通过 Telegram 进行登录', 'Allow Telegram login'],
   'f.TurnstileCheckEnabled': ['启用 Turnstile 用户校验', 'Enable the Turnstile check'],
   'f.oidc.enabled': ['允许通过 OIDC 进行登录', 'Allow OIDC login'],
+  'f.passkey.enabled': ['允许通过 Passkey 登录', 'Allow passkey sign-in'],
   'f.EmailDomainRestrictionEnabled': ['启用邮箱域名白名单', 'Enable the email domain whitelist'],
   'f.EmailAliasRestrictionEnabled': [
     '启用邮箱别名限制（例如：ab.cd@gmail.com）',
