@@ -7,5 +7,7 @@ export default defineConfig({
     environment: 'happy-dom',
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
     setupFiles: ['src/test/setup.ts'],
+    // page tests drive antd forms through many renders; on a loaded two-core machine one can pass 5 s
+    testTimeout: 20_000,
   },
 });
