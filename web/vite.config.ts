@@ -1,12 +1,13 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompress } from './vite-precompress.js';
 
 const backend = process.env.VITE_DEV_BACKEND ?? 'http://localhost:3000';
 
 // Vendor groups keep long-lived libraries in stable chunks. antd is deliberately NOT one group: each lazy page
 // pulls only the antd components it uses, which keeps the first load (entry + its static imports) small.
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -4,7 +4,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
-import fastifyStatic from '@fastify/static';
 import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
 import { ipAllowed, proxyTrust } from './lib/ip-match.js';
@@ -14,6 +13,8 @@ import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
 import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
+import { registerConsoleFiles } from './lib/console-files.js';
+import { registerJsonCompression } from './lib/compress-json.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 
 export function webDistDir(ctx: AppContext): string {
@@ -49,6 +50,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(fastifyCookie, { secret: ctx.config.sessionSecret });
 
   app.setErrorHandler((err: FastifyError, req, reply) => answerError(ctx, err, req, reply));
+  // /api answers above 1 kB go out br/gzip-compressed when asked; the relay answers on the raw socket, untouched
+  registerJsonCompression(app);
 
   registerGlobalApiRateLimit(app, ctx);
   await registerApiRoutes(app, ctx);
@@ -56,17 +59,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   const dist = webDistDir(ctx);
   const hasWeb = existsSync(resolve(dist, 'index.html'));
-  if (hasWeb) {
-    await app.register(fastifyStatic, {
-      root: dist,
-      prefix: '/',
-      wildcard: false,
-      index: false,
-      setHeaders: (res, path) => {
-        res.header('Cache-Control', path.endsWith('index.html') ? 'no-cache' : 'max-age=604800');
-      },
-    });
-  }
+  if (hasWeb) await registerConsoleFiles(app, dist);
 
   // GlobalWebRateLimit (mark GW) counts console page loads; the hashed, long-cached assets are not counted.
   const webRateLimit = rateLimitHook(ctx, 'GW', ctx.config.globalWebRateLimit);

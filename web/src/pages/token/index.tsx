@@ -1,5 +1,5 @@
 // API tokens page (spec §2 Tokens page, §4 token states, §5 Token form, §9 presets).
-import { useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   Alert,
@@ -24,7 +24,8 @@ import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/rende
 import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
 import { canToggleStatus, fullKey, maskKey, type Token } from './logic.js';
-import TokenDrawer from './TokenDrawer.js';
+// The form (date picker, selects, drawer) is fetched when first opened: the list shows sooner (docs/perf/first-load.md).
+const TokenDrawer = lazy(() => import('./TokenDrawer.js'));
 
 export default function TokenPage() {
   const { t } = useTranslation('token');
@@ -38,6 +39,9 @@ export default function TokenPage() {
   const [searching, setSearching] = useState(false);
   const [selected, setSelected] = useState<Token[]>([]);
   const [drawer, setDrawer] = useState<{ open: boolean; id?: number }>({ open: false });
+  // mounted from the first opening on, so that closing still animates
+  const [drawerUsed, setDrawerUsed] = useState(false);
+  if (drawer.open && !drawerUsed) setDrawerUsed(true);
 
   const load = useCallback(async () => {
     setLoading(true);
@@ -230,15 +234,19 @@ export default function TokenPage() {
           onPageSize={setPageSize}
         />
       )}
-      <TokenDrawer
-        open={drawer.open}
-        editId={drawer.id}
-        onClose={() => setDrawer({ open: false })}
-        onSaved={() => {
-          setDrawer({ open: false });
-          quiet(load());
-        }}
-      />
+      {drawerUsed && (
+        <Suspense fallback={null}>
+          <TokenDrawer
+            open={drawer.open}
+            editId={drawer.id}
+            onClose={() => setDrawer({ open: false })}
+            onSaved={() => {
+              setDrawer({ open: false });
+              quiet(load());
+            }}
+          />
+        </Suspense>
+      )}
     </Card>
   );
 }
