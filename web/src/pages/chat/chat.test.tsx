@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, screen, waitFor } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
+import type { ChatLink } from '../../context/status.js';
 import { recordFetch, renderWithApp } from '../../test/harness.js';
 import ChatPage from './ChatPage.js';
 import Chat2Link, { chatNavigation } from './Chat2Link.js';
@@ -16,7 +17,7 @@ const token = (key: string, over: Record<string, unknown> = {}) => ({
   unlimited_quota: true,
   ...over,
 });
-const CHATS = [
+const CHATS: ChatLink[] = [
   { NextChat: 'https://next.example/#/?settings={"key":"{key}","url":"{address}"}' },
   { Lobe: 'https://lobe.example/?key={key}&base={address}' },
 ];
