@@ -43,68 +43,60 @@ export default function Overview() {
   const me = self.data;
 
   return (
-    <>
-      <Row gutter={[16, 16]}>
-        <Col xs={24} md={8}>
-          <Card data-testid="overview-balance">
-            <Statistic
-              title={t('overview.balance')}
-              value={me ? renderQuota(me.quota) : '-'}
-              loading={self.isLoading}
-            />
+    <Row gutter={[16, 16]}>
+      <Col xs={24} md={8}>
+        <Card data-testid="overview-balance">
+          <Statistic title={t('overview.balance')} value={me ? renderQuota(me.quota) : '-'} loading={self.isLoading} />
+        </Card>
+      </Col>
+      <Col xs={24} md={8}>
+        <Card>
+          <Statistic
+            title={t('overview.used')}
+            value={me ? renderQuota(me.used_quota) : '-'}
+            loading={self.isLoading}
+          />
+        </Card>
+      </Col>
+      <Col xs={24} md={8}>
+        <Card>
+          <Statistic
+            title={t('overview.requests')}
+            value={me ? renderNumber(me.request_count) : '-'}
+            loading={self.isLoading}
+          />
+        </Card>
+      </Col>
+      <Col xs={24} xl={notice.data?.trim() ? 14 : 24}>
+        <Card title={t('overview.connect')} data-testid="overview-connect" style={{ height: '100%' }}>
+          <Typography.Paragraph>
+            {t('overview.baseUrl')}:{' '}
+            <Typography.Text code copyable data-testid="overview-base-url">
+              {baseUrl}
+            </Typography.Text>
+          </Typography.Paragraph>
+          <Typography.Paragraph type="secondary">
+            {t('overview.exampleHint', { key: EXAMPLE_KEY })}{' '}
+            <Button type="link" size="small" style={{ padding: 0 }} onClick={() => navigate('/token')}>
+              {t('overview.toTokens')}
+            </Button>
+          </Typography.Paragraph>
+          <Typography.Paragraph copyable={{ text: example }} style={{ marginBottom: 0 }}>
+            <pre data-testid="overview-example" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
+              {example}
+            </pre>
+          </Typography.Paragraph>
+        </Card>
+      </Col>
+      {notice.data?.trim() ? (
+        <Col xs={24} xl={10}>
+          <Card title={t('overview.notice')} data-testid="overview-notice" style={{ height: '100%' }}>
+            <div style={{ maxHeight: 320, overflow: 'auto' }}>
+              <RichContent content={notice.data} title={t('overview.notice')} />
+            </div>
           </Card>
         </Col>
-        <Col xs={24} md={8}>
-          <Card>
-            <Statistic
-              title={t('overview.used')}
-              value={me ? renderQuota(me.used_quota) : '-'}
-              loading={self.isLoading}
-            />
-          </Card>
-        </Col>
-        <Col xs={24} md={8}>
-          <Card>
-            <Statistic
-              title={t('overview.requests')}
-              value={me ? renderNumber(me.request_count) : '-'}
-              loading={self.isLoading}
-            />
-          </Card>
-        </Col>
-      </Row>
-      <Row gutter={[16, 16]}>
-        <Col xs={24} xl={notice.data?.trim() ? 14 : 24}>
-          <Card title={t('overview.connect')} data-testid="overview-connect" style={{ height: '100%' }}>
-            <Typography.Paragraph>
-              {t('overview.baseUrl')}:{' '}
-              <Typography.Text code copyable data-testid="overview-base-url">
-                {baseUrl}
-              </Typography.Text>
-            </Typography.Paragraph>
-            <Typography.Paragraph type="secondary">
-              {t('overview.exampleHint', { key: EXAMPLE_KEY })}{' '}
-              <Button type="link" size="small" style={{ padding: 0 }} onClick={() => navigate('/token')}>
-                {t('overview.toTokens')}
-              </Button>
-            </Typography.Paragraph>
-            <Typography.Paragraph copyable={{ text: example }} style={{ marginBottom: 0 }}>
-              <pre data-testid="overview-example" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all', margin: 0 }}>
-                {example}
-              </pre>
-            </Typography.Paragraph>
-          </Card>
-        </Col>
-        {notice.data?.trim() ? (
-          <Col xs={24} xl={10}>
-            <Card title={t('overview.notice')} data-testid="overview-notice" style={{ height: '100%' }}>
-              <div style={{ maxHeight: 320, overflow: 'auto' }}>
-                <RichContent content={notice.data} title={t('overview.notice')} />
-              </div>
-            </Card>
-          </Col>
-        ) : null}
-      </Row>
-    </>
+      ) : null}
+    </Row>
   );
 }
