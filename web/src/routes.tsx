@@ -24,6 +24,7 @@ export const routes: RouteObject[] = [
       { path: 'oauth/:provider', lazy: page(() => import('./pages/oauth/Callback.js')) },
       { path: 'about', lazy: page(() => import('./pages/about/index.js')) },
       { path: 'pricing', lazy: page(() => import('./pages/pricing/index.js')) },
+      { path: 'chat/:id?', lazy: page(() => import('./pages/chat/ChatPage.js')) },
       {
         element: <RequireAuth />,
         children: [
@@ -41,6 +42,7 @@ export const routes: RouteObject[] = [
           { path: 'redemption', lazy: page(() => import('./pages/redemption/index.js')) },
           { path: 'topup', lazy: page(() => import('./pages/topup/index.js')) },
           { path: 'setting', lazy: page(() => import('./pages/setting/index.js')) },
+          { path: 'chat2link', lazy: page(() => import('./pages/chat/Chat2Link.js')) },
         ],
       },
       { path: '*', lazy: page(() => import('./pages/not-found/index.js')) },

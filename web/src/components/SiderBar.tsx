@@ -20,6 +20,7 @@ import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate } from 'react-router';
 import { useStatus } from '../context/status.js';
 import { isAdmin, useUser } from '../context/user.js';
+import { chatSidebarItems } from '../pages/chat/links.js';
 
 export interface SiderBarProps {
   collapsed: boolean;
@@ -38,7 +39,10 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
   const items = useMemo<Item[]>(() => {
     const group = (key: string, label: string, children: Item[]): Item => ({ type: 'group', key, label, children });
     const groups: Item[] = [
-      group('chat', t('side.chat'), [{ key: '/playground', icon: <MessageOutlined />, label: t('side.playground') }]),
+      group('chat', t('side.chat'), [
+        { key: '/playground', icon: <MessageOutlined />, label: t('side.playground') },
+        ...chatSidebarItems(status.chats), // the saved chat links (spec §2 Layout)
+      ]),
       group('console', t('side.console'), [
         ...(status.enable_data_export ? [{ key: '/detail', icon: <BarChartOutlined />, label: t('side.detail') }] : []),
         { key: '/token', icon: <KeyOutlined />, label: t('side.token') },
@@ -67,7 +71,7 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
       ]),
     );
     return groups;
-  }, [t, status.enable_data_export, user]);
+  }, [t, status.enable_data_export, status.chats, user]);
 
   const selected = '/' + (location.pathname.split('/')[1] ?? '');
 

@@ -21,5 +21,16 @@ registerBundle(
     'chart.bar': ['柱状图', 'Bars'],
     'chart.line': ['折线图', 'Lines'],
     empty: ['暂无数据', 'No data'],
+    'overview.balance': ['当前余额', 'Balance'],
+    'overview.used': ['历史消耗', 'Used'],
+    'overview.requests': ['请求次数', 'Requests'],
+    'overview.connect': ['接入方式', 'Connect a client'],
+    'overview.baseUrl': ['API 地址', 'API base URL'],
+    'overview.exampleHint': [
+      '示例请求（把 {{key}} 换成你的令牌）：',
+      'Example call (replace {{key}} with one of your keys):',
+    ],
+    'overview.toTokens': ['管理令牌', 'Manage API tokens'],
+    'overview.notice': ['系统公告', 'Announcement'],
   }),
 );

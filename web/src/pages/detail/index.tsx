@@ -33,6 +33,7 @@ import {
   YAxis,
 } from 'recharts';
 import { quiet } from '../../components/quiet.js';
+import Overview from './Overview.js';
 import { api } from '../../lib/api.js';
 import { dollarDigits, quotaToDollars, renderNumber, renderQuota, renderQuotaSum } from '../../lib/render.js';
 import { useStatus } from '../../context/status.js';
@@ -115,7 +116,12 @@ export default function DetailPage() {
   const axisDigits = dollarDigits(quotaToDollars(seriesPeak(quotaSeries)));
 
   if (status.enable_data_export === false) {
-    return <Alert type="info" showIcon title={t('disabled')} />;
+    return (
+      <Space orientation="vertical" style={{ width: '100%' }} size="middle" data-testid="detail-page">
+        <Overview />
+        <Alert type="info" showIcon title={t('disabled')} />
+      </Space>
+    );
   }
 
   const quotaChart =
@@ -145,6 +151,7 @@ export default function DetailPage() {
 
   return (
     <Space orientation="vertical" style={{ width: '100%' }} size="middle" data-testid="detail-page">
+      <Overview />
       <Card title={t('title')}>
         <Space wrap>
           <DatePicker showTime format={FMT} value={start} onChange={(d) => d && setStart(d)} allowClear={false} />

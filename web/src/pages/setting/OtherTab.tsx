@@ -7,13 +7,19 @@ import type { Options } from './logic.js';
 import { BRANDING_FIELDS, NOTICE_FIELDS } from './fields.js';
 import OptionSection from './OptionSection.js';
 import { NS } from './i18n.js';
+import UpdateCheck from './update/UpdateCheck.js';
 
 export default function OtherTab({ options }: { options: Options }) {
   const { t } = useTranslation(NS);
   const { status } = useStatus();
   return (
     <>
-      <Card title={t('sec.info')} style={{ marginBottom: 16 }} data-testid="section-info">
+      <Card
+        title={t('sec.info')}
+        extra={<UpdateCheck version={status.version} />}
+        style={{ marginBottom: 16 }}
+        data-testid="section-info"
+      >
         <Descriptions column={1} size="small">
           <Descriptions.Item label={t('info.version')}>{status.version || '-'}</Descriptions.Item>
           <Descriptions.Item label={t('info.startTime')}>
