@@ -99,13 +99,14 @@ describe('redemption codes and wallet', () => {
     await page.getByTestId('redemption-add').click();
     const form = page.getByTestId('redemption-form');
     await form.waitFor();
-    const quota = form.getByRole('combobox');
-    await quota.fill('abc');
+    // the quota is typed in dollars (the site displays currency), its quota units shown beside
+    const quota = form.locator('input[data-testid=redemption-quota]');
+    await quota.fill('0');
     await page.getByTestId('redemption-submit').click();
     await toast(page, '额度必须是正整数');
     await form.locator('input[name=name]').fill('e2e-gift');
-    await quota.fill('500000');
-    await page.keyboard.press('Escape');
+    await quota.fill('1');
+    await form.getByTestId('redemption-quota-units').getByText('= 500,000 额度').waitFor();
     await shot(page, 'wallet-01-redemption-form');
     await page.getByTestId('redemption-submit').click();
 
