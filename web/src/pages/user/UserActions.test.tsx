@@ -33,6 +33,7 @@ beforeEach(async () => {
       return { items: [user(7, 'alice', 1, 1500000), user(8, 'bob', 2, 0)], total: 2, page: 1, page_size: 10 };
     if (path === '/api/group/') return ['default'];
     if (path === '/api/user/manage') return { role: 1, status: 1 };
+    if (path === '/api/user/7') return user(7, 'alice', 1, 1500000);
     return null;
   });
 });
@@ -99,4 +100,26 @@ describe('user list actions', () => {
     });
     expect(posts()).toEqual([]);
   });
+
+  it('the editor takes the quota in dollars and sends quota units', async () => {
+    await renderList();
+    fireEvent.click(within(screen.getByText('alice').closest('tr')!).getByRole('button', { name: 'Edit' }));
+    const quota = (await screen.findByTestId('user-quota', {}, { timeout: 5000 })) as HTMLInputElement;
+    await waitFor(() => expect(quota.value).toBe('3'));
+    expect(screen.getByTestId('user-quota-units').textContent).toBe('= 1,500,000 quota');
+    fireEvent.change(quota, { target: { value: '7.5' } });
+    expect(screen.getByTestId('user-quota-units').textContent).toBe('= 3,750,000 quota');
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: 'Submit' }));
+    });
+    await waitFor(() =>
+      expect(posts()).toEqual([
+        {
+          method: 'PUT',
+          url: '/api/user/',
+          body: { id: 7, username: 'alice', display_name: 'alice', group: 'default', quota: 3750000 },
+        },
+      ]),
+    );
+  }, 20_000);
 });
