@@ -233,7 +233,7 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
             </Popconfirm>
             <Popconfirm
               title={t('confirm.delete', { name: r.name })}
-              okButtonProps={{ danger: true, 'data-testid': `channel-delete-confirm-${r.id}` } as object}
+              okButtonProps={{ danger: true, 'data-testid': `channel-delete-confirm-${r.id}` }}
               onConfirm={() => quiet(deleteChannel(r.id))}
             >
               <Button size="small" danger type="text" data-testid={`channel-delete-${r.id}`}>

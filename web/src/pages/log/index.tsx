@@ -379,7 +379,7 @@ export default function LogPage() {
           />
           <Popconfirm
             title={t('clean.confirm', { time: cleanBefore.format(FMT) })}
-            okButtonProps={{ danger: true, 'data-testid': 'log-clean-confirm' } as object}
+            okButtonProps={{ danger: true, 'data-testid': 'log-clean-confirm' }}
             onConfirm={() => quiet(cleanLogs())}
           >
             <Button danger data-testid="log-clean">

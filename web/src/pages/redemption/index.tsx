@@ -135,7 +135,7 @@ export default function RedemptionPageView() {
             </Button>
             <Popconfirm
               title={t('confirm.delete', { name: r.name })}
-              okButtonProps={{ danger: true, 'data-testid': `redemption-delete-confirm-${r.id}` } as object}
+              okButtonProps={{ danger: true, 'data-testid': `redemption-delete-confirm-${r.id}` }}
               onConfirm={() => quiet(remove(r))}
             >
               <Button size="small" danger data-testid={`redemption-delete-${r.id}`}>

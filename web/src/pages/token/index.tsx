@@ -173,7 +173,7 @@ export default function TokenPage() {
           </Button>
           <Popconfirm
             title={t('confirm.delete', { name: tok.name })}
-            okButtonProps={{ danger: true, 'data-testid': `token-delete-confirm-${tok.id}` } as object}
+            okButtonProps={{ danger: true, 'data-testid': `token-delete-confirm-${tok.id}` }}
             onConfirm={() => quiet(remove(tok))}
           >
             <Button size="small" danger data-testid={`token-delete-${tok.id}`}>

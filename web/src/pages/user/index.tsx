@@ -183,7 +183,7 @@ export default function Users() {
               title={t('deleteConfirm', { username: u.username })}
               description={t('deleteConfirmDesc')}
               okText={t('delete')}
-              okButtonProps={{ danger: true, 'data-testid': `confirm-deactivate-${u.id}` } as object}
+              okButtonProps={{ danger: true, 'data-testid': `confirm-deactivate-${u.id}` }}
               onConfirm={() => manage(u.id, 'delete')}
             >
               <Button size="small" danger icon={<UserDeleteOutlined />} data-testid={`deactivate-${u.id}`}>

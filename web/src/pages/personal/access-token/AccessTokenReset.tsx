@@ -47,7 +47,7 @@ export default function AccessTokenReset({ label, onReset }: Props) {
         open={confirming}
         title={t('confirmTitle')}
         okText={t('confirmOk')}
-        okButtonProps={{ danger: true, 'data-testid': 'confirm-reset-access-token' } as object}
+        okButtonProps={{ danger: true, 'data-testid': 'confirm-reset-access-token' }}
         confirmLoading={loading}
         onOk={() => void reset()}
         onCancel={() => setConfirming(false)}
