@@ -44,7 +44,7 @@ afterAll(async () => {
 describe('wide tables at 1440 px', () => {
   it('tokens: edit and delete are inside the viewport', async () => {
     const { page } = b;
-    const name = 'wide-token-with-a-rather-long-name';
+    const name = 'wide-token-long-name-1440';
     expect(
       await consoleSend(page, 'POST', '/api/token/', {
         name,
