@@ -203,11 +203,18 @@ describe('relay through the console', () => {
     await page.getByTestId('token-add').click();
     const drawer = page.getByTestId('token-form');
     await drawer.locator('input[name=name]').fill('e2e-token');
-    await drawer.locator('input[name=expired_time]').fill('2030-02-30 10:00:00');
-    await page.getByTestId('token-submit').click();
-    await toast(page, '过期时间格式错误！');
+    // expiry: a date-time picker with the shortcuts; clearing it (or "never") means never
+    await drawer.getByRole('button', { name: /^一\s*天$/ }).click();
+    expect(await drawer.locator('input[name=expired_time]').inputValue()).toMatch(
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
+    );
     await drawer.getByRole('button', { name: '永不过期' }).click();
-    expect(await drawer.locator('input[name=expired_time]').inputValue()).toBe('-1');
+    expect(await drawer.locator('input[name=expired_time]').inputValue()).toBe('');
+    // the quota is typed in dollars, the quota units shown beside
+    await drawer.locator('[data-testid=token-quota] input, input[data-testid=token-quota]').first().fill('1.5');
+    await drawer.getByTestId('token-quota-units').getByText('= 750,000 额度').waitFor();
+    await drawer.locator('[data-testid=token-quota] input, input[data-testid=token-quota]').first().fill('1');
+    await drawer.getByTestId('token-quota-units').getByText('= 500,000 额度').waitFor();
     await shot(page, 'relay-03-token-form');
     await page.getByTestId('token-submit').click();
     await toast(page, '令牌创建成功（1 个）');

@@ -99,13 +99,14 @@ describe('redemption codes and wallet', () => {
     await page.getByTestId('redemption-add').click();
     const form = page.getByTestId('redemption-form');
     await form.waitFor();
-    const quota = form.getByRole('combobox');
-    await quota.fill('abc');
+    // the quota is typed in dollars (the site displays currency), its quota units shown beside
+    const quota = form.locator('input[data-testid=redemption-quota]');
+    await quota.fill('0');
     await page.getByTestId('redemption-submit').click();
     await toast(page, '额度必须是正整数');
     await form.locator('input[name=name]').fill('e2e-gift');
-    await quota.fill('500000');
-    await page.keyboard.press('Escape');
+    await quota.fill('1');
+    await form.getByTestId('redemption-quota-units').getByText('= 500,000 额度').waitFor();
     await shot(page, 'wallet-01-redemption-form');
     await page.getByTestId('redemption-submit').click();
 
@@ -155,12 +156,13 @@ describe('redemption codes and wallet', () => {
     expect(await selfQuota(page)).toBe(before + 500000);
   });
 
-  it('explains the disabled online top-up and the missing top-up link', async () => {
+  it('disables online top-up and the missing top-up link, with the reason beside them', async () => {
     const { page } = b;
-    await page.getByTestId('pay-alipay').click();
-    await toast(page, '管理员未开启在线充值！');
-    await page.getByRole('button', { name: '获取兑换码' }).click();
-    await toast(page, '超级管理员未设置充值链接！');
+    expect(await page.getByTestId('pay-alipay').isDisabled()).toBe(true);
+    expect(await page.getByTestId('pay-wechat').isDisabled()).toBe(true);
+    await page.getByTestId('online-topup-reason').getByText('管理员未开启在线充值，可使用兑换码充值。').waitFor();
+    expect(await page.getByRole('button', { name: '获取兑换码' }).isDisabled()).toBe(true);
+    await page.getByTestId('topup-link-reason').getByText('管理员未设置充值链接').waitFor();
   });
 
   it('pays online: posts the signed form to the gateway, and the notify credits the balance', async () => {

@@ -15,6 +15,12 @@ import {
   updateBalance,
 } from '../relay/channel-probe.js';
 
+/** The answer of updating every enabled channel's balance: how many were updated, and each failure with its reason. */
+export interface BalanceReport {
+  updated: number;
+  failed: { id: number; name: string; message: string }[];
+}
+
 export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const svc = await initRelayServices(ctx);
   const auth = authGuards(ctx);
@@ -56,19 +62,27 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     }
   });
 
-  app.get('/api/channel/update_balance', { preHandler: auth.admin }, async () => {
-    await updateAll();
-    return ok();
-  });
+  // new-api answers a bare success whatever happened; we keep that envelope and add in `data` which channels could not
+  // be updated and why, so the console can say so instead of a blanket success (new-api-compat.md §3.4).
+  app.get('/api/channel/update_balance', { preHandler: auth.admin }, async () => ok(await updateAll()));
 
   // new-api's updateAllChannelsBalance: an enabled channel found with no balance left is disabled (余额不足),
   // unless the channel opted out of automatic disabling (auto_ban 0)
-  const updateAll = async () => {
+  const updateAll = async (): Promise<BalanceReport> => {
+    const report: BalanceReport = { updated: 0, failed: [] };
     for (const ch of svc.channels.all()) {
       if (ch.status !== 1) continue;
-      const balance = await updateBalance(ctx, svc, ch).catch(() => null);
-      if (balance !== null && balance <= 0 && ch.autoBan) await svc.channelStatus.disable(ch.id, '余额不足');
+      let balance: number;
+      try {
+        balance = await updateBalance(ctx, svc, ch);
+      } catch (e) {
+        report.failed.push({ id: ch.id, name: ch.name, message: (e as Error).message });
+        continue;
+      }
+      report.updated++;
+      if (balance <= 0 && ch.autoBan) await svc.channelStatus.disable(ch.id, '余额不足');
     }
+    return report;
   };
 
   app.get('/api/channel/fetch_models/:id', { preHandler: auth.admin }, async (req) => {

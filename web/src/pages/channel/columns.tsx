@@ -180,16 +180,18 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
     {
       key: 'tag',
       title: t('col.tag'),
-      render: (_, r) => (isTagRow(r) ? null : r.tag ? <Tag>{r.tag}</Tag> : null),
+      render: (_, r) => (isTagRow(r) ? null : r.tag ? <Tag data-testid={`channel-tag-${r.id}`}>{r.tag}</Tag> : null),
     },
     {
       key: 'actions',
       title: t('col.actions'),
       fixed: 'right',
+      // One line of buttons: a wrapping Space let the sticky column's width drift from the width the table reserved
+      // for it, and it then covered the tag and weight cells at 1440 px (issue 34).
       render: (_, r) => {
         if (isTagRow(r)) {
           return (
-            <Space size={4} wrap>
+            <Space size={4} style={{ whiteSpace: 'nowrap' }}>
               <Button size="small" onClick={() => quiet(tagAction(r.tag, 'enabled'))}>
                 {t('tag.enableAll')}
               </Button>
@@ -203,16 +205,21 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
           );
         }
         return (
-          <Space size={4} wrap>
+          <Space size={4} style={{ whiteSpace: 'nowrap' }}>
             <Button size="small" loading={!!testing[r.id]} onClick={() => quiet(testChannel(r))}>
               {t('action.test')}
             </Button>
             {r.status === 1 ? (
-              <Button size="small" danger onClick={() => quiet(setStatus(r.id, 2))}>
+              <Button
+                size="small"
+                danger
+                onClick={() => quiet(setStatus(r.id, 2))}
+                data-testid={`channel-disable-${r.id}`}
+              >
                 {t('action.disable')}
               </Button>
             ) : (
-              <Button size="small" onClick={() => quiet(setStatus(r.id, 1))}>
+              <Button size="small" onClick={() => quiet(setStatus(r.id, 1))} data-testid={`channel-enable-${r.id}`}>
                 {t('action.enable')}
               </Button>
             )}
@@ -224,8 +231,12 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
                 {t('action.copy')}
               </Button>
             </Popconfirm>
-            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => quiet(deleteChannel(r.id))}>
-              <Button size="small" danger type="text">
+            <Popconfirm
+              title={t('confirm.delete', { name: r.name })}
+              okButtonProps={{ danger: true, 'data-testid': `channel-delete-confirm-${r.id}` }}
+              onConfirm={() => quiet(deleteChannel(r.id))}
+            >
+              <Button size="small" danger type="text" data-testid={`channel-delete-${r.id}`}>
                 {t('action.delete')}
               </Button>
             </Popconfirm>

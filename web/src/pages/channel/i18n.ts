@@ -281,6 +281,15 @@ registerBundle(
       'Testing of all enabled channels has started; refresh the page to see the results.',
     ],
     'msg.allBalancesUpdated': ['已更新完毕所有已启用通道余额！', 'Balances of all enabled channels updated!'],
+    'balances.failedTitle_one': [
+      '{{count}} 个通道的余额更新失败',
+      'The balance of {{count}} channel could not be updated',
+    ],
+    'balances.failedTitle_other': [
+      '{{count}} 个通道的余额更新失败',
+      'The balances of {{count}} channels could not be updated',
+    ],
+    'balances.summary': ['已更新 {{updated}} 个，失败 {{failed}} 个：', '{{updated}} updated, {{failed}} failed:'],
     'msg.abilitiesFixed': ['已修复 {{count}} 个通道！', '{{count}} channels fixed!'],
     'msg.copied': ['渠道复制成功', 'Channel copied'],
   }),

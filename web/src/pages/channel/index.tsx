@@ -14,6 +14,7 @@ import './i18n.js';
 import { useChannelTypes } from './catalogue.js';
 import { groupByTag, parseInlinePriority, parseInlineWeight, type Channel, type ChannelRow } from './logic.js';
 import ChannelDrawer from './ChannelDrawer.js';
+import { BalanceFailures, readBalanceReport } from './BalanceReport.js';
 import TagEditModal from './TagEditModal.js';
 import { channelColumns, isTagRow, type Row } from './columns.js';
 
@@ -40,7 +41,7 @@ const COPY_MISSING = '渠道不存在';
 export default function ChannelPage() {
   const { t } = useTranslation(NS);
   const channelTypes = useChannelTypes().data;
-  const { message } = AntApp.useApp();
+  const { message, modal } = AntApp.useApp();
   const navigate = useNavigate();
   const location = useLocation();
   const params = useParams();
@@ -197,7 +198,14 @@ export default function ChannelPage() {
         message.error(res.message);
         return;
       }
-      message.info(t('msg.allBalancesUpdated'));
+      const report = readBalanceReport(res.data);
+      if (report && report.failed.length > 0) {
+        modal.warning({
+          title: t('balances.failedTitle', { count: report.failed.length }),
+          content: <BalanceFailures report={report} t={t} />,
+          width: 560,
+        });
+      } else message.info(t('msg.allBalancesUpdated'));
       await load();
     } finally {
       setUpdatingBalances(false);

@@ -9,6 +9,7 @@ import {
   Card,
   DatePicker,
   Descriptions,
+  Grid,
   Input,
   Modal,
   Popconfirm,
@@ -112,6 +113,7 @@ export default function LogPage() {
   const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
 
   const base = admin ? '/api/log' : '/api/log/self';
+  const wide = !!Grid.useBreakpoint().xl;
 
   const load = useCallback(async () => {
     setLoading(true);
@@ -263,8 +265,16 @@ export default function LogPage() {
     {
       key: 'details',
       title: t('col.details'),
+      // The last of many columns: on a wide screen it stays in view at a readable width instead of being scrolled
+      // off (issue 34); on a narrow one a 300 px fixed column would cover the table, so it scrolls with the rest.
+      width: 300,
+      fixed: wide ? 'right' : undefined,
       render: (_, r) => (
-        <Typography.Paragraph ellipsis={{ rows: 2, expandable: true }} style={{ maxWidth: 320, marginBottom: 0 }}>
+        <Typography.Paragraph
+          ellipsis={{ rows: 3, expandable: true }}
+          style={{ width: 276, marginBottom: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+          data-testid={`log-details-${r.id}`}
+        >
           {r.content}
         </Typography.Paragraph>
       ),
@@ -369,9 +379,12 @@ export default function LogPage() {
           />
           <Popconfirm
             title={t('clean.confirm', { time: cleanBefore.format(FMT) })}
+            okButtonProps={{ danger: true, 'data-testid': 'log-clean-confirm' }}
             onConfirm={() => quiet(cleanLogs())}
           >
-            <Button danger>{t('clean.button')}</Button>
+            <Button danger data-testid="log-clean">
+              {t('clean.button')}
+            </Button>
           </Popconfirm>
         </Space>
       )}

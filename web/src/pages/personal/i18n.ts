@@ -38,7 +38,6 @@ registerBundle(NS, {
     accessToken: '系统访问令牌',
     accessTokenHint: '用于通过 Authorization 头调用管理接口，重置后旧令牌立即失效',
     resetToken: '生成/重置令牌',
-    tokenReset: '令牌已重置并已复制到剪贴板',
     changePassword: '修改密码',
     originalPasswordPh: '输入原密码',
     originalPasswordRequired: '请输入原密码',
@@ -118,7 +117,6 @@ registerBundle(NS, {
     accessTokenHint:
       'Calls the management API through the Authorization header; resetting invalidates the old token at once',
     resetToken: 'Generate / reset token',
-    tokenReset: 'Token reset and copied to the clipboard',
     changePassword: 'Change password',
     originalPasswordPh: 'Current password',
     originalPasswordRequired: 'Please enter your current password',

@@ -36,6 +36,7 @@ import OAuthBindButton from '../oauth/OAuthBindButton.js';
 import CustomOAuthBindings from '../oauth/custom/CustomOAuthBindings.js';
 import { TelegramBindButton, WeChatBindButton, WithUnbind } from '../login-bindings/index.js';
 import PasskeyCard from './passkeys/PasskeyCard.js';
+import AccessTokenReset from './access-token/AccessTokenReset.js';
 
 const MODELS_SHOWN = 10;
 
@@ -82,13 +83,6 @@ export default function Personal() {
   const copy = async (text: string, success?: string) => {
     if (await copyText(text)) void message.success(success ?? t('copied', { text }));
     else void message.warning(`${t('copyFailed')}: ${text}`);
-  };
-
-  const resetAccessToken = async () => {
-    const res = await api.get<string>('/api/user/token');
-    if (!res.success) return void message.error(res.message);
-    reloadSelf();
-    await copy(res.data, t('tokenReset'));
   };
 
   if (self.isLoading) return <Spin />;
@@ -252,9 +246,7 @@ export default function Personal() {
               <Typography.Text type="secondary">{t('accessTokenHint')}</Typography.Text>
             </Typography.Paragraph>
             <Flex wrap gap={8}>
-              <Button onClick={() => void resetAccessToken()} data-testid="reset-access-token">
-                {t('resetToken')}
-              </Button>
+              <AccessTokenReset label={t('resetToken')} onReset={reloadSelf} />
               <Button onClick={() => setDialog('password')}>{t('changePassword')}</Button>
               <Button danger onClick={() => setDialog('delete')}>
                 {t('deleteAccount')}

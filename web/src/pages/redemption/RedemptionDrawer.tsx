@@ -5,8 +5,9 @@
 //   onSaved(keys?)          – saved; on create, the new keys (shown by the page)
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { App as AntApp, AutoComplete, Form, Input, InputNumber } from 'antd';
+import { App as AntApp, Form, Input, InputNumber } from 'antd';
 import { FormDrawer } from '../../components/FormDrawer.js';
+import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import { api } from '../../lib/api.js';
 import { renderQuota } from '../../lib/render.js';
 import {
@@ -84,7 +85,6 @@ export default function RedemptionDrawer(props: {
     }
   };
 
-  const quotaNumber = Number(values.quota);
   return (
     <FormDrawer
       open={open}
@@ -108,14 +108,11 @@ export default function RedemptionDrawer(props: {
             maxLength={20}
           />
         </Form.Item>
-        <Form.Item
-          label={t('form.quota')}
-          extra={Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined}
-        >
-          <AutoComplete
-            value={values.quota === null ? '' : String(values.quota)}
-            onChange={(v: string) => set('quota', v)}
-            options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
+        <Form.Item label={t('form.quota')}>
+          <QuotaInput
+            value={values.quota}
+            onChange={(q) => set('quota', q)}
+            presets={QUOTA_PRESETS}
             placeholder={t('form.quotaPh')}
             data-testid="redemption-quota"
           />

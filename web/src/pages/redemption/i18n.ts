@@ -40,7 +40,6 @@ registerBundle(
     'form.namePh': ['留空则使用额度作为名称', 'Empty: the quota is used as the name'],
     'form.quota': ['额度', 'Quota'],
     'form.quotaPh': ['请输入额度', 'Quota'],
-    'form.quotaEquals': ['等价金额：{{amount}}', 'Equals {{amount}}'],
     'form.count': ['生成数量', 'How many'],
     'form.countPh': ['1 到 100', '1 to 100'],
     'created.title': ['兑换码创建成功', 'Codes created'],

@@ -125,6 +125,7 @@ export default function RedemptionPageView() {
     {
       key: 'actions',
       title: t('col.actions'),
+      fixed: 'right',
       render: (_, r) => {
         const target = toggleTarget(r);
         return (
@@ -132,8 +133,12 @@ export default function RedemptionPageView() {
             <Button size="small" onClick={() => quiet(copy(r.key))} data-testid={`redemption-copy-${r.id}`}>
               {t('action.copy')}
             </Button>
-            <Popconfirm title={t('confirm.delete', { name: r.name })} onConfirm={() => quiet(remove(r))}>
-              <Button size="small" danger>
+            <Popconfirm
+              title={t('confirm.delete', { name: r.name })}
+              okButtonProps={{ danger: true, 'data-testid': `redemption-delete-confirm-${r.id}` }}
+              onConfirm={() => quiet(remove(r))}
+            >
+              <Button size="small" danger data-testid={`redemption-delete-${r.id}`}>
                 {t('action.delete')}
               </Button>
             </Popconfirm>
@@ -141,6 +146,7 @@ export default function RedemptionPageView() {
               size="small"
               disabled={target === null}
               onClick={() => target !== null && quiet(setStatus(r, target))}
+              data-testid={`redemption-toggle-${r.id}`}
             >
               {r.status === STATUS_DISABLED ? t('action.enable') : t('action.disable')}
             </Button>

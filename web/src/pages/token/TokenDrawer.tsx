@@ -1,10 +1,11 @@
 // Token create/edit drawer (spec §5 Token form, §9 presets, expiry shortcuts and batch counts).
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { App as AntApp, AutoComplete, Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
+import { App as AntApp, Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
-import { renderQuota } from '../../lib/render.js';
+import ExpiryPicker from './ExpiryPicker.js';
+import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import {
   BATCH_COUNTS,
   batchNames,
@@ -96,7 +97,6 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
     }
   };
 
-  const quotaNumber = Number(values.remain_quota);
   return (
     <FormDrawer
       open={open}
@@ -120,12 +120,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
           />
         </Form.Item>
         <Form.Item label={t('form.expiry')} extra={t('form.expiryHint')}>
-          <Input
-            value={values.expired}
-            onChange={(e) => set('expired', e.target.value)}
-            placeholder="yyyy-MM-dd HH:mm:ss"
-            name="expired_time"
-          />
+          <ExpiryPicker value={values.expired} onChange={(v) => set('expired', v)} neverText={t('col.never')} />
           <Space wrap style={{ marginTop: 8 }}>
             <Button size="small" onClick={() => shortcut('never')}>
               {t('expiry.never')}
@@ -146,17 +141,13 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
           <Switch checked={values.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
         </Form.Item>
         {!values.unlimited_quota && (
-          <Form.Item
-            label={t('form.quota')}
-            extra={
-              Number.isFinite(quotaNumber) ? t('form.quotaEquals', { amount: renderQuota(quotaNumber) }) : undefined
-            }
-          >
-            <AutoComplete
-              value={values.remain_quota === null ? '' : String(values.remain_quota)}
-              onChange={(v: string) => set('remain_quota', v)}
-              options={QUOTA_PRESETS.map((q) => ({ value: String(q), label: `${renderQuota(q, 0)} (${q})` }))}
+          <Form.Item label={t('form.quota')}>
+            <QuotaInput
+              value={values.remain_quota}
+              onChange={(q) => set('remain_quota', q)}
+              presets={QUOTA_PRESETS}
               placeholder={t('form.quotaPh')}
+              data-testid="token-quota"
             />
           </Form.Item>
         )}

@@ -164,13 +164,23 @@ export default function TokenPage() {
     {
       key: 'actions',
       title: t('col.actions'),
+      // kept in view when the table scrolls sideways (issue 34: edit/delete were off-screen at 1440 px)
+      fixed: 'right',
       render: (_, tok) => (
         <Space size={4}>
-          <Button size="small" onClick={() => setDrawer({ open: true, id: tok.id })}>
+          <Button
+            size="small"
+            onClick={() => setDrawer({ open: true, id: tok.id })}
+            data-testid={`token-edit-${tok.id}`}
+          >
             {t('action.edit')}
           </Button>
-          <Popconfirm title={t('confirm.delete', { name: tok.name })} onConfirm={() => quiet(remove(tok))}>
-            <Button size="small" danger>
+          <Popconfirm
+            title={t('confirm.delete', { name: tok.name })}
+            okButtonProps={{ danger: true, 'data-testid': `token-delete-confirm-${tok.id}` }}
+            onConfirm={() => quiet(remove(tok))}
+          >
+            <Button size="small" danger data-testid={`token-delete-${tok.id}`}>
               {t('action.delete')}
             </Button>
           </Popconfirm>

@@ -14,6 +14,7 @@ registerBundle(
     'redeem.getCode': ['获取兑换码', 'Get a code'],
     'redeem.success': ['兑换成功！', 'Redeemed!'],
     'redeem.credited': ['成功兑换额度：{{quota}}', 'Credited: {{quota}}'],
+    'redeem.noLink': ['管理员未设置充值链接', 'The administrator has not set a top-up link'],
     'online.title': ['在线充值', 'Online top-up'],
     'online.amount': ['充值数量', 'Amount'],
     'online.amountHintCurrency': ['单位：美元额度，最低 {{min}}', 'In dollars of quota, at least {{min}}'],

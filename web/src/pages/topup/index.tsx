@@ -168,6 +168,8 @@ export default function TopUpPage() {
   };
 
   const inCurrency = displayInCurrency();
+  // Buttons that can only fail are disabled, and the reason is shown beside them (issue 34).
+  const onlineTopup = !!status.enable_online_topup;
   return (
     <Card title={t('title')} data-testid="topup-page" style={{ maxWidth: 640 }}>
       <Statistic title={t('balance')} value={quota === null ? '-' : renderQuota(quota)} data-testid="wallet-balance" />
@@ -187,13 +189,32 @@ export default function TopUpPage() {
           {redeeming ? t('redeem.submitting') : t('redeem.submit')}
         </Button>
       </Space.Compact>
-      <Button type="link" onClick={openTopUpLink} style={{ paddingLeft: 0 }}>
-        {t('redeem.getCode')}
-      </Button>
+      <Space size={4} wrap>
+        <Button
+          type="link"
+          onClick={openTopUpLink}
+          disabled={!status.top_up_link}
+          style={{ paddingLeft: 0 }}
+          data-testid="topup-link"
+        >
+          {t('redeem.getCode')}
+        </Button>
+        {!status.top_up_link && (
+          <Typography.Text type="secondary" data-testid="topup-link-reason">
+            {t('redeem.noLink')}
+          </Typography.Text>
+        )}
+      </Space>
       <Divider />
       <Typography.Title level={5}>{t('online.title')}</Typography.Title>
-      {!status.enable_online_topup && (
-        <Alert type="info" showIcon title={t('online.disabledNote')} style={{ marginBottom: 12 }} />
+      {!onlineTopup && (
+        <Alert
+          type="info"
+          showIcon
+          title={t('online.disabledNote')}
+          style={{ marginBottom: 12 }}
+          data-testid="online-topup-reason"
+        />
       )}
       <Space orientation="vertical" style={{ width: '100%' }}>
         <Space wrap align="center">
@@ -203,6 +224,7 @@ export default function TopUpPage() {
             min={1}
             precision={0}
             onChange={(v) => setAmount(normalizeAmount(v))}
+            disabled={!onlineTopup}
             style={{ width: 200 }}
             data-testid="topup-amount"
           />
@@ -214,14 +236,21 @@ export default function TopUpPage() {
         </Space>
         {price !== null && <Typography.Text data-testid="topup-price">{t('online.price', { price })}</Typography.Text>}
         <Space>
-          <Button type="primary" loading={paying} onClick={() => quiet(startPay('zfb'))} data-testid="pay-alipay">
+          <Button
+            type="primary"
+            loading={paying}
+            disabled={!onlineTopup}
+            onClick={() => quiet(startPay('zfb'))}
+            data-testid="pay-alipay"
+          >
             {t('online.alipay')}
           </Button>
           <Button
             type="primary"
             loading={paying}
+            disabled={!onlineTopup}
             onClick={() => quiet(startPay('wx'))}
-            style={{ background: '#07c160' }}
+            style={onlineTopup ? { background: '#07c160' } : undefined}
             data-testid="pay-wechat"
           >
             {t('online.wechat')}

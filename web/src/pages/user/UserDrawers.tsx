@@ -2,11 +2,11 @@
 // profile (userId 'self', route /user/edit): then it reads and writes /api/user/self, where group and quota are
 // not editable (new-api UpdateSelf only takes username, display name and password).
 import { useEffect, useState } from 'react';
-import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, InputNumber, Select, Spin, Typography } from 'antd';
+import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, Select, Spin, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
-import { renderQuota } from '../../lib/render.js';
+import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import type { AdminUser } from './types.js';
 import { NS } from './i18n.js';
 
@@ -99,7 +99,6 @@ export function EditUserDrawer({
   const [form] = Form.useForm<EditValues>();
   const [user, setUser] = useState<AdminUser | null>(null);
   const [saving, setSaving] = useState(false);
-  const quota = Form.useWatch('quota', form);
   const self = userId === 'self';
   const userUrl = self ? '/api/user/self' : `/api/user/${userId}`;
 
@@ -198,8 +197,8 @@ export function EditUserDrawer({
           <Form.Item name="group" label={t('group')}>
             <Select options={groupOptions} showSearch disabled={self} />
           </Form.Item>
-          <Form.Item name="quota" label={t('quota')} extra={renderQuota(Number(quota) || 0)}>
-            <InputNumber style={{ width: '100%' }} placeholder={t('quotaPh')} step={500000} disabled={self} />
+          <Form.Item name="quota" label={t('quota')}>
+            <QuotaInput placeholder={t('quotaPh')} disabled={self} data-testid="user-quota" />
           </Form.Item>
           <Divider />
           <Typography.Text strong>{t('bindings')}</Typography.Text>

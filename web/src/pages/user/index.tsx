@@ -2,10 +2,10 @@
 // /user/edit/:id opens the edit drawer for that user over the list, /user/edit the caller's own profile; closing
 // it returns to /user.
 import { useCallback, useEffect, useState } from 'react';
-import { Button, Card, Flex, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { Button, Card, Divider, Flex, Input, Popconfirm, Select, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import type { ColumnsType } from 'antd/es/table';
-import { PlusOutlined, SearchOutlined } from '@ant-design/icons';
+import { PlusOutlined, SearchOutlined, UserDeleteOutlined } from '@ant-design/icons';
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
@@ -177,13 +177,16 @@ export default function Users() {
             <Button size="small" onClick={() => setEditing(u.id)}>
               {t('edit')}
             </Button>
+            {/* The irreversible soft delete sits apart from the reversible Disable, and asks first (issue 34). */}
+            <Divider orientation="vertical" />
             <Popconfirm
-              title={t('deleteConfirm')}
+              title={t('deleteConfirm', { username: u.username })}
               description={t('deleteConfirmDesc')}
-              okButtonProps={{ danger: true }}
+              okText={t('delete')}
+              okButtonProps={{ danger: true, 'data-testid': `confirm-deactivate-${u.id}` }}
               onConfirm={() => manage(u.id, 'delete')}
             >
-              <Button size="small" danger>
+              <Button size="small" danger icon={<UserDeleteOutlined />} data-testid={`deactivate-${u.id}`}>
                 {t('delete')}
               </Button>
             </Popconfirm>
