@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, screen } from '@testing-library/react';
+import { cleanup, screen, waitFor } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
 import { recordFetch, renderWithApp } from '../../test/harness.js';
 import DetailPage from './index.js';
@@ -55,7 +55,9 @@ describe('dashboard overview', () => {
       setup: true,
       enable_data_export: false,
     });
-    expect((await screen.findByTestId('overview-notice')).textContent).toContain('Scheduled maintenance');
+    // the Markdown renderer is loaded on demand: the panel fills in once it has arrived
+    const panel = await screen.findByTestId('overview-notice');
+    await waitFor(() => expect(panel.textContent).toContain('Scheduled maintenance'));
     expect(screen.getByTestId('overview-base-url').textContent).toBe(`${window.location.origin}/v1`);
   });
 });
