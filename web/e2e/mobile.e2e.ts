@@ -103,6 +103,9 @@ describe('console on a 390×844 phone', () => {
     expect(within(await edit.boundingBox()), 'edit button reachable').toBe(true);
     await edit.click();
     await expect.poll(() => form.locator('input[name=name]').inputValue()).toBe('phone-token');
+    // the 560 px drawer is held to the screen's width once it has slid in
+    const panel = page.locator('.ant-drawer-open .ant-drawer-content-wrapper');
+    await expect.poll(async () => within(await panel.boundingBox()), { timeout: 3000 }).toBe(true);
     await shot(page, 'mobile-token-edit');
     await page.keyboard.press('Escape');
   });
