@@ -138,6 +138,23 @@ describe('console on a 390×844 phone', () => {
     await toggle.click();
     await page.getByTestId('playground-model').waitFor();
     await shot(page, 'mobile-playground-settings');
+    await page.keyboard.press('Escape');
+    await page.getByTestId('playground-model').waitFor({ state: 'hidden' });
+  });
+
+  it('the admin pages fit, their tables scrolling inside the card, and keep their add button on screen', async () => {
+    const { page } = b;
+    for (const [entry, path, add] of [
+      ['渠道', '/channel', /添加渠道/],
+      ['兑换码管理', '/redemption', /添加兑换码/],
+      ['用户管理', '/user', /添加用户/],
+    ] as const) {
+      await viaMenu(page, entry);
+      await page.waitForURL(new RegExp(`${path}$`));
+      await page.locator('.ant-table').first().waitFor();
+      await expectFits(page, path.slice(1));
+      expect(within(await page.getByRole('button', { name: add }).first().boundingBox()), `${path}: add`).toBe(true);
+    }
   });
 
   it('/console leads to the dashboard', async () => {
