@@ -18,12 +18,17 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+export interface LaunchOptions {
+  /** Window size; desktop by default. The phone specs use 390×844. */
+  viewport?: { width: number; height: number };
+}
+
+export async function launchBrowser({ viewport = { width: 1366, height: 860 } }: LaunchOptions = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'gw-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    viewport: { width: 1366, height: 860 },
+    viewport,
     // The console picks its language from the browser when none is stored; the specs expect Chinese first.
     locale: 'zh-CN',
     args: [

@@ -1,6 +1,6 @@
 // Route table (spec §2). Pages are lazy-loaded so each becomes its own chunk; the shell (AppLayout) and the guards
 // are in the entry chunk.
-import { createBrowserRouter, type RouteObject } from 'react-router';
+import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import AppLayout from './components/AppLayout.js';
 import RequireAuth from './components/RequireAuth.js';
 import RouteError from './components/RouteError.js';
@@ -25,6 +25,8 @@ export const routes: RouteObject[] = [
       { path: 'about', lazy: page(() => import('./pages/about/index.js')) },
       { path: 'pricing', lazy: page(() => import('./pages/pricing/index.js')) },
       { path: 'chat/:id?', lazy: page(() => import('./pages/chat/ChatPage.js')) },
+      // new-api's console entry path; here the console starts at the dashboard
+      { path: 'console', element: <Navigate to="/detail" replace /> },
       {
         element: <RequireAuth />,
         children: [

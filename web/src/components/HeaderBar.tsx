@@ -1,6 +1,7 @@
 // Top bar (spec §2 Layout): site links, mode badge, theme switch, language menu, guest login/register or the
-// avatar menu with logout. No props.
-import { Avatar, Button, Dropdown, Flex, Layout, Menu, Tag, Tooltip, theme, type MenuProps } from 'antd';
+// avatar menu with logout. On a phone (below md) the links give way to a menu button (nav/MobileNav) and the
+// site name and user name are dropped so that everything fits in 390 px. No props.
+import { Avatar, Button, Dropdown, Flex, Grid, Layout, Menu, Tag, Tooltip, theme, type MenuProps } from 'antd';
 import { message } from '../lib/feedback.js';
 import { GlobalOutlined, LogoutOutlined, MoonOutlined, SettingOutlined, SunOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
@@ -8,6 +9,9 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { useStatus } from '../context/status.js';
 import { useUser } from '../context/user.js';
 import { useTheme } from '../context/theme.js';
+import MobileNav from './nav/MobileNav.js';
+import { selectedNavKey } from './nav/navGroups.js';
+import { useSiteLinks } from './nav/siteLinks.js';
 
 export default function HeaderBar() {
   const { t, i18n } = useTranslation();
@@ -18,26 +22,18 @@ export default function HeaderBar() {
   const location = useLocation();
   const { token } = theme.useToken();
 
-  const consolePath = status.enable_data_export ? '/detail' : '/token';
-  const links: MenuProps['items'] = [
-    { key: '/', label: <Link to="/">{t('nav.home')}</Link> },
-    { key: consolePath, label: <Link to={consolePath}>{t('nav.console')}</Link> },
-    { key: '/pricing', label: <Link to="/pricing">{t('nav.pricing')}</Link> },
-    ...(status.docs_link
-      ? [
-          {
-            key: 'docs',
-            label: (
-              <a href={status.docs_link} target="_blank" rel="noreferrer">
-                {t('nav.docs')}
-              </a>
-            ),
-          },
-        ]
-      : []),
-    { key: '/about', label: <Link to="/about">{t('nav.about')}</Link> },
-  ];
-  const selected = location.pathname === '/' ? '/' : '/' + (location.pathname.split('/')[1] ?? '');
+  const isMobile = Grid.useBreakpoint().md === false;
+  const links: MenuProps['items'] = useSiteLinks().map(({ key, label, href }) => ({
+    key,
+    label: href ? (
+      <a href={href} target="_blank" rel="noreferrer">
+        {label}
+      </a>
+    ) : (
+      <Link to={key}>{label}</Link>
+    ),
+  }));
+  const selected = selectedNavKey(location.pathname);
 
   const onLogout = async () => {
     await logout();
@@ -59,8 +55,8 @@ export default function HeaderBar() {
       style={{
         display: 'flex',
         alignItems: 'center',
-        gap: 12,
-        paddingInline: 16,
+        gap: isMobile ? 4 : 12,
+        paddingInline: isMobile ? 8 : 16,
         background: token.colorBgContainer,
         borderBottom: `1px solid ${token.colorBorderSecondary}`,
         position: 'sticky',
@@ -68,19 +64,24 @@ export default function HeaderBar() {
         zIndex: 10,
       }}
     >
-      <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, color: token.colorText }}>
+      {isMobile ? <MobileNav /> : null}
+      <Link to="/" style={{ display: 'flex', alignItems: 'center', gap: 8, color: token.colorText, minWidth: 0 }}>
         <img src={status.logo || '/logo.svg'} alt="" width={28} height={28} style={{ borderRadius: 6 }} />
-        <strong style={{ whiteSpace: 'nowrap' }}>{status.system_name || 'New API'}</strong>
+        {isMobile ? null : <strong style={{ whiteSpace: 'nowrap' }}>{status.system_name || 'New API'}</strong>}
       </Link>
       {status.self_use_mode_enabled ? <Tag color="blue">{t('badge.selfUse')}</Tag> : null}
       {status.demo_site_enabled ? <Tag color="orange">{t('badge.demo')}</Tag> : null}
-      <Menu
-        mode="horizontal"
-        selectedKeys={[selected]}
-        items={links}
-        style={{ flex: 1, minWidth: 0, borderBottom: 'none', background: 'transparent' }}
-      />
-      <Flex align="center" gap={8}>
+      {isMobile ? (
+        <div style={{ flex: 1 }} />
+      ) : (
+        <Menu
+          mode="horizontal"
+          selectedKeys={[selected]}
+          items={links}
+          style={{ flex: 1, minWidth: 0, borderBottom: 'none', background: 'transparent' }}
+        />
+      )}
+      <Flex align="center" gap={isMobile ? 4 : 8} style={{ flex: 'none' }}>
         <Tooltip title={mode === 'dark' ? t('nav.theme.dark') : t('nav.theme.light')}>
           <Button
             type="text"
@@ -118,7 +119,7 @@ export default function HeaderBar() {
               <Avatar size="small" style={{ background: token.colorPrimary }}>
                 {(user.display_name || user.username).slice(0, 1).toUpperCase()}
               </Avatar>
-              <span style={{ whiteSpace: 'nowrap' }}>{user.display_name || user.username}</span>
+              {isMobile ? null : <span style={{ whiteSpace: 'nowrap' }}>{user.display_name || user.username}</span>}
             </Flex>
           </Dropdown>
         ) : (

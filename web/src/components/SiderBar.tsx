@@ -1,79 +1,21 @@
-// Console sidebar: groups and items by role and feature flags (spec §2 Layout), 200 px wide, 60 px collapsed.
+// Console sidebar (spec §2 Layout), 200 px wide, 60 px collapsed. Its groups and visibility rules are in
+// nav/navGroups.tsx, shared with the phone menu.
 // Props:
 //   collapsed: boolean                    – current collapsed state
 //   onCollapse(collapsed: boolean): void  – called by the collapse trigger
-import { useMemo } from 'react';
-import { Layout, Menu, type MenuProps } from 'antd';
-import {
-  ApiOutlined,
-  BarChartOutlined,
-  GiftOutlined,
-  KeyOutlined,
-  MessageOutlined,
-  ProfileOutlined,
-  SettingOutlined,
-  TeamOutlined,
-  ToolOutlined,
-  WalletOutlined,
-} from '@ant-design/icons';
-import { useTranslation } from 'react-i18next';
+import { Layout, Menu } from 'antd';
 import { useLocation, useNavigate } from 'react-router';
-import { useStatus } from '../context/status.js';
-import { isAdmin, useUser } from '../context/user.js';
-import { chatSidebarItems } from '../pages/chat/links.js';
+import { selectedNavKey, useNavMenuItems } from './nav/navGroups.js';
 
 export interface SiderBarProps {
   collapsed: boolean;
   onCollapse(collapsed: boolean): void;
 }
 
-type Item = Required<MenuProps>['items'][number];
-
 export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
-  const { t, i18n } = useTranslation();
-  const { status } = useStatus();
-  const { user } = useUser();
+  const items = useNavMenuItems();
   const navigate = useNavigate();
   const location = useLocation();
-
-  const items = useMemo<Item[]>(() => {
-    const group = (key: string, label: string, children: Item[]): Item => ({ type: 'group', key, label, children });
-    const groups: Item[] = [
-      group('chat', t('side.chat'), [
-        { key: '/playground', icon: <MessageOutlined />, label: t('side.playground') },
-        ...chatSidebarItems(status.chats), // the saved chat links (spec §2 Layout)
-      ]),
-      group('console', t('side.console'), [
-        ...(status.enable_data_export ? [{ key: '/detail', icon: <BarChartOutlined />, label: t('side.detail') }] : []),
-        { key: '/token', icon: <KeyOutlined />, label: t('side.token') },
-        { key: '/log', icon: <ProfileOutlined />, label: t('side.log') },
-      ]),
-    ];
-    if (isAdmin(user)) {
-      groups.push(
-        group('admin', t('side.admin'), [
-          { key: '/channel', icon: <ApiOutlined />, label: t('side.channel') },
-          { key: '/redemption', icon: <GiftOutlined />, label: t('side.redemption') },
-          { key: '/user', icon: <TeamOutlined />, label: t('side.user') },
-          // Settings use the root-only option API; admins below root get the page's no-permission notice.
-          {
-            key: '/setting',
-            icon: <ToolOutlined />,
-            label: t('side.setting', { defaultValue: i18n.language?.startsWith('en') ? 'Settings' : '系统设置' }),
-          },
-        ]),
-      );
-    }
-    groups.push(
-      group('personal', t('side.personal'), [
-        { key: '/topup', icon: <WalletOutlined />, label: t('side.topup') },
-        { key: '/personal', icon: <SettingOutlined />, label: t('side.personalSettings') },
-      ]),
-    );
-    return groups;
-  }, [t, status.enable_data_export, status.chats, user]);
-
-  const selected = '/' + (location.pathname.split('/')[1] ?? '');
 
   return (
     <Layout.Sider
@@ -88,7 +30,7 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
     >
       <Menu
         mode="inline"
-        selectedKeys={[selected]}
+        selectedKeys={[selectedNavKey(location.pathname)]}
         items={items}
         onClick={({ key }) => navigate(key)}
         style={{ borderInlineEnd: 'none' }}

@@ -9,7 +9,9 @@ import {
   Avatar,
   Button,
   Card,
+  Drawer,
   Flex,
+  Grid,
   Input,
   InputNumber,
   Layout,
@@ -20,7 +22,14 @@ import {
   Tag,
   Typography,
 } from 'antd';
-import { ClearOutlined, RobotOutlined, SendOutlined, StopOutlined, UserOutlined } from '@ant-design/icons';
+import {
+  ClearOutlined,
+  RobotOutlined,
+  SendOutlined,
+  SettingOutlined,
+  StopOutlined,
+  UserOutlined,
+} from '@ant-design/icons';
 import { api, apiFetch } from '../../lib/api.js';
 import { NS as AUTH_NS } from '../auth/i18n.js';
 import './i18n.js';
@@ -53,6 +62,10 @@ export default function PlaygroundPage() {
   const [messages, setMessages] = useState<ChatMessage[]>(() => [greeting()]);
   const [input, setInput] = useState('');
   const [collapsed, setCollapsed] = useState(false);
+  // On a phone the settings open in a drawer from a button in the card's header: a zero-width sider's trigger would
+  // sit on top of the title.
+  const isMobile = Grid.useBreakpoint().md === false;
+  const [settingsOpen, setSettingsOpen] = useState(false);
   const abortRef = useRef<AbortController | null>(null);
   const listRef = useRef<HTMLDivElement>(null);
   const busy = messages.some((m) => m.status === 'loading' || m.status === 'incomplete');
@@ -195,26 +208,48 @@ export default function PlaygroundPage() {
 
   return (
     <Layout style={{ minHeight: 'calc(100vh - 180px)', background: 'transparent' }} data-testid="playground-page">
-      <Layout.Sider
-        width={300}
-        theme="light"
-        breakpoint="md"
-        collapsedWidth={0}
-        collapsible
-        collapsed={collapsed}
-        onCollapse={setCollapsed}
-        zeroWidthTriggerStyle={{ top: 12 }}
-        style={{ borderRadius: 8, marginRight: collapsed ? 0 : 16 }}
-      >
-        {settings}
-      </Layout.Sider>
+      {isMobile ? (
+        <Drawer
+          placement="left"
+          size={300}
+          open={settingsOpen}
+          onClose={() => setSettingsOpen(false)}
+          styles={{ body: { padding: 0 } }}
+        >
+          {settings}
+        </Drawer>
+      ) : (
+        <Layout.Sider
+          width={300}
+          theme="light"
+          breakpoint="md"
+          collapsedWidth={0}
+          collapsible
+          collapsed={collapsed}
+          onCollapse={setCollapsed}
+          zeroWidthTriggerStyle={{ top: 12 }}
+          style={{ borderRadius: 8, marginRight: collapsed ? 0 : 16 }}
+        >
+          {settings}
+        </Layout.Sider>
+      )}
       <Layout.Content>
         <Card
           title={t('title')}
           extra={
-            <Button icon={<ClearOutlined />} onClick={clear} data-testid="playground-clear">
-              {t('clear')}
-            </Button>
+            <Flex gap={8}>
+              {isMobile ? (
+                <Button
+                  icon={<SettingOutlined />}
+                  aria-label={t('settings')}
+                  onClick={() => setSettingsOpen(true)}
+                  data-testid="playground-settings-toggle"
+                />
+              ) : null}
+              <Button icon={<ClearOutlined />} onClick={clear} data-testid="playground-clear">
+                {t('clear')}
+              </Button>
+            </Flex>
           }
           styles={{ body: { display: 'flex', flexDirection: 'column', gap: 12 } }}
         >
