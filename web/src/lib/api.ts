@@ -1,7 +1,8 @@
 // Console HTTP client (new-api-compat.md §11.3, spec §7/§8): same-origin cookies, the New-Api-User header taken from
 // the stored user on every call (so a fresh login needs no client rebuild), generic error toasts, 401 → login.
 import { message } from './feedback.js';
-import i18n from '../i18n/index.js';
+import i18n, { currentLanguage } from '../i18n/index.js';
+import { translateServerMessage } from '../i18n/server-message.js';
 
 export interface Envelope<T> {
   success: boolean;
@@ -26,6 +27,8 @@ function headers(extra?: HeadersInit): Headers {
   const h = new Headers(extra);
   h.set('New-Api-User', String(storedUserId()));
   h.set('Cache-Control', 'no-store');
+  // the relay (the playground's /pg calls) answers its errors in the console's language
+  if (!h.has('Accept-Language')) h.set('Accept-Language', currentLanguage() === 'en' ? 'en' : 'zh-CN');
   return h;
 }
 
@@ -63,7 +66,7 @@ function handleHttpError(status: number, text: string): void {
   if (status === 429) void message.error(t('error.tooMany'));
   else if (status === 500) void message.error(t('error.server'));
   else if (status === 405) void message.info(t('error.demo'));
-  else void message.error(t('error.other', { message: text }));
+  else void message.error(t('error.other', { message: translateServerMessage(text) }));
 }
 
 function query(params?: Record<string, unknown>): string {
