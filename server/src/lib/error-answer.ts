@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { fail, openAIError } from './http.js';
-import { prefersEnglish, relayMessageInEnglish } from '../relay/error-language.js';
+import { prefersEnglish, relayMessageInEnglish } from './relay-english.js';
 
 // Fastify's own messages quote the whole path back, 10,000 characters of it if that is what came
 const ROUTING_MESSAGES: Record<string, string> = {

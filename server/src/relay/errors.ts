@@ -3,7 +3,7 @@
 import type { HttpResponse } from '../lib/http-response.js';
 import type { WireFormat } from './formats/codec.js';
 import { codecFor } from './formats/index.js';
-import { inClientLanguage } from './error-language.js';
+import { inClientLanguage } from '../lib/relay-english.js';
 
 /** The request headers an error answer depends on: CORS and the language of the message. */
 export type ClientHeaders = { origin?: string; 'accept-language'?: string };

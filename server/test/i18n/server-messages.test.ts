@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { extractServerMessages } from '../helpers/server-messages.js';
-import { RELAY_MESSAGES_EN } from '../../src/relay/error-language.js';
+import { RELAY_MESSAGES_EN } from '../../src/lib/relay-english.js';
 
 const SERVER_SRC = join(import.meta.dirname, '../../src');
 const WEB_TABLE = join(import.meta.dirname, '../../../web/src/i18n/server-messages.ts');

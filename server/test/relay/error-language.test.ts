@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, setOptions } from './fixtures.js';
-import { prefersEnglish } from '../../src/relay/error-language.js';
+import { prefersEnglish } from '../../src/lib/relay-english.js';
 
 describe('relay error language', () => {
   let s: TestServer;

@@ -333,7 +333,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   请求路径参数过长: 'Request path parameter too long',
   '请求参数中包含非法字符（\\u0000）': 'The request parameters contain an invalid character (\\u0000)',
   数值超出范围: 'Value out of range',
-  // relay (also answered in English by the relay itself: server/src/relay/error-language.ts)
+  // relay (also answered in English by the relay itself: server/src/lib/relay-english.ts)
   '渠道 #{0} 的类型不支持 {1} 请求': 'The type of channel #{0} does not support {1} requests',
   '上游鉴权失败: {0}': 'Upstream authentication failed: {0}',
   请求上游地址失败: 'Failed to reach the upstream address',

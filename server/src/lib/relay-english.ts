@@ -1,9 +1,8 @@
 // Relay error messages in the client's language (issue 34): Chinese (new-api's texts) by default, English when the
-// request's Accept-Language prefers English. The same English as the console's table (web/src/i18n/
-// server-messages.ts); server/test/i18n/server-messages.test.ts checks that every relay error text is here and that
-// both tables agree. Keys with `{0}`, `{1}`, … are patterns; their values are translated in turn when known.
-import type { RelayError } from './errors.js';
-
+// request's Accept-Language prefers English (relay/errors.ts, and lib/error-answer.ts for refused relay paths). The
+// same English as the console's table (web/src/i18n/server-messages.ts); server/test/i18n/server-messages.test.ts
+// checks that every relay error text is here and that both tables agree. Keys with `{0}`, `{1}`, … are patterns;
+// their values are translated in turn when known.
 export const RELAY_MESSAGES_EN: Record<string, string> = {
   无效的请求路径: 'Invalid request path',
   请求路径参数过长: 'Request path parameter too long',
@@ -105,7 +104,10 @@ export function prefersEnglish(acceptLanguage: string | string[] | undefined): b
 }
 
 /** The error as the client asked to read it: translated when Accept-Language prefers English. */
-export function inClientLanguage(err: RelayError, acceptLanguage: string | string[] | undefined): RelayError {
+export function inClientLanguage<E extends { message: string; withMessage(message: string): E }>(
+  err: E,
+  acceptLanguage: string | string[] | undefined,
+): E {
   if (!prefersEnglish(acceptLanguage)) return err;
   const english = relayMessageInEnglish(err.message);
   return english === err.message ? err : err.withMessage(english);
