@@ -90,7 +90,7 @@ describe('api client', () => {
     expect(toast.error).toHaveBeenLastCalledWith('错误：already initialized');
   });
 
-  it('asks for the console language (relay errors of the playground) and shows an HTTP error message in it', async () => {
+  it('asks for the console language (relay errors of the playground) and gives server messages in it', async () => {
     await api.get('/api/status');
     expect(header(calls[0]!, 'Accept-Language')).toBe('zh-CN');
     await i18n.changeLanguage('en');
@@ -99,7 +99,10 @@ describe('api client', () => {
     const res = await api.post('/api/setup', {});
     expect(header(calls[1]!, 'Accept-Language')).toBe('en');
     expect(toast.error).toHaveBeenLastCalledWith('Error: The system is already initialized');
-    // the envelope keeps the server's text: pages may compare it
-    expect(res.message).toBe('系统已经初始化完成');
+    expect(res.message).toBe('The system is already initialized');
+    nextResponse = () => new Response(JSON.stringify({ success: false, message: '无效的兑换码' }), { status: 200 });
+    expect((await api.post('/api/user/topup', { key: 'x' })).message).toBe('Invalid redemption code');
+    await i18n.changeLanguage('zh');
+    expect((await api.post('/api/user/topup', { key: 'x' })).message).toBe('无效的兑换码');
   });
 });
