@@ -38,6 +38,13 @@ describe('English resources', () => {
     const serverTable = Object.entries(SERVER_MESSAGES_EN).filter(([, en]) => FULL_WIDTH_PUNCTUATION.test(en));
     expect(serverTable).toEqual([]);
   });
+
+  it('have no Chinese but the language name and the word a user must type', () => {
+    // 中文 names the language in its own script; WeChat's official account answers the keyword 验证码
+    const allowed = (text: string) => text.replace('中文', '').replace('"验证码"', '');
+    const chinese = strings(i18n.store.data.en, '', []).filter(([, text]) => /[\u3400-\u9fff]/.test(allowed(text)));
+    expect(chinese.map(([key]) => key)).toEqual([]);
+  });
 });
 
 describe('<html lang>', () => {
