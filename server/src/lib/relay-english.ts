@@ -5,6 +5,12 @@
 // their values are translated in turn when known.
 export const RELAY_MESSAGES_EN: Record<string, string> = {
   无效的请求路径: 'Invalid request path',
+  // quota amounts in currency (new-api writes a full-width dollar sign), also inside English texts
+  '＄{0}': '${0}',
+  'token quota is not enough, token remain quota: {0}, need quota: {1}':
+    'token quota is not enough, token remain quota: {0}, need quota: {1}',
+  'chat pre-consumed quota failed, user quota: {0}, need quota: {1}':
+    'chat pre-consumed quota failed, user quota: {0}, need quota: {1}',
   请求路径参数过长: 'Request path parameter too long',
   无效的参数: 'Invalid parameter',
   '请求参数中包含非法字符（\\u0000）': 'The request parameters contain an invalid character (\\u0000)',

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, setOptions } from './fixtures.js';
-import { prefersEnglish } from '../../src/lib/relay-english.js';
+import { prefersEnglish, relayMessageInEnglish } from '../../src/lib/relay-english.js';
 
 describe('relay error language', () => {
   let s: TestServer;
@@ -64,6 +64,13 @@ describe('relay error language', () => {
     const j = (await res.json()) as { type?: string; error?: { message?: string } };
     expect(res.status).toBe(401);
     expect(j.error?.message).toMatch(/^No token provided/);
+  });
+
+  it('writes quota amounts with an ASCII dollar sign in English', () => {
+    expect(
+      relayMessageInEnglish('token quota is not enough, token remain quota: ＄0.000002, need quota: ＄0.000010'),
+    ).toBe('token quota is not enough, token remain quota: $0.000002, need quota: $0.000010');
+    expect(relayMessageInEnglish('upstream said: 额度')).toBe('upstream said: 额度');
   });
 
   it('reads the preferred language from the weights', () => {

@@ -290,6 +290,10 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '充值数量必须是 {0} 的整数倍': 'The top-up amount must be a multiple of {0}',
   充值金额过低: 'The top-up amount is too low',
   '＄{0}': '${0}',
+  'token quota is not enough, token remain quota: {0}, need quota: {1}':
+    'token quota is not enough, token remain quota: {0}, need quota: {1}',
+  'chat pre-consumed quota failed, user quota: {0}, need quota: {1}':
+    'chat pre-consumed quota failed, user quota: {0}, need quota: {1}',
   '＄{0} 额度': '${0} of quota',
   '{0} 点额度': '{0} quota points',
   您的额度即将用尽: 'Your quota is running out',
