@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { fail, openAIError } from './http.js';
+import { prefersEnglish, relayMessageInEnglish } from './relay-english.js';
 
 // Fastify's own messages quote the whole path back, 10,000 characters of it if that is what came
 const ROUTING_MESSAGES: Record<string, string> = {
@@ -38,7 +39,8 @@ export function answerError(ctx: { log: Logger }, err: FastifyError, req: Fastif
       : (ROUTING_MESSAGES[err.code] ?? err.message);
   if (isRelayPath(req.url)) {
     const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
-    reply.status(status).send(openAIError(`${message} (request id: ${req.id})`, type));
+    const shown = prefersEnglish(req.headers['accept-language']) ? relayMessageInEnglish(message) : message;
+    reply.status(status).send(openAIError(`${shown} (request id: ${req.id})`, type));
     return;
   }
   reply.status(status).send(fail(message));

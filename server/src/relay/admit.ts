@@ -33,7 +33,7 @@ export function refuseUnread(
   format?: WireFormat,
 ): void {
   if (!drainable(headers)) res.setHeader('Connection', 'close');
-  sendRelayError(res, asRelayError(err), reqId, headers.origin, format);
+  sendRelayError(res, asRelayError(err), reqId, headers, format);
 }
 
 /** onRequest hook of the Fastify relay routes: token auth (session auth on the playground) before the body. */

@@ -3,6 +3,10 @@
 import type { HttpResponse } from '../lib/http-response.js';
 import type { WireFormat } from './formats/codec.js';
 import { codecFor } from './formats/index.js';
+import { inClientLanguage } from '../lib/relay-english.js';
+
+/** The request headers an error answer depends on: CORS and the language of the message. */
+export type ClientHeaders = { origin?: string; 'accept-language'?: string };
 
 export class RelayError extends Error {
   constructor(
@@ -73,14 +77,16 @@ export function errorBody(err: RelayError, reqId: string): string {
   });
 }
 
-/** Answers an error in the client's format: OpenAI's error object, Anthropic's or Gemini's. */
+/** Answers an error in the client's format (OpenAI's error object, Anthropic's or Gemini's) and language. */
 export function sendRelayError(
   res: HttpResponse,
-  err: RelayError,
+  error: RelayError,
   reqId: string,
-  origin: string | undefined,
+  client: ClientHeaders,
   format: WireFormat = 'openai',
 ): void {
+  const origin = client.origin;
+  const err = inClientLanguage(error, client['accept-language']);
   if (format === 'openai') return sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
   const answer = codecFor(format).errorBody(err, reqId);
   sendJson(res, answer.status, answer.body, baseHeaders(reqId, origin));
@@ -92,12 +98,14 @@ export function sendRelayError(
  */
 export function sendStreamError(
   res: HttpResponse,
-  err: RelayError,
+  error: RelayError,
   reqId: string,
   typedEvents: boolean,
   format: WireFormat = 'openai',
+  acceptLanguage?: string,
 ): void {
   if (res.writableEnded || res.destroyed) return;
+  const err = inClientLanguage(error, acceptLanguage);
   if (format !== 'openai') {
     const encoder = codecFor(format).streamFromHub({ id: reqId, model: '' });
     res.end(encoder.error({ ...err, message: `${err.message} (request id: ${reqId})` }));

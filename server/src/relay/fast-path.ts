@@ -63,18 +63,17 @@ export function installRelayFastPath(
         res,
         new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'),
         id,
-        headers.origin,
+        headers,
         formatOf(url),
       );
     }
     decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
-      if (err) return sendRelayError(res, err, id, headers.origin, formatOf(url));
+      if (err) return sendRelayError(res, err, id, headers, formatOf(url));
       const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
       relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch(
         (e) => {
           ctx.log.error({ err: e, reqId: id }, 'relay failed');
-          if (!res.headersSent)
-            sendRelayError(res, new RelayError(500, 'internal error'), id, headers.origin, formatOf(url));
+          if (!res.headersSent) sendRelayError(res, new RelayError(500, 'internal error'), id, headers, formatOf(url));
           else res.destroy();
         },
       );

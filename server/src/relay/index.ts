@@ -64,7 +64,7 @@ function answerLocally(req: FastifyRequest, reply: FastifyReply, local: LocalAns
     err =
       e instanceof RelayError ? e : new RelayError(400, `无效的请求, ${(e as Error).message}`, 'invalid_request_error');
   }
-  sendRelayError(reply.raw, err, req.id, req.headers.origin, local.format);
+  sendRelayError(reply.raw, err, req.id, req.headers, local.format);
 }
 
 /** Registers JSON relay routes (modes/routes.ts) in a scope that keeps raw bodies (see the header comment). */

@@ -31,13 +31,21 @@ void i18n.use(initReactI18next).init({
   returnNull: false,
 });
 
+/** `<html lang>` follows the chosen language (screen readers, hyphenation, fonts): `en` or `zh-CN`. */
+function applyDocumentLanguage(lng: string | undefined): void {
+  if (typeof document !== 'undefined') document.documentElement.lang = lng?.startsWith('en') ? 'en' : 'zh-CN';
+}
+
+// index.html says zh-CN; an English choice made on an earlier visit applies from the first render
+applyDocumentLanguage(i18n.language);
+
 i18n.on('languageChanged', (lng) => {
   try {
     localStorage.setItem(LANGUAGE_KEY, lng);
   } catch {
     /* ignore */
   }
-  if (typeof document !== 'undefined') document.documentElement.lang = lng === 'en' ? 'en' : 'zh-CN';
+  applyDocumentLanguage(lng);
 });
 
 export function registerBundle(

@@ -89,4 +89,20 @@ describe('api client', () => {
     expect(res.success).toBe(false);
     expect(toast.error).toHaveBeenLastCalledWith('错误：already initialized');
   });
+
+  it('asks for the console language (relay errors of the playground) and gives server messages in it', async () => {
+    await api.get('/api/status');
+    expect(header(calls[0]!, 'Accept-Language')).toBe('zh-CN');
+    await i18n.changeLanguage('en');
+    nextResponse = () =>
+      new Response(JSON.stringify({ success: false, message: '系统已经初始化完成' }), { status: 400 });
+    const res = await api.post('/api/setup', {});
+    expect(header(calls[1]!, 'Accept-Language')).toBe('en');
+    expect(toast.error).toHaveBeenLastCalledWith('Error: The system is already initialized');
+    expect(res.message).toBe('The system is already initialized');
+    nextResponse = () => new Response(JSON.stringify({ success: false, message: '无效的兑换码' }), { status: 200 });
+    expect((await api.post('/api/user/topup', { key: 'x' })).message).toBe('Invalid redemption code');
+    await i18n.changeLanguage('zh');
+    expect((await api.post('/api/user/topup', { key: 'x' })).message).toBe('无效的兑换码');
+  });
 });

@@ -1,7 +1,9 @@
 // Console HTTP client (new-api-compat.md §11.3, spec §7/§8): same-origin cookies, the New-Api-User header taken from
 // the stored user on every call (so a fresh login needs no client rebuild), generic error toasts, 401 → login.
+// Envelope messages are shown in the console's language (translateServerMessage: new-api's Chinese texts in English).
 import { message } from './feedback.js';
-import i18n from '../i18n/index.js';
+import i18n, { currentLanguage } from '../i18n/index.js';
+import { translateServerMessage } from '../i18n/server-message.js';
 
 export interface Envelope<T> {
   success: boolean;
@@ -26,6 +28,8 @@ function headers(extra?: HeadersInit): Headers {
   const h = new Headers(extra);
   h.set('New-Api-User', String(storedUserId()));
   h.set('Cache-Control', 'no-store');
+  // the relay (the playground's /pg calls) answers its errors in the console's language
+  if (!h.has('Accept-Language')) h.set('Accept-Language', currentLanguage() === 'en' ? 'en' : 'zh-CN');
   return h;
 }
 
@@ -63,7 +67,7 @@ function handleHttpError(status: number, text: string): void {
   if (status === 429) void message.error(t('error.tooMany'));
   else if (status === 500) void message.error(t('error.server'));
   else if (status === 405) void message.info(t('error.demo'));
-  else void message.error(t('error.other', { message: text }));
+  else void message.error(t('error.other', { message: translateServerMessage(text) }));
 }
 
 function query(params?: Record<string, unknown>): string {
@@ -105,14 +109,20 @@ async function request<T>(method: string, url: string, body?: unknown): Promise<
         : text || res.statusText || `HTTP ${res.status}`;
     // Some routes (POST /api/setup) answer 4xx with an envelope; hand it to the caller after toasting.
     handleHttpError(res.status, msg);
-    if (parsed && typeof parsed === 'object' && 'success' in parsed) return parsed as Envelope<T>;
-    throw new HttpError(res.status, msg);
+    if (parsed && typeof parsed === 'object' && 'success' in parsed) {
+      const env = parsed as Envelope<T>;
+      return { ...env, message: translateServerMessage(env.message) };
+    }
+    throw new HttpError(res.status, translateServerMessage(msg));
   }
   if (!parsed || typeof parsed !== 'object') {
     return { success: false, message: text || 'empty response', data: undefined as T };
   }
   const env = parsed as Partial<Envelope<T>>;
-  return { ...(parsed as object), success: !!env.success, message: env.message ?? '', data: env.data as T };
+  // the server's Chinese texts (kept on the wire for new-api clients) in the console's language, wherever a page
+  // shows the message: toasts, alerts, errors it throws
+  const shown = translateServerMessage(env.message ?? '');
+  return { ...(parsed as object), success: !!env.success, message: shown, data: env.data as T };
 }
 
 export const api = {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, render } from '@testing-library/react';
-import { App, ConfigProvider, message as staticMessage, theme } from 'antd';
+import { App, ConfigProvider, message as staticMessage, notification as staticNotification, theme } from 'antd';
+import i18n from '../i18n/index.js';
 import { FeedbackBridge, feedbackBridged, message, modal, notification } from './feedback.js';
 
 afterEach(() => {
@@ -59,5 +60,28 @@ describe('feedback bridge', () => {
     expect(feedbackBridged()).toBe(true);
     cleanup();
     expect(feedbackBridged()).toBe(false);
+  });
+
+  it('shows the server messages of toasts and notifications in English while the console is in English', async () => {
+    const error = vi.spyOn(staticMessage, 'error').mockImplementation(() => (() => {}) as never);
+    const warning = vi.spyOn(staticNotification, 'warning').mockImplementation(() => undefined);
+    await i18n.changeLanguage('en');
+    try {
+      void message.error('SMTP 服务器未配置');
+      void message.error({ content: '该兑换码已被使用', duration: 3 });
+      void message.error('Something in English');
+      notification.warning({ title: '您的额度即将用尽', description: '原密码错误' });
+    } finally {
+      await i18n.changeLanguage('zh');
+    }
+    expect(error).toHaveBeenNthCalledWith(1, 'The SMTP server is not configured');
+    expect(error).toHaveBeenNthCalledWith(2, { content: 'This redemption code has already been used', duration: 3 });
+    expect(error).toHaveBeenNthCalledWith(3, 'Something in English');
+    expect(warning).toHaveBeenCalledWith({
+      title: 'Your quota is running out',
+      description: 'The current password is wrong',
+    });
+    void message.error('SMTP 服务器未配置');
+    expect(error).toHaveBeenLastCalledWith('SMTP 服务器未配置');
   });
 });

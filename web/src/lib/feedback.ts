@@ -3,8 +3,11 @@
 // the dark algorithm and the locale. <FeedbackBridge/> (mounted once inside antd's <App>) stores the App.useApp()
 // instances here; `message`, `notification` and `modal` forward every call to them. Until the bridge is mounted
 // (unit tests, errors before the first render) they fall back to antd's static functions.
+// Texts shown through `message` and `notification` that are the server's Chinese messages appear in English when the
+// console is in English (translateServerMessage), so every toast of a server answer is in the chosen language.
 import { useEffect } from 'react';
 import { App, Modal, message as staticMessage, notification as staticNotification } from 'antd';
+import { translateServerMessage } from '../i18n/server-message.js';
 
 type AppApi = ReturnType<typeof App.useApp>;
 export type MessageApi = AppApi['message'];
@@ -18,19 +21,46 @@ export function feedbackBridged(): boolean {
   return instances !== null;
 }
 
-function forward<T extends object>(pick: (app: AppApi | null) => T): T {
+type Translate = (arg: unknown) => unknown;
+
+function forward<T extends object>(pick: (app: AppApi | null) => T, translateFirst?: Translate): T {
   return new Proxy({} as T, {
     get(_target, key) {
       const target = pick(instances) as Record<PropertyKey, unknown>;
       const v = target[key];
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      if (typeof v !== 'function') return v;
+      const fn = (v as (...a: unknown[]) => unknown).bind(target);
+      if (!translateFirst) return fn;
+      return (first: unknown, ...rest: unknown[]) => fn(translateFirst(first), ...rest);
     },
   });
 }
 
-export const message: MessageApi = forward((app) => app?.message ?? (staticMessage as MessageApi));
+/** A message's content (a string, or the `content` of its options) in the console's language. */
+function translateMessageArg(arg: unknown): unknown {
+  if (typeof arg === 'string') return translateServerMessage(arg);
+  if (arg && typeof arg === 'object' && typeof (arg as { content?: unknown }).content === 'string') {
+    const options = arg as { content: string };
+    const content = translateServerMessage(options.content);
+    return content === options.content ? arg : { ...options, content };
+  }
+  return arg;
+}
+
+/** A notification's title and description in the console's language. */
+function translateNotificationArg(arg: unknown): unknown {
+  if (!arg || typeof arg !== 'object') return arg;
+  const options = { ...(arg as Record<string, unknown>) };
+  for (const field of ['title', 'message', 'description']) {
+    if (typeof options[field] === 'string') options[field] = translateServerMessage(options[field]);
+  }
+  return Object.keys(options).every((k) => options[k] === (arg as Record<string, unknown>)[k]) ? arg : options;
+}
+
+export const message: MessageApi = forward((app) => app?.message ?? (staticMessage as MessageApi), translateMessageArg);
 export const notification: NotificationApi = forward(
   (app) => app?.notification ?? (staticNotification as NotificationApi),
+  translateNotificationArg,
 );
 export const modal: ModalApi = forward((app) => app?.modal ?? (Modal as unknown as ModalApi));
 

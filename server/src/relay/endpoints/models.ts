@@ -68,7 +68,7 @@ export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: Re
         'model_not_found',
       ),
       req.id,
-      req.headers.origin,
+      req.headers,
       'gemini',
     );
   });

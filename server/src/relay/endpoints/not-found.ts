@@ -26,5 +26,5 @@ export function notFound(
 ): void {
   const path = (req.url ?? '/').split('?')[0];
   const err = new RelayError(404, `Invalid URL (${req.method} ${path})`, 'invalid_request_error', '');
-  sendRelayError(res, err, req.id, req.headers.origin, format ?? formatOfPath(path));
+  sendRelayError(res, err, req.id, req.headers, format ?? formatOfPath(path));
 }

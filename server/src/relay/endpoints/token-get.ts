@@ -20,7 +20,7 @@ export async function getCaller(
     return await tokenAuth(ctx, svc, req.headers, req.url);
   } catch (err) {
     const e = err instanceof RelayError ? err : new RelayError(500, (err as Error).message);
-    sendRelayError(reply.raw, e, req.id, req.headers.origin, format);
+    sendRelayError(reply.raw, e, req.id, req.headers, format);
     return null;
   }
 }

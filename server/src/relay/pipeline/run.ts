@@ -59,6 +59,7 @@ async function run(s: RelayState): Promise<void> {
 /** The error in the client's format: a JSON answer, or an event once pings have committed the stream. */
 function answerError(s: RelayState, err: RelayError): void {
   const format = s.mode.format ?? 'openai';
-  if (s.keepAlive?.committed) sendStreamError(s.res, err, s.req.id, !!s.mode.eventStream, format);
-  else sendRelayError(s.res, err, s.req.id, s.req.headers.origin, format);
+  if (s.keepAlive?.committed)
+    sendStreamError(s.res, err, s.req.id, !!s.mode.eventStream, format, s.req.headers['accept-language']);
+  else sendRelayError(s.res, err, s.req.id, s.req.headers, format);
 }

@@ -3,6 +3,7 @@
 // copy, so its type select never offers a type the server would refuse.
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api.js';
+import { translateServerMessage } from '../../i18n/server-message.js';
 
 /** What a type's `other` column holds (the server's OtherFieldKind). */
 export type OtherFieldKind =
@@ -34,6 +35,8 @@ export function useChannelTypes() {
       if (!res.success) throw new Error(res.message);
       return res.data ?? [];
     },
+    // the server names some types in Chinese (new-api's names): shown in English when the console is
+    select: (entries) => entries.map((e) => ({ ...e, label: translateServerMessage(e.label) })),
     staleTime: Infinity,
   });
 }

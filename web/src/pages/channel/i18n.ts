@@ -61,6 +61,7 @@ registerBundle(
       'Channels may fail while this runs; use it only when the database is inconsistent',
     ],
     'confirm.batchDelete': ['确定是否要删除所选的 {{count}} 个通道？', 'Delete the {{count}} selected channels?'],
+    'confirm.batchDelete_one': ['确定是否要删除所选的 {{count}} 个通道？', 'Delete the selected channel?'],
     'toggle.idSort': ['使用ID排序', 'Sort by ID'],
     'toggle.tagMode': ['开启标签聚合', 'Group by tag'],
     'search.keyword': ['搜索渠道的 ID，名称和密钥 ...', 'Search ID, name or key ...'],
@@ -69,6 +70,7 @@ registerBundle(
     'search.submit': ['查询', 'Search'],
     'batchTag.title': ['批量设置标签', 'Set tag for selected channels'],
     'batchTag.hint': ['已选择 {{count}} 个渠道', '{{count}} channels selected'],
+    'batchTag.hint_one': ['已选择 {{count}} 个渠道', '{{count}} channel selected'],
     'batchTag.placeholder': ['请输入标签名称', 'Tag name'],
     'tagEdit.title': ['编辑标签：{{tag}}', 'Edit tag: {{tag}}'],
     'tagEdit.hint': [
@@ -104,6 +106,7 @@ registerBundle(
     ],
     'form.keyLineHint': ['一行一个密钥，每行创建一个渠道', 'One key per line; each line creates a channel'],
     'form.keyBatchHint': ['将批量创建 {{count}} 个渠道', '{{count}} channels will be created'],
+    'form.keyBatchHint_one': ['将批量创建 {{count}} 个渠道', '{{count}} channel will be created'],
     'form.keyEditHint': ['留空则不更改密钥', 'Leave empty to keep the current key'],
     'form.organization': ['组织', 'Organization'],
     'form.organizationPh': ['请输入组织org-xxx', 'OpenAI organization (org-xxx)'],
@@ -275,7 +278,9 @@ registerBundle(
       'Channel {{name}} balance updated: ${{balance}}',
     ],
     'msg.batchDeleted': ['已删除 {{count}} 个通道！', '{{count}} channels deleted!'],
+    'msg.batchDeleted_one': ['已删除 {{count}} 个通道！', '{{count}} channel deleted!'],
     'msg.disabledDeleted': ['已删除所有禁用渠道，共计 {{count}} 个', 'Deleted {{count}} disabled channels'],
+    'msg.disabledDeleted_one': ['已删除所有禁用渠道，共计 {{count}} 个', 'Deleted {{count}} disabled channel'],
     'msg.testAllStarted': [
       '已成功开始测试所有已启用通道，请刷新页面查看结果。',
       'Testing of all enabled channels has started; refresh the page to see the results.',
@@ -291,6 +296,7 @@ registerBundle(
     ],
     'balances.summary': ['已更新 {{updated}} 个，失败 {{failed}} 个：', '{{updated}} updated, {{failed}} failed:'],
     'msg.abilitiesFixed': ['已修复 {{count}} 个通道！', '{{count}} channels fixed!'],
+    'msg.abilitiesFixed_one': ['已修复 {{count}} 个通道！', '{{count}} channel fixed!'],
     'msg.copied': ['渠道复制成功', 'Channel copied'],
   }),
 );

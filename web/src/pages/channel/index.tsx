@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
 import { quiet } from '../../components/quiet.js';
 import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
@@ -176,7 +177,7 @@ export default function ChannelPage() {
       if (res.success) {
         message.success(t('msg.copied'));
         await load();
-      } else if (res.message === COPY_MISSING) message.error(t('err.copyMissing'));
+      } else if (res.message === translateServerMessage(COPY_MISSING)) message.error(t('err.copyMissing'));
       else message.error(t('err.copyFailedWith', { message: res.message }));
     } catch {
       message.error(t('err.copyFailed'));

@@ -28,6 +28,7 @@ import { renderGroupColor, renderNumber, renderQuota, renderQuotaSum, timestamp2
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import './i18n.js';
 import {
   buildLogQuery,
@@ -196,7 +197,11 @@ export default function LogPage() {
         </Typography.Link>
       ),
     },
-    { key: 'token', title: t('col.token'), render: (_, r) => (r.token_name ? <Tag>{r.token_name}</Tag> : null) },
+    {
+      key: 'token',
+      title: t('col.token'),
+      render: (_, r) => (r.token_name ? <Tag>{translateServerMessage(r.token_name)}</Tag> : null),
+    },
     {
       key: 'group',
       title: t('col.group'),
@@ -275,7 +280,7 @@ export default function LogPage() {
           style={{ width: 276, marginBottom: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
           data-testid={`log-details-${r.id}`}
         >
-          {r.content}
+          {translateServerMessage(r.content)}
         </Typography.Paragraph>
       ),
     },
@@ -401,7 +406,7 @@ export default function LogPage() {
           total: data.total,
           showSizeChanger: true,
           pageSizeOptions: PAGE_SIZE_OPTIONS,
-          showTotal: (total) => t('total', { total }),
+          showTotal: (total) => t('total', { count: total }),
           onChange: (p, size) => {
             if (size !== pageSize) {
               setPageSize(size);

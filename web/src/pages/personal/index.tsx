@@ -19,6 +19,7 @@ import {
 import { message } from '../../lib/feedback.js';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import { useNavigate } from 'react-router';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderNumber, renderQuota } from '../../lib/render.js';
@@ -87,7 +88,7 @@ export default function Personal() {
 
   if (self.isLoading) return <Spin />;
   if (self.error || !self.data) {
-    return <Typography.Text type="danger">{self.error?.message}</Typography.Text>;
+    return <Typography.Text type="danger">{translateServerMessage(self.error?.message)}</Typography.Text>;
   }
   const u = self.data;
   const setting = parseSetting(u.setting);

@@ -32,6 +32,7 @@ import {
 } from '@ant-design/icons';
 import { api, apiFetch } from '../../lib/api.js';
 import { NS as AUTH_NS } from '../auth/i18n.js';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import './i18n.js';
 import { buildChatBody, streamChat, type ChatMessage } from './sse.js';
 
@@ -77,7 +78,7 @@ export default function PlaygroundPage() {
         if (!r.success) return;
         const opts = Object.entries(r.data ?? {}).map(([g, info]) => ({
           value: g,
-          label: info?.desc ? `${g} - ${info.desc}` : g,
+          label: info?.desc ? `${g} - ${translateServerMessage(info.desc)}` : g,
         }));
         setGroups([{ value: '', label: t('groupUser') }, ...opts]);
       })

@@ -50,6 +50,7 @@ registerBundle(
     perMillion: ['{{amount}} / 1M tokens', '{{amount}} / 1M tokens'],
     quotaAmount: ['{{amount}} 额度', '{{amount}} quota'],
     callPrice: ['模型价格：{{amount}}', 'Price per call: {{amount}}'],
-    total: ['共 {{total}} 个模型', '{{total}} models'],
+    total: ['共 {{count}} 个模型', '{{count}} models'],
+    total_one: ['共 {{count}} 个模型', '{{count}} model'],
   }),
 );

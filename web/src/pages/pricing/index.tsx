@@ -290,7 +290,7 @@ export default function Pricing() {
           pageSize,
           showSizeChanger: true,
           pageSizeOptions: PAGE_SIZE_OPTIONS,
-          showTotal: (total) => <Typography.Text type="secondary">{t('total', { total })}</Typography.Text>,
+          showTotal: (total) => <Typography.Text type="secondary">{t('total', { count: total })}</Typography.Text>,
           onShowSizeChange: (_, size) => {
             setPageSize(size);
             setSize(size);

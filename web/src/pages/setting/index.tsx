@@ -4,6 +4,7 @@
 import { lazy, Suspense } from 'react';
 import { Alert, Spin, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import { Navigate, useSearchParams } from 'react-router';
 import { isRoot, useUser } from '../../context/user.js';
 import PageHeader from '../../components/PageHeader.js';
@@ -31,7 +32,7 @@ function Settings() {
 
   if (options.isLoading) return <Spin />;
   if (options.error || !options.data) {
-    return <Alert type="error" showIcon message={options.error?.message || t('loadFailed')} />;
+    return <Alert type="error" showIcon message={translateServerMessage(options.error?.message) || t('loadFailed')} />;
   }
   const o = options.data;
   const body = {

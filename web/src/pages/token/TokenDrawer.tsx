@@ -1,6 +1,7 @@
 // Token create/edit drawer (spec §5 Token form, §9 presets, expiry shortcuts and batch counts).
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import { App as AntApp, Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
@@ -212,7 +213,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
               { value: '', label: t('form.groupUser') },
               ...Object.entries(groups).map(([g, info]) => ({
                 value: g,
-                label: `${g}${info?.desc ? ` - ${info.desc}` : ''}${info?.ratio !== undefined ? ` (${info.ratio}x)` : ''}`,
+                label: `${g}${info?.desc ? ` - ${translateServerMessage(info.desc)}` : ''}${info?.ratio !== undefined ? ` (${info.ratio}x)` : ''}`,
               })),
             ]}
           />

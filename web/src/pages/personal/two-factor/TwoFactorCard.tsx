@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Button, Card, Flex, Modal, Spin, Tag, Typography } from 'antd';
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { translateServerMessage } from '../../../i18n/server-message.js';
 import { message } from '../../../lib/feedback.js';
 import { STATUS_KEY, twoFactorApi, useTwoFactorStatus, type SetupAnswer } from './api.js';
 import SetupDialog from './SetupDialog.js';
@@ -58,7 +59,7 @@ export default function TwoFactorCard() {
       {status.isLoading ? (
         <Spin />
       ) : status.error || !s ? (
-        <Typography.Text type="danger">{status.error?.message}</Typography.Text>
+        <Typography.Text type="danger">{translateServerMessage(status.error?.message)}</Typography.Text>
       ) : (
         <Flex vertical gap={12}>
           <Typography.Text type="secondary">{t('intro')}</Typography.Text>

@@ -48,7 +48,7 @@ export default function BatchDialog({ open, rows, selected, onClose, onApply }: 
       okText={t('common:action.ok')}
       cancelText={t('common:action.cancel')}
     >
-      <Typography.Paragraph type="secondary">{t('batch.selected', { n: selected.length })}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">{t('batch.selected', { count: selected.length })}</Typography.Paragraph>
       <Form layout="vertical" data-testid="batch-dialog">
         <Form.Item label={t('batch.field')}>
           <Select<BatchField>

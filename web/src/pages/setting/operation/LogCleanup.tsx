@@ -24,7 +24,7 @@ export default function LogCleanup() {
     setBusy(true);
     try {
       const res = await api.del<number>(`/api/log/?target_timestamp=${Math.floor(time.valueOf() / 1000)}`);
-      if (res.success) void message.success(t('log.cleaned', { n: res.data ?? 0 }));
+      if (res.success) void message.success(t('log.cleaned', { count: res.data ?? 0 }));
       else void message.error(res.message || t('saveFailed'));
     } catch {
       /* the api client reported it */

@@ -174,7 +174,7 @@ export default function RatioTable({ id, initialRows, allowAdd, onSave, saving }
           pageSize: RATIO_PAGE_SIZE,
           onChange: setPage,
           showSizeChanger: false,
-          showTotal: (n) => t('ratio.total', { n }),
+          showTotal: (n) => t('ratio.total', { count: n }),
         }}
         scroll={{ x: 760 }}
       />
