@@ -11,6 +11,7 @@ import { answerError } from './lib/error-answer.js';
 import { ANONYMOUS_BODY_LIMIT } from './lib/body-limits.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
+import { registerOpsRoutes } from './api/ops.js';
 import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 import { registerConsoleFiles } from './lib/console-files.js';
@@ -56,6 +57,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerGlobalApiRateLimit(app, ctx);
   await registerApiRoutes(app, ctx);
   await registerRelayRoutes(app, ctx);
+  // GET /metrics, /healthz, /readyz
+  await registerOpsRoutes(app, ctx);
 
   const dist = webDistDir(ctx);
   const hasWeb = existsSync(resolve(dist, 'index.html'));

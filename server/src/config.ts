@@ -54,10 +54,25 @@ export interface Config {
   globalApiRateLimit: { enabled: boolean; count: number; durationSec: number };
   globalWebRateLimit: { enabled: boolean; count: number; durationSec: number };
   criticalRateLimit: { enabled: boolean; count: number; durationSec: number };
+  /** Observability (services/metrics.ts, services/tracing.ts, api/ops.ts) */
+  observability: ObservabilityConfig;
   debug: boolean;
   logLevel: string;
   webDistDir: string;
   version: string;
+}
+
+export interface ObservabilityConfig {
+  /** METRICS_TOKEN: when set, GET /metrics wants `Authorization: Bearer <token>` */
+  metricsToken: string;
+  /** METRICS_ALLOW_PUBLIC: /metrics answers any address, not only loopback and private ones */
+  metricsAllowPublic: boolean;
+  /** RELAY_ACCESS_LOG: one info line per relay request (default true) */
+  relayAccessLog: boolean;
+  /** where spans go (OTLP/HTTP): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces; empty: no tracing */
+  otlpTracesUrl: string;
+  /** OTEL_SERVICE_NAME (default ai-gateway) */
+  serviceName: string;
 }
 
 export type OAuthVendor = 'github' | 'linuxdo' | 'discord';
@@ -195,10 +210,26 @@ export function loadConfig(env: Env = process.env): Config {
       count: int(env, 'CRITICAL_RATE_LIMIT', 20, 1),
       durationSec: int(env, 'CRITICAL_RATE_LIMIT_DURATION', 1200, 1),
     },
+    observability: observabilityOf(env),
     debug: bool(env, 'DEBUG', false),
     logLevel: env.LOG_LEVEL?.trim() || (bool(env, 'DEBUG', false) ? 'debug' : 'info'),
     webDistDir: env.WEB_DIST_DIR?.trim() ?? '',
     version: env.VERSION?.trim() || 'v0.1.0',
+  };
+}
+
+function observabilityOf(env: Env): ObservabilityConfig {
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ?? '';
+  const traces =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || (base ? base.replace(/\/+$/, '') + '/v1/traces' : '');
+  if (traces && !/^https?:\/\//.test(traces))
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL, got "${traces}"`);
+  return {
+    metricsToken: env.METRICS_TOKEN?.trim() ?? '',
+    metricsAllowPublic: bool(env, 'METRICS_ALLOW_PUBLIC', false),
+    relayAccessLog: bool(env, 'RELAY_ACCESS_LOG', true),
+    otlpTracesUrl: traces,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'ai-gateway',
   };
 }
 

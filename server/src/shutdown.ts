@@ -14,11 +14,14 @@
 // Before this, connections were cut at once: a stream in flight was ended mid-answer on every deploy.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
+import { markShuttingDown } from './services/health.js';
 
 const TICK_MS = 25;
 
 export async function closeGracefully(app: FastifyInstance, ctx: AppContext, drainMs: number): Promise<void> {
   const server = app.server;
+  // /readyz answers 503 from here on (services/health.ts)
+  markShuttingDown(ctx);
   let closed = false;
   const closing = app
     .close()

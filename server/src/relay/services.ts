@@ -20,6 +20,8 @@ import { TokenCache } from '../services/cache/token-cache.js';
 import { UserCache } from '../services/cache/user-cache.js';
 import { startSqliteWorker } from '../services/sqlite-worker.js';
 import { clearAfterOutage } from '../services/cache/redis-outage.js';
+import { metricsOf, type GatewayMetrics } from '../services/metrics.js';
+import { startTracing, type RelayTracer } from '../services/tracing.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -43,6 +45,10 @@ export interface RelayServices {
   inFlight: Set<Promise<void>>;
   /** upstream calls still being read for clients that went away (relay/attempt.ts); a stop aborts them */
   leftBehind: Set<{ destroy(): void }>;
+  /** Prometheus counters the pipeline moves (services/metrics.ts) */
+  metrics: GatewayMetrics;
+  /** OpenTelemetry spans of relay requests; null unless OTEL_EXPORTER_OTLP_ENDPOINT is set (services/tracing.ts) */
+  tracer: RelayTracer | null;
 }
 
 const registry = new WeakMap<AppContext, RelayServices>();
@@ -74,6 +80,9 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
         })
       : null;
     const notifier = new QuotaNotifier(ctx);
+    const tracer = await startTracing(ctx);
+    // registered before the hook below, so it runs after it: the spans of the requests that drain are exported too
+    if (tracer) ctx.onClose(() => tracer.shutdown());
     const svc: RelayServices = {
       tokens,
       users,
@@ -93,7 +102,17 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       providers: providerSettings(ctx, vertexTokens(ctx), remoteImageFetcher(userUrlFetch(ctx))),
       inFlight: new Set(),
       leftBehind: new Set(),
+      metrics: metricsOf(ctx),
+      tracer,
     };
+    svc.metrics.attachRelay({
+      inFlight: () => svc.inFlight.size,
+      logBacklog: () => logs.backlog(),
+      cacheLookups: () => [
+        { cache: 'token', hits: tokens.hits, misses: tokens.misses },
+        { cache: 'user', hits: users.hits, misses: users.misses },
+      ],
+    });
     // consume-log rows are written together with their charges (services/billing/)
     svc.billing.attachLogs(logs);
     if (ctx.redis) clearAfterOutage(ctx.redis, [tokens.redisKeys, users.redisKeys], ctx.log);

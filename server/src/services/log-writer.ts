@@ -214,6 +214,8 @@ export class LogWriter {
   private quiet = true;
   private loop = performance.eventLoopUtilization();
   private windowStart = Date.now();
+  /** when the oldest row still queued in this process was queued (0: nothing queued), for GET /metrics */
+  private queuedSince = 0;
 
   constructor(private readonly ctx: AppContext) {
     this.handle = ctx.logDbKind === 'sqlite' ? sqliteHandle(ctx.logDb) : undefined;
@@ -243,6 +245,7 @@ export class LogWriter {
    */
   addCharged(row: NewLog, charge: Charge): boolean {
     if (!this.chargeSql || !this.worker?.usable) return false;
+    if (!this.queuedSince) this.queuedSince = Date.now();
     pushSqliteValues(this.charged, row);
     for (const c of CHARGE_COLUMNS) this.charged.push(charge[c]);
     this.chargeSeq++;
@@ -256,6 +259,7 @@ export class LogWriter {
   }
 
   add(row: NewLog): void {
+    if (!this.queuedSince) this.queuedSince = Date.now();
     if (this.worker?.usable) {
       pushSqliteValues(this.pending, row);
       this.schedulePost();
@@ -277,6 +281,7 @@ export class LogWriter {
     const charged = this.charged;
     this.pending = [];
     this.charged = [];
+    if (!this.queue.length) this.queuedSince = 0;
     this.checkLoad();
     const how = this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS };
     if (this.worker?.usable) {
@@ -305,6 +310,12 @@ export class LogWriter {
     // the worker died since these rows were taken: they go the main-thread way
     for (let i = 0; i < values.length; i += COLUMNS.length) this.queue.push(rowOf(values, i));
   };
+
+  /** rows queued in this process (not yet handed to the database or the worker) and the oldest one's age */
+  backlog(): { rows: number; lagMs: number } {
+    const rows = this.queue.length + this.pending.length / COLUMNS.length + this.charged.length / CHARGED_COLS;
+    return { rows, lagMs: rows && this.queuedSince ? Date.now() - this.queuedSince : 0 };
+  }
 
   /** charges were queued that may not be committed yet (the worker's own timers write them too, unannounced) */
   get chargesPending(): boolean {
@@ -349,6 +360,7 @@ export class LogWriter {
     if (!this.queue.length) return;
     const rows = this.queue;
     this.queue = [];
+    if (!this.pending.length && !this.charged.length) this.queuedSince = 0;
     this.flushing = (async () => {
       for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
         if (i) await new Promise((r) => setImmediate(r));

@@ -6,6 +6,7 @@ import { RelayError, sseHeaders } from '../errors.js';
 import { StreamKeepAlive } from '../keepalive.js';
 import { reroute } from './route.js';
 import type { RelayState } from './state.js';
+import { upstreamErrorClass } from '../../services/metrics.js';
 
 /** new-api's shouldRetry (new-api-compat.md §4.5), applied to the (mapped) status. */
 export function shouldRetry(err: RelayError, channelType: number): boolean {
@@ -25,6 +26,10 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
   // pings are SSE comments: a JSON-array stream (Gemini without alt=sse) has no room for them
   if (isStream && !mode.rawResponse && mode.framing !== 'json-array')
     s.keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(req.id, req.headers.origin));
+  if (isStream) {
+    s.streaming = true;
+    svc.metrics.streamsOpen++;
+  }
   const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
   const passThrough = ctx.options.bool('global.pass_through_request_enabled');
   const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
@@ -32,6 +37,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
   for (let i = 0; ; i++) {
     const channel = s.channel;
     s.used.push(channel.id);
+    const span = s.trace?.child('upstream attempt', { 'gateway.channel_id': channel.id, 'gateway.attempt': i + 1 });
     const result = await attempt(svc, ctx, req, res, {
       channel,
       mode,
@@ -48,8 +54,17 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
       gate: i === 0 ? s.gate : null,
       keepAlive: s.keepAlive,
     });
+    if (span) {
+      span.set({ 'gateway.outcome': result.kind });
+      if (result.kind === 'failed') span.fail(result.error.message);
+      span.end();
+    }
     if (result.kind !== 'failed') return result;
     const err = result.error;
+    svc.metrics.upstreamErrors.inc({
+      channel: String(channel.id),
+      class: upstreamErrorClass(err.status, err.code, err.local),
+    });
     // the status after status_code_mapping, as new-api's processChannelError sees it
     if (
       svc.channelStatus.shouldDisable(channel, {
@@ -68,6 +83,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
     failed.add(channel.id);
     const next = reroute(s, i + 1, failed);
     if (!next) return result;
+    svc.metrics.retries.inc({ route: mode.name });
     s.channel = next;
   }
 }

@@ -40,6 +40,7 @@ export async function reserve(s: RelayState): Promise<void> {
       amount,
       overlapped,
     });
+  const span = s.trace?.child('reserve', { 'gateway.reserve_amount': pre });
   s.reserving = take(pre)
     .catch((e) => {
       // refused a bound of the prompt: new-api's threshold is the exact count, which may still fit
@@ -48,8 +49,16 @@ export async function reserve(s: RelayState): Promise<void> {
       return take(exact());
     })
     .then(
-      (r) => (s.reservation = r),
+      (r) => {
+        svc.metrics.reservationsHeld++;
+        span?.end();
+        return (s.reservation = r);
+      },
       (e) => {
+        if (span) {
+          span.fail((e as Error).message);
+          span.end();
+        }
         throw e instanceof QuotaError ? new RelayError(403, e.message, 'new_api_error', e.code) : e;
       },
     );

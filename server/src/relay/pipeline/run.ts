@@ -16,6 +16,7 @@ import { reserve } from './reserve.js';
 import { attempts } from './attempts.js';
 import { refund, settle } from './settle.js';
 import { newState, type JsonRelayOptions, type RelayState } from './state.js';
+import { observe } from './observe.js';
 
 export type { JsonRelayOptions } from './state.js';
 export { shouldRetry } from './attempts.js';
@@ -35,6 +36,7 @@ export function relayJson(
 }
 
 async function run(s: RelayState): Promise<void> {
+  let status = 200;
   try {
     await authenticate(s);
     parse(s);
@@ -45,14 +47,19 @@ async function run(s: RelayState): Promise<void> {
     await reserve(s);
     const failure = await settle(s, await attempts(s));
     if (failure) answerError(s, failure);
+    // 499: the client left (nginx's code); its request was billed for what was delivered, or refunded
+    status = failure ? failure.status : !s.charged || s.charged.clientLeft ? 499 : 200;
   } catch (err) {
     // an overlapped reservation may still be committing: whatever it took goes back
     if (!s.reservation && s.reserving) await s.reserving.catch(() => null);
     if (s.reservation) await refund(s, s.reservation);
     if (!(err instanceof RelayError)) s.ctx.log.error({ err, reqId: s.req.id }, 'relay failed');
-    answerError(s, asRelayError(err));
+    const answer = asRelayError(err);
+    status = answer.status;
+    answerError(s, answer);
   } finally {
     s.keepAlive?.stop();
+    observe(s, status);
   }
 }
 

@@ -14,9 +14,20 @@ const SATURATED = '当前分组上游负载已饱和，请稍后再试';
 
 /** Settles an attempt's outcome; returns the error to answer the client with, if it failed. */
 export async function settle(s: RelayState, result: AttemptResult): Promise<RelayError | null> {
-  const { svc, ctx } = s;
   // the first attempt waited for an overlapped reservation (or threw its refusal): it stands by now
   const held = s.reservation ?? (await s.reserving!);
+  if (!s.trace) return charge(s, held, result);
+  const span = s.trace.child('settle', { 'gateway.outcome': result.kind });
+  try {
+    return await charge(s, held, result);
+  } finally {
+    span.set({ 'gateway.quota': s.charged?.quota ?? 0 });
+    span.end();
+  }
+}
+
+async function charge(s: RelayState, held: Reservation, result: AttemptResult): Promise<RelayError | null> {
+  const { svc, ctx } = s;
   if (result.kind !== 'done') {
     await refund(s, held);
     if (result.kind === 'gone') return null;
@@ -39,6 +50,15 @@ export async function settle(s: RelayState, result: AttemptResult): Promise<Rela
             ? claudeQuota(s.price, claudeUsageOf(usage), quotaPerUnit)
             : textQuota(s.price, usage, quotaPerUnit);
   const row = logRow(s, result, quota, audio);
+  s.charged = {
+    prompt: usage.prompt_tokens,
+    completion: usage.completion_tokens,
+    quota,
+    frt: result.frt,
+    stream: result.isStream,
+    clientLeft: result.clientLeft,
+  };
+  if (held.state === 'open') svc.metrics.reservationsHeld--;
   // the charge and its log row are written together (services/billing/)
   svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
   const after = s.quotaBefore - quota;
@@ -48,6 +68,7 @@ export async function settle(s: RelayState, result: AttemptResult): Promise<Rela
 
 /** Gives a reservation back (the request failed, was refused or its client left). */
 export function refund(s: RelayState, held: Reservation): Promise<void> {
+  if (held.state === 'open') s.svc.metrics.reservationsHeld--;
   return s.svc.billing.refund(held).catch((e) => s.ctx.log.error({ err: e }, 'refund failed'));
 }
 

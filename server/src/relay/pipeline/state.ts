@@ -10,6 +10,7 @@ import type { StreamKeepAlive } from '../keepalive.js';
 import type { RelayMode } from '../modes/mode.js';
 import type { RelayRequest } from '../request.js';
 import type { RelayServices } from '../services.js';
+import type { RequestTrace } from '../../services/tracing.js';
 
 export interface JsonRelayOptions {
   mode: RelayMode;
@@ -57,6 +58,23 @@ export interface RelayState {
   keepAlive: StreamKeepAlive | null;
   /** the channels tried, in order */
   used: number[];
+  // ---- observability (observe.ts)
+  /** this request's span when tracing is on */
+  trace: RequestTrace | null;
+  /** counted in metrics.streamsOpen until the request ends */
+  streaming: boolean;
+  /** what settlement charged, for the metrics and the access log */
+  charged: Charged | null;
+}
+
+export interface Charged {
+  prompt: number;
+  completion: number;
+  quota: number;
+  /** ms from the start to the upstream's answer head */
+  frt: number;
+  stream: boolean;
+  clientLeft: boolean;
 }
 
 /** A request's state before its first step: the fields the steps fill are set as they run. */
@@ -91,5 +109,8 @@ export function newState(
     gate: null,
     keepAlive: null,
     used: [],
+    trace: svc.tracer?.request(`relay ${opts.mode.name}`, req.id, { 'gateway.route': opts.mode.name }) ?? null,
+    streaming: false,
+    charged: null,
   };
 }

@@ -98,6 +98,10 @@ export class TokenCache {
   private readonly ttlMs: number;
   private unsubscribe: (() => void) | undefined;
 
+  /** lookups answered from memory, and those that asked Redis or the database (GET /metrics) */
+  hits = 0;
+  misses = 0;
+
   constructor(private readonly ctx: AppContext) {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
@@ -154,10 +158,14 @@ export class TokenCache {
     if (this.ctx.redis) return undefined;
     const e = this.mem.get(key);
     if (!e) return undefined;
-    if (Date.now() - e.at < (e.rec ? this.ttlMs : NEGATIVE_TTL_MS)) return e.rec;
+    if (Date.now() - e.at < (e.rec ? this.ttlMs : NEGATIVE_TTL_MS)) {
+      this.hits++;
+      return e.rec;
+    }
     if (!e.rec) return undefined;
     // stale: answer from memory, refresh in the background (no DB wait on the hot path)
     this.refresh.stale(key, e);
+    this.hits++;
     return e.rec;
   }
 
@@ -165,6 +173,7 @@ export class TokenCache {
   async get(key: string): Promise<TokenRecord | null> {
     const c = this.cached(key);
     if (c !== undefined) return c;
+    this.misses++;
     if (this.ctx.redis) return this.getRedis(key);
     const rec = await this.fromDb(key);
     this.put(key, rec);

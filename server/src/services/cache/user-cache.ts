@@ -65,6 +65,10 @@ export class UserCache {
   private readonly ttlMs: number;
   private unsubscribe: (() => void) | undefined;
 
+  /** lookups answered from memory, and those that asked Redis or the database (GET /metrics) */
+  hits = 0;
+  misses = 0;
+
   constructor(private readonly ctx: AppContext) {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
   }
@@ -118,12 +122,14 @@ export class UserCache {
     const e = this.mem.get(id);
     if (!e || !e.rec) return undefined;
     if (Date.now() - e.at >= this.ttlMs) this.refresh.stale(id, e);
+    this.hits++;
     return e.rec;
   }
 
   async get(id: number): Promise<UserRecord | null> {
     const c = this.cached(id);
     if (c) return c;
+    this.misses++;
     if (this.ctx.redis) return this.getRedis(id);
     const now = Date.now();
     const raw = await this.fromDb(id);
