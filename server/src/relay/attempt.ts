@@ -198,7 +198,7 @@ export async function attempt(
     try {
       await adaptor.authorize(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: out });
     } catch (err) {
-      ctx.log.warn({ err, channel: channel.id }, 'upstream authorisation failed');
+      ctx.log.warn({ err, reqId: a.reqId, channel: channel.id }, 'upstream authorisation failed');
       return {
         kind: 'failed',
         error: new RelayError(
@@ -257,7 +257,7 @@ export async function attempt(
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
     if (clientGone) return GONE;
-    ctx.log.warn({ err, channel: channel.id }, 'upstream request failed');
+    ctx.log.warn({ err, reqId: a.reqId, channel: channel.id }, 'upstream request failed');
     return {
       kind: 'failed',
       error: new RelayError(500, '请求上游地址失败', 'new_api_error', 'do_request_failed', false),

@@ -1,6 +1,6 @@
 // A real gateway on 127.0.0.1:<ephemeral> over a fresh database, for integration tests.
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/app.js';
@@ -24,6 +24,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** Redis key prefix; give two servers the same one (and the same database) to make them nodes of one deployment */
   redisPrefix?: string;
+  /** the instance's logger (default: silent, or TEST_LOG_LEVEL) */
+  logger?: Logger;
 }
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -39,7 +41,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...opts.env,
   });
   const ctx = await createContext(config, {
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger: opts.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     redisPrefix: opts.redisPrefix ?? uniqueName('gwt') + ':',
   });
   const app = await buildApp(ctx);

@@ -38,9 +38,9 @@ await describeEachDb('health and readiness', (kind) => {
   });
 
   it('is not ready while a migration is missing', async () => {
-    const last = (await sql<{ name: string }>`SELECT name, timestamp FROM kysely_migration ORDER BY name DESC`.execute(
-      s.ctx.db,
-    )).rows[0] as { name: string; timestamp: string };
+    const last = (
+      await sql<{ name: string }>`SELECT name, timestamp FROM kysely_migration ORDER BY name DESC`.execute(s.ctx.db)
+    ).rows[0] as { name: string; timestamp: string };
     await sql`DELETE FROM kysely_migration WHERE name = ${last.name}`.execute(s.ctx.db);
     try {
       const r = await get(s, '/readyz');
@@ -48,7 +48,9 @@ await describeEachDb('health and readiness', (kind) => {
       expect(r.body.checks!.migrations).toBe(`pending: ${last.name}`);
       expect(r.body.checks!.database).toBe('ok');
     } finally {
-      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${last.name}, ${last.timestamp})`.execute(s.ctx.db);
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${last.name}, ${last.timestamp})`.execute(
+        s.ctx.db,
+      );
     }
     expect((await get(s, '/readyz')).status).toBe(200);
   });

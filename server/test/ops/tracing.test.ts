@@ -101,7 +101,9 @@ await describeEachDb('relay tracing', (kind) => {
     }
     expect(children.map((c) => c.name).sort()).toEqual(['reserve', 'settle', 'upstream attempt', 'upstream attempt']);
     const attempts = children.filter((c) => c.name === 'upstream attempt');
-    expect(attempts.map((a) => [attr(a, 'gateway.attempt'), attr(a, 'gateway.channel_id'), attr(a, 'gateway.outcome')])).toEqual(
+    expect(
+      attempts.map((a) => [attr(a, 'gateway.attempt'), attr(a, 'gateway.channel_id'), attr(a, 'gateway.outcome')]),
+    ).toEqual(
       expect.arrayContaining([
         [1, badChannel, 'failed'],
         [2, goodChannel, 'done'],
@@ -111,16 +113,20 @@ await describeEachDb('relay tracing', (kind) => {
   });
 });
 
-await describeEachDb('relay without tracing', (kind) => {
-  let s: TestServer;
-  beforeAll(async () => {
-    s = await startTestServer({ kind });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
+await describeEachDb(
+  'relay without tracing',
+  (kind) => {
+    let s: TestServer;
+    beforeAll(async () => {
+      s = await startTestServer({ kind });
+    });
+    afterAll(async () => {
+      await s?.close();
+    });
 
-  it('has no tracer when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {
-    expect(relayServices(s.ctx).tracer).toBeNull();
-  });
-}, ['postgres', 'mysql']);
+    it('has no tracer when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {
+      expect(relayServices(s.ctx).tracer).toBeNull();
+    });
+  },
+  ['postgres', 'mysql'],
+);

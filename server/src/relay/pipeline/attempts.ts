@@ -77,7 +77,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
     ) {
       void svc.channelStatus
         .disable(channel.id, err.message)
-        .catch((e) => ctx.log.warn({ err: e }, 'auto-disable failed'));
+        .catch((e) => ctx.log.warn({ err: e, reqId: req.id }, 'auto-disable failed'));
     }
     if (i >= retryTimes || !shouldRetry(err, channel.type)) return result;
     failed.add(channel.id);

@@ -69,7 +69,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
 /** Gives a reservation back (the request failed, was refused or its client left). */
 export function refund(s: RelayState, held: Reservation): Promise<void> {
   if (held.state === 'open') s.svc.metrics.reservationsHeld--;
-  return s.svc.billing.refund(held).catch((e) => s.ctx.log.error({ err: e }, 'refund failed'));
+  return s.svc.billing.refund(held).catch((e) => s.ctx.log.error({ err: e, reqId: s.req.id }, 'refund failed'));
 }
 
 /** The relay's usage of a Claude answer back in Claude's terms: input_tokens exclude the cache reads. */
