@@ -29,7 +29,7 @@ export function observe(s: RelayState, status: number): void {
     if (status >= 500) trace.fail(`status ${status}`);
     trace.end();
   }
-  if (s.ctx.config.observability.relayAccessLog)
+  if (s.ctx.config.observability.relayAccessLog && s.ctx.log.isLevelEnabled('info'))
     s.ctx.log.info(
       {
         reqId: s.req.id,
