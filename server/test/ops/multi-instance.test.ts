@@ -26,6 +26,8 @@ import { readHolds } from '../../src/services/quota-holds.js';
 import { addChannel, addToken, addUser, key48, setOptions } from '../relay/fixtures.js';
 
 const MODEL = 'multi-model';
+/** a process start (tsx compiles the sources) takes seconds, many on a loaded machine */
+const PROCESS_TEST_MS = 90_000;
 const REDIS_DB = { sqlite: 0, postgres: 13, mysql: 14 } as const;
 /** access tokens are 32 characters (users.access_token is char(32)) */
 const accessToken = () => key48().slice(0, 32);
@@ -80,6 +82,7 @@ const body = (kind: TestDbKind) => {
   let redis: Redis;
   let master: GatewayProcess;
   let slave: GatewayProcess;
+  let rootId = 0;
   const users: Record<string, { id: number; access: string; token: { id: number; key: string } }> = {};
   const env = () => ({ REDIS_CONN_STRING: redisUrl(REDIS_DB[kind]), CHANNEL_TEST_FREQUENCY: '1' });
   const startSlave = () => spawnGateway(database, { ...env(), NODE_TYPE: 'slave' });
@@ -128,38 +131,42 @@ const body = (kind: TestDbKind) => {
     expect(tables).toEqual([]);
   });
 
-  it('the master schedules the background jobs; the slave neither schedules them nor migrates', async () => {
-    // the data first, through a server that migrates the database (it stops before the two start)
-    const seed = await startTestServer({ database });
-    await setOptions(seed, { ModelRatio: { [MODEL]: 1 }, CompletionRatio: { [MODEL]: 1 } });
-    await addChannel(seed, { baseUrl: upstream.url, models: [MODEL] });
-    const root = await addUser(seed, { role: 100, quota: 0 });
-    await seed.ctx.db.updateTable('users').set({ access_token: ROOT_ACCESS }).where('id', '=', root.id).execute();
-    const quotas = { overdraft: 1_000, toggled: 1_000_000, priced: 1_000_000, limited: 1_000_000, killed: 1_000_000 };
-    for (const [name, quota] of Object.entries(quotas)) {
-      const u = await addUser(seed, { quota });
-      const access = accessToken();
-      await seed.ctx.db.updateTable('users').set({ access_token: access }).where('id', '=', u.id).execute();
-      const token = await addToken(seed, u.id, { unlimited: false, remain: quota });
-      users[name] = { id: u.id, access, token };
-    }
-    await seed.close();
-    const migrations = async () =>
-      (
-        await db
-          .selectFrom('kysely_migration' as never)
-          .selectAll()
-          .execute()
-      ).length;
-    const applied = await migrations();
-    expect(applied).toBeGreaterThan(0);
+  it(
+    'the master schedules the background jobs; the slave neither schedules them nor migrates',
+    async () => {
+      // the data first, through a server that migrates the database (it stops before the two start)
+      const seed = await startTestServer({ database });
+      await setOptions(seed, { ModelRatio: { [MODEL]: 1 }, CompletionRatio: { [MODEL]: 1 } });
+      await addChannel(seed, { baseUrl: upstream.url, models: [MODEL] });
+      rootId = (await addUser(seed, { role: 100, quota: 0 })).id;
+      await seed.ctx.db.updateTable('users').set({ access_token: ROOT_ACCESS }).where('id', '=', rootId).execute();
+      const quotas = { overdraft: 1_000, toggled: 1_000_000, priced: 1_000_000, limited: 1_000_000, killed: 1_000_000 };
+      for (const [name, quota] of Object.entries(quotas)) {
+        const u = await addUser(seed, { quota });
+        const access = accessToken();
+        await seed.ctx.db.updateTable('users').set({ access_token: access }).where('id', '=', u.id).execute();
+        const token = await addToken(seed, u.id, { unlimited: false, remain: quota });
+        users[name] = { id: u.id, access, token };
+      }
+      await seed.close();
+      const migrations = async () =>
+        (
+          await db
+            .selectFrom('kysely_migration' as never)
+            .selectAll()
+            .execute()
+        ).length;
+      const applied = await migrations();
+      expect(applied).toBeGreaterThan(0);
 
-    [master, slave] = await Promise.all([spawnGateway(database, env()), startSlave()]);
-    expect(master.output()).toContain('automatic channel tests scheduled');
-    expect(slave.output()).not.toContain('automatic channel tests scheduled');
-    expect(slave.output()).not.toContain('database migrated');
-    expect(await migrations()).toBe(applied);
-  });
+      [master, slave] = await Promise.all([spawnGateway(database, env()), startSlave()]);
+      expect(master.output()).toContain('automatic channel tests scheduled');
+      expect(slave.output()).not.toContain('automatic channel tests scheduled');
+      expect(slave.output()).not.toContain('database migrated');
+      expect(await migrations()).toBe(applied);
+    },
+    PROCESS_TEST_MS,
+  );
 
   const call = (gw: GatewayProcess, key: string, body: Record<string, unknown> = {}) =>
     fetch(`${gw.url}/v1/chat/completions`, {
@@ -197,29 +204,43 @@ const body = (kind: TestDbKind) => {
         body: JSON.stringify(body),
       }).then((r) => r.json() as Promise<{ success: boolean; message: string }>);
 
-  it('lets no user overdraw: concurrent calls on both instances are charged at most the quota, each logged once', async () => {
-    const u = users.overdraft;
-    // each call reserves more than 20 and is charged 11 (1 prompt + max_tokens / 2): ~45 fit in 1 000
-    const calls = Array.from({ length: 120 }, (_, i) =>
-      status(i % 2 ? master : slave, u.token.key, { messages: [{ role: 'user', content: 'hi slow:150' }] }),
-    );
-    const statuses = await Promise.all(calls);
-    const answered = statuses.filter((s) => s === 200).length;
-    expect(answered).toBeGreaterThan(0);
-    expect(statuses.filter((s) => s !== 200).length).toBeGreaterThan(0);
-    await waitFor(async () => (await consumeLogs(u.id)).length >= answered);
-    await new Promise((r) => setTimeout(r, 200));
-    const logs = await consumeLogs(u.id);
-    const charged = logs.reduce((a, b) => a + b, 0);
-    const row = await userOf(u.id);
-    expect(logs.length).toBe(answered);
-    expect(charged).toBeLessThanOrEqual(1_000);
-    expect(Number(row.quota)).toBeGreaterThanOrEqual(0);
-    expect(Number(row.quota) + charged).toBe(1_000);
-    expect(Number(row.quota) + Number(row.used_quota)).toBe(1_000);
-    expect((await remainOf(u.token.id)) + charged).toBe(1_000);
-    expect(await readHolds(db, { userId: u.id })).toEqual([]);
-  });
+  /** waits until the instance's option store holds the value (its GET /api/option/, as root) */
+  const applied = (gw: GatewayProcess, key: string, value: string) =>
+    waitFor(async () => {
+      const res = await fetch(`${gw.url}/api/option/`, {
+        headers: { authorization: ROOT_ACCESS, 'New-Api-User': String(rootId) },
+      });
+      const body = (await res.json()) as { data: Array<{ key: string; value: string }> };
+      return body.data.some((o) => o.key === key && o.value === value);
+    }, 5_000);
+
+  it(
+    'lets no user overdraw: concurrent calls on both instances are charged at most the quota, each logged once',
+    async () => {
+      const u = users.overdraft;
+      // each call reserves more than 20 and is charged 11 (1 prompt + max_tokens / 2): ~45 fit in 1 000
+      const calls = Array.from({ length: 120 }, (_, i) =>
+        status(i % 2 ? master : slave, u.token.key, { messages: [{ role: 'user', content: 'hi slow:150' }] }),
+      );
+      const statuses = await Promise.all(calls);
+      const answered = statuses.filter((s) => s === 200).length;
+      expect(answered).toBeGreaterThan(0);
+      expect(statuses.filter((s) => s !== 200).length).toBeGreaterThan(0);
+      await waitFor(async () => (await consumeLogs(u.id)).length >= answered);
+      await new Promise((r) => setTimeout(r, 200));
+      const logs = await consumeLogs(u.id);
+      const charged = logs.reduce((a, b) => a + b, 0);
+      const row = await userOf(u.id);
+      expect(logs.length).toBe(answered);
+      expect(charged).toBeLessThanOrEqual(1_000);
+      expect(Number(row.quota)).toBeGreaterThanOrEqual(0);
+      expect(Number(row.quota) + charged).toBe(1_000);
+      expect(Number(row.quota) + Number(row.used_quota)).toBe(1_000);
+      expect((await remainOf(u.token.id)) + charged).toBe(1_000);
+      expect(await readHolds(db, { userId: u.id })).toEqual([]);
+    },
+    PROCESS_TEST_MS,
+  );
 
   it('refuses a token disabled on one instance at the next request on the other', async () => {
     const u = users.toggled;
@@ -237,11 +258,7 @@ const body = (kind: TestDbKind) => {
   it('applies an option saved on one instance on the other', async () => {
     const u = users.priced;
     expect(await status(slave, u.token.key)).toBe(200);
-    const root = consoleApi(
-      master,
-      ROOT_ACCESS,
-      (await db.selectFrom('users').select('id').where('role', '=', 100).executeTakeFirstOrThrow()).id,
-    );
+    const root = consoleApi(master, ROOT_ACCESS, rootId);
     expect(
       (await root('PUT', '/api/option/', { key: 'ModelRatio', value: JSON.stringify({ [MODEL]: 3 }) })).success,
     ).toBe(true);
@@ -259,15 +276,12 @@ const body = (kind: TestDbKind) => {
     expect(
       (await root('PUT', '/api/option/', { key: 'ModelRatio', value: JSON.stringify({ [MODEL]: 1 }) })).success,
     ).toBe(true);
+    await applied(slave, 'ModelRatio', JSON.stringify({ [MODEL]: 1 }));
   });
 
   it('counts one model request rate limit across both instances', async () => {
     const u = users.limited;
-    const root = consoleApi(
-      slave,
-      ROOT_ACCESS,
-      (await db.selectFrom('users').select('id').where('role', '=', 100).executeTakeFirstOrThrow()).id,
-    );
+    const root = consoleApi(slave, ROOT_ACCESS, rootId);
     for (const [key, value] of Object.entries({
       ModelRequestRateLimitCount: '5',
       ModelRequestRateLimitSuccessCount: '1000',
@@ -275,7 +289,7 @@ const body = (kind: TestDbKind) => {
       ModelRequestRateLimitEnabled: 'true',
     }))
       expect((await root('PUT', '/api/option/', { key, value })).success).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    await applied(master, 'ModelRequestRateLimitEnabled', 'true');
     const statuses = await Promise.all(
       Array.from({ length: 12 }, (_, i) => status(i % 2 ? master : slave, u.token.key)),
     );
@@ -286,46 +300,50 @@ const body = (kind: TestDbKind) => {
     );
   });
 
-  it('loses no charge and leaks no reservation when an instance is killed mid-stream and started again', async () => {
-    const u = users.killed;
-    const start = 1_000_000;
-    // answered before the kill: charged and logged
-    const done = await Promise.all(Array.from({ length: 4 }, () => status(slave, u.token.key)));
-    expect(done).toEqual([200, 200, 200, 200]);
-    // streams in flight: each has its first piece when the process dies
-    const streams = await Promise.all(
-      Array.from({ length: 3 }, async () => {
-        const res = await call(slave, u.token.key, {
-          stream: true,
-          max_tokens: 200,
-          messages: [{ role: 'user', content: 'hi pieces:20' }],
-        });
-        const reader = res.body!.getReader();
-        await reader.read();
-        return reader;
-      }),
-    );
-    await new Promise((r) => setTimeout(r, 300)); // the settlements of the answered calls are committed (50 ms)
-    expect((await readHolds(db, { userId: u.id })).length).toBeGreaterThan(0);
-    slave.child.kill('SIGKILL');
-    await once(slave.child, 'exit');
-    for (const r of streams) await r.read().catch(() => undefined);
-    // the master keeps serving meanwhile
-    expect(await status(master, u.token.key)).toBe(200);
+  it(
+    'loses no charge and leaks no reservation when an instance is killed mid-stream and started again',
+    async () => {
+      const u = users.killed;
+      const start = 1_000_000;
+      // answered before the kill: charged and logged
+      const done = await Promise.all(Array.from({ length: 4 }, () => status(slave, u.token.key)));
+      expect(done).toEqual([200, 200, 200, 200]);
+      // streams in flight: each has its first piece when the process dies
+      const streams = await Promise.all(
+        Array.from({ length: 3 }, async () => {
+          const res = await call(slave, u.token.key, {
+            stream: true,
+            max_tokens: 200,
+            messages: [{ role: 'user', content: 'hi pieces:20' }],
+          });
+          const reader = res.body!.getReader();
+          await reader.read();
+          return reader;
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300)); // the settlements of the answered calls are committed (50 ms)
+      expect((await readHolds(db, { userId: u.id })).length).toBeGreaterThan(0);
+      slave.child.kill('SIGKILL');
+      await once(slave.child, 'exit');
+      for (const r of streams) await r.read().catch(() => undefined);
+      // the master keeps serving meanwhile
+      expect(await status(master, u.token.key)).toBe(200);
 
-    slave = await startSlave(); // gives back what the dead process held, before it serves
-    expect(slave.output()).toContain('gave back the reservations');
-    expect(await status(slave, u.token.key)).toBe(200);
-    await waitFor(async () => (await consumeLogs(u.id)).length === 6);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await readHolds(db, { userId: u.id })).toEqual([]);
-    const logs = await consumeLogs(u.id);
-    expect(logs).toEqual([11, 11, 11, 11, 11, 11]);
-    const row = await userOf(u.id);
-    expect(Number(row.quota)).toBe(start - 66);
-    expect(Number(row.used_quota)).toBe(66);
-    expect(await remainOf(u.token.id)).toBe(start - 66);
-  });
+      slave = await startSlave(); // gives back what the dead process held, before it serves
+      expect(slave.output()).toContain('gave back the reservations');
+      expect(await status(slave, u.token.key)).toBe(200);
+      await waitFor(async () => (await consumeLogs(u.id)).length === 6);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await readHolds(db, { userId: u.id })).toEqual([]);
+      const logs = await consumeLogs(u.id);
+      expect(logs).toEqual([11, 11, 11, 11, 11, 11]);
+      const row = await userOf(u.id);
+      expect(Number(row.quota)).toBe(start - 66);
+      expect(Number(row.used_quota)).toBe(66);
+      expect(await remainOf(u.token.id)).toBe(start - 66);
+    },
+    PROCESS_TEST_MS,
+  );
 };
 
 if (redisUp) await describeEachDb('two gateway processes on one database and one Redis', body, ['sqlite']);
