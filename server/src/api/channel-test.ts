@@ -107,8 +107,11 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     }
   });
 
+  // background jobs run on the master only (new-api-compat.md §1.3); the log lines let operators (and the
+  // multi-instance test) see which node runs them
   if (ctx.config.nodeType === 'master') {
     if (ctx.config.channelTestFrequencyMin > 0) {
+      ctx.log.info({ minutes: ctx.config.channelTestFrequencyMin }, 'automatic channel tests scheduled');
       const t = setInterval(
         () => void testAllChannels(ctx, svc).catch(() => undefined),
         ctx.config.channelTestFrequencyMin * 60_000,
@@ -117,6 +120,7 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
       ctx.onClose(() => clearInterval(t));
     }
     if (ctx.config.channelUpdateFrequencyMin > 0) {
+      ctx.log.info({ minutes: ctx.config.channelUpdateFrequencyMin }, 'automatic channel balance updates scheduled');
       const t = setInterval(() => void updateAll(), ctx.config.channelUpdateFrequencyMin * 60_000);
       t.unref();
       ctx.onClose(() => clearInterval(t));

@@ -48,7 +48,19 @@ export class ChangeBus {
       void this.redis.publish(this.channel, JSON.stringify({ origin: this.origin, ev })).catch(() => undefined);
   }
 
-  subscribe(fn: (ev: ChangeEvent) => void): () => void {
+  /**
+   * publish(), resolved once the local subscribers' work for the change is done (the promise a subscriber returns, e.g.
+   * the token cache deleting the Redis entry every node reads) and the change is on the Redis channel. A console write
+   * that awaits it answers only when the other nodes' next request sees the change, not a cached copy from before.
+   */
+  async publishSettled(ev: ChangeEvent): Promise<void> {
+    const work = this.emitter.listeners('change').map((fn) => (fn as (ev: ChangeEvent) => unknown)(ev));
+    const sent = this.redis?.publish(this.channel, JSON.stringify({ origin: this.origin, ev })).catch(() => undefined);
+    await Promise.allSettled([...work, sent]);
+  }
+
+  /** `fn` may return a promise: publishSettled waits for it. */
+  subscribe(fn: (ev: ChangeEvent) => unknown): () => void {
     this.emitter.on('change', fn);
     return () => this.emitter.off('change', fn);
   }

@@ -175,8 +175,9 @@ export async function getToken(db: Kysely<Database>, userId: number, id: number)
 // ---------------------------------------------------------------------------------------------------------
 // writes
 
-function announce(ctx: AppContext, t: { id: number; key: string; user_id: number }): void {
-  ctx.changes.publish({ kind: 'token', id: t.id, key: t.key, userId: t.user_id });
+/** Answered once every node's next request sees the change (the shared Redis entry is gone): disabled is refused at once. */
+function announce(ctx: AppContext, t: { id: number; key: string; user_id: number }): Promise<void> {
+  return ctx.changes.publishSettled({ kind: 'token', id: t.id, key: t.key, userId: t.user_id });
 }
 
 export async function createToken(
@@ -204,7 +205,7 @@ export async function createToken(
   };
   await ctx.db.insertInto('tokens').values(values).execute();
   const row = view(await own(ctx.db, user.id).where('key', '=', values.key).executeTakeFirstOrThrow());
-  announce(ctx, row);
+  await announce(ctx, row);
   return row;
 }
 
@@ -243,7 +244,7 @@ export async function updateToken(
       await ctx.db.updateTable('tokens').set(fields).where('id', '=', id).where('user_id', '=', user.id).execute();
   }
   const row = (await getToken(ctx.db, user.id, id))!;
-  announce(ctx, row);
+  await announce(ctx, row);
   return row;
 }
 
@@ -257,6 +258,6 @@ export async function deleteToken(ctx: AppContext, userId: number, id: number): 
     .where('id', '=', id)
     .where('user_id', '=', userId)
     .execute();
-  announce(ctx, current);
+  await announce(ctx, current);
   return true;
 }

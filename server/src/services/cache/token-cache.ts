@@ -123,7 +123,8 @@ export class TokenCache {
   start(): void {
     this.unsubscribe = this.ctx.changes.subscribe((ev) => {
       if (ev.kind !== 'token') return;
-      void this.invalidate(ev).catch((err) => this.ctx.log.warn({ err }, 'token cache invalidation failed'));
+      // returned: a writer that awaits ChangeBus.publishSettled answers once the shared entry is gone
+      return this.invalidate(ev).catch((err) => this.ctx.log.warn({ err }, 'token cache invalidation failed'));
     });
   }
 
