@@ -13,3 +13,19 @@ if (typeof window.matchMedia !== 'function') {
     }),
   });
 }
+
+// antd's static toasts, notifications and modals render in React roots of their own and close on timers (a toast
+// after 3 s). Left open, they run on after a test file's environment is torn down and fail the run with "window is
+// not defined": every test closes them, and lets their unmount finish, before its environment can go.
+import { afterEach } from 'vitest';
+import { act } from '@testing-library/react';
+import { Modal, message, notification } from 'antd';
+
+afterEach(async () => {
+  await act(async () => {
+    message.destroy();
+    notification.destroy();
+    Modal.destroyAll();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  });
+});
