@@ -16,6 +16,7 @@ import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 import { registerConsoleFiles } from './lib/console-files.js';
 import { registerJsonCompression } from './lib/compress-json.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
+import { startLogRetention } from './services/log-retention.js';
 
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
@@ -56,6 +57,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   registerGlobalApiRateLimit(app, ctx);
   await registerApiRoutes(app, ctx);
   await registerRelayRoutes(app, ctx);
+  // the master's background deletion of old logs (LogRetentionDays, QuotaDataRetentionDays)
+  startLogRetention(ctx);
 
   const dist = webDistDir(ctx);
   const hasWeb = existsSync(resolve(dist, 'index.html'));
