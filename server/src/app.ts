@@ -17,6 +17,7 @@ import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 import { registerConsoleFiles } from './lib/console-files.js';
 import { registerJsonCompression } from './lib/compress-json.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
+import { startLogRetention } from './services/log-retention.js';
 
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
@@ -59,6 +60,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await registerRelayRoutes(app, ctx);
   // GET /metrics, /healthz, /readyz
   await registerOpsRoutes(app, ctx);
+  // the master's background deletion of old logs (LogRetentionDays, QuotaDataRetentionDays)
+  startLogRetention(ctx);
 
   const dist = webDistDir(ctx);
   const hasWeb = existsSync(resolve(dist, 'index.html'));

@@ -12,6 +12,8 @@ import { loginSwitchProblem } from '../services/login-methods.js';
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
 const NUMERIC_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => /^-?\d+(\.\d+)?$/.test(DEFAULTS[k])));
+/** whole days, 0 = keep forever (services/log-retention.ts) */
+const RETENTION_KEYS = new Set(['LogRetentionDays', 'QuotaDataRetentionDays']);
 const DOMAIN_RE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,}$/i;
 
 /** Turning a login method on requires its credentials to be saved first. */
@@ -72,6 +74,7 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
   if (!ctx.options.has(key)) return `未知的配置项：${key}`;
   if (BOOLEAN_KEYS.has(key) && value !== 'true' && value !== 'false') return `${key} 的值必须是 true 或 false`;
   if (NUMERIC_KEYS.has(key) && numberInput(value) === null) return `${key} 的值必须是数字`;
+  if (RETENTION_KEYS.has(key) && !/^\d{1,6}$/.test(value.trim())) return `${key} 的值必须是非负整数`;
   if (JSON_OPTION_KEYS.has(key)) {
     let parsed: unknown;
     try {

@@ -39,6 +39,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0012_identity_claims': { up: (db: Kysely<any>) => adoptIdentityClaims(db, kind) },
     // short_lived_entries (OAuth states and verification codes every node sees when there is no Redis)
     '0013_short_lived_entries': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // logs (user_id, created_at) and (model_name, created_at): the console's filtered log pages on a large table
+    '0014_log_indexes': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

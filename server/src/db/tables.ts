@@ -219,6 +219,9 @@ export const TABLES: TableSpec[] = [
       ix('logs', 'channel_id'),
       ix('logs', 'token_id'),
       ix('logs', 'group'),
+      // the console's per-user and per-model pages with their time range (migration 0014, bench/log-million.mjs)
+      ix('logs', 'user_id', 'created_at'),
+      ix('logs', 'model_name', 'created_at'),
     ],
   },
   {

@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { trimOldest } from './bounded.js';
 
 export interface RateLimitRule {
   enabled: boolean;
@@ -28,11 +29,14 @@ export interface RateLimiter {
 /** How long an idle key is kept (new-api's RateLimitKeyExpirationDuration). */
 const KEY_TTL_MS = 20 * 60 * 1000;
 
+/** Most keys (client addresses) held at once; past it, idle ones go first, then the oldest. */
+export const RATE_LIMIT_MAX_KEYS = 100_000;
+
 export class MemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, number[]>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor() {
+  constructor(private readonly maxKeys = RATE_LIMIT_MAX_KEYS) {
     this.timer = setInterval(() => this.evictIdle(Date.now()), KEY_TTL_MS);
     this.timer.unref();
   }
@@ -45,6 +49,10 @@ export class MemoryRateLimiter implements RateLimiter {
   hitSync(key: string, max: number, durationSec: number, now: number): boolean {
     let log = this.logs.get(key);
     if (!log) {
+      if (this.logs.size >= this.maxKeys) {
+        this.evictIdle(now);
+        trimOldest(this.logs, this.maxKeys);
+      }
       log = [];
       this.logs.set(key, log);
     }
@@ -67,6 +75,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  get size(): number {
+    return this.logs.size;
   }
 }
 

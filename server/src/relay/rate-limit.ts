@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import { redisAsk } from '../services/cache/redis-outage.js';
 import type { AppContext } from '../context.js';
 import { RelayError } from './errors.js';
+import { trimOldest } from '../lib/bounded.js';
 
 interface Limits {
   minutes: number;
@@ -43,15 +44,31 @@ interface Window {
   success: number[];
 }
 
-class MemoryModelRateLimiter implements ModelRateLimiter {
+/** Most users with a window held at once; past it, empty windows go first, then the oldest. */
+export const MODEL_RATE_LIMIT_MAX_USERS = 100_000;
+
+export class MemoryModelRateLimiter implements ModelRateLimiter {
   private readonly users = new Map<number, Window>();
   private sweep = 0;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly maxUsers = MODEL_RATE_LIMIT_MAX_USERS,
+  ) {}
+
+  get size(): number {
+    return this.users.size;
+  }
 
   private window(userId: number, now: number, windowMs: number): Window {
     let w = this.users.get(userId);
-    if (!w) this.users.set(userId, (w = { total: [], success: [] }));
+    if (!w) {
+      if (this.users.size >= this.maxUsers) {
+        for (const [id, x] of this.users) if (!x.total.length && !x.success.length) this.users.delete(id);
+        trimOldest(this.users, this.maxUsers);
+      }
+      this.users.set(userId, (w = { total: [], success: [] }));
+    }
     const cut = now - windowMs;
     while (w.total.length && w.total[0] <= cut) w.total.shift();
     while (w.success.length && w.success[0] <= cut) w.success.shift();

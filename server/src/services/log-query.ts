@@ -102,16 +102,23 @@ export interface LogPage {
   page_size: number;
 }
 
-export async function queryLogs(ctx: AppContext, f: LogFilter, page: number, pageSize: number): Promise<LogPage> {
-  const db = ctx.logDb;
+/** The log page's two statements, the total and the page's rows (bench/log-million.mjs and a plan test EXPLAIN them). */
+export function logPageQueries(db: Kysely<Database>, f: LogFilter, page: number, pageSize: number) {
   const base = applyFilter(db.selectFrom('logs'), f, { withTime: true });
-  const { n } = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const rows = (await base
-    .selectAll()
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((page - 1) * pageSize)
-    .execute()) as Log[];
+  return {
+    count: base.select((eb) => eb.fn.countAll<number>().as('n')),
+    rows: base
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
+  };
+}
+
+export async function queryLogs(ctx: AppContext, f: LogFilter, page: number, pageSize: number): Promise<LogPage> {
+  const q = logPageQueries(ctx.logDb, f, page, pageSize);
+  const { n } = await q.count.executeTakeFirstOrThrow();
+  const rows = (await q.rows.execute()) as Log[];
   return { items: await toViews(ctx, rows), total: Number(n), page, page_size: pageSize };
 }
 
@@ -123,19 +130,26 @@ export interface LogStat {
 
 /** quota: consume logs matching the filters; rpm/tpm: consume logs of the last 60 s matching the non-time filters. */
 export async function logStat(ctx: AppContext, f: LogFilter): Promise<LogStat> {
-  const db = ctx.logDb;
-  const consume = { ...f, type: LOG_TYPE_CONSUME };
-  const q = await applyFilter(db.selectFrom('logs'), consume, { withTime: true })
-    .select(sql<number>`coalesce(sum(quota), 0)`.as('quota'))
-    .executeTakeFirstOrThrow();
-  const r = await applyFilter(db.selectFrom('logs'), consume, { withTime: false })
-    .where('created_at', '>=', nowSec() - 60)
-    .select([
-      sql<number>`count(*)`.as('rpm'),
-      sql<number>`coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0)`.as('tpm'),
-    ])
-    .executeTakeFirstOrThrow();
+  const s = logStatQueries(ctx.logDb, f, nowSec());
+  const q = await s.quota.executeTakeFirstOrThrow();
+  const r = await s.lastMinute.executeTakeFirstOrThrow();
   return { quota: Number(q.quota), rpm: Number(r.rpm), tpm: Number(r.tpm) };
+}
+
+/** logStat's two statements (EXPLAINed by bench/log-million.mjs and a plan test, as logPageQueries). */
+export function logStatQueries(db: Kysely<Database>, f: LogFilter, now: number) {
+  const consume = { ...f, type: LOG_TYPE_CONSUME };
+  return {
+    quota: applyFilter(db.selectFrom('logs'), consume, { withTime: true }).select(
+      sql<number>`coalesce(sum(quota), 0)`.as('quota'),
+    ),
+    lastMinute: applyFilter(db.selectFrom('logs'), consume, { withTime: false })
+      .where('created_at', '>=', now - 60)
+      .select([
+        sql<number>`count(*)`.as('rpm'),
+        sql<number>`coalesce(sum(prompt_tokens), 0) + coalesce(sum(completion_tokens), 0)`.as('tpm'),
+      ]),
+  };
 }
 
 /** Log search: the type equals a numeric keyword, or the content starts with the keyword; newest 100. */

@@ -122,6 +122,9 @@ export function defaultOptions(): Record<string, string> {
     ChannelDisableThreshold: '5',
     AutomaticDisableKeywords: DEFAULT_DISABLE_KEYWORDS,
     LogConsumeEnabled: b(true),
+    // days of consume/error logs and of dashboard buckets kept (0: forever; services/log-retention.ts)
+    LogRetentionDays: '0',
+    QuotaDataRetentionDays: '0',
     DataExportEnabled: b(true),
     DataExportInterval: '5',
     DataExportDefaultTime: 'hour',

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { userUrlFetch, type SafeFetch } from '../lib/safe-fetch.js';
 import { sendEmail } from './mail.js';
+import { trimOldest } from '../lib/bounded.js';
 
 export const QUOTA_NOTICE_WINDOW_SEC = 2 * 3600;
 
@@ -31,8 +32,17 @@ export interface Notice {
  */
 export const CHANNEL_NOTICE_WINDOW_SEC = 3600;
 
+/** Most notice slots held in memory (without Redis); past it, expired ones go first, then the oldest. */
+export const NOTICE_SLOTS_MAX = 100_000;
+
 export class QuotaNotifier {
   private readonly sentAt = new Map<string, number>();
+  /** tests: the bound on sentAt */
+  maxSlots = NOTICE_SLOTS_MAX;
+
+  get slotCount(): number {
+    return this.sentAt.size;
+  }
 
   constructor(
     private readonly ctx: AppContext,
@@ -56,6 +66,11 @@ export class QuotaNotifier {
     const now = Date.now();
     const last = this.sentAt.get(key);
     if (last !== undefined && now - last < windowSec * 1000) return false;
+    if (last === undefined && this.sentAt.size >= this.maxSlots) {
+      const longest = Math.max(QUOTA_NOTICE_WINDOW_SEC, CHANNEL_NOTICE_WINDOW_SEC) * 1000;
+      for (const [k, at] of this.sentAt) if (now - at >= longest) this.sentAt.delete(k);
+      trimOldest(this.sentAt, this.maxSlots);
+    }
     this.sentAt.set(key, now);
     return true;
   }

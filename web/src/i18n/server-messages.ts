@@ -151,6 +151,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '未知的配置项：{0}': 'Unknown setting: {0}',
   '{0} 的值必须是 true 或 false': 'The value of {0} must be true or false',
   '{0} 的值必须是数字': 'The value of {0} must be a number',
+  '{0} 的值必须是非负整数': 'The value of {0} must be a whole number of 0 or more',
   '{0} 不是合法的 JSON 字符串': '{0} is not a valid JSON string',
   'GroupRatio 不是合法的 JSON 字符串': 'GroupRatio is not a valid JSON string',
   '分组 {0} 的倍率必须是数字': 'The ratio of group {0} must be a number',

@@ -63,7 +63,12 @@ export const SENSITIVE_FIELDS: FieldDef[] = [
   f('SensitiveWords', 'textarea', { extra: 'extra.onePerLine', rows: 6 }),
 ];
 
-export const LOG_FIELDS: FieldDef[] = [f('LogConsumeEnabled', 'switch')];
+export const LOG_FIELDS: FieldDef[] = [
+  f('LogConsumeEnabled', 'switch'),
+  // 0 keeps everything; the master deletes older rows in the background (server/src/services/log-retention.ts)
+  f('LogRetentionDays', 'number', { min: 0, step: 1, extra: 'extra.LogRetentionDays' }),
+  f('QuotaDataRetentionDays', 'number', { min: 0, step: 1, extra: 'extra.QuotaDataRetentionDays' }),
+];
 
 export const DASHBOARD_FIELDS: FieldDef[] = [
   f('DataExportEnabled', 'switch'),

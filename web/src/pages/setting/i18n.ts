@@ -107,6 +107,8 @@ export const pairs: Pairs = {
   'f.StopOnSensitiveEnabled': ['在检测到屏蔽词时立刻停止生成', 'Stop generating when a sensitive word is found'],
   'f.SensitiveWords': ['屏蔽词列表', 'Sensitive words'],
   'f.LogConsumeEnabled': ['启用额度消费日志记录', 'Record consumption logs'],
+  'f.LogRetentionDays': ['日志保留天数', 'Keep logs for (days)'],
+  'f.QuotaDataRetentionDays': ['数据看板保留天数', 'Keep dashboard data for (days)'],
   'f.DataExportEnabled': ['启用数据看板（实验性）', 'Enable the data dashboard (experimental)'],
   'f.DataExportInterval': ['数据看板更新间隔（分钟）', 'Dashboard update interval (minutes)'],
   'f.DataExportDefaultTime': ['数据看板默认时间粒度', 'Default dashboard granularity'],
@@ -247,6 +249,14 @@ export const pairs: Pairs = {
   ],
   'extra.onePerLine': ['一行一个', 'One per line'],
   'extra.DataExportInterval': ['最小 1 分钟', 'At least 1 minute'],
+  'extra.LogRetentionDays': [
+    '0 为永久保留；更早的消费与错误日志由主节点在后台分批删除',
+    '0 keeps them forever; older consume and error logs are deleted in the background by the master node',
+  ],
+  'extra.QuotaDataRetentionDays': [
+    '0 为永久保留；通常比日志保留更久',
+    '0 keeps it forever; usually kept longer than the logs',
+  ],
   'extra.ChannelDisableThreshold': [
     '测试所有渠道时，超过此时间将自动禁用渠道（0 为不限制）',
     'Channels slower than this in a full test are disabled (0 = off)',

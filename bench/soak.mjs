@@ -1,0 +1,139 @@
+// Soak: does the gateway's memory stay flat under steady traffic? For SQLite and then PostgreSQL, starts the mock
+// upstream (bench/mock-upstream.mjs) and the built gateway seeded by bench/run.mjs's BENCH_SERVE mode (1,000 tokens,
+// 100 channels), sends a bounded rate of mixed traffic (JSON and streaming chat completions, alternating, on one of the
+// seeded tokens) for SOAK_MINUTES, and reads the gateway's RSS after the warm-up and at the end. Fails (exit 1) when the end
+// RSS is above 1.1 × the warm-up RSS, or when a request fails.
+//
+// Needs the built server (`npm run build`). Env: SOAK_MINUTES (30), SOAK_RATE (requests per second, 40),
+// SOAK_WARMUP_SEC (a fifth of the run, at most 300), SOAK_DBS ("sqlite postgres"), SOAK_PG_URL
+// (postgres://root@127.0.0.1:5432/test: the run creates its own database there and drops it).
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const env = process.env;
+const MINUTES = Number(env.SOAK_MINUTES ?? 30);
+const RATE = Number(env.SOAK_RATE ?? 40);
+const DURATION_MS = MINUTES * 60_000;
+const WARMUP_MS = Number(env.SOAK_WARMUP_SEC ?? Math.min(300, (MINUTES * 60) / 5)) * 1000;
+const DBS = (env.SOAK_DBS ?? 'sqlite postgres').split(/\s+/).filter(Boolean);
+const PG_URL = env.SOAK_PG_URL ?? 'postgres://root@127.0.0.1:5432/test';
+const bench = fileURLToPath(new URL('.', import.meta.url));
+
+function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Starts a bench script and resolves with the `NAME=value` lines it prints once it has printed all of `names`. */
+function start(script, names, extraEnv) {
+  const child = spawn(process.execPath, [bench + script], {
+    env: { ...env, ...extraEnv },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const found = {};
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      for (const n of names) {
+        const m = new RegExp(`${n}=(\\S+)`).exec(out);
+        if (m) found[n] = m[1];
+      }
+      if (names.every((n) => n in found)) resolve(found);
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited ${code}`)));
+  });
+  return { child, ready };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One chat completion; resolves true when the answer is complete (a JSON body, or a stream ending in [DONE]). */
+function call(base, key, stream) {
+  const body = JSON.stringify({
+    model: 'gpt-4o-mini',
+    stream,
+    messages: [{ role: 'user', content: 'Soak request of a typical size. '.repeat(20) }],
+  });
+  const url = new URL(`${base}/chat/completions`);
+  return new Promise((resolve) => {
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (text += d));
+        res.on('end', () =>
+          resolve(res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"choices"'))),
+        );
+        res.on('error', () => resolve(false));
+      },
+    );
+    req.on('error', () => resolve(false));
+    req.end(body);
+  });
+}
+
+async function soak(kind) {
+  const mock = start('mock-upstream.mjs', ['MOCK_PORT'], {});
+  const { MOCK_PORT } = await mock.ready;
+  const gwEnv = {
+    BENCH_SERVE: `http://127.0.0.1:${MOCK_PORT}`,
+    BENCH_PORT: String(3400 + Math.floor(Math.random() * 500)),
+  };
+  if (kind === 'postgres') gwEnv.BENCH_SQL_DSN = PG_URL;
+  const gw = start('run.mjs', ['GATEWAY_URL', 'GATEWAY_KEY', 'GATEWAY_PID'], gwEnv);
+  try {
+    const { GATEWAY_URL, GATEWAY_KEY, GATEWAY_PID } = await gw.ready;
+    const pid = Number(GATEWAY_PID);
+    const started = Date.now();
+    let sent = 0;
+    let failed = 0;
+    let warm = NaN;
+    const pending = new Set();
+    while (Date.now() - started < DURATION_MS) {
+      const due = Math.floor(((Date.now() - started) / 1000) * RATE);
+      while (sent < due) {
+        const p = call(GATEWAY_URL, GATEWAY_KEY, sent % 2 === 1).then((ok) => {
+          if (!ok) failed++;
+          pending.delete(p);
+        });
+        pending.add(p);
+        sent++;
+      }
+      if (Number.isNaN(warm) && Date.now() - started >= WARMUP_MS) {
+        warm = rssMb(pid);
+        console.log(`${kind}: RSS after ${(WARMUP_MS / 1000).toFixed(0)} s warm-up: ${warm.toFixed(1)} MB`);
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await Promise.all(pending);
+    const end = rssMb(pid);
+    const ratio = end / warm;
+    console.log(
+      `${kind}: ${sent} requests in ${MINUTES} min (${RATE}/s, half streamed), ${failed} failed; ` +
+        `RSS warm-up ${warm.toFixed(1)} MB, end ${end.toFixed(1)} MB (×${ratio.toFixed(3)})`,
+    );
+    return { kind, sent, failed, warm, end, ok: failed === 0 && ratio <= 1.1 };
+  } finally {
+    gw.child.kill('SIGTERM');
+    await new Promise((r) => gw.child.once('exit', r));
+    mock.child.kill('SIGTERM');
+  }
+}
+
+const results = [];
+for (const kind of DBS) results.push(await soak(kind));
+agent.destroy();
+console.table(results);
+if (!results.every((r) => r.ok)) {
+  console.error('soak failed: a request failed or RSS grew more than 10 % after the warm-up');
+  process.exit(1);
+}
