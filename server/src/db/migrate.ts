@@ -39,6 +39,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0012_identity_claims': { up: (db: Kysely<any>) => adoptIdentityClaims(db, kind) },
     // short_lived_entries (OAuth states and verification codes every node sees when there is no Redis)
     '0013_short_lived_entries': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // usage_limits (per-key and per-user rate limits and budgets, services/limits/)
+    '0014_usage_limits': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

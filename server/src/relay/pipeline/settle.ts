@@ -6,6 +6,7 @@ import { audioQuota, audioUsageOf, claudeQuota, isAudioChatModel, textQuota } fr
 import type { AttemptResult } from '../attempt.js';
 import type { UpstreamUsage } from '../providers/index.js';
 import { modelRateLimit } from '../rate-limit.js';
+import { usageLimits } from '../../services/limits/index.js';
 import { logRow } from './log.js';
 import type { RelayState } from './state.js';
 import type { RelayError } from '../errors.js';
@@ -19,6 +20,7 @@ export async function settle(s: RelayState, result: AttemptResult): Promise<Rela
   const held = s.reservation ?? (await s.reserving!);
   if (result.kind !== 'done') {
     await refund(s, held);
+    if (s.limits) void usageLimits(ctx).released(s.limits);
     if (result.kind === 'gone') return null;
     return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
   }
@@ -41,6 +43,9 @@ export async function settle(s: RelayState, result: AttemptResult): Promise<Rela
   const row = logRow(s, result, quota, audio);
   // the charge and its log row are written together (services/billing/)
   svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
+  const limits = usageLimits(ctx);
+  if (s.limits) void limits.settled(s.limits, total, quota);
+  if (s.channel.setting) void limits.channelUsed(s.channel, total, quota);
   const after = s.quotaBefore - quota;
   if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after);
   return null;
