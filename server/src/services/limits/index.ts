@@ -59,9 +59,13 @@ export class UsageLimits {
   readonly ready: Promise<void>;
   loaded = false;
   private readonly stops: Array<() => void> = [];
+  /** the clock of periods, windows in memory and caps (tests fix it; Redis windows keep Redis's own time) */
+  now: () => number = Date.now;
 
   constructor(private readonly ctx: AppContext) {
-    this.counters = ctx.redis ? new RedisCounters(ctx.redis, ctx.redisPrefix, ctx.log) : new MemoryCounters();
+    this.counters = ctx.redis
+      ? new RedisCounters(ctx.redis, ctx.redisPrefix, ctx.log)
+      : new MemoryCounters(() => this.now());
     this.ready = this.reload();
     this.stops.push(
       ctx.changes.subscribe((ev) => {
@@ -133,7 +137,7 @@ export class UsageLimits {
    * request can use (its prompt's bound plus max_tokens), corrected by `settled` once its usage is known.
    */
   async admit(rules: Rules, bound: number): Promise<Admitted> {
-    const now = Date.now();
+    const now = this.now();
     const checks: Check[] = [];
     const kinds: Array<'rpm' | 'tpm' | 'budget'> = [];
     let tpmKey: string | null = null;
@@ -182,7 +186,7 @@ export class UsageLimits {
       if (a.tpmKey && tokens !== a.bound) await this.counters.adjust(a.tpmKey, tokens - a.bound);
       const b = a.rules.budget;
       if (b && quota > 0) {
-        const now = Date.now();
+        const now = this.now();
         const span = periodAt(b.period, now);
         await this.counters.add(budgetKey(b, span.start), quota, span.end - now + DAY_MS);
       }
@@ -199,7 +203,7 @@ export class UsageLimits {
   /** The channels over their daily cap now (empty but for channels with a cap). */
   cappedChannels(): ReadonlySet<number> {
     if (this.capped.size) {
-      const now = Date.now();
+      const now = this.now();
       for (const [id, until] of this.capped)
         if (until <= now) {
           this.capped.delete(id);
@@ -213,7 +217,7 @@ export class UsageLimits {
   async channelUsed(channel: { id: number; setting: Record<string, unknown> | null }, tokens: number, quota: number) {
     const caps = channelCaps(channel.setting);
     if (!caps) return;
-    const now = Date.now();
+    const now = this.now();
     const day = periodAt('daily', now);
     const ttl = day.end - now + 60_000;
     try {
@@ -232,7 +236,7 @@ export class UsageLimits {
   async status(tokenId: number, userId: number, group: string): Promise<LimitStatus> {
     const rules = this.rulesFor(tokenId, userId, group);
     if (!rules) return { rpm: null, tpm: null, budget: null };
-    const now = Date.now();
+    const now = this.now();
     const span = rules.budget ? periodAt(rules.budget.period, now) : null;
     const keys = [
       rules.rpm ? `lim:r:${who(rules.rpm)}` : '',
@@ -257,7 +261,10 @@ export class UsageLimits {
     await this.ctx.db.transaction().execute(async (trx) => {
       await trx.deleteFrom('usage_limits').where('scope', '=', scope).where('target_id', '=', id).execute();
       if (!isEmpty(settings))
-        await trx.insertInto('usage_limits').values({ scope, target_id: id, limits: JSON.stringify(settings) }).execute();
+        await trx
+          .insertInto('usage_limits')
+          .values({ scope, target_id: id, limits: JSON.stringify(settings) })
+          .execute();
     });
     await this.reload();
     this.ctx.changes.publish({ kind: 'limits' });
