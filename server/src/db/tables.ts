@@ -515,7 +515,11 @@ export const TABLES: TableSpec[] = [
   // new-api's tokens table has no settings column, so they live here rather than in a column new-api does not know
   {
     name: 'usage_limits',
-    columns: [c('scope', 'varchar(8)', undefined, true), c('target_id', 'bigint', 0), c('limits', 'text', undefined, true)],
+    columns: [
+      c('scope', 'varchar(8)', undefined, true),
+      c('target_id', 'bigint', 0),
+      c('limits', 'text', undefined, true),
+    ],
     primaryKey: ['scope', 'target_id'],
     indexes: [],
   },

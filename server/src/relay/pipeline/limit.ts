@@ -2,7 +2,8 @@
 // §13.3), checked and counted before the reservation, so a refused request never reaches the upstream and is never
 // charged. Tokens per minute count the request's bound (its prompt's bound plus max_tokens) until settle corrects it.
 import { isUtf8 } from 'node:buffer';
-import { usageLimits } from '../../services/limits/index.js';
+import { LimitRefusal, usageLimits } from '../../services/limits/index.js';
+import { RelayError } from '../errors.js';
 import type { RelayState } from './state.js';
 
 function num(v: unknown): number {
@@ -16,7 +17,15 @@ export async function limit(s: RelayState): Promise<void> {
   const { caller } = s;
   const rules = limits.rulesFor(caller.token?.id ?? 0, caller.user.id, caller.user.group);
   if (!rules) return;
-  s.limits = await limits.admit(rules, rules.tpm ? tokenBound(s) : 0);
+  try {
+    s.limits = await limits.admit(rules, rules.tpm ? tokenBound(s) : 0);
+  } catch (e) {
+    if (!(e instanceof LimitRefusal)) throw e;
+    // new-api's rate-limit answer (new-api-compat.md §10): 429, type new_api_error, no code
+    const err = new RelayError(429, e.message);
+    err.retryAfter = e.retryAfter;
+    throw err;
+  }
 }
 
 /** The most tokens the request may use: its prompt (a cheap bound when the mode has one, else the count) + output. */

@@ -3,7 +3,6 @@
 // UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
 // daily caps. Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
 import type { AppContext } from '../../context.js';
-import { RelayError } from '../../relay/errors.js';
 import { MemoryCounters, RedisCounters, type Check, type CounterStore } from './counters.js';
 import { periodAt } from './periods.js';
 import { cleanSettings, isEmpty, resolveRules, type LimitSettings, type Rule, type Rules } from './settings.js';
@@ -31,12 +30,18 @@ const who = (r: Rule) => `${r.scope === 'token' ? 't' : 'u'}${r.id}`;
 const what = (r: Rule) => (r.scope === 'token' ? 'this key' : 'this user');
 const budgetKey = (r: Rule, start: number) => `lim:b:${who(r)}:${start}`;
 
-/** The 429 of new-api's rate limits (the OpenAI error shape), with Retry-After in whole seconds. */
-function refusal(message: string, retryMs: number): RelayError {
-  const err = new RelayError(429, message);
-  err.retryAfter = Math.max(1, Math.ceil(retryMs / 1000));
-  return err;
+/** A request over a limit: the relay answers it as new-api's 429, with Retry-After (relay/pipeline/limit.ts). */
+export class LimitRefusal extends Error {
+  constructor(
+    message: string,
+    /** whole seconds until the limit lets a request through */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+  }
 }
+
+const refusal = (message: string, retryMs: number) => new LimitRefusal(message, Math.max(1, Math.ceil(retryMs / 1000)));
 
 /** The caps of a channel's `setting` JSON: daily_token_cap (tokens) and daily_quota_cap (quota), 0 = none. */
 export function channelCaps(setting: Record<string, unknown> | null): ChannelCaps | null {
