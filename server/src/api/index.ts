@@ -22,6 +22,7 @@ import { registerCustomOAuthRoutes } from './custom-oauth.js';
 import { registerTwoFactorRoutes } from './two-factor.js';
 import { registerLoginBindingRoutes } from './login-bindings.js';
 import { registerPasskeyRoutes } from './passkeys.js';
+import { registerLimitRoutes } from './limits.js';
 import { rejectBadInput } from '../lib/input.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
@@ -46,6 +47,7 @@ const AREAS: Area[] = [
   registerTwoFactorRoutes,
   registerLoginBindingRoutes,
   registerPasskeyRoutes,
+  registerLimitRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

@@ -41,6 +41,8 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0013_short_lived_entries': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // logs (user_id, created_at) and (model_name, created_at): the console's filtered log pages on a large table
     '0014_log_indexes': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // usage_limits (per-key and per-user rate limits and budgets, services/limits/)
+    '0014_usage_limits': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

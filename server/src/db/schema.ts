@@ -243,6 +243,14 @@ export interface ShortLivedEntriesTable {
   expires_at: number;
 }
 
+/** ours: a token's or a user's governance settings (services/limits/), JSON */
+export interface UsageLimitsTable {
+  /** 'token' or 'user' */
+  scope: string;
+  target_id: number;
+  limits: string;
+}
+
 /** an operator-defined OAuth login (new-api's table; only the `oauth_code` kind is served here) */
 export interface CustomOAuthProvidersTable {
   id: Generated<number>;
@@ -375,6 +383,7 @@ export interface Database {
   identity_claims: IdentityClaimsTable;
   unseen_passwords: UnseenPasswordsTable;
   passkey_credentials: PasskeyCredentialsTable;
+  usage_limits: UsageLimitsTable;
 }
 
 export type User = Selectable<UsersTable>;

@@ -514,6 +514,18 @@ export const TABLES: TableSpec[] = [
       ix('passkey_credentials', 'deleted_at'),
     ],
   },
+  // Ours: per-key and per-user governance settings (services/limits/, migration 0014), one JSON object per row;
+  // new-api's tokens table has no settings column, so they live here rather than in a column new-api does not know
+  {
+    name: 'usage_limits',
+    columns: [
+      c('scope', 'varchar(8)', undefined, true),
+      c('target_id', 'bigint', 0),
+      c('limits', 'text', undefined, true),
+    ],
+    primaryKey: ['scope', 'target_id'],
+    indexes: [],
+  },
   {
     name: 'setups',
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],

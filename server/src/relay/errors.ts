@@ -9,6 +9,9 @@ import { inClientLanguage } from '../lib/relay-english.js';
 export type ClientHeaders = { origin?: string; 'accept-language'?: string };
 
 export class RelayError extends Error {
+  /** seconds, sent as Retry-After (a refusal by the usage limits, services/limits/) */
+  retryAfter: number | undefined;
+
   constructor(
     readonly status: number,
     message: string,
@@ -87,9 +90,11 @@ export function sendRelayError(
 ): void {
   const origin = client.origin;
   const err = inClientLanguage(error, client['accept-language']);
-  if (format === 'openai') return sendJson(res, err.status, errorBody(err, reqId), baseHeaders(reqId, origin));
+  const headers = baseHeaders(reqId, origin);
+  if (error.retryAfter !== undefined) headers['Retry-After'] = String(error.retryAfter);
+  if (format === 'openai') return sendJson(res, err.status, errorBody(err, reqId), headers);
   const answer = codecFor(format).errorBody(err, reqId);
-  sendJson(res, answer.status, answer.body, baseHeaders(reqId, origin));
+  sendJson(res, answer.status, answer.body, headers);
 }
 
 /**

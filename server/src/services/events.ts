@@ -7,7 +7,8 @@ export type ChangeEvent =
   | { kind: 'channels' } // any channel or ability row changed
   | { kind: 'user'; id: number } // a user row changed (quota edits by admins, status, role, group, deletion)
   | { kind: 'token'; id?: number; key?: string; userId?: number } // a token row changed or was deleted
-  | { kind: 'options' };
+  | { kind: 'options' }
+  | { kind: 'limits' }; // a token's or user's usage limits (services/limits/)
 
 export class ChangeBus {
   private readonly emitter = new EventEmitter();

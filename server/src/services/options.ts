@@ -167,6 +167,8 @@ export function defaultOptions(): Record<string, string> {
     'gemini.thinking_adapter_enabled': b(false),
     'gemini.thinking_adapter_budget_tokens_percentage': '0.6',
     'global.pass_through_request_enabled': b(false),
+    // ours: per-group default usage limits, {group: {rpm, tpm, budget, period}} (services/limits/)
+    UsageLimitGroupDefaults: '{}',
   };
 }
 
@@ -185,6 +187,7 @@ export const JSON_OPTION_KEYS = new Set([
   'gemini.safety_settings',
   'gemini.version_settings',
   'gemini.supported_imagine_models',
+  'UsageLimitGroupDefaults',
 ]);
 
 /** Option keys never returned by GET /api/option/ (new-api-compat.md §3.4). */

@@ -4,6 +4,7 @@ import { hasAdaptor, unsupportedTypeMessage } from '../providers/index.js';
 import { RelayError } from '../errors.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { RelayState } from './state.js';
+import { usageLimits } from '../../services/limits/index.js';
 
 export function route(s: RelayState): void {
   const { svc, caller, mode, body, model, group } = s;
@@ -19,7 +20,7 @@ export function route(s: RelayState): void {
   // without a model there is nothing to route by: the mode's own message says what is missing
   const invalid = !model ? mode.validate(body) : null;
   if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
-  const channel = svc.channels.pick(group, model, 0);
+  const channel = pickUncapped(s, 0, undefined);
   if (!channel) {
     const message = `当前分组 ${group} 下对于模型 ${model} 无可用渠道`;
     // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
@@ -32,5 +33,18 @@ export function route(s: RelayState): void {
 
 /** The channel for retry `i` (1, 2, …), skipping the failed ones; null when none is left. */
 export function reroute(s: RelayState, i: number, failed: Set<number>): CachedChannel | null {
-  return s.svc.channels.pick(s.group, s.model, i, failed);
+  return pickUncapped(s, i, failed);
+}
+
+/**
+ * The channel cache's pick, skipping channels past their daily cap (services/limits/): the common case (no channel
+ * over a cap) is the plain pick. A pick that can only fall back to a capped channel finds none.
+ */
+function pickUncapped(s: RelayState, i: number, failed: Set<number> | undefined): CachedChannel | null {
+  const capped = usageLimits(s.ctx).cappedChannels();
+  if (!capped.size) return s.svc.channels.pick(s.group, s.model, i, failed);
+  const skip = new Set(capped);
+  if (failed) for (const id of failed) skip.add(id);
+  const c = s.svc.channels.pick(s.group, s.model, i, skip);
+  return c && !capped.has(c.id) ? c : null;
 }

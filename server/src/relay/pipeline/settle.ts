@@ -6,6 +6,7 @@ import { audioQuota, audioUsageOf, claudeQuota, isAudioChatModel, textQuota } fr
 import type { AttemptResult } from '../attempt.js';
 import type { UpstreamUsage } from '../providers/index.js';
 import { modelRateLimit } from '../rate-limit.js';
+import { usageLimits } from '../../services/limits/index.js';
 import { logRow } from './log.js';
 import type { RelayState } from './state.js';
 import type { RelayError } from '../errors.js';
@@ -30,6 +31,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   const { svc, ctx } = s;
   if (result.kind !== 'done') {
     await refund(s, held);
+    if (s.limits) void usageLimits(ctx).released(s.limits);
     if (result.kind === 'gone') return null;
     return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
   }
@@ -61,6 +63,9 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   if (held.state === 'open') svc.metrics.reservationsHeld--;
   // the charge and its log row are written together (services/billing/)
   svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
+  const limits = usageLimits(ctx);
+  if (s.limits) void limits.settled(s.limits, total, quota);
+  if (s.channel.setting) void limits.channelUsed(s.channel, total, quota);
   const after = s.quotaBefore - quota;
   if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after);
   return null;

@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { HttpResponse } from '../../lib/http-response.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { Reservation } from '../../services/billing/index.js';
+import type { Admitted } from '../../services/limits/index.js';
 import type { PriceData } from '../../services/pricing/index.js';
 import type { RelayCaller } from '../auth.js';
 import type { StreamKeepAlive } from '../keepalive.js';
@@ -49,6 +50,9 @@ export interface RelayState {
   fixed: number;
   /** the local prompt count, made once and only when asked */
   prompt: () => number;
+  // ---- limit
+  /** what the usage limits counted (null: no limit applies) */
+  limits: Admitted | null;
   // ---- reserve
   reservation: Reservation | null;
   reserving: Promise<Reservation> | null;
@@ -104,6 +108,7 @@ export function newState(
     price: undefined!,
     fixed: -1,
     prompt: () => 0,
+    limits: null,
     reservation: null,
     reserving: null,
     gate: null,

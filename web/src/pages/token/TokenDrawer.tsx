@@ -7,6 +7,8 @@ import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
 import ExpiryPicker from './ExpiryPicker.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
+import LimitsSection from '../../components/usage-limits/LimitsSection.js';
+import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
 import {
   BATCH_COUNTS,
   batchNames,
@@ -30,6 +32,8 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
   const [models, setModels] = useState<string[]>([]);
   const [groups, setGroups] = useState<Record<string, { desc: string; ratio: number }>>({});
   const [customCount, setCustomCount] = useState(false);
+  const [limits, setLimits] = useState<LimitSettings>({});
+  const [loadedLimits, setLoadedLimits] = useState<LimitSettings>({});
   const isEdit = editId !== undefined;
 
   const set = <K extends keyof TokenFormValues>(k: K, v: TokenFormValues[K]) => setValues((s) => ({ ...s, [k]: v }));
@@ -50,6 +54,14 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       return;
     }
     setLoading(true);
+    setLimits({});
+    setLoadedLimits({});
+    void loadLimits(limitsPath('token', editId))
+      .then((l) => {
+        setLimits(l);
+        setLoadedLimits(l);
+      })
+      .catch(() => undefined);
     api
       .get<Token>(`/api/token/${editId}`)
       .then((r) => {
@@ -74,6 +86,11 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
         const res = await api.put('/api/token/', check.payload);
         if (!res.success) {
           message.error(res.message);
+          return;
+        }
+        const refused = await saveLimits(limitsPath('token', editId), limits, loadedLimits);
+        if (refused) {
+          message.error(refused);
           return;
         }
         message.success(t('msg.updated'));
@@ -218,6 +235,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
             ]}
           />
         </Form.Item>
+        {isEdit && <LimitsSection value={limits} onChange={setLimits} />}
       </Form>
     </FormDrawer>
   );

@@ -15,6 +15,7 @@ registerBundle(
     'col.used': ['已用额度', 'Used quota'],
     'col.remain': ['剩余额度', 'Remaining quota'],
     'col.unlimited': ['无限制', 'Unlimited'],
+    'col.limits': ['用量限制', 'Limits'],
     'col.group': ['分组', 'Group'],
     'col.created': ['创建时间', 'Created'],
     'col.expiry': ['过期时间', 'Expires'],

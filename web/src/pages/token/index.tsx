@@ -24,6 +24,8 @@ import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/rende
 import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
 import { canToggleStatus, fullKey, maskKey, type Token } from './logic.js';
+import LimitTags from '../../components/usage-limits/LimitTags.js';
+import { tokenLimits, type LimitStatus } from '../../components/usage-limits/api.js';
 // The form (date picker, selects, drawer) is fetched when first opened: the list shows sooner (docs/perf/first-load.md).
 const TokenDrawer = lazy(() => import('./TokenDrawer.js'));
 
@@ -61,6 +63,18 @@ export default function TokenPage() {
   useEffect(() => {
     quiet(load());
   }, [load]);
+
+  // the usage limits in force on the listed tokens, in one request per page (server/src/api/limits.ts)
+  const [limits, setLimits] = useState<Record<number, LimitStatus>>({});
+  useEffect(() => {
+    let live = true;
+    tokenLimits(tokens.map((tok) => tok.id))
+      .then((l) => live && setLimits(l))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [tokens]);
 
   const copy = async (text: string) => {
     if (await copyText(text)) message.success(t('msg.copied'));
@@ -135,6 +149,7 @@ export default function TokenPage() {
       render: (_, tok) =>
         tok.unlimited_quota ? <Tag color="purple">{t('col.unlimited')}</Tag> : renderQuota(tok.remain_quota),
     },
+    { key: 'limits', title: t('col.limits'), render: (_, tok) => <LimitTags status={limits[tok.id]} /> },
     {
       key: 'group',
       title: t('col.group'),

@@ -7,6 +7,8 @@ import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
+import LimitsSection from '../../components/usage-limits/LimitsSection.js';
+import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
 import type { AdminUser } from './types.js';
 import { NS } from './i18n.js';
 
@@ -99,13 +101,26 @@ export function EditUserDrawer({
   const [form] = Form.useForm<EditValues>();
   const [user, setUser] = useState<AdminUser | null>(null);
   const [saving, setSaving] = useState(false);
+  const [limits, setLimits] = useState<LimitSettings>({});
+  const [loadedLimits, setLoadedLimits] = useState<LimitSettings>({});
   const self = userId === 'self';
   const userUrl = self ? '/api/user/self' : `/api/user/${userId}`;
 
   useEffect(() => {
     setUser(null);
+    setLimits({});
+    setLoadedLimits({});
     if (userId === null) return;
     let alive = true;
+    // an admin's editor only: a user does not set their own limits
+    if (userId !== 'self')
+      void loadLimits(limitsPath('user', userId))
+        .then((l) => {
+          if (!alive) return;
+          setLimits(l);
+          setLoadedLimits(l);
+        })
+        .catch(() => undefined);
     void api.get<AdminUser>(userUrl).then((res) => {
       if (!alive) return;
       if (!res.success) {
@@ -145,7 +160,9 @@ export function EditUserDrawer({
       // The server requires the current password for a self-service password change.
       if (self && v.password) body.original_password = v.original_password ?? '';
       const res = await api.put(self ? '/api/user/self' : '/api/user/', body);
-      if (res.success) {
+      const refused = res.success && !self ? await saveLimits(limitsPath('user', user.id), limits, loadedLimits) : null;
+      if (refused) void message.error(refused);
+      else if (res.success) {
         void message.success(t('updated'));
         onDone();
         onClose();
@@ -200,6 +217,7 @@ export function EditUserDrawer({
           <Form.Item name="quota" label={t('quota')}>
             <QuotaInput placeholder={t('quotaPh')} disabled={self} data-testid="user-quota" />
           </Form.Item>
+          {!self && <LimitsSection value={limits} onChange={setLimits} />}
           <Divider />
           <Typography.Text strong>{t('bindings')}</Typography.Text>
           <Descriptions column={1} size="small" style={{ marginTop: 8 }}>

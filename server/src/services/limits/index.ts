@@ -1,0 +1,302 @@
+// Governance per key and per user (issue 35; new-api-compat.md §13.3): the settings of tokens and users (table
+// usage_limits, all loaded in memory: one map lookup per request), the groups' defaults (option
+// UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
+// daily caps. Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
+import type { AppContext } from '../../context.js';
+import { MemoryCounters, RedisCounters, type Check, type CounterStore } from './counters.js';
+import { periodAt } from './periods.js';
+import { cleanSettings, isEmpty, resolveRules, type LimitSettings, type Rule, type Rules } from './settings.js';
+
+export type { LimitSettings, Rules } from './settings.js';
+export { LimitInputError, parseSettingsInput } from './settings.js';
+
+const WINDOW_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** What a request was admitted with, for the correction after it settled. */
+export interface Admitted {
+  rules: Rules;
+  /** the tokens-per-minute counter the request's bound went to, and that bound */
+  tpmKey: string | null;
+  bound: number;
+}
+
+export interface ChannelCaps {
+  tokens: number;
+  quota: number;
+}
+
+const who = (r: Rule) => `${r.scope === 'token' ? 't' : 'u'}${r.id}`;
+const what = (r: Rule) => (r.scope === 'token' ? 'this key' : 'this user');
+const budgetKey = (r: Rule, start: number) => `lim:b:${who(r)}:${start}`;
+
+/** A request over a limit: the relay answers it as new-api's 429, with Retry-After (relay/pipeline/limit.ts). */
+export class LimitRefusal extends Error {
+  constructor(
+    message: string,
+    /** whole seconds until the limit lets a request through */
+    readonly retryAfter: number,
+  ) {
+    super(message);
+  }
+}
+
+const refusal = (message: string, retryMs: number) => new LimitRefusal(message, Math.max(1, Math.ceil(retryMs / 1000)));
+
+/** The caps of a channel's `setting` JSON: daily_token_cap (tokens) and daily_quota_cap (quota), 0 = none. */
+export function channelCaps(setting: Record<string, unknown> | null): ChannelCaps | null {
+  if (!setting) return null;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const tokens = n(setting.daily_token_cap);
+  const quota = n(setting.daily_quota_cap);
+  return tokens || quota ? { tokens, quota } : null;
+}
+
+export class UsageLimits {
+  private tokens = new Map<number, LimitSettings>();
+  private users = new Map<number, LimitSettings>();
+  private groupsRaw: unknown = undefined;
+  private groups = new Map<string, LimitSettings>();
+  /** channels over a daily cap, until the end of their day (ms) */
+  private readonly capped = new Map<number, number>();
+  private readonly cappedIds = new Set<number>();
+  readonly counters: CounterStore;
+  readonly ready: Promise<void>;
+  loaded = false;
+  private readonly stops: Array<() => void> = [];
+  /** the clock of periods, windows in memory and caps (tests fix it; Redis windows keep Redis's own time) */
+  now: () => number = Date.now;
+
+  constructor(private readonly ctx: AppContext) {
+    this.counters = ctx.redis
+      ? new RedisCounters(ctx.redis, ctx.redisPrefix, ctx.log)
+      : new MemoryCounters(() => this.now());
+    this.ready = this.reload();
+    this.stops.push(
+      ctx.changes.subscribe((ev) => {
+        if (ev.kind === 'limits') void this.reload();
+      }),
+    );
+    // a node that misses a change (no Redis to carry it) still catches up
+    const timer = setInterval(() => void this.reload(), ctx.config.syncFrequencySec * 1000);
+    timer.unref();
+    this.stops.push(() => clearInterval(timer));
+  }
+
+  stop(): void {
+    for (const s of this.stops.splice(0)) s();
+  }
+
+  async reload(): Promise<void> {
+    try {
+      const rows = await this.ctx.db.selectFrom('usage_limits').select(['scope', 'target_id', 'limits']).execute();
+      const tokens = new Map<number, LimitSettings>();
+      const users = new Map<number, LimitSettings>();
+      for (const row of rows) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(row.limits);
+        } catch {
+          continue;
+        }
+        const s = cleanSettings(parsed);
+        if (isEmpty(s)) continue;
+        (row.scope === 'token' ? tokens : users).set(Number(row.target_id), s);
+      }
+      this.tokens = tokens;
+      this.users = users;
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'usage limits: loading the settings failed');
+    }
+    this.loaded = true;
+  }
+
+  private groupDefaults(): Map<string, LimitSettings> {
+    const raw = this.ctx.options.json<unknown>('UsageLimitGroupDefaults', {});
+    if (raw !== this.groupsRaw) {
+      this.groupsRaw = raw;
+      const groups = new Map<string, LimitSettings>();
+      if (raw && typeof raw === 'object' && !Array.isArray(raw))
+        for (const [name, v] of Object.entries(raw)) {
+          const s = cleanSettings(v);
+          if (!isEmpty(s)) groups.set(name, s);
+        }
+      this.groups = groups;
+    }
+    return this.groups;
+  }
+
+  settingsOf(scope: 'token' | 'user', id: number): LimitSettings {
+    return (scope === 'token' ? this.tokens : this.users).get(id) ?? {};
+  }
+
+  /** The rules for a caller (token id 0: the playground), or null: the common case, decided without a counter. */
+  rulesFor(tokenId: number, userId: number, group: string): Rules | null {
+    const groups = this.groupDefaults();
+    if (this.tokens.size === 0 && this.users.size === 0 && groups.size === 0) return null;
+    return resolveRules(tokenId, userId, this.tokens.get(tokenId), this.users.get(userId), groups.get(group));
+  }
+
+  /**
+   * Counts a request against its rules, or throws the 429 (nothing counted then). `bound` is the most tokens the
+   * request can use (its prompt's bound plus max_tokens), corrected by `settled` once its usage is known.
+   */
+  async admit(rules: Rules, bound: number): Promise<Admitted> {
+    const now = this.now();
+    const checks: Check[] = [];
+    const kinds: Array<'rpm' | 'tpm' | 'budget'> = [];
+    let tpmKey: string | null = null;
+    if (rules.rpm) {
+      checks.push({ key: `lim:r:${who(rules.rpm)}`, limit: rules.rpm.limit, add: 1, ttlMs: WINDOW_MS });
+      kinds.push('rpm');
+    }
+    if (rules.tpm) {
+      tpmKey = `lim:k:${who(rules.tpm)}`;
+      checks.push({ key: tpmKey, limit: rules.tpm.limit, add: Math.max(0, bound), ttlMs: WINDOW_MS });
+      kinds.push('tpm');
+    }
+    let resetAt = 0;
+    if (rules.budget) {
+      const span = periodAt(rules.budget.period, now);
+      resetAt = span.end;
+      checks.push({ key: budgetKey(rules.budget, span.start), limit: rules.budget.limit, add: 0, ttlMs: 0 });
+      kinds.push('budget');
+    }
+    const refused = await this.counters.admit(checks);
+    if (refused) {
+      const kind = kinds[refused.index];
+      if (kind === 'rpm')
+        throw refusal(
+          `Request rate limit reached: ${what(rules.rpm!)} may send ${rules.rpm!.limit} requests per minute`,
+          refused.retryMs,
+        );
+      if (kind === 'tpm')
+        throw refusal(
+          `Token rate limit reached: ${what(rules.tpm!)} may use ${rules.tpm!.limit} tokens per minute`,
+          refused.retryMs,
+        );
+      const b = rules.budget!;
+      throw refusal(
+        `Budget used up: ${what(b)} has spent its ${b.period} budget of ${b.limit} quota; it resets at ` +
+          new Date(resetAt).toISOString(),
+        resetAt - now,
+      );
+    }
+    return { rules, tpmKey, bound: tpmKey ? Math.max(0, bound) : 0 };
+  }
+
+  /** After the charge: the tokens window corrected from the bound to the usage, the charge added to the budget. */
+  async settled(a: Admitted, tokens: number, quota: number): Promise<void> {
+    try {
+      if (a.tpmKey && tokens !== a.bound) await this.counters.adjust(a.tpmKey, tokens - a.bound);
+      const b = a.rules.budget;
+      if (b && quota > 0) {
+        const now = this.now();
+        const span = periodAt(b.period, now);
+        await this.counters.add(budgetKey(b, span.start), quota, span.end - now + DAY_MS);
+      }
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'usage limits: counting a settled request failed');
+    }
+  }
+
+  /** A request that failed or was refused later uses no tokens: its bound leaves the window. */
+  async released(a: Admitted): Promise<void> {
+    await this.settled(a, 0, 0);
+  }
+
+  /** The channels over their daily cap now (empty but for channels with a cap). */
+  cappedChannels(): ReadonlySet<number> {
+    if (this.capped.size) {
+      const now = this.now();
+      for (const [id, until] of this.capped)
+        if (until <= now) {
+          this.capped.delete(id);
+          this.cappedIds.delete(id);
+        }
+    }
+    return this.cappedIds;
+  }
+
+  /** A channel's share of a settled request, when it has a daily cap; past the cap it is skipped until tomorrow. */
+  async channelUsed(channel: { id: number; setting: Record<string, unknown> | null }, tokens: number, quota: number) {
+    const caps = channelCaps(channel.setting);
+    if (!caps) return;
+    const now = this.now();
+    const day = periodAt('daily', now);
+    const ttl = day.end - now + 60_000;
+    try {
+      const usedTokens = caps.tokens ? await this.counters.add(`lim:ct:${channel.id}:${day.start}`, tokens, ttl) : 0;
+      const usedQuota = caps.quota ? await this.counters.add(`lim:cq:${channel.id}:${day.start}`, quota, ttl) : 0;
+      if ((caps.tokens && usedTokens >= caps.tokens) || (caps.quota && usedQuota >= caps.quota)) {
+        this.capped.set(channel.id, day.end);
+        this.cappedIds.add(channel.id);
+      }
+    } catch (err) {
+      this.ctx.log.warn({ err }, 'usage limits: counting a channel cap failed');
+    }
+  }
+
+  /** What the console shows: the rules in force and what the current windows and period hold. */
+  async status(tokenId: number, userId: number, group: string): Promise<LimitStatus> {
+    const rules = this.rulesFor(tokenId, userId, group);
+    if (!rules) return { rpm: null, tpm: null, budget: null };
+    const now = this.now();
+    const span = rules.budget ? periodAt(rules.budget.period, now) : null;
+    const keys = [
+      rules.rpm ? `lim:r:${who(rules.rpm)}` : '',
+      rules.tpm ? `lim:k:${who(rules.tpm)}` : '',
+      rules.budget ? budgetKey(rules.budget, span!.start) : '',
+    ];
+    const used = await this.counters.read(keys.map((k) => k || 'lim:none'));
+    const view = (r: Rule | null, u: number) => r && { limit: r.limit, used: u, scope: r.scope };
+    return {
+      rpm: view(rules.rpm, used[0]),
+      tpm: view(rules.tpm, used[1]),
+      budget: rules.budget && {
+        ...view(rules.budget, used[2])!,
+        period: rules.budget.period,
+        resetAt: Math.floor(span!.end / 1000),
+      },
+    };
+  }
+
+  /** Stores a token's or user's settings (empty: removed) and tells every node. */
+  async save(scope: 'token' | 'user', id: number, settings: LimitSettings): Promise<void> {
+    await this.ctx.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('usage_limits').where('scope', '=', scope).where('target_id', '=', id).execute();
+      if (!isEmpty(settings))
+        await trx
+          .insertInto('usage_limits')
+          .values({ scope, target_id: id, limits: JSON.stringify(settings) })
+          .execute();
+    });
+    await this.reload();
+    this.ctx.changes.publish({ kind: 'limits' });
+  }
+}
+
+export interface UsageView {
+  limit: number;
+  used: number;
+  scope: 'token' | 'user';
+}
+
+export interface LimitStatus {
+  rpm: UsageView | null;
+  tpm: UsageView | null;
+  budget: (UsageView & { period: string; resetAt: number }) | null;
+}
+
+const instances = new WeakMap<AppContext, UsageLimits>();
+
+/** The instance's limits service, made on first use and stopped with the context. */
+export function usageLimits(ctx: AppContext): UsageLimits {
+  let l = instances.get(ctx);
+  if (!l) {
+    instances.set(ctx, (l = new UsageLimits(ctx)));
+    const made = l;
+    ctx.onClose(() => made.stop());
+  }
+  return l;
+}

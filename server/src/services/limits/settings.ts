@@ -1,0 +1,102 @@
+// What can be limited (issue 35, beyond new-api: new-api-compat.md §13.3): requests per minute, tokens per minute and a
+// quota budget per calendar period, each optional, set on a token, on a user, or per group as the default of its
+// users. The most specific setting of each field wins: token over user over group.
+
+export type Period = 'daily' | 'weekly' | 'monthly';
+export const PERIODS: readonly Period[] = ['daily', 'weekly', 'monthly'];
+
+export interface LimitSettings {
+  /** requests per minute */
+  rpm?: number;
+  /** tokens (prompt + completion) per minute */
+  tpm?: number;
+  /** quota that may be charged per period */
+  budget?: number;
+  /** the budget's calendar period, in the server's time zone (TZ); monthly when unset */
+  period?: Period;
+}
+
+/** Whose counter a rule counts on: a token's own, or its user's (a user's setting or its group's default). */
+export interface Rule {
+  limit: number;
+  scope: 'token' | 'user';
+  id: number;
+}
+
+export interface Rules {
+  rpm: Rule | null;
+  tpm: Rule | null;
+  budget: (Rule & { period: Period }) | null;
+}
+
+const positiveInt = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined;
+
+/** The valid fields of stored or option JSON; anything else is dropped (a bad value never blocks requests). */
+export function cleanSettings(raw: unknown): LimitSettings {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const out: LimitSettings = {};
+  const rpm = positiveInt(r.rpm);
+  const tpm = positiveInt(r.tpm);
+  const budget = positiveInt(r.budget);
+  if (rpm) out.rpm = rpm;
+  if (tpm) out.tpm = tpm;
+  if (budget) {
+    out.budget = budget;
+    out.period = PERIODS.includes(r.period as Period) ? (r.period as Period) : 'monthly';
+  }
+  return out;
+}
+
+export class LimitInputError extends Error {}
+
+/**
+ * A console caller's settings: each field a whole number ≥ 0 (0, null or absent: no limit), period one of PERIODS.
+ * Throws LimitInputError on anything else, so bad input changes nothing.
+ */
+export function parseSettingsInput(body: Record<string, unknown>): LimitSettings {
+  const out: Record<string, unknown> = {};
+  for (const field of ['rpm', 'tpm', 'budget'] as const) {
+    const v = body[field];
+    if (v === undefined || v === null || v === '' || v === 0) continue;
+    const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+      throw new LimitInputError(`${field} must be a whole number of 0 or more`);
+    if (n > 0) out[field] = n;
+  }
+  const period = body.period;
+  if (period !== undefined && period !== null && period !== '' && !PERIODS.includes(period as Period))
+    throw new LimitInputError(`period must be one of ${PERIODS.join(', ')}`);
+  if (out.budget) out.period = period || 'monthly';
+  return out as LimitSettings;
+}
+
+export const isEmpty = (s: LimitSettings | undefined): boolean => !s || (!s.rpm && !s.tpm && !s.budget);
+
+/** The rules that apply to one caller, field by field from the most specific setting; null when there are none. */
+export function resolveRules(
+  tokenId: number,
+  userId: number,
+  token: LimitSettings | undefined,
+  user: LimitSettings | undefined,
+  group: LimitSettings | undefined,
+): Rules | null {
+  const pick = (field: 'rpm' | 'tpm' | 'budget'): (Rule & { from: LimitSettings }) | null => {
+    if (token?.[field] && tokenId) return { limit: token[field], scope: 'token', id: tokenId, from: token };
+    if (user?.[field]) return { limit: user[field], scope: 'user', id: userId, from: user };
+    if (group?.[field]) return { limit: group[field], scope: 'user', id: userId, from: group };
+    return null;
+  };
+  const rpm = pick('rpm');
+  const tpm = pick('tpm');
+  const budget = pick('budget');
+  if (!rpm && !tpm && !budget) return null;
+  const strip = (r: (Rule & { from: LimitSettings }) | null): Rule | null =>
+    r && { limit: r.limit, scope: r.scope, id: r.id };
+  return {
+    rpm: strip(rpm),
+    tpm: strip(tpm),
+    budget: budget && { ...strip(budget)!, period: budget.from.period ?? 'monthly' },
+  };
+}

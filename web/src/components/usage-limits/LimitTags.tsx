@@ -1,0 +1,28 @@
+// The token list's view of the limits in force: the budget as used / limit with its reset time, and the per-minute
+// rates; a limit that comes from the user or its group says so.
+import { Space, Tag, Tooltip } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { renderQuota, timestamp2string } from '../../lib/render.js';
+import type { LimitStatus } from './api.js';
+import { NS } from './i18n.js';
+import './i18n.js';
+
+export default function LimitTags({ status }: { status: LimitStatus | undefined }) {
+  const { t } = useTranslation(NS);
+  if (!status || (!status.rpm && !status.tpm && !status.budget)) return <span>-</span>;
+  const from = (scope: 'token' | 'user') => (scope === 'user' ? t('tag.fromUser') : '');
+  const b = status.budget;
+  return (
+    <Space size={4} wrap data-testid="limit-tags">
+      {b && (
+        <Tooltip title={t('resets', { time: timestamp2string(b.resetAt) }) + from(b.scope)}>
+          <Tag color={b.used >= b.limit ? 'red' : 'blue'}>
+            {t('used', { used: renderQuota(b.used), limit: renderQuota(b.limit) })} · {t(`period.${b.period}`)}
+          </Tag>
+        </Tooltip>
+      )}
+      {status.rpm && <Tag>{t('tag.rpm', { limit: status.rpm.limit }) + from(status.rpm.scope)}</Tag>}
+      {status.tpm && <Tag>{t('tag.tpm', { limit: status.tpm.limit }) + from(status.tpm.scope)}</Tag>}
+    </Space>
+  );
+}

@@ -1,0 +1,58 @@
+// The usage-limits routes (server/src/api/limits.ts): a token's or a user's settings, and what the limits in force
+// have used.
+import { api } from '../../lib/api.js';
+
+export type Period = 'daily' | 'weekly' | 'monthly';
+
+export interface LimitSettings {
+  rpm?: number;
+  tpm?: number;
+  budget?: number;
+  period?: Period;
+}
+
+export interface UsageView {
+  limit: number;
+  used: number;
+  scope: 'token' | 'user';
+}
+
+export interface LimitStatus {
+  rpm: UsageView | null;
+  tpm: UsageView | null;
+  budget: (UsageView & { period: Period; resetAt: number }) | null;
+}
+
+/** `/api/token/:id/limits` or `/api/user/:id/limits` */
+export const limitsPath = (scope: 'token' | 'user', id: number) => `/api/${scope}/${id}/limits`;
+
+export async function loadLimits(path: string): Promise<LimitSettings> {
+  const r = await api.get<{ settings: LimitSettings }>(path);
+  const s = r.success ? r.data?.settings : undefined;
+  return s && typeof s === 'object' ? s : {};
+}
+
+const same = (a: LimitSettings, b: LimitSettings) =>
+  (a.rpm ?? 0) === (b.rpm ?? 0) &&
+  (a.tpm ?? 0) === (b.tpm ?? 0) &&
+  (a.budget ?? 0) === (b.budget ?? 0) &&
+  (!a.budget || (a.period ?? 'monthly') === (b.period ?? 'monthly'));
+
+/** Saves the settings when they differ from those loaded; the server's message when it refuses them. */
+export async function saveLimits(path: string, settings: LimitSettings, loaded: LimitSettings): Promise<string | null> {
+  if (same(settings, loaded)) return null;
+  const r = await api.put(path, {
+    rpm: settings.rpm ?? 0,
+    tpm: settings.tpm ?? 0,
+    budget: settings.budget ?? 0,
+    period: settings.budget ? (settings.period ?? 'monthly') : '',
+  });
+  return r.success ? null : r.message;
+}
+
+/** The limits in force on the caller's listed tokens, by token id (only those the server knows as the caller's). */
+export async function tokenLimits(ids: number[]): Promise<Record<number, LimitStatus>> {
+  if (!ids.length) return {};
+  const r = await api.get<Record<number, LimitStatus>>('/api/token/limits', { ids: ids.join(',') });
+  return r.success && r.data ? r.data : {};
+}

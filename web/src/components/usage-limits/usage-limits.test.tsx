@@ -1,0 +1,64 @@
+// The usage-limits pieces of the console: the list's tags (used / limit, reset time, where a limit comes from), the
+// folded section's summary, and a save that sends the settings only when they changed.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { cleanup, render, screen } from '@testing-library/react';
+import i18n from '../../i18n/index.js';
+import { recordFetch, type Call } from '../../test/harness.js';
+import LimitTags from './LimitTags.js';
+import LimitsSection from './LimitsSection.js';
+import { limitsPath, saveLimits, tokenLimits } from './api.js';
+
+let calls: Call[];
+
+beforeEach(async () => {
+  await i18n.changeLanguage('en');
+  calls = recordFetch(({ path }) =>
+    path === '/api/token/limits'
+      ? { 5: { rpm: { limit: 3, used: 1, scope: 'user' }, tpm: null, budget: null } }
+      : { settings: {} },
+  );
+});
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
+
+describe('usage limits in the console', () => {
+  it('shows the budget used / limit with its period, and the rates with their origin', () => {
+    render(
+      <LimitTags
+        status={{
+          rpm: { limit: 3, used: 1, scope: 'user' },
+          tpm: null,
+          budget: { limit: 1000, used: 1000, scope: 'token', period: 'daily', resetAt: 1_900_000_000 },
+        }}
+      />,
+    );
+    const tags = screen.getByTestId('limit-tags').textContent ?? '';
+    expect(tags).toMatch(/^Used .+ \/ .+ · Daily/);
+    expect(tags).toContain('3 req/min (user or group)');
+  });
+
+  it('shows a dash without limits, and the folded section sums up what is set', () => {
+    render(<LimitTags status={{ rpm: null, tpm: null, budget: null }} />);
+    expect(screen.getByText('-')).toBeTruthy();
+    render(<LimitsSection value={{ rpm: 10, budget: 500, period: 'weekly' }} onChange={() => undefined} />);
+    expect(screen.getByTestId('limits-summary').textContent).toBe('10 req/min · 500 / Weekly');
+  });
+
+  it('saves only changed settings, with zeros for the limits removed', async () => {
+    const path = limitsPath('token', 5);
+    expect(await saveLimits(path, { rpm: 2 }, { rpm: 2 })).toBeNull();
+    expect(calls).toEqual([]);
+    expect(await saveLimits(path, { tpm: 100 }, { rpm: 2 })).toBeNull();
+    expect(calls).toEqual([
+      { method: 'PUT', url: '/api/token/5/limits', body: { rpm: 0, tpm: 100, budget: 0, period: '' } },
+    ]);
+    expect(await tokenLimits([5, 6])).toEqual({
+      5: { rpm: { limit: 3, used: 1, scope: 'user' }, tpm: null, budget: null },
+    });
+    expect(calls[1]!.url).toBe('/api/token/limits?ids=5%2C6');
+  });
+});
