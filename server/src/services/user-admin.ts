@@ -183,7 +183,8 @@ export async function adminUpdateUser(ctx: AppContext, callerRole: number, body:
     .set((eb) => (delta !== 0 ? { ...patch, quota: eb('quota', '+', delta) } : patch))
     .where('id', '=', id)
     .execute();
-  ctx.changes.publish({ kind: 'user', id });
+  // settled: a ban or role change is seen by every node's next request, not a cached copy from before
+  await ctx.changes.publishSettled({ kind: 'user', id });
   if (patch.password) await endUserSessions(ctx, id);
   if (delta !== 0) {
     await recordUserLog(
@@ -232,7 +233,8 @@ export async function manageUser(
       throw new UserFacingError('无效的参数');
   }
   await ctx.db.updateTable('users').set({ role, status }).where('id', '=', id).execute();
-  ctx.changes.publish({ kind: 'user', id });
+  // settled: a ban or role change is seen by every node's next request, not a cached copy from before
+  await ctx.changes.publishSettled({ kind: 'user', id });
   // a ban or a role change ends the user's sessions: whoever holds one logs in again under the new rules
   if (role !== user.role || status === USER_STATUS_DISABLED) await endUserSessions(ctx, id);
   return { role, status };
@@ -247,6 +249,7 @@ export async function hardDeleteUser(ctx: AppContext, callerRole: number, id: nu
   await ctx.db.deleteFrom('users').where('id', '=', id).execute();
   await deleteTwoFactor(ctx, id);
   await endUserSessions(ctx, id);
-  ctx.changes.publish({ kind: 'user', id });
+  // settled: a ban or role change is seen by every node's next request, not a cached copy from before
+  await ctx.changes.publishSettled({ kind: 'user', id });
   ctx.changes.publish({ kind: 'token', userId: id });
 }

@@ -26,7 +26,7 @@ export async function reserve(s: RelayState): Promise<void> {
       : reservationFor(caller, mode, body, s.raw, s.price, s.prompt, maxTokens, ctx);
   const forgetCaller = () => {
     // the cached balance that let the request go ahead, or be reserved a bound, was wrong: read it again next time
-    svc.users.forget(caller.user.id);
+    void svc.users.forget(caller.user.id);
     if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
   };
   const overlapped = !mode.rawResponse && overlapsReservation(caller, pre);

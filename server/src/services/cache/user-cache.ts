@@ -89,7 +89,8 @@ export class UserCache {
 
   start(): void {
     this.unsubscribe = this.ctx.changes.subscribe((ev) => {
-      if (ev.kind === 'user') this.forget(ev.id);
+      // returned: a writer that awaits ChangeBus.publishSettled answers once the shared entry is gone
+      if (ev.kind === 'user') return this.forget(ev.id);
     });
   }
 
@@ -171,9 +172,9 @@ export class UserCache {
   }
 
   /** Drops the cached user (its balance proved stale): the next request reads the row again. */
-  forget(id: number): void {
+  async forget(id: number): Promise<void> {
     this.mem.delete(id);
-    if (this.ctx.redis) void this.ctx.redis.del(this.redisKey(id)).catch(() => undefined);
+    if (this.ctx.redis) await this.ctx.redis.del(this.redisKey(id)).catch(() => undefined);
   }
 
   /** Keeps the cached quota close to the DB after billing (delta < 0 = spent). */
