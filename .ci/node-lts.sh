@@ -36,8 +36,9 @@ lts_dir="$work/node/node_modules/node/node_modules/node-$("$lts_bin/node" -p 'pr
 
 log "node ${lts_version}: copying the tracked files to $work/repo"
 mkdir -p "$work/repo"
+# (untracked files too, so a local try sees uncommitted work; the node_modules links of a git worktree are left out)
 git ls-files -z --cached --others --exclude-standard | grep -zv '^node_modules$\|/node_modules$' |
-  xargs -0 tar -cf - --no-recursion 2>/dev/null | tar -xf - -C "$work/repo"
+  tar --null --no-recursion -T - -cf - | tar -xf - -C "$work/repo"
 
 log "node ${lts_version}: npm ci (server workspace) with native modules built for ABI $("$lts_bin/node" -p process.versions.modules)"
 cd "$work/repo"
