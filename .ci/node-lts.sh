@@ -19,7 +19,8 @@ fail() {
 }
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/gateway-node${LTS_NODE_MAJOR}.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
+# NODE_LTS_KEEP=1 keeps the copy (to run single suites on that Node by hand); arguments go to vitest
+if [ "${NODE_LTS_KEEP:-}" = 1 ]; then trap 'echo "kept $work"' EXIT; else trap 'rm -rf "$work"' EXIT; fi
 started=$SECONDS
 
 log "node ${LTS_NODE_MAJOR}: installing the npm registry's node@${LTS_NODE_MAJOR} into $work/node"
@@ -52,5 +53,5 @@ node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" 
 log "node ${lts_version}: server suite, SQLite only"
 cd server
 [ "$(node --version)" = "$lts_version" ] || fail "PATH does not lead to Node ${lts_version}"
-TEST_DBS=sqlite npx vitest run
+TEST_DBS=sqlite npx vitest run "$@"
 log "node ${lts_version}: pass done in $((SECONDS - started)) s"
