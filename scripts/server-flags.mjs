@@ -37,11 +37,14 @@ import { availableParallelism } from 'node:os';
 // `npm run bench` peak RSS at 128 connections: 141-153 MB in four runs with it, 140 MB in one without (hence the heap
 // growing factor of 50 above); one-connection added p99 0.87-1.49 ms either way. With more cores the helpers have cores
 // of their own, and V8's default stays.
+export const FEW_CORES_NODE_FLAGS = ['--single-threaded-gc'];
+// The Dockerfile's CMD and the README's start command carry the flags other than FEW_CORES_NODE_FLAGS (the image does
+// not know the cores of the host it will run on); server/test/ops/dockerfile.test.ts keeps them equal.
 export const SERVER_NODE_FLAGS = [
   '--max-semi-space-size=8',
   '--heap-growing-percent=50',
   '--no-allocation-site-pretenuring',
-  ...(availableParallelism() <= 2 ? ['--single-threaded-gc'] : []),
+  ...(availableParallelism() <= 2 ? FEW_CORES_NODE_FLAGS : []),
 ];
 
 // glibc malloc settings of the server process (set only where the environment has none of its own).
