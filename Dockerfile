@@ -43,5 +43,5 @@ EXPOSE 3000
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# the V8 flags of `npm start` (scripts/server-flags.mjs); on a host of two cores or fewer add --single-threaded-gc
+# the V8 flags of `npm start` (scripts/server-flags.mjs); its --single-threaded-gc is for Node 20 only
 CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "--no-allocation-site-pretenuring", "server/dist/index.js"]
