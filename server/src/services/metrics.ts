@@ -2,10 +2,12 @@
 // prom-client's global one, so the test servers of one process do not count into each other.
 //
 // Cost on the relay path: a request moves a handful of counters and histograms once, where the pipeline already
-// holds the figures (the end of the request, a failed attempt, the settlement). Everything that is a state rather
+// holds the figures (the end of the request, a failed attempt, the settlement); those are plain-number tallies
+// (metrics-tally.ts) that the registry reads at scrape time. Everything that is a state rather
 // than an event (streams open, reservations held, the log writer's backlog, cache hit counts, the Node process) is
 // read by a collect() callback when /metrics is scraped, from plain numbers the code keeps anyway.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { TallyCounter, TallyHistogram } from './metrics-tally.js';
 import type { AppContext } from '../context.js';
 
 /** Seconds: JSON answers take ~0.1–30 s, streams up to minutes. */
@@ -27,45 +29,45 @@ export class GatewayMetrics {
   reservationsHeld = 0;
   private relay: RelayGaugeSource | null = null;
 
-  readonly requests = new Counter({
+  readonly requests = new TallyCounter({
     name: 'gateway_relay_requests_total',
     help: 'Relay requests answered, by route (relay mode), HTTP status, model, channel id and client format',
     labelNames: ['route', 'status', 'model', 'channel', 'format'] as const,
     registers: [this.registry],
   });
-  readonly duration = new Histogram({
+  readonly duration = new TallyHistogram({
     name: 'gateway_relay_duration_seconds',
     help: 'Relay request duration, from the request read to the answer ended',
     labelNames: ['route', 'format', 'stream'] as const,
     buckets: DURATION_BUCKETS,
     registers: [this.registry],
   });
-  readonly ttfb = new Histogram({
+  readonly ttfb = new TallyHistogram({
     name: 'gateway_relay_ttfb_seconds',
     help: 'Time from the request read to the upstream answer head (answered requests)',
     labelNames: ['route', 'format', 'stream'] as const,
     buckets: TTFB_BUCKETS,
     registers: [this.registry],
   });
-  readonly upstreamErrors = new Counter({
+  readonly upstreamErrors = new TallyCounter({
     name: 'gateway_upstream_errors_total',
     help: 'Failed upstream attempts, by channel id and class (rate_limited, server_error, client_error, connection, bad_response, refused)',
     labelNames: ['channel', 'class'] as const,
     registers: [this.registry],
   });
-  readonly retries = new Counter({
+  readonly retries = new TallyCounter({
     name: 'gateway_relay_retries_total',
     help: 'Attempts retried on another channel',
     labelNames: ['route'] as const,
     registers: [this.registry],
   });
-  readonly tokens = new Counter({
+  readonly tokens = new TallyCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens of settled requests, by direction (in: prompt, out: completion) and model',
     labelNames: ['direction', 'model'] as const,
     registers: [this.registry],
   });
-  readonly quota = new Counter({
+  readonly quota = new TallyCounter({
     name: 'gateway_quota_charged_total',
     help: 'Quota units charged by settlements (500000 = 1 USD), by model',
     labelNames: ['model'] as const,
