@@ -185,9 +185,8 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
     {
       key: 'actions',
       title: t('col.actions'),
-      fixed: 'right',
-      // One line of buttons: a wrapping Space let the sticky column's width drift from the width the table reserved
-      // for it, and it then covered the tag and weight cells at 1440 px (issue 34).
+      // Not pinned: a pinned column lies over whatever scrolls beneath it, and with long names or many models the tag
+      // and weight cells scrolled under it at 1440 px (issue 34). The row's actions are reached by scrolling the table.
       render: (_, r) => {
         if (isTagRow(r)) {
           return (
