@@ -39,7 +39,9 @@ describe('dashboard overview', () => {
       enable_data_export: false,
       server_address: 'https://gw.example',
     });
-    expect((await screen.findByTestId('overview-balance')).textContent).toContain('$2.50');
+    // the card shows before the user's figures have arrived
+    const balance = await screen.findByTestId('overview-balance');
+    await waitFor(() => expect(balance.textContent).toContain('$2.50'));
     expect(screen.getByTestId('overview-base-url').textContent).toBe('https://gw.example/v1');
     const example = await screen.findByText(/deepseek-chat/);
     expect(example.textContent).toBe(exampleCall('https://gw.example/v1', 'deepseek-chat'));
