@@ -2,6 +2,7 @@
 // session cookies at login and logout, and the caller of a guarded handler.
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { User } from '../db/schema.js';
 import { SESSION_TTL_SEC, createSession, endSession, sessionUser } from '../services/sessions.js';
 import {
   ROLE_ADMIN,
@@ -31,6 +32,18 @@ export async function writeSession(
     secure: ctx.config.sessionCookieSecure || req.protocol === 'https',
     sameSite: 'strict',
   });
+}
+
+/** The answer of every login (password, second factor, passkey, third-party): new-api's session payload. */
+export function loginPayload(user: Pick<User, 'id' | 'username' | 'display_name' | 'role' | 'status' | 'group'>) {
+  return {
+    id: user.id,
+    username: user.username,
+    display_name: user.display_name,
+    role: user.role,
+    status: user.status,
+    group: user.group,
+  };
 }
 
 /** Logout: ends the request's session on the server (every node) and clears the cookie. */

@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { fail, ok } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
-import { authGuards, caller, writeSession } from './auth.js';
+import { authGuards, caller, loginPayload, writeSession } from './auth.js';
 import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import { loginAvailable } from '../services/login-methods.js';
 import { USER_STATUS_ENABLED } from '../services/console-auth.js';
@@ -27,14 +27,7 @@ export const TELEGRAM_BIND_RETURN = '/setting';
 /** Starts the session and answers as POST /api/user/login does. */
 async function loggedIn(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, user: User) {
   await writeSession(ctx, req, reply, user.id);
-  return ok({
-    id: user.id,
-    username: user.username,
-    display_name: user.display_name,
-    role: user.role,
-    status: user.status,
-    group: user.group,
-  });
+  return ok(loginPayload(user));
 }
 
 /** The query as plain strings (a repeated field counts once, its first value, as new-api reads it). */

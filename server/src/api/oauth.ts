@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { fail, ok } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
-import { authGuards, caller, writeSession } from './auth.js';
+import { authGuards, caller, loginPayload, writeSession } from './auth.js';
 import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { readSession } from '../services/console-auth.js';
 import { sessionUser } from '../services/sessions.js';
@@ -60,14 +60,7 @@ export async function handleCallback(
   const user = await loginWithProviderAccount(ctx, provider, account, issued.aff);
   await writeSession(ctx, req, reply, user.id);
   // the same payload as POST /api/user/login
-  return ok({
-    id: user.id,
-    username: user.username,
-    display_name: user.display_name,
-    role: user.role,
-    status: user.status,
-    group: user.group,
-  });
+  return ok(loginPayload(user));
 }
 
 export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

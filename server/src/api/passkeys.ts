@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { fail, ok } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
-import { authGuards, caller, writeSession } from './auth.js';
+import { authGuards, caller, loginPayload, writeSession } from './auth.js';
 import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import { PASSKEY_CHALLENGE_VALID_SEC } from '../services/passkey-challenges.js';
 import { targetFor } from '../services/user-admin.js';
@@ -87,14 +87,7 @@ export async function registerPasskeyRoutes(app: FastifyInstance, ctx: AppContex
       const user = await finishLogin(ctx, rpOf(ctx, req), handle, credentialOf(req));
       await writeSession(ctx, req, reply, user.id);
       // the same payload as POST /api/user/login
-      return ok({
-        id: user.id,
-        username: user.username,
-        display_name: user.display_name,
-        role: user.role,
-        status: user.status,
-        group: user.group,
-      });
+      return ok(loginPayload(user));
     }),
   );
 

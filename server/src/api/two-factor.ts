@@ -3,10 +3,9 @@
 // services/two-factor-login.ts; POST /api/user/login calls requireSecondStep before it would start a session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { User } from '../db/schema.js';
 import { fail, ok, type Envelope } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
-import { authGuards, caller, writeSession } from './auth.js';
+import { authGuards, caller, loginPayload, writeSession } from './auth.js';
 import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { USER_STATUS_ENABLED } from '../services/console-auth.js';
 import { getUser } from '../services/users.js';
@@ -47,18 +46,6 @@ function browserLoginId(req: FastifyRequest): string {
   if (!raw) return '';
   const unsigned = req.unsignCookie(raw);
   return unsigned.valid && unsigned.value ? unsigned.value : '';
-}
-
-/** What POST /api/user/login answers on success; the second step answers the same. */
-export function loginPayload(user: Pick<User, 'id' | 'username' | 'display_name' | 'role' | 'status' | 'group'>) {
-  return {
-    id: user.id,
-    username: user.username,
-    display_name: user.display_name,
-    role: user.role,
-    status: user.status,
-    group: user.group,
-  };
 }
 
 /**

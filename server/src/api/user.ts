@@ -1,7 +1,7 @@
 // /api/user/* plus the email verification and password reset calls (new-api-compat.md §3.4, §9.3, §9.5).
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
-import { authGuards, caller, clearSession, writeSession } from './auth.js';
+import { authGuards, caller, clearSession, loginPayload, writeSession } from './auth.js';
 import { ROLE_ROOT } from '../services/console-auth.js';
 import { fail, ok } from '../lib/http.js';
 import { bodyOf, guarded, queryOf } from './route-helpers.js';
@@ -119,14 +119,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       const secondStep = await requireSecondStep(ctx, req, reply, user.id);
       if (secondStep) return secondStep;
       await writeSession(ctx, req, reply, user.id);
-      return ok({
-        id: user.id,
-        username: user.username,
-        display_name: user.display_name,
-        role: user.role,
-        status: user.status,
-        group: user.group,
-      });
+      return ok(loginPayload(user));
     }),
   );
 
