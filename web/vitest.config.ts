@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     environment: 'happy-dom',
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx'],
-    setupFiles: ['src/test/setup.ts'],
+    setupFiles: ['src/test/setup.tsx'],
     // page tests drive antd forms through many renders; on a loaded two-core machine one can pass 5 s
     testTimeout: 20_000,
   },

@@ -9,13 +9,7 @@ import { UserProvider } from '../../context/user.js';
 import Login from '../../pages/auth/Login.js';
 import { clearDefaultPasswordWarning, DefaultPasswordBanner } from './index.js';
 
-afterEach(async () => {
-  // the static modal renders in its own React root and closes with an animation: let both finish inside the test
-  // environment, or React's scheduler runs on after it is torn down (window is not defined)
-  await act(async () => {
-    Modal.destroyAll();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  });
+afterEach(() => {
   cleanup();
   localStorage.clear();
   vi.unstubAllGlobals();

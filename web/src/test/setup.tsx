@@ -15,11 +15,16 @@ if (typeof window.matchMedia !== 'function') {
 }
 
 // antd's static toasts, notifications and modals render in React roots of their own and close on timers (a toast
-// after 3 s). Left open, they run on after a test file's environment is torn down and fail the run with "window is
-// not defined": every test closes them, and lets their unmount finish, before its environment can go.
+// after 3 s) and through leave animations. Left running, they go on after a test file's environment is torn down and
+// fail the run with "window is not defined": their animations are off, so closing is immediate, and every test
+// closes them, and lets their unmount finish, before its environment can go.
 import { afterEach } from 'vitest';
 import { act } from '@testing-library/react';
-import { Modal, message, notification } from 'antd';
+import { ConfigProvider, Modal, message, notification } from 'antd';
+
+ConfigProvider.config({
+  holderRender: (children) => <ConfigProvider theme={{ token: { motion: false } }}>{children}</ConfigProvider>,
+});
 
 afterEach(async () => {
   await act(async () => {
