@@ -20,7 +20,7 @@
 //
 // Env: BENCH_DURATION (s per measurement, default 3), BENCH_ROUNDS (direct/gateway pairs per cell, 5),
 // BENCH_CONNS ("32 128"), BENCH_DELAYS ("0 50"), BENCH_MODES
-// ("json stream"), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_TOKEN_QUOTA (1e12), BENCH_CHANNELS (100),
+// (all six; "json stream" for the OpenAI lane alone, a third of the time), BENCH_PROBE_N (2000), BENCH_PROBE_WARMUP (8000), BENCH_TOKENS (1000), BENCH_TOKEN_QUOTA (1e12), BENCH_CHANNELS (100),
 // BENCH_MAX_TOKENS (0: the body sets no max_tokens; with it the gateway's reservation depends on the prompt's size),
 // BENCH_SQL_DSN (empty: SQLite; a PostgreSQL or MySQL DSN as SQL_DSN takes it: the run creates its own database on that
 // server, with the DSN's credentials, and drops it at the end), BENCH_RATE (requests per second for every load
@@ -56,7 +56,9 @@ const DURATION = Number(env.BENCH_DURATION ?? 3);
 const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 5));
 const CONNS = (env.BENCH_CONNS ?? '32 128').split(/\s+/).filter(Boolean).map(Number);
 const DELAYS = (env.BENCH_DELAYS ?? '0 50').split(/\s+/).filter(Boolean).map(Number);
-const MODES = (env.BENCH_MODES ?? 'json stream').split(/\s+/).filter(Boolean);
+const MODES = (env.BENCH_MODES ?? 'json stream claude-json claude-stream claude-x-json claude-x-stream')
+  .split(/\s+/)
+  .filter(Boolean);
 // the p99 of 500 requests is their 5th-slowest one: on this VM it swung by 1-3 ms between runs; 2,000 give a stable tail
 const PROBE_N = Number(env.BENCH_PROBE_N ?? 2000);
 // sequential requests before each probe's measured ones: the added latency is the warmed-up (JIT-compiled) server's.
