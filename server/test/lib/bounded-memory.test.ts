@@ -11,6 +11,8 @@ import { originCache, splitBase } from '../../src/relay/providers/openai/index.j
 import { closeProxies, proxies, transportFor } from '../../src/relay/channel-setting.js';
 import type { Transport } from '../../src/relay/transport/index.js';
 import type { PriceData } from '../../src/services/pricing/index.js';
+import { wrapSqlite } from '../../src/db/connect.js';
+import BetterSqlite3 from 'better-sqlite3';
 import type { AppContext } from '../../src/context.js';
 
 /** An AppContext with only the parts these structures read: in-memory options over defaults, no Redis. */
@@ -58,6 +60,24 @@ describe('bounded in-process maps', () => {
     for (let i = 0; i < originCache.max + 500; i++) splitBase(`https://h${i}.example/v${i}/`);
     expect(originCache.size).toBe(originCache.max);
     expect(splitBase('https://h0.example/v0/')).toEqual({ origin: 'https://h0.example', prefix: '/v0' });
+  });
+
+  it('SQLite prepared statements (db/connect.ts): at most their bound however many SQL texts, each still right', () => {
+    const database = new BetterSqlite3(':memory:');
+    try {
+      const w = wrapSqlite(database) as unknown as {
+        statements: CappedMap<string, unknown>;
+        prepare(sql: string): { all(params: unknown[]): unknown[] };
+      };
+      // distinct texts (in the server: one per IN-list length, and console lists take their ids from the caller)
+      for (let n = 1; n <= w.statements.max + 200; n++)
+        expect(w.prepare(`select ? + ${n} as v`).all([1])).toEqual([{ v: n + 1 }]);
+      expect(w.statements.size).toBe(w.statements.max);
+      expect(w.prepare('select ? as v').all([7])).toEqual([{ v: 7 }]);
+      expect(w.statements.size).toBe(w.statements.max);
+    } finally {
+      database.close();
+    }
   });
 
   it('channel proxies (relay/channel-setting.ts): at most their bound, the forgotten ones closed', async () => {
