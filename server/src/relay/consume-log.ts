@@ -3,18 +3,12 @@
 import type { AppContext } from '../context.js';
 import type { NewLog } from '../db/schema.js';
 import type { RelayServices } from './services.js';
-import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { normaliseModelForRouting, type CachedChannel } from '../services/cache/channel-cache.js';
 import type { AudioUsage, PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import type { RelayCaller } from './auth.js';
 import type { UpstreamUsage } from './providers/index.js';
 import { CappedMap } from '../lib/bounded.js';
-
-function collapseGizmo(model: string): string {
-  if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
-  if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
-  return model;
-}
 
 export interface LogInput {
   caller: RelayCaller;
@@ -95,7 +89,8 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
   const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
   // as in new-api, the dashboard buckets are fed from the consume log: nothing when consume logs are off
   if (!ctx.options.bool('LogConsumeEnabled')) return undefined;
-  const modelName = collapseGizmo(l.model);
+  // a GPTs model is counted under its family (`gpt-4-gizmo-*`), as routing finds it
+  const modelName = normaliseModelForRouting(l.model);
   svc.quotaData.record(l.caller.user.id, l.caller.user.username, modelName, l.quota, tokens);
   const t = priceText(l.model, l.price);
   let content = l.content ?? t.content;
