@@ -8,6 +8,7 @@ import type { Pool as PgPool, PoolClient as PgClient } from 'pg';
 import { dbKindOf, type DbKind } from '../config.js';
 import type { Database } from './schema.js';
 import { writeLockOf } from './sqlite-write-lock.js';
+import { CappedMap } from '../lib/bounded.js';
 
 export interface Db {
   db: Kysely<Database>;
@@ -162,17 +163,23 @@ function runWriting(
   return lock.hold(() => st.run(...params));
 }
 
-function wrapSqlite(database: BetterSqlite3.Database): ConstructorParameters<typeof SqliteDialect>[0]['database'] {
+/** Prepared statements kept per SQLite connection. */
+const SQLITE_STATEMENTS_MAX = 1000;
+
+export function wrapSqlite(
+  database: BetterSqlite3.Database,
+): ConstructorParameters<typeof SqliteDialect>[0]['database'] {
   // Prepared statements are reused per SQL text (the relay runs the same few statements on every request; preparing
-  // each time was a measurable share of its CPU). Safe: Kysely serialises use of the single connection.
-  const statements = new Map<string, BetterSqlite3.Statement>();
+  // each time was a measurable share of its CPU). Safe: Kysely serialises use of the single connection. Bounded: an
+  // `IN (?, ?, …)` list makes one text per length, and console lists take ids from the caller.
+  const statements = new CappedMap<string, BetterSqlite3.Statement>(SQLITE_STATEMENTS_MAX);
   return {
+    statements,
     close: () => database.close(),
     prepare(sql: string) {
       let stmt = statements.get(sql);
       if (!stmt) {
         stmt = database.prepare(sql);
-        if (statements.size >= 1000) statements.clear();
         statements.set(sql, stmt);
       }
       const st = stmt;

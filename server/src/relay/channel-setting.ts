@@ -5,8 +5,17 @@
 import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { UndiciTransport, type Transport } from './transport/index.js';
+import { CappedMap } from '../lib/bounded.js';
 
-const proxies = new Map<string, UndiciTransport>();
+/**
+ * One transport per proxy URL, kept across requests (its pool of connections). A proxy URL is channel setting, edited
+ * over the process's life: bounded, the oldest closed once its requests are done (a channel still using it gets a
+ * new one).
+ */
+export const proxies = new CappedMap<string, UndiciTransport>(
+  64,
+  (t) => void t.dispatcher.close().catch(() => undefined),
+);
 
 /**
  * The transport for a channel's upstream calls (the relay's and the probes'): through its proxy when `setting.proxy`

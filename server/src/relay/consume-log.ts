@@ -3,17 +3,12 @@
 import type { AppContext } from '../context.js';
 import type { NewLog } from '../db/schema.js';
 import type { RelayServices } from './services.js';
-import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { normaliseModelForRouting, type CachedChannel } from '../services/cache/channel-cache.js';
 import type { AudioUsage, PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import type { RelayCaller } from './auth.js';
 import type { UpstreamUsage } from './providers/index.js';
-
-function collapseGizmo(model: string): string {
-  if (model.startsWith('gpt-4-gizmo')) return 'gpt-4-gizmo-*';
-  if (model.startsWith('gpt-4o-gizmo')) return 'gpt-4o-gizmo-*';
-  return model;
-}
+import { CappedMap } from '../lib/bounded.js';
 
 export interface LogInput {
   caller: RelayCaller;
@@ -47,9 +42,11 @@ interface PriceText {
   tail: string;
 }
 
-/** Last price text per model name (checked against the price before use, so option changes show at once). */
-const priceTexts = new Map<string, PriceText>();
-const PRICE_TEXTS_MAX = 1000;
+/**
+ * Last price text per model name (checked against the price before use, so option changes show at once). Keyed by the
+ * request's model, which a pinned channel (`sk-<key>-<id>`) lets the caller choose freely: bounded.
+ */
+export const priceTexts = new CappedMap<string, PriceText>(1000);
 
 function samePrice(a: PriceData, b: PriceData): boolean {
   return (
@@ -66,7 +63,7 @@ function samePrice(a: PriceData, b: PriceData): boolean {
  * Three toFixed() calls, a template and a JSON.stringify of the `other` object were a measurable part of every
  * request's CPU and garbage (docs/perf/where-the-time-goes.md); the texts change only with the price.
  */
-function priceText(model: string, p: PriceData): PriceText {
+export function priceText(model: string, p: PriceData): PriceText {
   const hit = priceTexts.get(model);
   if (hit && samePrice(hit.price, p)) return hit;
   const j = JSON.stringify;
@@ -78,7 +75,6 @@ function priceText(model: string, p: PriceData): PriceText {
     ratios: `"model_ratio":${j(p.modelRatio)},"group_ratio":${j(p.groupRatio)},"completion_ratio":${j(p.completionRatio)}`,
     tail: `"cache_ratio":${j(p.cacheRatio)},"model_price":${j(p.modelPrice)}`,
   };
-  if (priceTexts.size >= PRICE_TEXTS_MAX) priceTexts.clear();
   priceTexts.set(model, t);
   return t;
 }
@@ -93,7 +89,8 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
   const tokens = l.usage.prompt_tokens + l.usage.completion_tokens;
   // as in new-api, the dashboard buckets are fed from the consume log: nothing when consume logs are off
   if (!ctx.options.bool('LogConsumeEnabled')) return undefined;
-  const modelName = collapseGizmo(l.model);
+  // a GPTs model is counted under its family (`gpt-4-gizmo-*`), as routing finds it
+  const modelName = normaliseModelForRouting(l.model);
   svc.quotaData.record(l.caller.user.id, l.caller.user.username, modelName, l.quota, tokens);
   const t = priceText(l.model, l.price);
   let content = l.content ?? t.content;

@@ -4,6 +4,7 @@
 // and what it costs: docs/decisions/0011-log-row-grouping.md. Only the order in which rows are written changes: every
 // value of a row, its created_at too, is the one it was queued with.
 import type { ChargeSql, RowsMessage } from './sqlite-worker-protocol.js';
+import { CappedMap } from '../lib/bounded.js';
 
 /**
  * Longest a row not marked to be written at once waits in the worker (or until GROUP_ROWS rows wait), so that rows
@@ -14,7 +15,7 @@ import type { ChargeSql, RowsMessage } from './sqlite-worker-protocol.js';
  */
 export const GROUP_MS = 1000;
 export const GROUP_ROWS = 8192;
-/** distinct repeated strings kept at most (then the table starts over) */
+/** distinct repeated strings kept at most (the oldest forgotten first: usernames and models come from traffic) */
 const SHARED_STRINGS = 20_000;
 
 /**
@@ -49,7 +50,7 @@ export class RowGrouping implements RowQueue {
   private later: NodeJS.Timeout | null = null;
   /** Rows wait up to GROUP_MS in this heap; the strings that repeat from row to row (for log rows: user and token
    * names, model, group, the content line) are kept once each instead of once per row. */
-  private readonly shared = new Map<string, string>();
+  private readonly shared = new CappedMap<string, string>(SHARED_STRINGS);
 
   /** `due`: called when the queued rows should be written (it should call take()) */
   constructor(
@@ -102,10 +103,7 @@ export class RowGrouping implements RowQueue {
         if (typeof v !== 'string') continue;
         const s = shared.get(v);
         if (s !== undefined) p[o + c] = s;
-        else {
-          if (shared.size >= SHARED_STRINGS) shared.clear();
-          shared.set(v, v);
-        }
+        else shared.set(v, v);
       }
     }
   }

@@ -78,4 +78,18 @@ describe('log row grouping', () => {
     const [item] = g.take();
     expect(item.p).toEqual([1, 'token 1', 2, 'token 1']);
   });
+
+  it('keeps at most its bound of shared texts however many distinct ones come, and still shares the recent ones', () => {
+    const g = new RowGrouping(() => {}, 60_000, 1_000_000);
+    const shared = g['shared'];
+    const n = shared.max + 5000;
+    for (let i = 0; i < n; i++) g.add({ t: 'rows', sql: SQL, cols: 2, p: [i, `user ${i}`], groupBy: 0, repeated: [1] });
+    expect(shared.size).toBe(shared.max);
+    g.take();
+    // a text seen lately is still kept once: the row gets the kept copy, with the same value
+    const again = ['user', String(n - 1)].join(' ');
+    g.add({ t: 'rows', sql: SQL, cols: 2, p: [1, again], groupBy: 0, repeated: [1] });
+    expect(g.take()[0].p).toEqual([1, `user ${n - 1}`]);
+    expect(shared.size).toBe(shared.max);
+  });
 });

@@ -15,7 +15,7 @@ import {
   logsOf,
   setOptions,
 } from '../relay/fixtures.js';
-import { sampleSum } from './prom-text.js';
+import { sampleSum, samples } from './prom-text.js';
 
 const MODEL = 'metrics-chat';
 const RETRY_MODEL = 'metrics-retry';
@@ -39,7 +39,7 @@ await describeEachDb('GET /metrics', (kind) => {
     bad = await MockUpstream.start();
     bad.behave = () => ({ kind: 'json', status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
     await setOptions(s, {
-      ModelRatio: { [MODEL]: 2, [RETRY_MODEL]: 1 },
+      ModelRatio: { [MODEL]: 2, [RETRY_MODEL]: 1, 'gpt-4-gizmo-*': 1 },
       CompletionRatio: { [MODEL]: 3 },
       RetryTimes: '1',
       AutomaticDisableChannelEnabled: 'false',
@@ -148,6 +148,52 @@ await describeEachDb('GET /metrics', (kind) => {
     expect(
       delta('gateway_relay_requests_total', { model: RETRY_MODEL, status: '200', channel: String(goodChannel) }),
     ).toBe(1);
+  });
+
+  it('keeps model label values within the routable models under a flood of distinct model names', async () => {
+    const gizmoChannel = await addChannel(s, { baseUrl: up.url, models: ['gpt-4-gizmo-*'], autoBan: 0 });
+    await channelsChanged(s);
+    const u = await addUser(s, { quota: 10_000_000 });
+    const t = await addToken(s, u.id, { unlimited: true });
+    const admin = await addUser(s, { quota: 10_000_000, role: 100 });
+    const at = await addToken(s, admin.id, { unlimited: true });
+    const post = async (key: string, model: string) => {
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer sk-${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const before = (await scrape(s)).text;
+    const N = 25;
+    for (let i = 0; i < N; i++) {
+      expect(await post(t.key, `gpt-4-gizmo-g-${i}`)).toBe(200); // a GPTs model: its family's channel serves it
+      expect(await post(t.key, `no-such-model-${i}`)).toBeGreaterThanOrEqual(400); // refused before routing
+      await post(`${at.key}-${goodChannel}`, `pinned-any-name-${i}`); // an admin's pinned channel takes any name
+    }
+    expect(await post(`${at.key}-${goodChannel}`, MODEL)).toBe(200); // a model the pinned channel lists keeps its name
+    await flushLogs(s);
+    const after = (await scrape(s)).text;
+    const delta = (name: string, labels: Record<string, string>) =>
+      sampleSum(after, name, labels) - sampleSum(before, name, labels);
+
+    // every model label value is a routable model name or empty: no series per distinct name
+    const modelValues = new Set(
+      samples(after)
+        .filter((x) => x.name.startsWith('gateway_') && x.labels.model !== undefined)
+        .map((x) => x.labels.model),
+    );
+    expect([...modelValues].sort()).toEqual(['', 'gpt-4-gizmo-*', MODEL, RETRY_MODEL].sort());
+    const gizmo = { route: 'chat', status: '200', model: 'gpt-4-gizmo-*', channel: String(gizmoChannel) };
+    expect(delta('gateway_relay_requests_total', gizmo)).toBe(N);
+    expect(delta('gateway_quota_charged_total', { model: 'gpt-4-gizmo-*' })).toBeGreaterThan(0);
+    expect(delta('gateway_relay_requests_total', { model: '', channel: '' })).toBe(N);
+    expect(delta('gateway_relay_requests_total', { model: '', channel: String(goodChannel) })).toBe(N);
+    expect(delta('gateway_relay_requests_total', { model: MODEL, channel: String(goodChannel), status: '200' })).toBe(
+      1,
+    );
   });
 
   it('shows a stream in flight and its reservation, and neither once it ends', async () => {

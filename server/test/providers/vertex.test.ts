@@ -176,6 +176,19 @@ describe('VertexTokenCache against the mock token endpoint', () => {
     expect(mock.issuedTokens - before).toBe(1);
   });
 
+  it('keeps the tokens of at most maxAccounts service accounts, the newest still reused', async () => {
+    const cache = new VertexTokenCache({ tokenUrl: mock.tokenUrl, now: () => clock, maxAccounts: 2 });
+    const accounts = Array.from({ length: 4 }, () => parseServiceAccount(mock.newServiceAccount()));
+    for (const sa of accounts) await cache.get(sa);
+    expect(cache.size).toBe(2);
+    const before = mock.issuedTokens;
+    await cache.get(accounts[3]);
+    expect(mock.issuedTokens).toBe(before); // kept
+    await cache.get(accounts[0]);
+    expect(mock.issuedTokens).toBe(before + 1); // forgotten: a new grant
+    expect(cache.size).toBe(2);
+  });
+
   it('refreshes a token within 5 minutes of its expiry, and after invalidate', async () => {
     const sa = parseServiceAccount(mock.newServiceAccount());
     const cache = cacheFor();

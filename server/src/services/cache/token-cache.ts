@@ -90,11 +90,19 @@ interface Entry {
 }
 
 const NEGATIVE_TTL_MS = 5_000;
-const MAX_NEGATIVE = 10_000;
+/**
+ * tokens.key is CHAR(48) (new-api's width; generateTokenKey() makes 48 characters): a longer key cannot name a token,
+ * so it is refused without a read and without remembering it (a remembered miss holds its key: 16 KB keys × the
+ * negative bound would be megabytes of garbage).
+ */
+export const TOKEN_KEY_MAX = 48;
 
 export class TokenCache {
   private readonly mem = new Map<string, Entry>();
   private negatives = 0;
+  /** most unknown keys remembered (for NEGATIVE_TTL_MS, sparing the database a flood of one bad key); past it they
+   * are all forgotten at once */
+  maxNegatives = 10_000;
   private readonly ttlMs: number;
   private unsubscribe: (() => void) | undefined;
 
@@ -156,6 +164,7 @@ export class TokenCache {
    * get() asks Redis or the database. Synchronous, for the relay's hot path.
    */
   cached(key: string): TokenRecord | null | undefined {
+    if (key.length > TOKEN_KEY_MAX) return null;
     if (this.ctx.redis) return undefined;
     const e = this.mem.get(key);
     if (!e) return undefined;
@@ -184,13 +193,22 @@ export class TokenCache {
   private put(key: string, rec: TokenRecord | null): void {
     const old = this.mem.get(key);
     if (!rec) {
-      if (!old || old.rec) this.negatives++;
-      if (this.negatives > MAX_NEGATIVE) {
-        for (const [k, v] of this.mem) if (!v.rec) this.mem.delete(k);
-        this.negatives = 0;
+      if (!old || old.rec) {
+        if (this.negatives >= this.maxNegatives) {
+          for (const [k, v] of this.mem) if (!v.rec) this.mem.delete(k);
+          this.negatives = 0;
+        }
+        this.negatives++;
       }
     } else if (old && !old.rec) this.negatives--;
     this.mem.set(key, { rec, at: Date.now() });
+  }
+
+  /** entries in memory, and the unknown keys among them */
+  get entryCounts(): { all: number; negative: number } {
+    let negative = 0;
+    for (const e of this.mem.values()) if (!e.rec) negative++;
+    return { all: this.mem.size, negative };
   }
 
   private async getRedis(key: string): Promise<TokenRecord | null> {

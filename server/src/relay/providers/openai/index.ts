@@ -1,6 +1,7 @@
 // OpenAI and the OpenAI-compatible channel types listed in providers/index.ts (Ollama's chat too). Requests go to
 // `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also serves the
 // Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them through the hub.
+import { CappedMap } from '../../../lib/bounded.js';
 import type { WireFormat } from '../../formats/codec.js';
 import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
 
@@ -10,7 +11,8 @@ import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types
  */
 const STREAM_OPTIONS_TYPES = new Set([1, 3, 4, 45, 48]);
 
-const originCache = new Map<string, { origin: string; prefix: string }>();
+/** Base URLs come from channel settings (and a Vertex channel's region): few, but bounded all the same. */
+export const originCache = new CappedMap<string, { origin: string; prefix: string }>(1000);
 
 /** Splits a base URL once into origin and path prefix (cached: base URLs are few). */
 export function splitBase(base: string): { origin: string; prefix: string } {
@@ -18,7 +20,6 @@ export function splitBase(base: string): { origin: string; prefix: string } {
   if (!hit) {
     const u = new URL(base);
     hit = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
-    if (originCache.size > 10_000) originCache.clear();
     originCache.set(base, hit);
   }
   return hit;

@@ -5,6 +5,7 @@
 // loaded with the first token request: a gateway without Vertex AI channels does not carry the library
 import type { JWT } from 'google-auth-library';
 import type { ServiceAccount } from './credentials.js';
+import { CappedMap } from '../../../lib/bounded.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -13,8 +14,8 @@ export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platf
 const REFRESH_MARGIN_MS = 5 * 60_000;
 /** When the answer names no lifetime: Google's tokens last an hour. */
 const DEFAULT_LIFETIME_MS = 3600_000;
-/** Bounds the cache when keys churn (a channel's key edited many times): past this, start afresh. */
-const MAX_ENTRIES = 1000;
+/** Bounds the cache when keys churn (a channel's key edited many times, keys tried by the channel test). */
+const MAX_ACCOUNTS = 1000;
 
 export class VertexTokenError extends Error {
   constructor(
@@ -31,6 +32,8 @@ export interface VertexTokenCacheOptions {
   tokenUrl?: string;
   /** the clock, in ms (tests) */
   now?: () => number;
+  /** most service accounts whose token is kept (the oldest forgotten first); default 1000 */
+  maxAccounts?: number;
 }
 
 interface CachedToken {
@@ -62,12 +65,18 @@ function cacheKey(sa: ServiceAccount): string {
 }
 
 export class VertexTokenCache {
-  private readonly tokens = new Map<string, CachedToken>();
+  private readonly tokens: CappedMap<string, CachedToken>;
   private readonly inFlight = new Map<string, Promise<CachedToken>>();
   private readonly now: () => number;
 
   constructor(private readonly options: VertexTokenCacheOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.tokens = new CappedMap(options.maxAccounts ?? MAX_ACCOUNTS);
+  }
+
+  /** service accounts with a token kept */
+  get size(): number {
+    return this.tokens.size;
   }
 
   async get(sa: ServiceAccount): Promise<string> {
@@ -84,7 +93,8 @@ export class VertexTokenCache {
       pending.then((fresh) => {
         // an invalidate() while the request was out means its answer is not wanted in the cache either
         if (this.inFlight.get(key) === pending) {
-          if (this.tokens.size >= MAX_ENTRIES) this.tokens.clear();
+          // re-inserted, so an account in use is the newest and the last one the bound forgets
+          this.tokens.delete(key);
           this.tokens.set(key, fresh);
         }
         settle();
