@@ -169,6 +169,8 @@ export function defaultOptions(): Record<string, string> {
     'global.pass_through_request_enabled': b(false),
     // ours: per-group default usage limits, {group: {rpm, tpm, budget, period}} (services/limits/)
     UsageLimitGroupDefaults: '{}',
+    // ours: the IANA time zone of the limits' calendar periods and the channels' daily caps; '' = the server's own
+    UsageLimitTimeZone: '',
   };
 }
 
