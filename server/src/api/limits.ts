@@ -1,10 +1,12 @@
 // Usage limits in the console (services/limits/; new-api-compat.md §13.3). Ours, beyond new-api:
 //   GET  /api/token/limits?ids=1,2     (user)  the limits in force on the caller's tokens, with what they used
 //   GET  /api/token/:id/limits         (user)  one of the caller's tokens: its own settings and the limits in force
-//   PUT  /api/token/:id/limits         (user)  {rpm, tpm, budget, period}: 0 or absent = no limit of the token's own
+//   PUT  /api/token/:id/limits         (user)  {rpm, tpm, budget, period, reset}: 0 or absent = no limit of the
+//                                              token's own; reset calendar (default) or rolling
 //   GET  /api/user/:id/limits          (admin) a user's settings and the limits in force (no token)
 //   PUT  /api/user/:id/limits          (admin) the same body; only for users below the caller's role (root: anyone)
-// Group defaults are the option UsageLimitGroupDefaults ({group: {rpm, tpm, budget, period}}), set by root.
+// Group defaults are the option UsageLimitGroupDefaults ({group: {rpm, tpm, budget, period, reset}}), set by root;
+// the periods' time zone is the option UsageLimitTimeZone (validated in api/option.ts).
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';

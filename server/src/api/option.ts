@@ -8,6 +8,7 @@ import { numberInput } from '../lib/input.js';
 import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services/options.js';
 import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 import { loginSwitchProblem } from '../services/login-methods.js';
+import { isTimeZone } from '../services/limits/periods.js';
 
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
@@ -90,6 +91,8 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
       }
     }
   }
+  if (key === 'UsageLimitTimeZone' && value !== '' && !isTimeZone(value))
+    return `${value} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）`;
   if (key === 'EmailDomainWhitelist' && value.trim() !== '') {
     const domains = value.split(',').map((d) => d.trim());
     if (domains.some((d) => !DOMAIN_RE.test(d))) return '邮箱域名白名单格式不正确';

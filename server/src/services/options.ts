@@ -167,8 +167,10 @@ export function defaultOptions(): Record<string, string> {
     'gemini.thinking_adapter_enabled': b(false),
     'gemini.thinking_adapter_budget_tokens_percentage': '0.6',
     'global.pass_through_request_enabled': b(false),
-    // ours: per-group default usage limits, {group: {rpm, tpm, budget, period}} (services/limits/)
+    // ours: per-group default usage limits, {group: {rpm, tpm, budget, period, reset}} (services/limits/)
     UsageLimitGroupDefaults: '{}',
+    // ours: the IANA time zone of the limits' calendar periods and the channels' daily caps; '' = the server's own
+    UsageLimitTimeZone: '',
   };
 }
 

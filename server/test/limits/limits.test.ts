@@ -6,7 +6,7 @@ import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { ConsoleClient } from '../helpers/console-client.js';
-import { registerAndLogin, setupAndLoginRoot } from '../console/fixtures.js';
+import { registerAndLogin, setOption, setupAndLoginRoot } from '../console/fixtures.js';
 import {
   addChannel,
   addToken,
@@ -21,7 +21,7 @@ import {
 import { usageLimits } from '../../src/services/limits/index.js';
 import { MemoryCounters } from '../../src/services/limits/counters.js';
 
-const MODELS = ['lim-rpm', 'lim-tpm', 'lim-budget', 'lim-group', 'lim-cap'];
+const MODELS = ['lim-rpm', 'lim-tpm', 'lim-budget', 'lim-group', 'lim-cap', 'lim-rolling', 'lim-zone'];
 
 await describeEachDb('usage limits', (kind) => {
   let s: TestServer;
@@ -174,6 +174,7 @@ await describeEachDb('usage limits', (kind) => {
         used: charged,
         scope: 'user',
         period: 'daily',
+        reset: 'calendar',
         resetAt: new Date(2031, 4, 21).getTime() / 1000,
       });
       const refused = await chat(t.key, 'lim-budget');
@@ -189,6 +190,108 @@ await describeEachDb('usage limits', (kind) => {
       expect(sentTo(up, 'lim-budget')).toBe(2);
     } finally {
       limits.now = Date.now;
+    }
+  });
+
+  it('a rolling budget starts with its first charge, refuses until its window ends, then starts again', async () => {
+    const limits = usageLimits(s.ctx);
+    const u = await consoleUserWithToken();
+    const put = await u.client.put(`/api/token/${u.token.id}/limits`, {
+      budget: 10,
+      period: 'daily',
+      reset: 'rolling',
+    });
+    expect(put.body).toMatchObject({
+      success: true,
+      data: {
+        settings: { budget: 10, period: 'daily', reset: 'rolling' },
+        // not charged yet: no window, so no reset time
+        status: { budget: { limit: 10, used: 0, period: 'daily', reset: 'rolling', resetAt: null } },
+      },
+    });
+    const first = Date.UTC(2033, 6, 14, 15, 20, 0); // an afternoon: a calendar day would end in hours, not 24
+    limits.now = () => first;
+    try {
+      expect((await chat(u.token.key, 'lim-rolling')).status).toBe(200);
+      await flushLogs(s);
+      const charged = (await logsOf(s, u.id)).reduce((n, l) => n + l.quota, 0);
+      expect(charged).toBeGreaterThanOrEqual(10);
+      const windowEnd = first + 86_400_000;
+      const status = async () => (await u.client.get(`/api/token/${u.token.id}/limits`)).body.data.status.budget;
+      expect(await status()).toEqual({
+        limit: 10,
+        used: charged,
+        scope: 'token',
+        period: 'daily',
+        reset: 'rolling',
+        resetAt: windowEnd / 1000,
+      });
+
+      limits.now = () => first + 5 * 3600_000;
+      const refused = await chat(u.token.key, 'lim-rolling');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe(String(19 * 3600));
+      expect(((await refused.json()) as any).error.message).toContain(
+        'Budget used up: this key has spent its rolling daily budget of 10 quota; it resets at ' +
+          new Date(windowEnd).toISOString(),
+      );
+      expect(sentTo(up, 'lim-rolling')).toBe(1);
+      // the token list shows the same reset time
+      const list = await u.client.get(`/api/token/limits?ids=${u.token.id}`);
+      expect(list.body.data[u.token.id].budget).toMatchObject({ reset: 'rolling', resetAt: windowEnd / 1000 });
+
+      // the window ends 24 hours after the first charge (not at midnight): admitted, and a new window from then
+      limits.now = () => windowEnd - 1;
+      expect((await chat(u.token.key, 'lim-rolling')).status).toBe(429);
+      const later = windowEnd + 60_000;
+      limits.now = () => later;
+      expect(await status()).toMatchObject({ used: 0, resetAt: null });
+      expect((await chat(u.token.key, 'lim-rolling')).status).toBe(200);
+      await flushLogs(s);
+      expect(await status()).toMatchObject({ used: charged, resetAt: (later + 86_400_000) / 1000 });
+      expect(sentTo(up, 'lim-rolling')).toBe(2);
+    } finally {
+      limits.now = Date.now;
+    }
+  });
+
+  it('the site time zone decides where a budget’s day starts; an unknown zone is refused and changes nothing', async () => {
+    const limits = usageLimits(s.ctx);
+    await setOption(root, 'UsageLimitTimeZone', 'Asia/Shanghai');
+    try {
+      for (const bad of ['Mars/Olympus', 'Asia/Shanghai ', 'UTC+8'])
+        expect((await root.put('/api/option/', { key: 'UsageLimitTimeZone', value: bad })).body).toEqual({
+          success: false,
+          message: `${bad} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）`,
+        });
+      expect(s.ctx.options.get('UsageLimitTimeZone')).toBe('Asia/Shanghai');
+      expect((await root.get('/api/option/')).body.data).toContainEqual({
+        key: 'UsageLimitTimeZone',
+        value: 'Asia/Shanghai',
+      });
+
+      const u = await addUser(s);
+      const t = await addToken(s, u.id);
+      await root.put(`/api/user/${u.id}/limits`, { budget: 10, period: 'daily' });
+      // 15:30 UTC is 23:30 in Shanghai: the day ends in half an hour, at 16:00 UTC, whatever the server's zone
+      const lateInShanghai = Date.UTC(2031, 7, 20, 15, 30);
+      limits.now = () => lateInShanghai;
+      expect((await chat(t.key, 'lim-zone')).status).toBe(200);
+      await flushLogs(s);
+      const status = (await root.get(`/api/user/${u.id}/limits`)).body.data.status;
+      expect(status.budget).toMatchObject({ reset: 'calendar', resetAt: Date.UTC(2031, 7, 20, 16) / 1000 });
+      const refused = await chat(t.key, 'lim-zone');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('1800');
+      limits.now = () => Date.UTC(2031, 7, 20, 16, 0, 1); // 00:00:01 on the 21st in Shanghai
+      expect((await chat(t.key, 'lim-zone')).status).toBe(200);
+
+      // back to the server's zone (empty): accepted
+      await setOption(root, 'UsageLimitTimeZone', '');
+      expect(s.ctx.options.get('UsageLimitTimeZone')).toBe('');
+    } finally {
+      limits.now = Date.now;
+      await setOptions(s, { UsageLimitTimeZone: '' });
     }
   });
 

@@ -51,7 +51,10 @@ await describeEachDb('usage limits on Redis, across two nodes', (kind) => {
     relayPost(s, '/v1/chat/completions', key, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
 
   /** saves on node a and waits until node b has the setting (the change travels over Redis pub/sub) */
-  async function limitToken(id: number, settings: { rpm?: number; budget?: number; period?: 'daily' }) {
+  async function limitToken(
+    id: number,
+    settings: { rpm?: number; budget?: number; period?: 'daily'; reset?: 'rolling' },
+  ) {
     await usageLimits(a.ctx).save('token', id, settings);
     await waitFor(() => JSON.stringify(usageLimits(b.ctx).settingsOf('token', id)) === JSON.stringify(settings));
   }
@@ -85,6 +88,45 @@ await describeEachDb('usage limits on Redis, across two nodes', (kind) => {
       'Budget used up: this key has spent its daily budget',
     );
   });
+
+  it.skipIf(!withRedis)(
+    'a rolling budget lives as its Redis counter: a day from the first charge, then again',
+    async () => {
+      const t = await addToken(a, (await addUser(a)).id);
+      await limitToken(t.id, { budget: 5, period: 'daily', reset: 'rolling' });
+      const key = `${a.ctx.redisPrefix}lim:b:t${t.id}:r:daily`;
+      const DAY = 86_400_000;
+      expect((await chat(a, t.key)).status).toBe(200);
+      await flushLogs(a);
+      await waitFor(async () => Number(await a.ctx.redis!.get(key)) >= 5);
+      const ttl = await a.ctx.redis!.pttl(key);
+      expect(ttl).toBeGreaterThan(DAY - 60_000);
+      expect(ttl).toBeLessThanOrEqual(DAY);
+
+      // refused on the other node, with the time the counter still lives
+      const refused = await chat(b, t.key);
+      expect(refused.status).toBe(429);
+      const retry = Number(refused.headers.get('retry-after'));
+      expect(retry).toBeGreaterThan(DAY / 1000 - 60);
+      expect(retry).toBeLessThanOrEqual(DAY / 1000);
+      expect(((await refused.json()) as any).error.message).toContain(
+        'Budget used up: this key has spent its rolling daily budget of 5 quota; it resets at ',
+      );
+      const view = (await usageLimits(b.ctx).status(t.id, 0, 'default')).budget!;
+      expect(view).toMatchObject({ limit: 5, reset: 'rolling' });
+      expect(view.used).toBeGreaterThanOrEqual(5);
+      expect(view.resetAt! * 1000).toBeGreaterThan(Date.now() + DAY - 120_000);
+
+      // the window ends (Redis keeps its own time: the counter is made to expire now) and the budget refills
+      await a.ctx.redis!.pexpire(key, 1);
+      await waitFor(async () => (await a.ctx.redis!.exists(key)) === 0);
+      expect((await usageLimits(b.ctx).status(t.id, 0, 'default')).budget).toMatchObject({ used: 0, resetAt: null });
+      expect((await chat(b, t.key)).status).toBe(200);
+      await flushLogs(b);
+      await waitFor(async () => Number(await a.ctx.redis!.get(key)) >= 5);
+      expect(await a.ctx.redis!.pttl(key)).toBeGreaterThan(DAY - 60_000);
+    },
+  );
 });
 
 function dayStart(): number {

@@ -156,6 +156,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'GroupRatio 不是合法的 JSON 字符串': 'GroupRatio is not a valid JSON string',
   '分组 {0} 的倍率必须是数字': 'The ratio of group {0} must be a number',
   '分组 {0} 的倍率不能为负数': 'The ratio of group {0} must not be negative',
+  '{0} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）':
+    '{0} is not a valid time zone name (IANA, e.g. Asia/Shanghai)',
   邮箱域名白名单格式不正确: 'The email domain allow list is malformed',
   'ChatGPT Next Web 官方示例': 'ChatGPT Next Web official demo',
   'Lobe Chat 官方示例': 'Lobe Chat official demo',

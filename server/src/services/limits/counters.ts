@@ -28,6 +28,8 @@ export interface CounterStore {
   /** Corrects a counter while it still lives (a window that has ended is not created again). */
   adjust(key: string, delta: number): void | Promise<void>;
   read(keys: string[]): number[] | Promise<number[]>;
+  /** How long a counter still lives (ms); 0 when there is none (a rolling budget's reset time). */
+  expiresIn(key: string): number | Promise<number>;
 }
 
 const refuses = (used: number, limit: number, add: number) => used >= limit || (used > 0 && used + add > limit);
@@ -111,6 +113,12 @@ export class MemoryCounters implements CounterStore {
     const now = this.now();
     return keys.map((k) => this.live(k, now)?.value ?? 0);
   }
+
+  expiresIn(key: string): number {
+    const now = this.now();
+    const e = this.live(key, now);
+    return e ? e.expires - now : 0;
+  }
 }
 
 // KEYS: the counters. ARGV: per key, limit, add, ttl ms. Returns {index (1-based), pttl} of the first refusal, or
@@ -192,5 +200,10 @@ export class RedisCounters implements CounterStore {
       redis.mget(...keys.map((k) => this.prefix + k)),
     );
     return keys.map((_, i) => Number(vs?.[i] ?? 0) || 0);
+  }
+
+  async expiresIn(key: string): Promise<number> {
+    const ms = await redisAsk(this.redis, this.log, 'usage limits', (redis) => redis.pttl(this.prefix + key));
+    return Math.max(0, Number(ms ?? 0));
   }
 }

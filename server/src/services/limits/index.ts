@@ -1,11 +1,19 @@
 // Governance per key and per user (issue 35; new-api-compat.md §13.3): the settings of tokens and users (table
 // usage_limits, all loaded in memory: one map lookup per request), the groups' defaults (option
 // UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
-// daily caps. Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
+// daily caps. Calendar periods and the caps' days are those of the site's time zone (option UsageLimitTimeZone). Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
 import type { AppContext } from '../../context.js';
 import { MemoryCounters, RedisCounters, type Check, type CounterStore } from './counters.js';
-import { periodAt } from './periods.js';
-import { cleanSettings, isEmpty, resolveRules, type LimitSettings, type Rule, type Rules } from './settings.js';
+import { periodAt, rollingWindowMs, zoneOrLocal } from './periods.js';
+import {
+  cleanSettings,
+  isEmpty,
+  resolveRules,
+  type LimitSettings,
+  type Reset,
+  type Rule,
+  type Rules,
+} from './settings.js';
 
 export type { LimitSettings, Rules } from './settings.js';
 export { LimitInputError, parseSettingsInput } from './settings.js';
@@ -28,7 +36,9 @@ export interface ChannelCaps {
 
 const who = (r: Rule) => `${r.scope === 'token' ? 't' : 'u'}${r.id}`;
 const what = (r: Rule) => (r.scope === 'token' ? 'this key' : 'this user');
-const budgetKey = (r: Rule, start: number) => `lim:b:${who(r)}:${start}`;
+/** a calendar budget counts per period (its start in the key); a rolling one on one counter that lives its window */
+const budgetKey = (r: NonNullable<Rules['budget']>, start: number) =>
+  r.reset === 'rolling' ? `lim:b:${who(r)}:r:${r.period}` : `lim:b:${who(r)}:${start}`;
 
 /** A request over a limit: the relay answers it as new-api's 429, with Retry-After (relay/pipeline/limit.ts). */
 export class LimitRefusal extends Error {
@@ -126,6 +136,11 @@ export class UsageLimits {
     return this.groups;
   }
 
+  /** The site's time zone for periods ('' = the server's local one; a bad stored value counts as local). */
+  timeZone(): string {
+    return zoneOrLocal(this.ctx.options.get('UsageLimitTimeZone'));
+  }
+
   settingsOf(scope: 'token' | 'user', id: number): LimitSettings {
     return (scope === 'token' ? this.tokens : this.users).get(id) ?? {};
   }
@@ -157,9 +172,10 @@ export class UsageLimits {
     }
     let resetAt = 0;
     if (rules.budget) {
-      const span = periodAt(rules.budget.period, now);
-      resetAt = span.end;
-      checks.push({ key: budgetKey(rules.budget, span.start), limit: rules.budget.limit, add: 0, ttlMs: 0 });
+      const rolling = rules.budget.reset === 'rolling';
+      const span = rolling ? null : periodAt(rules.budget.period, now, this.timeZone());
+      resetAt = span?.end ?? 0;
+      checks.push({ key: budgetKey(rules.budget, span?.start ?? 0), limit: rules.budget.limit, add: 0, ttlMs: 0 });
       kinds.push('budget');
     }
     const refused = await this.counters.admit(checks);
@@ -176,9 +192,11 @@ export class UsageLimits {
           refused.retryMs,
         );
       const b = rules.budget!;
+      // a rolling window ends when its counter expires
+      if (b.reset === 'rolling') resetAt = now + refused.retryMs;
       throw refusal(
-        `Budget used up: ${what(b)} has spent its ${b.period} budget of ${b.limit} quota; it resets at ` +
-          new Date(resetAt).toISOString(),
+        `Budget used up: ${what(b)} has spent its ${b.reset === 'rolling' ? 'rolling ' : ''}${b.period} budget of ` +
+          `${b.limit} quota; it resets at ${new Date(resetAt).toISOString()}`,
         resetAt - now,
       );
     }
@@ -192,8 +210,14 @@ export class UsageLimits {
       const b = a.rules.budget;
       if (b && quota > 0) {
         const now = this.now();
-        const span = periodAt(b.period, now);
-        await this.counters.add(budgetKey(b, span.start), quota, span.end - now + DAY_MS);
+        const zone = this.timeZone();
+        if (b.reset === 'rolling')
+          // the first charge creates the counter for the whole window; later ones add to it
+          await this.counters.add(budgetKey(b, 0), quota, rollingWindowMs(b.period, now, zone));
+        else {
+          const span = periodAt(b.period, now, zone);
+          await this.counters.add(budgetKey(b, span.start), quota, span.end - now + DAY_MS);
+        }
       }
     } catch (err) {
       this.ctx.log.warn({ err }, 'usage limits: counting a settled request failed');
@@ -223,7 +247,7 @@ export class UsageLimits {
     const caps = channelCaps(channel.setting);
     if (!caps) return;
     const now = this.now();
-    const day = periodAt('daily', now);
+    const day = periodAt('daily', now, this.timeZone());
     const ttl = day.end - now + 60_000;
     try {
       const usedTokens = caps.tokens ? await this.counters.add(`lim:ct:${channel.id}:${day.start}`, tokens, ttl) : 0;
@@ -242,21 +266,30 @@ export class UsageLimits {
     const rules = this.rulesFor(tokenId, userId, group);
     if (!rules) return { rpm: null, tpm: null, budget: null };
     const now = this.now();
-    const span = rules.budget ? periodAt(rules.budget.period, now) : null;
+    const b = rules.budget;
+    const rolling = b?.reset === 'rolling';
+    const span = b && !rolling ? periodAt(b.period, now, this.timeZone()) : null;
     const keys = [
       rules.rpm ? `lim:r:${who(rules.rpm)}` : '',
       rules.tpm ? `lim:k:${who(rules.tpm)}` : '',
-      rules.budget ? budgetKey(rules.budget, span!.start) : '',
+      b ? budgetKey(b, span?.start ?? 0) : '',
     ];
     const used = await this.counters.read(keys.map((k) => k || 'lim:none'));
+    // a rolling window resets when its counter expires; before its first charge it has not started (null)
+    let resetMs: number | null = span?.end ?? null;
+    if (b && rolling) {
+      const left = await this.counters.expiresIn(keys[2]);
+      resetMs = left > 0 ? now + left : null;
+    }
     const view = (r: Rule | null, u: number) => r && { limit: r.limit, used: u, scope: r.scope };
     return {
       rpm: view(rules.rpm, used[0]),
       tpm: view(rules.tpm, used[1]),
-      budget: rules.budget && {
-        ...view(rules.budget, used[2])!,
-        period: rules.budget.period,
-        resetAt: Math.floor(span!.end / 1000),
+      budget: b && {
+        ...view(b, used[2])!,
+        period: b.period,
+        reset: b.reset,
+        resetAt: resetMs === null ? null : Math.floor(resetMs / 1000),
       },
     };
   }
@@ -285,7 +318,8 @@ export interface UsageView {
 export interface LimitStatus {
   rpm: UsageView | null;
   tpm: UsageView | null;
-  budget: (UsageView & { period: string; resetAt: number }) | null;
+  /** resetAt: unix seconds; null for a rolling budget not charged yet (its window starts with its first charge) */
+  budget: (UsageView & { period: string; reset: Reset; resetAt: number | null }) | null;
 }
 
 const instances = new WeakMap<AppContext, UsageLimits>();

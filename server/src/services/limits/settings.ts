@@ -1,9 +1,17 @@
 // What can be limited (issue 35, beyond new-api: new-api-compat.md §13.3): requests per minute, tokens per minute and a
-// quota budget per calendar period, each optional, set on a token, on a user, or per group as the default of its
+// quota budget per calendar period or rolling window, each optional, set on a token, on a user, or per group as the default of its
 // users. The most specific setting of each field wins: token over user over group.
 
 export type Period = 'daily' | 'weekly' | 'monthly';
 export const PERIODS: readonly Period[] = ['daily', 'weekly', 'monthly'];
+
+/**
+ * How a budget's period runs: `calendar` from local midnight / Monday / the 1st in the site's time zone; `rolling`
+ * from the budget's first charge, for a day, 7 days or a month, and again from the first charge after it ended (as
+ * LiteLLM's budget_duration).
+ */
+export type Reset = 'calendar' | 'rolling';
+export const RESETS: readonly Reset[] = ['calendar', 'rolling'];
 
 export interface LimitSettings {
   /** requests per minute */
@@ -12,8 +20,10 @@ export interface LimitSettings {
   tpm?: number;
   /** quota that may be charged per period */
   budget?: number;
-  /** the budget's calendar period, in the server's time zone (TZ); monthly when unset */
+  /** the budget's period, in the site's time zone (option UsageLimitTimeZone); monthly when unset */
   period?: Period;
+  /** stored only when rolling: absent means calendar */
+  reset?: 'rolling';
 }
 
 /** Whose counter a rule counts on: a token's own, or its user's (a user's setting or its group's default). */
@@ -26,7 +36,7 @@ export interface Rule {
 export interface Rules {
   rpm: Rule | null;
   tpm: Rule | null;
-  budget: (Rule & { period: Period }) | null;
+  budget: (Rule & { period: Period; reset: Reset }) | null;
 }
 
 const positiveInt = (v: unknown): number | undefined =>
@@ -45,14 +55,18 @@ export function cleanSettings(raw: unknown): LimitSettings {
   if (budget) {
     out.budget = budget;
     out.period = PERIODS.includes(r.period as Period) ? (r.period as Period) : 'monthly';
+    if (r.reset === 'rolling') out.reset = 'rolling';
   }
   return out;
 }
 
 export class LimitInputError extends Error {}
 
+const blank = (v: unknown) => v === undefined || v === null || v === '';
+
 /**
- * A console caller's settings: each field a whole number ≥ 0 (0, null or absent: no limit), period one of PERIODS.
+ * A console caller's settings: each field a whole number ≥ 0 (0, null or absent: no limit), period one of PERIODS,
+ * reset one of RESETS (absent: calendar).
  * Throws LimitInputError on anything else, so bad input changes nothing.
  */
 export function parseSettingsInput(body: Record<string, unknown>): LimitSettings {
@@ -65,10 +79,15 @@ export function parseSettingsInput(body: Record<string, unknown>): LimitSettings
       throw new LimitInputError(`${field} must be a whole number of 0 or more`);
     if (n > 0) out[field] = n;
   }
-  const period = body.period;
-  if (period !== undefined && period !== null && period !== '' && !PERIODS.includes(period as Period))
+  const { period, reset } = body;
+  if (!blank(period) && !PERIODS.includes(period as Period))
     throw new LimitInputError(`period must be one of ${PERIODS.join(', ')}`);
-  if (out.budget) out.period = period || 'monthly';
+  if (!blank(reset) && !RESETS.includes(reset as Reset))
+    throw new LimitInputError(`reset must be one of ${RESETS.join(', ')}`);
+  if (out.budget) {
+    out.period = period || 'monthly';
+    if (reset === 'rolling') out.reset = 'rolling';
+  }
   return out as LimitSettings;
 }
 
@@ -97,6 +116,10 @@ export function resolveRules(
   return {
     rpm: strip(rpm),
     tpm: strip(tpm),
-    budget: budget && { ...strip(budget)!, period: budget.from.period ?? 'monthly' },
+    budget: budget && {
+      ...strip(budget)!,
+      period: budget.from.period ?? 'monthly',
+      reset: budget.from.reset === 'rolling' ? 'rolling' : 'calendar',
+    },
   };
 }

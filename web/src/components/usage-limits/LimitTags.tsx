@@ -1,5 +1,5 @@
-// The token list's view of the limits in force: the budget as used / limit with its reset time, and the per-minute
-// rates; a limit that comes from the user or its group says so.
+// The token list's view of the limits in force: the budget as used / limit with its period (rolling ones say so) and
+// its reset time, and the per-minute rates; a limit that comes from the user or its group says so.
 import { Space, Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { renderQuota, timestamp2string } from '../../lib/render.js';
@@ -12,12 +12,15 @@ export default function LimitTags({ status }: { status: LimitStatus | undefined 
   if (!status || (!status.rpm && !status.tpm && !status.budget)) return <span>-</span>;
   const from = (scope: 'token' | 'user') => (scope === 'user' ? t('tag.fromUser') : '');
   const b = status.budget;
+  const rolling = b?.reset === 'rolling';
+  const resets = b && (b.resetAt === null ? t('notStarted') : t('resets', { time: timestamp2string(b.resetAt) }));
   return (
     <Space size={4} wrap data-testid="limit-tags">
       {b && (
-        <Tooltip title={t('resets', { time: timestamp2string(b.resetAt) }) + from(b.scope)}>
+        <Tooltip title={resets + from(b.scope)}>
           <Tag color={b.used >= b.limit ? 'red' : 'blue'}>
             {t('used', { used: renderQuota(b.used), limit: renderQuota(b.limit) })} · {t(`period.${b.period}`)}
+            {rolling ? ` (${t('tag.rolling')})` : ''}
           </Tag>
         </Tooltip>
       )}

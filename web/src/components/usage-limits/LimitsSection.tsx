@@ -1,9 +1,9 @@
-// A collapsible "Limits" section for an editor form: requests and tokens per minute, a budget and its period
-// (services/limits/ on the server). Folded by default, and folded it shows what is set, so the form stays short.
+// A collapsible "Limits" section for an editor form: requests and tokens per minute, a budget, its period and how
+// it resets (calendar or rolling from its first charge; services/limits/ on the server). Folded by default, and folded it shows what is set, so the form stays short.
 import { Collapse, Form, InputNumber, Select, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import QuotaInput from '../quota-input/QuotaInput.js';
-import type { LimitSettings, Period } from './api.js';
+import type { LimitSettings, Period, Reset } from './api.js';
 import { NS } from './i18n.js';
 import './i18n.js';
 
@@ -13,12 +13,16 @@ interface Props {
 }
 
 const PERIODS: Period[] = ['daily', 'weekly', 'monthly'];
+const RESETS: Reset[] = ['calendar', 'rolling'];
 
 export function summary(v: LimitSettings, t: (k: string, o?: Record<string, unknown>) => string): string {
   const parts = [];
   if (v.rpm) parts.push(t('tag.rpm', { limit: v.rpm }));
   if (v.tpm) parts.push(t('tag.tpm', { limit: v.tpm }));
-  if (v.budget) parts.push(`${v.budget} / ${t(`period.${v.period ?? 'monthly'}`)}`);
+  if (v.budget)
+    parts.push(
+      `${v.budget} / ${t(`period.${v.period ?? 'monthly'}`)}` + (v.reset === 'rolling' ? ` (${t('tag.rolling')})` : ''),
+    );
   return parts.length ? parts.join(' · ') : t('none');
 }
 
@@ -77,6 +81,14 @@ export default function LimitsSection({ value, onChange }: Props) {
                   onChange={(p: Period) => set({ period: p })}
                   options={PERIODS.map((p) => ({ value: p, label: t(`period.${p}`) }))}
                   data-testid="limits-period"
+                />
+              </Form.Item>
+              <Form.Item label={t('reset')} extra={t(`reset.${value.reset ?? 'calendar'}Hint`)}>
+                <Select
+                  value={value.reset ?? 'calendar'}
+                  onChange={(r: Reset) => set({ reset: r })}
+                  options={RESETS.map((r) => ({ value: r, label: t(`reset.${r}`) }))}
+                  data-testid="limits-reset"
                 />
               </Form.Item>
             </>

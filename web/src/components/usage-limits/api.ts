@@ -3,12 +3,16 @@
 import { api } from '../../lib/api.js';
 
 export type Period = 'daily' | 'weekly' | 'monthly';
+/** calendar: from midnight / Monday / the 1st in the site's time zone; rolling: a window from the first charge */
+export type Reset = 'calendar' | 'rolling';
 
 export interface LimitSettings {
   rpm?: number;
   tpm?: number;
   budget?: number;
   period?: Period;
+  /** the server stores only `rolling`; absent is calendar */
+  reset?: Reset;
 }
 
 export interface UsageView {
@@ -20,7 +24,8 @@ export interface UsageView {
 export interface LimitStatus {
   rpm: UsageView | null;
   tpm: UsageView | null;
-  budget: (UsageView & { period: Period; resetAt: number }) | null;
+  /** resetAt: unix seconds; null for a rolling budget not charged yet (its window starts with its first charge) */
+  budget: (UsageView & { period: Period; reset: Reset; resetAt: number | null }) | null;
 }
 
 /** `/api/token/:id/limits` or `/api/user/:id/limits` */
@@ -36,7 +41,8 @@ const same = (a: LimitSettings, b: LimitSettings) =>
   (a.rpm ?? 0) === (b.rpm ?? 0) &&
   (a.tpm ?? 0) === (b.tpm ?? 0) &&
   (a.budget ?? 0) === (b.budget ?? 0) &&
-  (!a.budget || (a.period ?? 'monthly') === (b.period ?? 'monthly'));
+  (!a.budget ||
+    ((a.period ?? 'monthly') === (b.period ?? 'monthly') && (a.reset ?? 'calendar') === (b.reset ?? 'calendar')));
 
 /** Saves the settings when they differ from those loaded; the server's message when it refuses them. */
 export async function saveLimits(path: string, settings: LimitSettings, loaded: LimitSettings): Promise<string | null> {
@@ -46,6 +52,7 @@ export async function saveLimits(path: string, settings: LimitSettings, loaded: 
     tpm: settings.tpm ?? 0,
     budget: settings.budget ?? 0,
     period: settings.budget ? (settings.period ?? 'monthly') : '',
+    reset: settings.budget ? (settings.reset ?? 'calendar') : '',
   });
   return r.success ? null : r.message;
 }

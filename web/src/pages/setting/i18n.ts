@@ -25,6 +25,10 @@ export const pairs: Pairs = {
   save: ['保存{{name}}', 'Save {{name}}'],
   enabledFailed: ['获取启用模型失败', 'Failed to fetch the enabled models'],
   resetDone: ['模型倍率已重置', 'Model ratios reset'],
+  usageLimitsDesc: [
+    '令牌与用户的限制在令牌编辑和用户编辑中设置；这里是预算周期与渠道每日上限所用的时区，以及各分组的默认限制',
+    'Token and user limits are set in the token and user editors; here: the time zone of budget periods and channel daily caps, and the default limits of each group',
+  ],
   rateLimitDesc: [
     '限制每个用户在一段时间内对模型的请求次数（按用户统计）',
     'Limits how many model requests each user may make within a time window (counted per user)',
@@ -42,6 +46,7 @@ export const pairs: Pairs = {
   'sec.dashboard': ['数据看板设置', 'Data dashboard settings'],
   'sec.monitor': ['监控设置', 'Monitoring settings'],
   'sec.rateLimit': ['模型请求速率限制', 'Model request rate limit'],
+  'sec.usageLimits': ['令牌与用户用量限制', 'Token and user usage limits'],
   'sec.global': ['全局设置', 'Global settings'],
   'sec.gemini': ['Gemini 设置', 'Gemini settings'],
   'sec.claude': ['Claude 设置', 'Claude settings'],
@@ -120,6 +125,8 @@ export const pairs: Pairs = {
     '启用用户模型请求速率限制（可能会影响高并发性能）',
     'Enable per-user model request rate limit (may affect high concurrency)',
   ],
+  'f.UsageLimitTimeZone': ['用量限制时区', 'Usage limit time zone'],
+  'f.UsageLimitGroupDefaults': ['分组默认限制', 'Group default limits'],
   'f.ModelRequestRateLimitDurationMinutes': ['限制周期（分钟）', 'Window (minutes)'],
   'f.ModelRequestRateLimitCount': ['用户每周期最多请求次数', 'Max requests per window'],
   'f.ModelRequestRateLimitSuccessCount': ['用户每周期最多请求完成次数', 'Max successful requests per window'],
@@ -197,6 +204,7 @@ export const pairs: Pairs = {
   'f.About': ['关于', 'About'],
   'f.Footer': ['页脚', 'Footer'],
 
+  'ph.UsageLimitTimeZone': ['例如 Asia/Shanghai（留空为服务器时区）', 'e.g. Asia/Shanghai (empty: the server’s zone)'],
   'ph.TopUpLink': ['例如发卡网站的购买链接', 'e.g. the purchase link of a card shop'],
   'ph.docsLink': ['例如 https://docs.newapi.pro', 'e.g. https://docs.newapi.pro'],
   'ph.ServerAddress': ['例如：https://yourdomain.com', 'e.g. https://yourdomain.com'],
@@ -249,6 +257,14 @@ export const pairs: Pairs = {
   ],
   'extra.onePerLine': ['一行一个', 'One per line'],
   'extra.DataExportInterval': ['最小 1 分钟', 'At least 1 minute'],
+  'extra.UsageLimitTimeZone': [
+    'IANA 时区名：每日/每周/每月预算从该时区的零点、周一、1 日开始，渠道每日上限也按该时区的日期；留空为服务器时区',
+    'An IANA zone name: daily, weekly and monthly budgets start at its midnight, Monday and 1st, and so do the channels’ daily caps; empty: the server’s zone',
+  ],
+  'extra.UsageLimitGroupDefaults': [
+    'JSON：分组名 → {rpm, tpm, budget, period: daily|weekly|monthly, reset: calendar|rolling}，用户与令牌的设置优先',
+    'JSON: group → {rpm, tpm, budget, period: daily|weekly|monthly, reset: calendar|rolling}; user and token settings win',
+  ],
   'extra.LogRetentionDays': [
     '0 为永久保留；更早的消费与错误日志由主节点在后台分批删除',
     '0 keeps them forever; older consume and error logs are deleted in the background by the master node',

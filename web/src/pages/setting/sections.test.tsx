@@ -8,6 +8,7 @@ import i18n from '../../i18n/index.js';
 import { StatusProvider } from '../../context/status.js';
 import OptionSection from './OptionSection.js';
 import LoginToggles from './system/LoginToggles.js';
+import RateLimitTab from './RateLimitTab.js';
 import { GROUP_FIELDS, RATE_LIMIT_FIELDS } from './fields.js';
 import type { Options } from './logic.js';
 
@@ -107,6 +108,28 @@ describe('option section', () => {
     fireEvent.click(screen.getByTestId('save-rl'));
     // InputNumber clamps to its minimum on blur, so the saved value is 1, never 0.
     await waitFor(() => expect(puts).toEqual([{ key: 'ModelRequestRateLimitSuccessCount', value: '1' }]));
+  });
+});
+
+describe('rate-limit tab: usage limits', () => {
+  const options: Options = { ...rateOptions, UsageLimitTimeZone: '', UsageLimitGroupDefaults: '{}' };
+
+  it('saves the site time zone, trimmed, from its own section', async () => {
+    const { container } = renderWith(<RateLimitTab options={options} />);
+    expect(screen.getByText('令牌与用户用量限制')).toBeTruthy();
+    fireEvent.change(container.querySelector('input#UsageLimitTimeZone')!, { target: { value: ' Asia/Shanghai ' } });
+    fireEvent.click(screen.getByTestId('save-usagelimits'));
+    await waitFor(() => expect(puts).toEqual([{ key: 'UsageLimitTimeZone', value: 'Asia/Shanghai' }]));
+  });
+
+  it('shows the server’s refusal of an unknown zone', async () => {
+    const refusal = 'Mars/Olympus 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）';
+    putReply = () => ({ success: false, message: refusal });
+    const { container } = renderWith(<RateLimitTab options={options} />);
+    fireEvent.change(container.querySelector('input#UsageLimitTimeZone')!, { target: { value: 'Mars/Olympus' } });
+    fireEvent.click(screen.getByTestId('save-usagelimits'));
+    expect(await screen.findByText(refusal)).toBeTruthy();
+    expect(puts).toEqual([{ key: 'UsageLimitTimeZone', value: 'Mars/Olympus' }]);
   });
 });
 
