@@ -46,7 +46,7 @@ export const vertexAdaptor: Adaptor = {
       : geminiModel(info.settings, info.upstreamModel).model;
     return vertexTarget({
       project: sa.project_id,
-      region: vertexRegion(info.channel.other, model),
+      region: vertexRegion(info.channel.other, [info.originModel, info.upstreamModel, model]),
       publisher: claude ? 'anthropic' : 'google',
       model,
       action: claude ? 'rawPredict' : 'generateContent',
