@@ -62,7 +62,7 @@ export const vertexAdaptor: Adaptor = {
   },
   convertRequest(info, body) {
     if (isClaude(info)) {
-      prepareClaudeBody(info.settings, body, info.upstreamModel);
+      prepareClaudeBody(info, body, 'native');
       const out = toVertexClaudeBody(body);
       for (const k of Object.keys(body)) delete body[k];
       Object.assign(body, out);
