@@ -68,7 +68,7 @@ export const vertexAdaptor: Adaptor = {
       Object.assign(body, out);
     } else {
       delete body.model;
-      prepareGeminiBody(info.settings, body, info.upstreamModel);
+      prepareGeminiBody(info.settings, body, info.upstreamModel, 'native');
     }
     return true;
   },
@@ -77,7 +77,7 @@ export const vertexAdaptor: Adaptor = {
     const inlined = await inlineRemoteImages(hub, info.settings.fetchImage);
     if (isClaude(info)) return toVertexClaudeBody(claudeBodyFromHub(info, inlined));
     const body = geminiCodec.requestFromHub(inlined, { model: info.upstreamModel, stream: info.isStream });
-    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
+    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel, 'translated');
     return body;
   },
   async authorize(info, req) {
