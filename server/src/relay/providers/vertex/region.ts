@@ -1,7 +1,7 @@
 // The Vertex AI location a model is called in, from the channel's `other` field: either one region for every
 // model (`us-central1`) or a JSON object per model with a `default` (`{"default":"us-east5","gemini-2.5-pro":
 // "global"}`), because Claude and Gemini models are offered in different regions. Nothing set → `global`.
-// The JSON is keyed by the model name the client asked for, as new-api reads it (new-api-compat.md §7): an operator
+// The JSON is keyed by the model name the client asked for, as new-api reads it (new-api-compat.md §4.7): an operator
 // writes the names their users send; the names after model mapping and suffix stripping are tried next.
 
 export const VERTEX_DEFAULT_REGION = 'global';
