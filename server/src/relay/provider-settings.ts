@@ -24,10 +24,16 @@ function jsonOption<T>(options: OptionStore, key: string, fallback: T): () => T 
   };
 }
 
-/** A per-model entry of a `{"default": …, "<model>": …}` option. */
-function perModel<T>(map: Record<string, unknown>, model: string, valid: (v: unknown) => v is T): T | undefined {
-  const own = map[model];
-  if (valid(own)) return own;
+/** A per-model entry of a `{"default": …, "<model>": …}` option: the first of `models` that has one, else `default`. */
+function perModel<T>(
+  map: Record<string, unknown>,
+  models: string | readonly string[],
+  valid: (v: unknown) => v is T,
+): T | undefined {
+  for (const model of typeof models === 'string' ? [models] : models) {
+    const own = Object.hasOwn(map, model) ? map[model] : undefined;
+    if (valid(own)) return own;
+  }
   const dflt = map.default;
   return valid(dflt) ? dflt : undefined;
 }
@@ -58,15 +64,17 @@ export function providerSettings(
   return {
     azureDefaultApiVersion: ctx.config.azureDefaultApiVersion,
     claude: {
-      defaultMaxTokens: (model) => perModel(claudeMaxTokens(), model, isPositive) ?? 8192,
+      defaultMaxTokens: (models) => perModel(claudeMaxTokens(), models, isPositive) ?? 8192,
       get thinkingAdapter() {
         return o.bool('claude.thinking_adapter_enabled');
       },
       get thinkingBudgetRatio() {
         return ratio('claude.thinking_adapter_budget_tokens_percentage', 0.8);
       },
-      modelHeaders(model) {
-        const h = claudeHeaders()[model];
+      modelHeaders(models) {
+        const all = claudeHeaders();
+        const named = models.find((m) => Object.hasOwn(all, m));
+        const h = named === undefined ? undefined : all[named];
         const out: Record<string, string> = {};
         if (h && typeof h === 'object')
           for (const [k, v] of Object.entries(h as Record<string, unknown>)) {

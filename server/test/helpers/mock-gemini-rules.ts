@@ -116,6 +116,20 @@ function checkThinking(thinking: any, model: string): GoogleProblem | null {
     return invalid('Budget 0 is invalid. This model only works in thinking mode.');
   if (field(thinking, 'thinkingLevel') !== undefined && /gemini-2\./.test(model))
     return invalid('Thinking level is not supported for this model.');
+  const range = budgetRange(model);
+  // -1 asks for a dynamic budget and 0 turns thinking off (where allowed, above): both outside the range
+  if (range && typeof budget === 'number' && budget !== -1 && budget !== 0 && (budget < range[0] || budget > range[1]))
+    return invalid(
+      `The thinking budget ${budget} is invalid. Please choose a value between ${range[0]} and ${range[1]}.`,
+    );
+  return null;
+}
+
+/** The thinking budgets a 2.5 model takes, as Google documents them (later models: not checked). */
+function budgetRange(model: string): [number, number] | null {
+  if (/gemini-2\.5-flash-lite/.test(model)) return [512, 24576];
+  if (/gemini-2\.5-pro/.test(model)) return [128, 32768];
+  if (/gemini-2\.5-flash/.test(model)) return [1, 24576];
   return null;
 }
 

@@ -52,6 +52,15 @@ describe('vertexRegion', () => {
     expect(vertexRegion('{"gemini-2.5-pro":"europe-west4"}', 'other')).toBe('global');
   });
 
+  it('looks a JSON region up by the client’s model name first, then the names after mapping', () => {
+    const byModel = '{"default":"us-central1","claude-3-5-sonnet-20240620":"europe-west1","sonnet":"asia-east1"}';
+    const names = ['claude-3-5-sonnet-20240620', 'claude-3-5-sonnet@20240620'];
+    expect(vertexRegion(byModel, names)).toBe('europe-west1');
+    expect(vertexRegion(byModel, ['sonnet', 'claude-3-5-sonnet-20240620'])).toBe('asia-east1');
+    expect(vertexRegion(byModel, ['my-alias', 'claude-3-5-sonnet-20240620'])).toBe('europe-west1');
+    expect(vertexRegion(byModel, ['my-alias', 'gemini-2.5-pro'])).toBe('us-central1');
+  });
+
   it('refuses what is not a location', () => {
     expect(() => vertexRegion('{"default":', 'm')).toThrow(VertexRegionError);
     expect(() => vertexRegion('evil.com/x', 'm')).toThrow(/not a location/);

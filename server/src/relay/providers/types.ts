@@ -25,14 +25,14 @@ export interface ProviderSettings {
   /** Azure's api-version when the channel names none */
   azureDefaultApiVersion: string;
   claude: {
-    /** claude.default_max_tokens for a model (its entry, else `default`) */
-    defaultMaxTokens(model: string): number;
+    /** claude.default_max_tokens: the entry of the first of `models` that has one, else `default` */
+    defaultMaxTokens(models: readonly string[]): number;
     /** claude.thinking_adapter_enabled: the `-thinking` model suffix turns thinking on */
     thinkingAdapter: boolean;
     /** claude.thinking_adapter_budget_tokens_percentage */
     thinkingBudgetRatio: number;
-    /** claude.model_headers_settings: extra headers for a model */
-    modelHeaders(model: string): Record<string, string>;
+    /** claude.model_headers_settings: the extra headers of the first of `models` that has an entry */
+    modelHeaders(models: readonly string[]): Record<string, string>;
   };
   gemini: {
     /** gemini.version_settings: the API version for a model (its entry, else `default`) */

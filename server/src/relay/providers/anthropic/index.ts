@@ -3,7 +3,7 @@
 // Anthropic codec. claude.* options apply on both lanes (provider-settings.ts, thinking.ts).
 import { anthropicCodec } from '../../formats/anthropic/index.js';
 import type { Adaptor, RelayInfo } from '../types.js';
-import { claudeModel, prepareClaudeBody } from './thinking.js';
+import { claudeModel, claudeOptionNames, prepareClaudeBody } from './thinking.js';
 
 const DEFAULT_VERSION = '2023-06-01';
 
@@ -11,15 +11,27 @@ function trimBase(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** The headers every Claude call carries: the client's anthropic-version and -beta, then per-model extras. */
+/** Comma-separated header values joined without repeats (`a,b` + `b,c` → `a,b,c`). */
+function mergeList(...values: (string | undefined)[]): string {
+  const items = values.flatMap((v) => (v ?? '').split(',').map((s) => s.trim()));
+  return [...new Set(items.filter(Boolean))].join(',');
+}
+
+/**
+ * The headers every Claude call carries: the client's anthropic-version and -beta, then the model's extras from
+ * claude.model_headers_settings, each merged with the value already there (a configured beta flag adds to the
+ * client's flags instead of replacing them), as new-api writes them.
+ */
 export function claudeHeaders(info: RelayInfo): Record<string, string> {
   const h: Record<string, string> = {};
   const version = info.clientHeaders['anthropic-version'];
   h['anthropic-version'] = typeof version === 'string' && version ? version : DEFAULT_VERSION;
   const beta = info.clientHeaders['anthropic-beta'];
   if (typeof beta === 'string' && beta) h['anthropic-beta'] = beta;
-  const { model } = claudeModel(info.settings, info.upstreamModel);
-  Object.assign(h, info.settings.claude.modelHeaders(model));
+  for (const [name, value] of Object.entries(info.settings.claude.modelHeaders(claudeOptionNames(info)))) {
+    const merged = mergeList(h[name], value);
+    if (merged) h[name] = merged;
+  }
   return h;
 }
 
@@ -29,9 +41,9 @@ export function claudeBodyFromHub(info: RelayInfo, hub: Parameters<NonNullable<A
   const body = anthropicCodec.requestFromHub(hub, {
     model,
     stream: info.isStream,
-    defaultMaxTokens: info.settings.claude.defaultMaxTokens(model),
+    defaultMaxTokens: info.settings.claude.defaultMaxTokens(claudeOptionNames(info)),
   });
-  return prepareClaudeBody(info.settings, body, info.upstreamModel);
+  return prepareClaudeBody(info, body, 'translated');
 }
 
 export const anthropicAdaptor: Adaptor = {
@@ -41,9 +53,10 @@ export const anthropicAdaptor: Adaptor = {
   headers: (info) => ({ 'x-api-key': info.channel.key, ...claudeHeaders(info) }),
   convertRequest(info, body) {
     const before = body.max_tokens;
-    prepareClaudeBody(info.settings, body, info.upstreamModel);
+    const hadThinking = 'thinking' in body;
+    prepareClaudeBody(info, body, 'native');
     const { model } = claudeModel(info.settings, info.upstreamModel);
-    const changed = body.model !== model || before !== body.max_tokens || 'thinking' in body;
+    const changed = body.model !== model || before !== body.max_tokens || hadThinking !== 'thinking' in body;
     body.model = model;
     return changed;
   },

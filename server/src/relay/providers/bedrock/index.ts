@@ -38,7 +38,7 @@ export const bedrockAdaptor: Adaptor = {
   async convertRequest(info, body) {
     // Bedrock fetches no image URLs: a Claude client's are fetched here and sent inline
     await inlineClaudeImageUrls(body, info.settings.fetchImage);
-    prepareClaudeBody(info.settings, body, info.upstreamModel);
+    prepareClaudeBody(info, body, 'native');
     const out = withBeta(info, toBedrockClaudeBody(body));
     for (const k of Object.keys(body)) delete body[k];
     Object.assign(body, out);

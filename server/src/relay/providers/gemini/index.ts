@@ -32,14 +32,14 @@ export const geminiAdaptor: Adaptor = {
     // the model is in the path; a body field would be refused
     delete body.model;
     if (info.mode.geminiAction) return true;
-    prepareGeminiBody(info.settings, body, info.upstreamModel);
+    prepareGeminiBody(info.settings, body, info.upstreamModel, 'native');
     return true;
   },
   async fromHub(info, hub) {
     // Gemini fetches only its own files and some public URLs: remote images go inline
     const inlined = await inlineRemoteImages(hub, info.settings.fetchImage);
     const body = geminiCodec.requestFromHub(inlined, { model: info.upstreamModel, stream: info.isStream });
-    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
+    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel, 'translated');
     return body;
   },
   parseError: (status, body) => geminiCodec.parseError(status, body),

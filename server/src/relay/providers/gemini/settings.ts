@@ -1,42 +1,90 @@
-// gemini.* options applied to a Gemini request body, whichever lane built it (Gemini API and Vertex AI Gemini):
-// safety settings, image output for the image models, and the thinking adapter's model suffixes
-// (`-thinking`, `-thinking-<budget>`, `-nothinking`) when gemini.thinking_adapter_enabled is on.
+// gemini.* options on a Gemini request body (Gemini API and Vertex AI Gemini), as new-api applies them
+// (new-api-compat.md §4.7). A body the relay built from another format gets the operator's safety settings, image
+// output for the image models, and the thinking adapter's model suffixes (`-thinking`, `-thinking-<budget>`,
+// `-nothinking`) when gemini.thinking_adapter_enabled is on. A Gemini client's own body (the native lane) keeps its
+// safety settings and modalities; the suffix only fills in a thinkingConfig the client did not send.
 import type { ProviderSettings } from '../types.js';
 
+// digits only: `gemini-2.0-flash-thinking-exp` is a model of its own, not a budget
 const BUDGET_SUFFIX = /-thinking-(\d+)$/;
+
+/** What a model suffix asks of thinking: a budget in tokens, on with the adapter's share, off, or nothing. */
+export type GeminiThinking = { budget: number } | 'auto' | 'off' | null;
 
 export interface GeminiModel {
   /** the model to call */
   model: string;
-  /** thinking budget the suffix asked for: a number of tokens, 'auto' (a share of maxOutputTokens) or 0 (off) */
-  thinking: number | 'auto' | null;
+  thinking: GeminiThinking;
 }
 
 export function geminiModel(settings: ProviderSettings, requested: string): GeminiModel {
   if (!settings.gemini.thinkingAdapter) return { model: requested, thinking: null };
   const m = BUDGET_SUFFIX.exec(requested);
-  if (m) return { model: requested.slice(0, m.index), thinking: Number(m[1]) };
-  if (requested.endsWith('-nothinking')) return { model: requested.slice(0, -'-nothinking'.length), thinking: 0 };
+  if (m) return { model: requested.slice(0, m.index), thinking: { budget: Number(m[1]) } };
+  if (requested.endsWith('-nothinking')) return { model: requested.slice(0, -'-nothinking'.length), thinking: 'off' };
   if (requested.endsWith('-thinking')) return { model: requested.slice(0, -'-thinking'.length), thinking: 'auto' };
   return { model: requested, thinking: null };
 }
 
+/** Gemini 2.5 Pro (but its two early previews) always thinks: it takes budgets 128…32768 and cannot turn off. */
+function alwaysThinks(model: string): boolean {
+  return (
+    model.startsWith('gemini-2.5-pro') &&
+    !model.startsWith('gemini-2.5-pro-preview-05-06') &&
+    !model.startsWith('gemini-2.5-pro-preview-03-25')
+  );
+}
+
+/** The two early 2.5 Pro previews take no budget, only includeThoughts. */
+function takesNoBudget(model: string): boolean {
+  return model.startsWith('gemini-2.5-pro-preview-05-06') || model.startsWith('gemini-2.5-pro-preview-03-25');
+}
+
+/** A budget inside the range the model accepts (Google refuses one outside it). */
+export function clampThinkingBudget(model: string, budget: number): number {
+  const [min, max] = model.startsWith('gemini-2.5-flash-lite')
+    ? [512, 24576]
+    : alwaysThinks(model)
+      ? [128, 32768]
+      : [0, 24576];
+  return Math.min(max, Math.max(min, Math.floor(budget)));
+}
+
+/** The thinkingConfig a suffix asks for; undefined: leave the request as it is. */
+function thinkingConfigFor(
+  settings: ProviderSettings,
+  model: string,
+  thinking: Exclude<GeminiThinking, null>,
+  maxOutputTokens: number,
+): Record<string, unknown> | undefined {
+  if (thinking === 'off') return alwaysThinks(model) ? undefined : { thinkingBudget: 0 };
+  if (thinking !== 'auto')
+    return { thinkingBudget: clampThinkingBudget(model, thinking.budget), includeThoughts: true };
+  // without a maxOutputTokens to take a share of, the model picks its own budget
+  if (takesNoBudget(model) || !(maxOutputTokens > 0)) return { includeThoughts: true };
+  const budget = clampThinkingBudget(model, maxOutputTokens * settings.gemini.thinkingBudgetRatio);
+  return { thinkingBudget: budget, includeThoughts: true };
+}
+
 /** Applies the options to a generateContent body in place. */
-export function prepareGeminiBody(settings: ProviderSettings, body: Record<string, any>, requested: string): void {
+export function prepareGeminiBody(
+  settings: ProviderSettings,
+  body: Record<string, any>,
+  requested: string,
+  lane: 'native' | 'translated',
+): void {
   const { model, thinking } = geminiModel(settings, requested);
-  if (!Array.isArray(body.safetySettings)) body.safetySettings = settings.gemini.safetySettings();
   const config: Record<string, any> =
     body.generationConfig && typeof body.generationConfig === 'object' ? body.generationConfig : {};
-  if (settings.gemini.imageModels().includes(model) && !config.responseModalities)
-    config.responseModalities = ['TEXT', 'IMAGE'];
-  if (thinking !== null) {
-    const max = Number(config.maxOutputTokens) || 0;
-    const budget =
-      thinking === 'auto' ? (max > 0 ? Math.floor(max * settings.gemini.thinkingBudgetRatio) : -1) : thinking;
-    config.thinkingConfig =
-      budget === 0
-        ? { thinkingBudget: 0 }
-        : { ...(config.thinkingConfig ?? {}), thinkingBudget: budget, includeThoughts: true };
+  if (lane === 'translated') {
+    body.safetySettings = settings.gemini.safetySettings();
+    if (settings.gemini.imageModels().includes(model) && !config.responseModalities)
+      config.responseModalities = ['TEXT', 'IMAGE'];
+  }
+  const clientAsked = lane === 'native' && config.thinkingConfig && typeof config.thinkingConfig === 'object';
+  if (thinking !== null && !clientAsked) {
+    const asked = thinkingConfigFor(settings, model, thinking, Number(config.maxOutputTokens) || 0);
+    if (asked) config.thinkingConfig = asked;
   }
   if (Object.keys(config).length) body.generationConfig = config;
 }

@@ -46,7 +46,7 @@ export const vertexAdaptor: Adaptor = {
       : geminiModel(info.settings, info.upstreamModel).model;
     return vertexTarget({
       project: sa.project_id,
-      region: vertexRegion(info.channel.other, model),
+      region: vertexRegion(info.channel.other, [info.originModel, info.upstreamModel, model]),
       publisher: claude ? 'anthropic' : 'google',
       model,
       action: claude ? 'rawPredict' : 'generateContent',
@@ -62,13 +62,13 @@ export const vertexAdaptor: Adaptor = {
   },
   convertRequest(info, body) {
     if (isClaude(info)) {
-      prepareClaudeBody(info.settings, body, info.upstreamModel);
+      prepareClaudeBody(info, body, 'native');
       const out = toVertexClaudeBody(body);
       for (const k of Object.keys(body)) delete body[k];
       Object.assign(body, out);
     } else {
       delete body.model;
-      prepareGeminiBody(info.settings, body, info.upstreamModel);
+      prepareGeminiBody(info.settings, body, info.upstreamModel, 'native');
     }
     return true;
   },
@@ -77,7 +77,7 @@ export const vertexAdaptor: Adaptor = {
     const inlined = await inlineRemoteImages(hub, info.settings.fetchImage);
     if (isClaude(info)) return toVertexClaudeBody(claudeBodyFromHub(info, inlined));
     const body = geminiCodec.requestFromHub(inlined, { model: info.upstreamModel, stream: info.isStream });
-    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel);
+    prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel, 'translated');
     return body;
   },
   async authorize(info, req) {
