@@ -1,8 +1,8 @@
 // gemini.* options on a Gemini request body (Gemini API and Vertex AI Gemini), as new-api applies them
-// (new-api-compat.md §4.7). A body the relay built from another format gets the operator's safety settings, image
-// output for the image models, and the thinking adapter's model suffixes (`-thinking`, `-thinking-<budget>`,
-// `-nothinking`) when gemini.thinking_adapter_enabled is on. A Gemini client's own body (the native lane) keeps its
-// safety settings and modalities; the suffix only fills in a thinkingConfig the client did not send.
+// (new-api-compat.md §4.7). A body gets the operator's safety settings, image output for the image models, and the
+// thinking adapter's model suffixes (`-thinking`, `-thinking-<budget>`, `-nothinking`) when
+// gemini.thinking_adapter_enabled is on. A Gemini client's own body (the native lane) keeps the safety settings,
+// modalities and thinkingConfig it sent; the options fill in only what it left out.
 import type { ProviderSettings } from '../types.js';
 
 // digits only: `gemini-2.0-flash-thinking-exp` is a model of its own, not a budget
@@ -76,11 +76,12 @@ export function prepareGeminiBody(
   const { model, thinking } = geminiModel(settings, requested);
   const config: Record<string, any> =
     body.generationConfig && typeof body.generationConfig === 'object' ? body.generationConfig : {};
-  if (lane === 'translated') {
+  // the operator's choices fill in what the body does not say: a Gemini client's own safety settings and modalities
+  // are kept, but a client that sends none is not left with Google's defaults the operator chose to replace
+  if (lane === 'translated' || !Array.isArray(body.safetySettings))
     body.safetySettings = settings.gemini.safetySettings();
-    if (settings.gemini.imageModels().includes(model) && !config.responseModalities)
-      config.responseModalities = ['TEXT', 'IMAGE'];
-  }
+  if (settings.gemini.imageModels().includes(model) && !config.responseModalities)
+    config.responseModalities = ['TEXT', 'IMAGE'];
   const clientAsked = lane === 'native' && config.thinkingConfig && typeof config.thinkingConfig === 'object';
   if (thinking !== null && !clientAsked) {
     const asked = thinkingConfigFor(settings, model, thinking, Number(config.maxOutputTokens) || 0);
