@@ -320,7 +320,9 @@ describe('requestToHub', () => {
 
   it('validates like Anthropic', () => {
     const ok = { model: 'c', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
-    expectFormatError(() => codec.requestToHub({ ...ok, max_tokens: undefined }), 'max_tokens: Field required');
+    // max_tokens may be left out: the channel's default is filled in (new-api's behaviour), but not be nonsense
+    expect(codec.requestToHub({ ...ok, max_tokens: undefined }).max_tokens).toBeUndefined();
+    expectFormatError(() => codec.requestToHub({ ...ok, max_tokens: 0 }), /max_tokens/);
     expectFormatError(() => codec.requestToHub({ ...ok, model: undefined }), 'model: Field required');
     expectFormatError(() => codec.requestToHub({ ...ok, messages: undefined }), 'messages: Field required');
     expectFormatError(() => codec.requestToHub({ ...ok, messages: [] }), /messages/);

@@ -231,6 +231,26 @@ await describeEachDb('vendor options through the relay', (kind) => {
       expect(lastAnthropicCall(w).body.max_tokens).toBe(4096);
     });
 
+    it('fills in max_tokens for a Claude client that sends none, as new-api does', async () => {
+      await setOptions(w.s, { 'claude.default_max_tokens': { default: 4096, [TARGETS.anthropic]: 3000 } });
+      const post = (model: string) =>
+        fetch(`${w.s.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-api-key': `sk-${w.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      const res = await post(TARGETS.anthropic);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { type: string }).type).toBe('message');
+      expect(lastAnthropicCall(w).body.max_tokens).toBe(3000);
+      // translated to an OpenAI channel, which needs none: none is sent
+      const before = w.openai.requests.length;
+      const viaOpenAI = await post(TARGETS.openai);
+      expect(viaOpenAI.status).toBe(200);
+      const sent = w.openai.requests.slice(before).find((r) => r.path.includes('chat/completions'))!;
+      expect(sent.body.max_tokens ?? sent.body.max_completion_tokens).toBeUndefined();
+    });
+
     it('turns the -thinking suffix into extended thinking with the configured share of max_tokens', async () => {
       await setOptions(w.s, { 'claude.thinking_adapter_budget_tokens_percentage': '0.5' });
       const c = openaiClient(w);

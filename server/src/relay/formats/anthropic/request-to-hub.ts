@@ -24,21 +24,25 @@ export function anthropicServerTools(body: Record<string, any>): Record<string, 
   return Array.isArray(body.tools) ? body.tools.filter(isServerTool) : [];
 }
 
+/**
+ * A Messages request may leave out max_tokens here, though Anthropic requires it: as new-api, the gateway fills in
+ * the channel's claude.default_max_tokens for the model (new-api-compat.md §4.7) once a channel is chosen.
+ */
 export function requestToHub(body: Record<string, any>): HubRequest {
-  return convert(body, true);
+  return convert(body);
 }
 
 /** The body of POST /v1/messages/count_tokens: a messages request without max_tokens. */
 export function countTokensRequestToHub(body: Record<string, any>): HubRequest {
-  return convert(body, false);
+  return convert(body);
 }
 
 export function countTokensResponse(inputTokens: number): { input_tokens: number } {
   return { input_tokens: inputTokens };
 }
 
-function convert(body: Record<string, any>, needsMaxTokens: boolean): HubRequest {
-  validateClaudeRequest(body, needsMaxTokens);
+function convert(body: Record<string, any>): HubRequest {
+  validateClaudeRequest(body);
   const hub: HubRequest = { model: body.model, messages: [] };
   const system = systemMessage(body.system);
   if (system) hub.messages.push(system);
@@ -61,8 +65,9 @@ function convert(body: Record<string, any>, needsMaxTokens: boolean): HubRequest
   return hub;
 }
 
-/** The checks Anthropic makes before anything else, with its messages (a pydantic-style "field: problem"). */
-export function validateClaudeRequest(body: Record<string, any>, needsMaxTokens = true): void {
+/** The checks Anthropic makes before anything else, with its messages (a pydantic-style "field: problem"), but for
+ * max_tokens, which may be absent (requestToHub). */
+export function validateClaudeRequest(body: Record<string, any>): void {
   if (!body || typeof body !== 'object') throw new FormatError('request body must be a JSON object');
   if (typeof body.model !== 'string' || !body.model) throw new FormatError('model: Field required', 400, 'model');
   if (body.messages === undefined) throw new FormatError('messages: Field required', 400, 'messages');
@@ -75,8 +80,6 @@ export function validateClaudeRequest(body: Record<string, any>, needsMaxTokens 
     if (typeof m.content !== 'string' && !Array.isArray(m.content))
       throw new FormatError(`messages.${i}.content: Field required`, 400, `messages.${i}.content`);
   });
-  if (needsMaxTokens && body.max_tokens === undefined)
-    throw new FormatError('max_tokens: Field required', 400, 'max_tokens');
   if (body.max_tokens !== undefined && (!Number.isInteger(body.max_tokens) || body.max_tokens < 1))
     throw new FormatError('max_tokens: Input should be a positive integer', 400, 'max_tokens');
 }
