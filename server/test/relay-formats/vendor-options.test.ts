@@ -236,7 +236,11 @@ await describeEachDb('vendor options through the relay', (kind) => {
       const post = (model: string) =>
         fetch(`${w.s.url}/v1/messages`, {
           method: 'POST',
-          headers: { 'x-api-key': `sk-${w.key}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+          headers: {
+            'x-api-key': `sk-${w.key}`,
+            'anthropic-version': '2023-06-01',
+            'content-type': 'application/json',
+          },
           body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
         });
       const res = await post(TARGETS.anthropic);
