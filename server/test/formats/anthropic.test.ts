@@ -669,6 +669,7 @@ describe('streamFromHub', () => {
     expect(evs.every((e) => e.event === e.data.type)).toBe(true);
     expect(evs.map((e) => e.event + (e.data.delta?.type ? `:${e.data.delta.type}` : ''))).toEqual([
       'message_start',
+      'ping',
       'content_block_start',
       'content_block_delta:thinking_delta',
       'content_block_delta:thinking_delta',
@@ -734,8 +735,9 @@ describe('streamFromHub', () => {
     );
     expect(evs.filter((e) => e.event === 'content_block_start').map((e) => e.data.index)).toEqual([0, 1]);
     const empty = events(codec.streamFromHub(opts).end(null));
-    expect(empty.map((e) => e.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
-    expect(empty[1].data.delta.stop_reason).toBe('end_turn');
+    expect(empty.map((e) => e.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
+    expect(empty[1].data).toEqual({ type: 'ping' });
+    expect(empty[2].data.delta.stop_reason).toBe('end_turn');
   });
 
   it('writes an in-band error', () => {
