@@ -10,7 +10,7 @@ import { baseHeaders, RelayError, sendJson, sseHeaders } from './errors.js';
 import type { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type ModeTranslation, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
-import { adaptorFor, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { adaptorFor, upstreamBodyFromHub, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { OutgoingRequest } from './transport/index.js';
@@ -128,7 +128,7 @@ export async function attempt(
   let out: Buffer;
   if (!native) {
     try {
-      out = translation ? translatedModeBody(translation, info, a) : await translatedBody(info, providerFormat, a);
+      out = translation ? translatedModeBody(translation, info, a) : await translatedBody(info, a);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       return refusedRequest(e);
@@ -394,14 +394,11 @@ export async function attempt(
 }
 
 /** The upstream body of a request on the translated lane: the client's request → hub → the provider's format. */
-async function translatedBody(info: RelayInfo, providerFormat: WireFormat, a: AttemptInput): Promise<Buffer> {
+async function translatedBody(info: RelayInfo, a: AttemptInput): Promise<Buffer> {
   const adaptor = adaptorFor(a.channel.type);
   const hub = { ...(a.mode.hubOf?.(a.body) ?? codecFor(info.clientFormat).requestToHub(a.body)) };
   hub.model = info.upstreamModel;
-  const body = adaptor.fromHub
-    ? await adaptor.fromHub(info, hub)
-    : codecFor(providerFormat).requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
-  if (info.isStream && !adaptor.supportsStreamOptions(info)) delete body.stream_options;
+  const body = await upstreamBodyFromHub(adaptor, info, hub);
   if (a.channel.paramOverride) Object.assign(body, a.channel.paramOverride);
   return Buffer.from(JSON.stringify(body));
 }

@@ -8,6 +8,7 @@ import {
   countTokensResponse,
 } from '../../src/relay/formats/anthropic/index.js';
 import type { HubChunk, HubRequest, HubResponse } from '../../src/relay/hub/types.js';
+import { openaiCodec } from '../../src/relay/formats/openai/index.js';
 import { SseParser } from '../../src/relay/stream/sse-parser.js';
 import { collect, decodeSse, fixture, replayStream } from './conformance.js';
 
@@ -671,6 +672,7 @@ describe('streamFromHub', () => {
     expect(evs.every((e) => e.event === e.data.type)).toBe(true);
     expect(evs.map((e) => e.event + (e.data.delta?.type ? `:${e.data.delta.type}` : ''))).toEqual([
       'message_start',
+      'ping',
       'content_block_start',
       'content_block_delta:thinking_delta',
       'content_block_delta:thinking_delta',
@@ -736,8 +738,9 @@ describe('streamFromHub', () => {
     );
     expect(evs.filter((e) => e.event === 'content_block_start').map((e) => e.data.index)).toEqual([0, 1]);
     const empty = events(codec.streamFromHub(opts).end(null));
-    expect(empty.map((e) => e.event)).toEqual(['message_start', 'message_delta', 'message_stop']);
-    expect(empty[1].data.delta.stop_reason).toBe('end_turn');
+    expect(empty.map((e) => e.event)).toEqual(['message_start', 'ping', 'message_delta', 'message_stop']);
+    expect(empty[1].data).toEqual({ type: 'ping' });
+    expect(empty[2].data.delta.stop_reason).toBe('end_turn');
   });
 
   it('writes an in-band error', () => {
@@ -786,5 +789,73 @@ describe('errors', () => {
       expect(out.status).toBe(Number(status));
       expect(JSON.parse(out.body)).toEqual({ type: 'error', error: { type, message: 'boom (request id: R1)' } });
     }
+  });
+});
+
+describe('citations', () => {
+  // a recorded web-search answer: the cited claim is a text block of its own with its citations
+  const answer = () => JSON.parse(fixture('../../src/relay/providers/anthropic/__fixtures__', 'answer.json'));
+  const cited = 'the Eiffel Tower is 330 metres tall';
+
+  it('reads text-block citations into the hub with the span of the answer text they support', () => {
+    const msg = codec.responseToHub(answer(), 'x').choices[0].message;
+    expect(msg.citations).toHaveLength(1);
+    const [c] = msg.citations!;
+    expect(msg.content!.slice(c.start_index, c.end_index)).toBe(cited);
+    expect(c).toMatchObject({
+      url: 'https://www.toureiffel.paris/en/the-monument/key-figures',
+      title: 'Key figures of the Eiffel Tower',
+      cited_text: 'Height: 330 metres (since 2022, with the new antenna). ',
+      claude: { type: 'web_search_result_location', encrypted_index: 'Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm..' },
+    });
+  });
+
+  it('gives a Claude client its citations back on the block they came with', () => {
+    const hub = codec.responseToHub(answer(), 'x');
+    const out = codec.responseFromHub(hub, opts) as { content: any[] };
+    expect(out.content.map((b) => b.text).join('')).toBe(hub.choices[0].message.content);
+    const block = out.content.find((b) => b.citations);
+    expect(block.text).toBe(cited);
+    expect(block.citations).toEqual([answer().content[4].citations[0]]);
+    expect(out.content.filter((b) => b.citations)).toHaveLength(1);
+  });
+
+  it('gives an OpenAI client the web sources as url_citation annotations', () => {
+    const hub = codec.responseToHub(answer(), 'x');
+    const msg = (openaiCodec.responseFromHub(hub, opts) as any).choices[0].message;
+    expect(msg.citations).toBeUndefined();
+    expect(msg.annotations).toEqual([
+      {
+        type: 'url_citation',
+        url_citation: {
+          url: 'https://www.toureiffel.paris/en/the-monument/key-figures',
+          title: 'Key figures of the Eiffel Tower',
+          start_index: 45,
+          end_index: 80,
+        },
+      },
+    ]);
+    expect(msg.content.slice(45, 80)).toBe(cited);
+  });
+
+  it('writes no citations for a Claude client when the sources came from another vendor', () => {
+    const hub: HubResponse = {
+      id: 'x',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Spain won.',
+            citations: [{ start_index: 0, end_index: 10, url: 'https://uefa.com', title: 'uefa.com' }],
+          },
+          finish_reason: 'stop',
+        },
+      ],
+    };
+    expect((codec.responseFromHub(hub, opts) as any).content).toEqual([{ type: 'text', text: 'Spain won.' }]);
   });
 });

@@ -1,11 +1,13 @@
-// The shared conformance harness every wire format's recorded fixtures go through (relay/formats/<fmt>/__fixtures__/):
-// answers parse to the expected hub answer, streams give the same hub chunks however their bytes are split, errors
-// parse. A format's test calls these with its own fixtures; a new format or provider gets the same checks.
+// The shared conformance harness recorded fixtures go through: each wire format's (relay/formats/<fmt>/__fixtures__/,
+// called by the format's own test) and each provider's (relay/providers/<name>/__fixtures__/, all of them run by
+// provider-conformance.test.ts): answers parse to the expected hub answer, streams give the same hub chunks however
+// their bytes are split, errors parse.
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { FormatCodec, StreamDecoder } from '../../src/relay/formats/codec.js';
 import type { HubChunk } from '../../src/relay/hub/types.js';
 import { SseParser } from '../../src/relay/stream/sse-parser.js';
+import type { EventFraming } from '../../src/relay/stream/translate.js';
 
 export function fixture(dir: string, name: string): string {
   return readFileSync(new URL(`${dir}/${name}`, import.meta.url), 'utf8');
@@ -38,12 +40,18 @@ export function randomSplit(bytes: Buffer, seed: number, parts = 7): Buffer[] {
   return out;
 }
 
-/** Runs an SSE byte stream through a decoder: every hub chunk, in order, and the decoder (for its usage). */
-export function decodeSse(decoder: StreamDecoder, pieces: Buffer[]): { chunks: HubChunk[]; decoder: StreamDecoder } {
-  const parser = new SseParser();
+/**
+ * Runs a byte stream through a framing (SSE unless told) and a decoder: every hub chunk, in order, and the decoder
+ * (for its usage).
+ */
+export function decodeSse(
+  decoder: StreamDecoder,
+  pieces: Buffer[],
+  framing: EventFraming = new SseParser(),
+): { chunks: HubChunk[]; decoder: StreamDecoder } {
   const chunks: HubChunk[] = [];
-  for (const p of pieces) for (const ev of parser.push(p)) chunks.push(...decoder.push(ev.data, ev.event));
-  for (const ev of parser.end()) chunks.push(...decoder.push(ev.data, ev.event));
+  for (const p of pieces) for (const ev of framing.push(p)) chunks.push(...decoder.push(ev.data, ev.event));
+  for (const ev of framing.end()) chunks.push(...decoder.push(ev.data, ev.event));
   chunks.push(...decoder.end());
   return { chunks, decoder };
 }
@@ -54,18 +62,19 @@ export function stable(chunks: HubChunk[]): unknown[] {
 }
 
 /**
- * A recorded SSE stream decodes to the same hub chunks whole and split at random byte offsets (20 seeds), and returns
- * them for the caller's own assertions.
+ * A recorded stream (SSE text, or bytes in the framing `framing` makes) decodes to the same hub chunks whole and split
+ * at random byte offsets (20 seeds), and returns them for the caller's own assertions.
  */
 export function replayStream(
   codec: FormatCodec,
-  sse: string,
+  recorded: string | Buffer,
   opts: { id: string; model: string },
+  framing: () => EventFraming = () => new SseParser(),
 ): { chunks: HubChunk[]; decoder: StreamDecoder } {
-  const bytes = Buffer.from(sse, 'utf8');
-  const whole = decodeSse(codec.streamToHub(opts), [bytes]);
+  const bytes = typeof recorded === 'string' ? Buffer.from(recorded, 'utf8') : recorded;
+  const whole = decodeSse(codec.streamToHub(opts), [bytes], framing());
   for (let seed = 1; seed <= 20; seed++) {
-    const split = decodeSse(codec.streamToHub(opts), randomSplit(bytes, seed));
+    const split = decodeSse(codec.streamToHub(opts), randomSplit(bytes, seed), framing());
     expect(stable(split.chunks), `split seed ${seed}`).toEqual(stable(whole.chunks));
     expect(split.decoder.usage()).toEqual(whole.decoder.usage());
   }

@@ -15,7 +15,10 @@ import {
   openAIEmbeddingToGemini,
 } from '../../src/relay/formats/gemini/index.js';
 import type { HubChunk, HubRequest } from '../../src/relay/hub/types.js';
+import { openaiCodec } from '../../src/relay/formats/openai/index.js';
 import { JsonArraySplitter } from '../../src/relay/stream/json-array.js';
+import { SseParser } from '../../src/relay/stream/sse-parser.js';
+import type { EventFraming } from '../../src/relay/stream/translate.js';
 import { collect, decodeSse, fixture, randomSplit, replayStream, stable } from './conformance.js';
 
 const DIR = '../../src/relay/formats/gemini/__fixtures__';
@@ -23,15 +26,13 @@ const load = (name: string): string => fixture(DIR, name);
 const json = (name: string): any => JSON.parse(load(name));
 const opts = { id: 'chatcmpl-test', model: 'gemini-2.5-flash' };
 
-/** Runs a JSON-array stream through the splitter and the decoder, like the relay's non-SSE lane. */
-function decodeJsonArray(pieces: Buffer[]): { chunks: HubChunk[]; usage: unknown } {
+/** Gemini's default stream framing (one JSON array) as the harness's event framing. */
+function jsonArray(): EventFraming {
   const splitter = new JsonArraySplitter();
-  const decoder = geminiCodec.streamToHub(opts);
-  const chunks: HubChunk[] = [];
-  for (const p of pieces) for (const obj of splitter.push(p)) chunks.push(...decoder.push(obj));
-  for (const obj of splitter.end()) chunks.push(...decoder.push(obj));
-  chunks.push(...decoder.end());
-  return { chunks, usage: decoder.usage() };
+  return {
+    push: (bytes) => splitter.push(bytes).map((data) => ({ data })),
+    end: () => splitter.end().map((data) => ({ data })),
+  };
 }
 
 describe('gemini responses', () => {
@@ -172,14 +173,10 @@ describe('gemini streams', () => {
 
   it('decodes the JSON-array form the same as SSE, whatever the splits', () => {
     const bytes = Buffer.from(load('stream-text.json'), 'utf8');
-    const whole = decodeJsonArray([bytes]);
+    const whole = replayStream(geminiCodec, bytes, opts, jsonArray);
     const sse = decodeSse(geminiCodec.streamToHub(opts), [Buffer.from(load('stream-text.sse'), 'utf8')]);
     expect(stable(whole.chunks)).toEqual(stable(sse.chunks));
-    for (let seed = 1; seed <= 20; seed++) {
-      const split = decodeJsonArray(randomSplit(bytes, seed, 12));
-      expect(stable(split.chunks), `seed ${seed}`).toEqual(stable(whole.chunks));
-      expect(split.usage).toEqual(whole.usage);
-    }
+    expect(whole.decoder.usage()).toEqual(sse.decoder.usage());
   });
 
   /** hub chunks → Gemini stream (either framing) → hub chunks again gives the same content */
@@ -190,13 +187,11 @@ describe('gemini streams', () => {
     for (const c of source.chunks) wire += encoder.push(c);
     wire += encoder.end(source.decoder.usage());
     const bytes = Buffer.from(wire, 'utf8');
-    const back =
-      framing === 'sse'
-        ? decodeSse(geminiCodec.streamToHub(opts), randomSplit(bytes, 3))
-        : (() => {
-            const r = decodeJsonArray(randomSplit(bytes, 3));
-            return { chunks: r.chunks, decoder: { usage: () => r.usage } };
-          })();
+    const back = decodeSse(
+      geminiCodec.streamToHub(opts),
+      randomSplit(bytes, 3),
+      framing === 'sse' ? new SseParser() : jsonArray(),
+    );
     return { source, back, wire, encoder };
   }
 
@@ -660,5 +655,76 @@ describe('JSON array splitter', () => {
     const out: string[] = [];
     for (const b of bytes) out.push(...byByte.push(Buffer.from([b])));
     expect(out).toEqual(expected);
+  });
+});
+
+describe('gemini citations', () => {
+  // a recorded answer grounded with Google Search: segments of the text, each backed by web chunks
+  const answer = () => JSON.parse(fixture('../../src/relay/providers/gemini/__fixtures__', 'answer.json'));
+
+  it('reads grounding supports into hub citations over the answer text (byte offsets made character offsets)', () => {
+    const msg = geminiCodec.responseToHub(answer(), 'gemini-2.5-flash').choices[0].message;
+    const supports = answer().candidates[0].groundingMetadata.groundingSupports;
+    expect(msg.citations?.map((c) => [c.title, c.cited_text])).toEqual([
+      ['uefa.com', supports[0].segment.text],
+      ['aljazeera.com', supports[0].segment.text],
+      ['uefa.com', supports[1].segment.text],
+    ]);
+    // the first segment holds an en dash (3 bytes in UTF-8, 1 character)
+    for (const c of msg.citations!) expect(msg.content!.slice(c.start_index, c.end_index)).toBe(c.cited_text);
+    expect(msg.citations![0].url).toMatch(/^https:\/\/vertexaisearch\.cloud\.google\.com\/grounding-api-redirect\//);
+  });
+
+  it('gives a Gemini client the grounding metadata as it came', () => {
+    const hub = geminiCodec.responseToHub(answer(), 'gemini-2.5-flash');
+    const out = geminiCodec.responseFromHub(hub, { id: 'r1', model: 'gemini-2.5-flash' }) as any;
+    expect(out.candidates[0].groundingMetadata).toEqual(answer().candidates[0].groundingMetadata);
+    expect(out.candidates[0].citationMetadata).toBeUndefined();
+  });
+
+  it('gives an OpenAI client url_citation annotations', () => {
+    const hub = geminiCodec.responseToHub(answer(), 'gemini-2.5-flash');
+    const msg = (openaiCodec.responseFromHub(hub, { id: 'r1', model: 'gemini-2.5-flash' }) as any).choices[0].message;
+    expect(msg.gemini_grounding).toBeUndefined();
+    expect(msg.annotations).toHaveLength(3);
+    expect(msg.annotations[1]).toEqual({
+      type: 'url_citation',
+      url_citation: {
+        url: answer().candidates[0].groundingMetadata.groundingChunks[1].web.uri,
+        title: 'aljazeera.com',
+        start_index: 0,
+        end_index: 69,
+      },
+    });
+  });
+
+  it('reads citation metadata (Vertex AI spells the list citations) and keeps it for a Gemini client', () => {
+    // multi-byte characters before the cited span: its byte offsets are not character offsets
+    const text = 'Le café — “sans sucre”. Then the recipe: mix flour and water.';
+    const cited = 'recipe: mix flour and water.';
+    const body = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'thinking…', thought: true }, { text }] },
+          finishReason: 'STOP',
+          citationMetadata: {
+            citations: [
+              {
+                startIndex: Buffer.byteLength(text) - cited.length,
+                endIndex: Buffer.byteLength(text),
+                uri: 'https://example.org/bread',
+                license: 'mit',
+              },
+            ],
+          },
+        },
+      ],
+    };
+    const hub = geminiCodec.responseToHub(body, 'gemini-2.5-pro');
+    const [c] = hub.choices[0].message.citations!;
+    expect(hub.choices[0].message.content!.slice(c.start_index, c.end_index)).toBe(cited);
+    expect(c.url).toBe('https://example.org/bread');
+    const out = geminiCodec.responseFromHub(hub, { id: 'r', model: 'gemini-2.5-pro' }) as any;
+    expect(out.candidates[0].citationMetadata).toEqual(body.candidates[0].citationMetadata);
   });
 });

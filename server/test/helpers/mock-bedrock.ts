@@ -300,7 +300,8 @@ function claudeModelName(modelId: string): string {
     .replace(/-v\d+:\d+$/, '');
 }
 
-function validateModel(modelId: string): void {
+/** Bedrock's check of a model id (also run on the conformance test's upstream paths). */
+export function validateModel(modelId: string): void {
   const plain = modelId.replace(/^(us|eu|apac)\.(?=anthropic\.)/, '');
   if (!/^anthropic\.claude-[a-z0-9-]+-v\d+:\d+$/.test(plain)) {
     throw new Refusal(400, 'ValidationException', 'The provided model identifier is invalid.');
@@ -314,8 +315,8 @@ function validateModel(modelId: string): void {
   }
 }
 
-/** What Bedrock's Claude schema check refuses, with its messages. */
-function validateBody(body: any): void {
+/** What Bedrock's Claude schema check refuses, with its messages (also run on the conformance test's bodies). */
+export function validateBody(body: any): void {
   const malformed = (detail: string) =>
     new Refusal(
       400,

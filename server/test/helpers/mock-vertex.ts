@@ -36,6 +36,15 @@ export function makeServiceAccount(tokenUrl: string, opts: { project?: string; n
   });
 }
 
+/** What the Anthropic publisher refuses before Claude sees the body (also run on the conformance test's bodies). */
+export function vertexClaudeBodyProblem(body: any): string | null {
+  if (body?.anthropic_version !== 'vertex-2023-10-16') return `anthropic_version: Input should be 'vertex-2023-10-16'`;
+  if ('model' in body) return 'model: Extra inputs are not permitted';
+  if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
+  if (!Array.isArray(body.messages) || !body.messages.length) return 'messages: Field required';
+  return null;
+}
+
 export interface VertexRecordedRequest {
   method: string;
   path: string;
@@ -275,14 +284,8 @@ export class MockVertex {
       return googleError(res, 400, 'INVALID_ARGUMENT', `Publisher model action :${req.action} is not supported.`);
     }
     // Vertex hands the body to Anthropic, whose errors keep Anthropic's shape
-    const invalid = (message: string) =>
-      json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message } });
-    if (req.body.anthropic_version !== 'vertex-2023-10-16') {
-      return invalid(`anthropic_version: Input should be 'vertex-2023-10-16'`);
-    }
-    if ('model' in req.body) return invalid('model: Extra inputs are not permitted');
-    if (typeof req.body.max_tokens !== 'number') return invalid('max_tokens: Field required');
-    if (!Array.isArray(req.body.messages) || !req.body.messages.length) return invalid('messages: Field required');
+    const problem = vertexClaudeBodyProblem(req.body);
+    if (problem) return json(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: problem } });
     const reply = this.answer(req);
     if (reply.kind === 'error') return googleError(res, reply.status, reply.googleStatus, reply.message);
     const answer = reply.kind === 'claude' ? reply.answer : ({ kind: 'text', text: 'mismatched reply' } as const);

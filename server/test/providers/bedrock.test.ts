@@ -1,5 +1,6 @@
 // Bedrock plumbing: key parsing, model ids, URLs, bodies, errors, the event-stream decoder, and SigV4 signing judged
 // by a mock that verifies signatures the way AWS does.
+import { readFileSync } from 'node:fs';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,21 +186,32 @@ describe('BedrockEventDecoder', () => {
     { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'héllo wörld ✓' } },
     { type: 'message_stop', 'amazon-bedrock-invocationMetrics': { inputTokenCount: 5, outputTokenCount: 3 } },
   ];
-  const bytes = Buffer.concat(events.map((e, i) => encodeBedrockChunk(e, 'x'.repeat(i * 7 + 1))));
+  // a recorded invoke-with-response-stream answer (random splits of it: provider-conformance.test.ts)
+  const recorded = readFileSync(new URL('../../src/relay/providers/bedrock/__fixtures__/stream.bin', import.meta.url));
 
-  it('gives the same events whole and split at random offsets', () => {
-    const whole = new BedrockEventDecoder().push(bytes);
-    expect(whole).toEqual(events.map((e) => ({ data: JSON.stringify(e), event: e.type })));
-    for (let seed = 1; seed <= 30; seed++) {
-      const decoder = new BedrockEventDecoder();
-      const got = randomSplit(bytes, seed, 12).flatMap((piece) => decoder.push(piece));
-      expect(got, `seed ${seed}`).toEqual(whole);
-      expect(decoder.leftover).toBe(0);
-    }
-    // byte by byte
+  it('cuts recorded frames fed byte by byte into the Claude events they carry, padding dropped', () => {
+    const whole = new BedrockEventDecoder().push(recorded);
+    expect(whole.map((e) => e.event)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    expect(whole.every((e) => !('p' in JSON.parse(e.data)))).toBe(true);
     const decoder = new BedrockEventDecoder();
-    const got = [...bytes].flatMap((b) => decoder.push(Uint8Array.of(b)));
+    const got = [...recorded].flatMap((b) => decoder.push(Uint8Array.of(b)));
     expect(got).toEqual(whole);
+    expect(decoder.leftover).toBe(0);
+  });
+
+  it('reads what its own encoder writes (the frames of the mock upstream)', () => {
+    const bytes = Buffer.concat(events.map((e, i) => encodeBedrockChunk(e, 'x'.repeat(i * 7 + 1))));
+    expect(new BedrockEventDecoder().push(bytes)).toEqual(
+      events.map((e) => ({ data: JSON.stringify(e), event: e.type })),
+    );
   });
 
   it('throws on an exception frame, with its type and message', () => {
@@ -224,7 +236,7 @@ describe('BedrockEventDecoder', () => {
 
   it('refuses bytes that are not event-stream framing, and a corrupted message', () => {
     expect(() => new BedrockEventDecoder().push(Buffer.from('{"message":"not a stream"}'))).toThrow(/event stream/);
-    const corrupt = Buffer.from(encodeBedrockChunk(events[1]));
+    const corrupt = Buffer.from(recorded);
     corrupt[corrupt.length - 10] ^= 0xff;
     expect(() => new BedrockEventDecoder().push(corrupt)).toThrow();
   });

@@ -1,7 +1,7 @@
 // The hub: the one typed common form every client format and every provider converts to and from (hub and spoke,
 // docs/decisions/0013-relay-formats.md). It is OpenAI Chat Completions, so the OpenAI format converts by identity,
 // plus what Chat Completions cannot say, marked "extension" below: thinking blocks with their signatures, cache
-// writes, top_k, and the Gemini/Claude finish reasons' originals.
+// writes, top_k, citations, and the Gemini/Claude finish reasons' originals.
 
 export type HubRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
@@ -110,12 +110,29 @@ export interface HubUsage {
 /** OpenAI finish reasons; `content_filter` covers Gemini's SAFETY family. */
 export type HubFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/** extension: a source the answer cites (Claude's text-block citations, Gemini's grounding and citation metadata) */
+export interface HubCitation {
+  /** the span of the message's content the source supports, in UTF-16 code units, when the vendor says */
+  start_index?: number;
+  end_index?: number;
+  url?: string;
+  title?: string;
+  /** the passage quoted from the source (Claude's cited_text, Gemini's segment text) */
+  cited_text?: string;
+  /** Claude's citation object as it came (char_location, web_search_result_location, …), for a Claude client */
+  claude?: Record<string, unknown>;
+}
+
 export interface HubResponseMessage {
   role: 'assistant';
   content: string | null;
   reasoning_content?: string;
   thinking_blocks?: HubThinkingBlock[];
   tool_calls?: HubToolCall[];
+  /** extension: the sources the answer cites */
+  citations?: HubCitation[];
+  /** extension: Gemini's groundingMetadata and citationMetadata as they came, for a Gemini client */
+  gemini_grounding?: { groundingMetadata?: unknown; citationMetadata?: unknown };
 }
 
 export interface HubResponse {

@@ -11,6 +11,8 @@ import { ollamaAdaptor } from './ollama/index.js';
 import { openaiAdaptor } from './openai/index.js';
 import type { Adaptor, RelayInfo } from './types.js';
 import type { WireFormat } from '../formats/codec.js';
+import { codecFor } from '../formats/index.js';
+import type { HubRequest } from '../hub/types.js';
 import { relayableTypes, type ChannelProtocol } from '../../services/channel-protocols.js';
 
 const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
@@ -27,6 +29,14 @@ const BY_TYPE = new Map<number, Adaptor>(
   relayableTypes().map(([type, protocol]): [number, Adaptor] => [type, BY_PROTOCOL[protocol]]),
 );
 
+/**
+ * Every provider with its protocol, which is also its folder under providers/ (where its recorded fixtures live):
+ * test/formats/provider-conformance.test.ts runs the same checks over each one.
+ */
+export function providerEntries(): readonly (readonly [ChannelProtocol, Adaptor])[] {
+  return Object.entries(BY_PROTOCOL) as [ChannelProtocol, Adaptor][];
+}
+
 /** The adaptor of a relayable type; callers check hasAdaptor first (unsupported channels never reach here). */
 export function adaptorFor(channelType: number): Adaptor {
   const adaptor = BY_TYPE.get(channelType);
@@ -37,6 +47,22 @@ export function adaptorFor(channelType: number): Adaptor {
 /** The wire format an adaptor's upstream speaks for this request. */
 export function wireOf(adaptor: Adaptor, info: RelayInfo): WireFormat {
   return typeof adaptor.wire === 'function' ? adaptor.wire(info) : (adaptor.wire ?? 'openai');
+}
+
+/**
+ * The upstream body of a request on the translated lane, from its hub form: the provider's own builder (vendor options,
+ * inlined images, signing-ready bodies), else its wire codec's.
+ */
+export async function upstreamBodyFromHub(
+  adaptor: Adaptor,
+  info: RelayInfo,
+  hub: HubRequest,
+): Promise<Record<string, unknown>> {
+  const body = adaptor.fromHub
+    ? await adaptor.fromHub(info, hub)
+    : codecFor(wireOf(adaptor, info)).requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+  if (info.isStream && !adaptor.supportsStreamOptions(info)) delete body.stream_options;
+  return body;
 }
 
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';

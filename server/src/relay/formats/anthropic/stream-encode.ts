@@ -1,4 +1,4 @@
-// Hub chunks → the SSE stream a Claude client expects, in Claude's order: message_start; for each content block
+// Hub chunks → the SSE stream a Claude client expects, in Claude's order: message_start, ping; for each content block
 // content_block_start, its deltas, content_block_stop (thinking, then text, then one block per tool call, indexes
 // counting up); message_delta with the stop reason and usage; message_stop.
 import type { ClientError, EncoderOptions, StreamEncoder } from '../codec.js';
@@ -93,7 +93,10 @@ class ClaudeStreamEncoder implements StreamEncoder {
     return `event: error\ndata: ${claudeErrorJson(claudeErrorType(err.status), err.message)}\n\n`;
   }
 
-  /** message_start, once, before anything else; the input side of the usage when it is already known */
+  /**
+   * message_start, once, before anything else, with the input side of the usage when it is already known; then a
+   * ping, as Anthropic sends one right after it (clients that wait for it, or count events, see the same sequence)
+   */
   private start(chunk: HubChunk | null): string {
     if (this.started) return '';
     this.started = true;
@@ -113,7 +116,7 @@ class ClaudeStreamEncoder implements StreamEncoder {
         output_tokens: 0,
       },
     };
-    return sse('message_start', { message });
+    return sse('message_start', { message }) + sse('ping', {});
   }
 
   /** Makes sure a block of this kind is open, closing a block of another kind first. */

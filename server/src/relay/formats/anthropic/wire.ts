@@ -23,6 +23,8 @@ export interface ClaudeTextBlock {
   type: 'text';
   text: string;
   cache_control?: ClaudeCacheControl;
+  /** an answer's sources for this block's text (char_location, web_search_result_location, …) */
+  citations?: Record<string, unknown>[];
 }
 
 export interface ClaudeImageBlock {

@@ -2,7 +2,7 @@
 // stream encoder writes new-api's stream rules (a usage chunk only when the client asked include_usage, then
 // `data: [DONE]`). Used on the translated lane: an OpenAI client on a Claude or Gemini channel, or a Claude or Gemini
 // client on an OpenAI-compatible channel. The OpenAI native lane passes bytes and never calls it (relay/stream.ts).
-import type { HubChunk, HubRequest, HubResponse, HubUsage } from '../../hub/types.js';
+import type { HubChunk, HubRequest, HubResponse, HubResponseMessage, HubUsage } from '../../hub/types.js';
 import type { ClientError, EncoderOptions, FormatCodec, StreamDecoder, StreamEncoder } from '../codec.js';
 import { parseOpenAIStyleError } from '../../providers/openai/index.js';
 import { FormatError } from '../codec.js';
@@ -42,11 +42,35 @@ function usageForClient(u: HubUsage): Record<string, unknown> {
   return out;
 }
 
+const EXTENSIONS = ['thinking_blocks', 'thinking_signature', 'redacted_thinking', 'citations', 'gemini_grounding'];
+
 /** Removes the hub's extension fields from a message or delta before an OpenAI client or upstream sees it. */
 function plain<T extends Record<string, any>>(m: T): T {
-  if (!('thinking_blocks' in m) && !('thinking_signature' in m) && !('redacted_thinking' in m)) return m;
-  const { thinking_blocks: _t, thinking_signature: _s, redacted_thinking: _r, ...rest } = m;
-  return rest as unknown as T;
+  if (!EXTENSIONS.some((k) => k in m)) return m;
+  const rest: Record<string, unknown> = { ...m };
+  for (const k of EXTENSIONS) delete rest[k];
+  return rest as T;
+}
+
+/**
+ * An answer message for an OpenAI client: the cited web sources as `annotations` (url_citation, as OpenAI's search
+ * models write them), when the hub has citations with a URL and the message carries no annotations of its own.
+ */
+function messageForClient(m: HubResponseMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...plain(m) };
+  const cited = (m.citations ?? []).filter((c) => c.url);
+  if (!cited.length || 'annotations' in m) return out;
+  const length = m.content?.length ?? 0;
+  out.annotations = cited.map((c) => ({
+    type: 'url_citation',
+    url_citation: {
+      url: c.url,
+      title: c.title ?? c.url,
+      start_index: c.start_index ?? 0,
+      end_index: c.end_index ?? length,
+    },
+  }));
+  return out;
 }
 
 function chunkForClient(c: HubChunk, model: string): Record<string, unknown> {
@@ -144,7 +168,11 @@ export const openaiCodec: FormatCodec = {
       object: 'chat.completion',
       created: hub.created,
       model: opts.model,
-      choices: hub.choices.map((c) => ({ index: c.index, message: plain(c.message), finish_reason: c.finish_reason })),
+      choices: hub.choices.map((c) => ({
+        index: c.index,
+        message: messageForClient(c.message),
+        finish_reason: c.finish_reason,
+      })),
     };
     if (hub.usage) out.usage = usageForClient(hub.usage);
     return out;

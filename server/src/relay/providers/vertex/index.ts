@@ -29,6 +29,15 @@ export function vertexClaudeModel(model: string): string {
   return VERTEX_CLAUDE_NAMES[model] ?? model.replace(/-(\d{8})$/, '@$1');
 }
 
+/** An error body in Anthropic's shape (`"type": "error"` at the top), which the Anthropic publisher passes on. */
+function isClaudeError(body: Buffer): boolean {
+  try {
+    return JSON.parse(body.toString('utf8'))?.type === 'error';
+  } catch {
+    return false;
+  }
+}
+
 function wireOf(info: RelayInfo): WireFormat {
   return isClaude(info) ? 'anthropic' : 'gemini';
 }
@@ -86,8 +95,9 @@ export const vertexAdaptor: Adaptor = {
   },
   unauthorized: (info) => info.settings.vertexTokenRefused?.(info.channel.key),
   parseError(status, body) {
-    // Vertex's own errors (auth, quota, routing) are Google-shaped even on the Anthropic publisher
-    const google = geminiCodec.parseError(status, body);
-    return google.message ? google : anthropicCodec.parseError(status, body);
+    // Vertex's own errors (auth, quota, routing) are Google-shaped even on the Anthropic publisher; Claude's own
+    // (overloaded, invalid request) keep Anthropic's `{"type":"error","error":{"type",…}}`, whose `error` object the
+    // Google reader would take for its own and lose the type of
+    return isClaudeError(body) ? anthropicCodec.parseError(status, body) : geminiCodec.parseError(status, body);
   },
 };
