@@ -2,10 +2,11 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyError } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
+import { consoleRequestLoggers } from './lib/request-log.js';
 import { ipAllowed, proxyTrust } from './lib/ip-match.js';
 import { answerError } from './lib/error-answer.js';
 import { ANONYMOUS_BODY_LIMIT } from './lib/body-limits.js';
@@ -29,6 +30,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const trusted = proxyTrust(ctx.config.trustedProxies);
   const app = Fastify({
     logger: false,
+    // req.log: on /api, a child of ctx.log carrying the request id; elsewhere silent (lib/request-log.ts)
+    childLoggerFactory: consoleRequestLoggers(ctx.log),
+    // Fastify's own incoming/completed lines stay off: the console writes its access line (api/access-log.ts)
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newRequestId(),
     // routes whose caller is authenticated before the body is read raise it (api/index.ts, relay/index.ts)
     bodyLimit: ANONYMOUS_BODY_LIMIT,
