@@ -27,7 +27,8 @@ function isDataException(err: unknown): boolean {
   return state.startsWith('22');
 }
 
-export function answerError(ctx: { log: Logger }, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+/** Answers the error in the caller's shape; returns the status answered. */
+export function answerError(ctx: { log: Logger }, err: FastifyError, req: FastifyRequest, reply: FastifyReply): number {
   if (!reply.hasHeader('X-Oneapi-Request-Id')) reply.header('X-Oneapi-Request-Id', req.id);
   const dataError = isDataException(err);
   const status = dataError ? 400 : err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
@@ -43,9 +44,10 @@ export function answerError(ctx: { log: Logger }, err: FastifyError, req: Fastif
     const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
     const shown = prefersEnglish(req.headers['accept-language']) ? relayMessageInEnglish(message) : message;
     reply.status(status).send(openAIError(`${shown} (request id: ${req.id})`, type));
-    return;
+    return status;
   }
   reply.status(status).send(fail(message));
+  return status;
 }
 
 const RELAY_PREFIXES = ['/v1', '/pg', '/dashboard', '/mj', '/suno', '/v1beta'];
