@@ -2,12 +2,19 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyInstance, type FastifyError } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import type { AppContext } from './context.js';
 import { newRequestId } from './lib/request-id.js';
+import { consoleRequestLoggers } from './lib/request-log.js';
 import { ipAllowed, proxyTrust } from './lib/ip-match.js';
-import { answerError } from './lib/error-answer.js';
+import { answerError, isRelayPath } from './lib/error-answer.js';
 import { ANONYMOUS_BODY_LIMIT } from './lib/body-limits.js';
 import { registerApiRoutes } from './api/index.js';
 import { registerRelayRoutes } from './relay/index.js';
@@ -18,6 +25,7 @@ import { registerConsoleFiles } from './lib/console-files.js';
 import { registerJsonCompression } from './lib/compress-json.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 import { startLogRetention } from './services/log-retention.js';
+import { metricsOf } from './services/metrics.js';
 
 export function webDistDir(ctx: AppContext): string {
   if (ctx.config.webDistDir) return resolve(ctx.config.webDistDir);
@@ -27,8 +35,19 @@ export function webDistDir(ctx: AppContext): string {
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const trusted = proxyTrust(ctx.config.trustedProxies);
+  const metrics = metricsOf(ctx);
+  // A relay request that reaches the error handler never ran its pipeline (which answers its own errors): a body too
+  // large or not decodable on a Fastify route, a malformed path. Counted as refused, as admit.ts counts the others.
+  const onError = (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const status = answerError(ctx, err, req, reply);
+    if (isRelayPath(req.url)) metrics.countLocal('refused', status);
+  };
   const app = Fastify({
     logger: false,
+    // req.log: on /api, a child of ctx.log carrying the request id; elsewhere silent (lib/request-log.ts)
+    childLoggerFactory: consoleRequestLoggers(ctx.log),
+    // Fastify's own incoming/completed lines stay off: the console writes its access line (api/access-log.ts)
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => newRequestId(),
     // routes whose caller is authenticated before the body is read raise it (api/index.ts, relay/index.ts)
     bodyLimit: ANONYMOUS_BODY_LIMIT,
@@ -41,7 +60,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // new-api's router answers `/x` and `/x/` alike; clients and its own console use both forms
     routerOptions: { ignoreTrailingSlash: true },
     // a malformed or over-long path parameter: answered in the caller's error shape, not Fastify's
-    frameworkErrors: (err, req, reply) => answerError(ctx, err, req, reply),
+    frameworkErrors: onError,
   });
   app.decorate('ctx', ctx);
 
@@ -51,7 +70,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(fastifyCookie, { secret: ctx.config.sessionSecret });
 
-  app.setErrorHandler((err: FastifyError, req, reply) => answerError(ctx, err, req, reply));
+  app.setErrorHandler(onError);
   // /api answers above 1 kB go out br/gzip-compressed when asked; the relay answers on the raw socket, untouched
   registerJsonCompression(app);
 

@@ -69,6 +69,8 @@ export interface ObservabilityConfig {
   metricsAllowPublic: boolean;
   /** RELAY_ACCESS_LOG: one info line per relay request (default true) */
   relayAccessLog: boolean;
+  /** CONSOLE_ACCESS_LOG: one info line per console (/api) request (default true) */
+  consoleAccessLog: boolean;
   /** where spans go (OTLP/HTTP): OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces; empty: no tracing */
   otlpTracesUrl: string;
   /** OTEL_SERVICE_NAME (default ai-gateway) */
@@ -228,6 +230,7 @@ function observabilityOf(env: Env): ObservabilityConfig {
     metricsToken: env.METRICS_TOKEN?.trim() ?? '',
     metricsAllowPublic: bool(env, 'METRICS_ALLOW_PUBLIC', false),
     relayAccessLog: bool(env, 'RELAY_ACCESS_LOG', true),
+    consoleAccessLog: bool(env, 'CONSOLE_ACCESS_LOG', true),
     otlpTracesUrl: traces,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'ai-gateway',
   };

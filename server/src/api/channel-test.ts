@@ -43,9 +43,9 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
     return { success: r.ok, message: r.message, time: r.time };
   });
 
-  app.get('/api/channel/test', { preHandler: auth.admin }, async () => {
+  app.get('/api/channel/test', { preHandler: auth.admin }, async (req) => {
     const started = testAllChannels(ctx, svc, true);
-    void started.catch((err) => ctx.log.error({ err }, 'channel test-all failed'));
+    void started.catch((err) => req.log.error({ err }, 'channel test-all failed'));
     // a run already in progress answers false synchronously enough: check the flag after one tick
     const accepted = await Promise.race([started, new Promise<boolean>((r) => setTimeout(() => r(true), 0))]);
     return accepted ? ok() : fail('测试已在运行中');

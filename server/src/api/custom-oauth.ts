@@ -45,7 +45,7 @@ export async function registerCustomOAuthRoutes(app: FastifyInstance, ctx: AppCo
   app.post(
     '/api/custom-oauth-provider/discovery',
     root,
-    guarded(async (req) => ok(await fetchDiscovery(ctx, bodyOf(req)))),
+    guarded(async (req) => ok(await fetchDiscovery(ctx, bodyOf(req), req.log))),
   );
   app.get(
     '/api/custom-oauth-provider/:id',

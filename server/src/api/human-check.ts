@@ -36,7 +36,7 @@ function rememberPass(ctx: AppContext, req: FastifyRequest, reply: FastifyReply)
 export function humanCheck(ctx: AppContext): preHandlerAsyncHookHandler {
   return async function (req, reply) {
     if (!ctx.options.bool('TurnstileCheckEnabled') || passedEarlier(req)) return;
-    const problem = await checkTurnstile(ctx, queryOf(req).turnstile, req.ip);
+    const problem = await checkTurnstile(ctx, queryOf(req).turnstile, req.ip, req.log);
     if (problem) return reply.send(fail(problem));
     rememberPass(ctx, req, reply);
   };

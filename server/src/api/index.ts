@@ -24,6 +24,7 @@ import { registerLoginBindingRoutes } from './login-bindings.js';
 import { registerPasskeyRoutes } from './passkeys.js';
 import { registerLimitRoutes } from './limits.js';
 import { rejectBadInput } from '../lib/input.js';
+import { consoleAccessLine } from './access-log.js';
 
 type Area = (app: FastifyInstance, ctx: AppContext) => Promise<void> | void;
 
@@ -84,6 +85,8 @@ export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): 
     if (!route.url.startsWith('/api/') && route.url !== '/api') return;
     const own = route.preValidation;
     route.preValidation = own ? [rejectBadInput, ...(Array.isArray(own) ? own : [own])] : rejectBadInput;
+    // per route rather than app-wide: an app-wide onResponse hook would cost every relay request its listeners
+    if (ctx.config.observability.consoleAccessLog) route.onResponse = [...asList(route.onResponse), consoleAccessLine];
   });
   for (const area of AREAS) await area(app, ctx);
 }

@@ -67,7 +67,7 @@ export async function registerLoginBindingRoutes(app: FastifyInstance, ctx: AppC
     { onRequest: critical },
     guarded(async (req, reply) => {
       if (!wechatOn()) return fail(WECHAT_NOT_ENABLED);
-      const account = await wechatUserByCode(ctx, (queryOf(req).code ?? '').trim());
+      const account = await wechatUserByCode(ctx, (queryOf(req).code ?? '').trim(), req.log);
       const user = await loginWithProviderAccount(ctx, wechat, account, '');
       return loggedIn(ctx, req, reply, user);
     }),
@@ -78,7 +78,7 @@ export async function registerLoginBindingRoutes(app: FastifyInstance, ctx: AppC
     if (!wechatOn()) return fail(WECHAT_NOT_ENABLED);
     const fromBody = bodyOf(req).code;
     const code = typeof fromBody === 'string' ? fromBody : (queryOf(req).code ?? '');
-    const account = await wechatUserByCode(ctx, code.trim());
+    const account = await wechatUserByCode(ctx, code.trim(), req.log);
     await bindProviderAccount(ctx, wechat, caller(req).id, account);
     return ok(undefined, '');
   });

@@ -50,7 +50,11 @@ export async function handleCallback(
   const signedIn = session ? await sessionUser(ctx, session) : undefined;
   const enabled = provider.enabled ? provider.enabled(ctx) : loginAvailable(ctx.options, provider.option);
   if (!enabled) return fail(notEnabled(provider));
-  const account = await provider.fetchUser(ctx, (q.code ?? '').trim(), { protocol: req.protocol, host: req.host });
+  const account = await provider.fetchUser(ctx, (q.code ?? '').trim(), {
+    protocol: req.protocol,
+    host: req.host,
+    log: req.log,
+  });
 
   if (signedIn) {
     if (Number(signedIn.status) !== 1) return fail(USER_BANNED);

@@ -1,6 +1,6 @@
 // First-run setup (new-api-compat.md §3.4): GET /api/setup reports the state, POST /api/setup creates the root account
 // once and records the usage mode. A `setups` row means "initialised".
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ROLE_ROOT } from '../services/console-auth.js';
 import { nowSec } from '../lib/time.js';
@@ -57,13 +57,14 @@ export async function registerSetupRoutes(app: FastifyInstance, ctx: AppContext)
   let queue: Promise<unknown> = Promise.resolve();
 
   app.post('/api/setup', async (req, reply) => {
-    const run = queue.then(() => postSetup(ctx, req.body, reply));
+    const run = queue.then(() => postSetup(ctx, req, reply));
     queue = run.catch(() => undefined);
     return run;
   });
 }
 
-async function postSetup(ctx: AppContext, rawBody: unknown, reply: FastifyReply) {
+async function postSetup(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
+  const rawBody: unknown = req.body;
   const refuse = (status: number, message: string) => reply.status(status).send({ success: false, message });
   if (await isSetupDone(ctx)) return refuse(400, '系统已经初始化完成');
   if (!rawBody || typeof rawBody !== 'object') return refuse(400, '请求参数有误');
@@ -109,7 +110,7 @@ async function postSetup(ctx: AppContext, rawBody: unknown, reply: FastifyReply)
       return refuse(400, '系统已经初始化完成');
     }
     if (err instanceof UserFacingError) return refuse(400, err.message);
-    ctx.log.error({ err }, 'setup failed');
+    req.log.error({ err }, 'setup failed');
     return refuse(500, `初始化系统失败: ${(err as Error).message}`);
   }
   setupDone.set(ctx, true);
@@ -118,7 +119,7 @@ async function postSetup(ctx: AppContext, rawBody: unknown, reply: FastifyReply)
     // new-api writes the demo flag into SelfUseModeEnabled by mistake; it belongs to DemoSiteEnabled.
     await ctx.options.set('DemoSiteEnabled', demo ? 'true' : 'false');
   } catch (err) {
-    ctx.log.error({ err }, 'saving setup modes failed');
+    req.log.error({ err }, 'saving setup modes failed');
     return refuse(500, `保存运营模式设置失败: ${(err as Error).message}`);
   }
   return reply.send({ success: true, message: '系统初始化成功' });

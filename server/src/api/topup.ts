@@ -34,7 +34,7 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.post('/api/user/pay', { preHandler: auth.user }, async (req) => {
     const me = caller(req);
-    return requestPay(ctx, { id: me.id, group: me.group }, bodyOf(req));
+    return requestPay(ctx, { id: me.id, group: me.group }, bodyOf(req), req.log);
   });
 
   // The gateway calls back with GET (query) or POST (form body); the form parser stays inside this scope.
@@ -44,7 +44,7 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
     });
     const notify = async (req: FastifyRequest, reply: FastifyReply) => {
       const params = { ...flat(req.query), ...flat(req.body) };
-      const answer = await handleEpayNotify(ctx, params);
+      const answer = await handleEpayNotify(ctx, params, req.log);
       return reply.type('text/plain; charset=utf-8').send(answer);
     };
     scope.get('/api/user/epay/notify', notify);

@@ -146,7 +146,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       try {
         await sendEmail(ctx, `${system}邮箱验证邮件`, email, html);
       } catch (err) {
-        ctx.log.warn({ err }, 'verification email failed');
+        req.log.warn({ err }, 'verification email failed');
         return fail(`发送邮件失败：${(err as Error).message}`);
       }
       return ok(undefined, '');
@@ -175,7 +175,7 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
         try {
           await sendEmail(ctx, `${system}密码重置`, email, html);
         } catch (err) {
-          ctx.log.error({ err }, 'password reset email failed');
+          req.log.error({ err }, 'password reset email failed');
         }
       }
       return ok(undefined, '');

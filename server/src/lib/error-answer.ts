@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { fail, openAIError } from './http.js';
 import { prefersEnglish, relayMessageInEnglish } from './relay-english.js';
+import { pathOf, requestLog } from './request-log.js';
 
 // Fastify's own messages quote the whole path back, 10,000 characters of it if that is what came
 const ROUTING_MESSAGES: Record<string, string> = {
@@ -26,12 +27,14 @@ function isDataException(err: unknown): boolean {
   return state.startsWith('22');
 }
 
-export function answerError(ctx: { log: Logger }, err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+/** Answers the error in the caller's shape; returns the status answered. */
+export function answerError(ctx: { log: Logger }, err: FastifyError, req: FastifyRequest, reply: FastifyReply): number {
   if (!reply.hasHeader('X-Oneapi-Request-Id')) reply.header('X-Oneapi-Request-Id', req.id);
   const dataError = isDataException(err);
   const status = dataError ? 400 : err.statusCode && err.statusCode >= 400 ? err.statusCode : 500;
-  if (status >= 500) ctx.log.error({ err, url: req.url, reqId: req.id }, 'request failed');
-  else if (dataError) ctx.log.warn({ err, url: req.url, reqId: req.id }, 'the database refused a value of the request');
+  const url = pathOf(req.url);
+  if (status >= 500) requestLog(ctx.log, req).error({ err, url }, 'request failed');
+  else if (dataError) requestLog(ctx.log, req).warn({ err, url }, 'the database refused a value of the request');
   const message = dataError
     ? '无效的参数'
     : status >= 500 && !err.statusCode
@@ -41,9 +44,10 @@ export function answerError(ctx: { log: Logger }, err: FastifyError, req: Fastif
     const type = status >= 500 ? 'new_api_panic' : 'invalid_request_error';
     const shown = prefersEnglish(req.headers['accept-language']) ? relayMessageInEnglish(message) : message;
     reply.status(status).send(openAIError(`${shown} (request id: ${req.id})`, type));
-    return;
+    return status;
   }
   reply.status(status).send(fail(message));
+  return status;
 }
 
 const RELAY_PREFIXES = ['/v1', '/pg', '/dashboard', '/mj', '/suno', '/v1beta'];

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { trimOldest } from './bounded.js';
+import { requestLog } from './request-log.js';
 
 export interface RateLimitRule {
   enabled: boolean;
@@ -152,7 +153,7 @@ async function allow(ctx: RateLimitContext, mark: string, rule: RateLimitRule, r
     return await rateLimiterFor(ctx).hit(mark + req.ip, rule.count, rule.durationSec);
   } catch (err) {
     // A Redis outage must not lock everybody out of the console.
-    ctx.log.warn({ err }, 'rate limiter unavailable');
+    requestLog(ctx.log, req).warn({ err }, 'rate limiter unavailable');
     return true;
   }
 }

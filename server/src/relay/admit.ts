@@ -13,6 +13,7 @@ import { authenticate, ROLE_COMMON } from '../services/console-auth.js';
 import { tokenAuth, type RelayCaller } from './auth.js';
 import { asRelayError, sendRelayError } from './errors.js';
 import type { WireFormat } from './formats/codec.js';
+import type { GatewayMetrics } from '../services/metrics.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,16 +25,21 @@ declare module 'fastify' {
 /**
  * Answers a request refused before its body was read. The body is never kept: a small one is read and dropped and
  * the connection serves the client's next request; a larger one is not read, the answer closes the connection.
+ * Counted in gateway_relay_requests_total under `route` (the pipeline never sees it).
  */
 export function refuseUnread(
   res: HttpResponse,
   headers: IncomingHttpHeaders,
   err: unknown,
   reqId: string,
-  format?: WireFormat,
+  format: WireFormat | undefined,
+  metrics: GatewayMetrics,
+  route = 'refused',
 ): void {
   if (!drainable(headers)) res.setHeader('Connection', 'close');
-  sendRelayError(res, asRelayError(err), reqId, headers, format);
+  const e = asRelayError(err);
+  metrics.countLocal(route, e.status, format);
+  sendRelayError(res, e, reqId, headers, format);
 }
 
 /** onRequest hook of the Fastify relay routes: token auth (session auth on the playground) before the body. */
@@ -55,7 +61,7 @@ export function admitHook(
       req.relayCaller = caller instanceof Promise ? await caller : caller;
     } catch (err) {
       reply.hijack();
-      refuseUnread(reply.raw, req.headers, err, req.id, format);
+      refuseUnread(reply.raw, req.headers, err, req.id, format, svc.metrics);
       return reply;
     }
   };

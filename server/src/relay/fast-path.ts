@@ -59,6 +59,7 @@ export function installRelayFastPath(
     const id = newRequestId();
     if (closing) {
       res.setHeader('Connection', 'close');
+      svc.metrics.countLocal('refused', 503, formatOf(url));
       return sendRelayError(
         res,
         new RelayError(503, 'the gateway is shutting down; retry the request', 'new_api_error', 'shutting_down'),
@@ -68,7 +69,10 @@ export function installRelayFastPath(
       );
     }
     decodeBody(headers['content-encoding'], raw, BODY_LIMIT, (err, body) => {
-      if (err) return sendRelayError(res, err, id, headers, formatOf(url));
+      if (err) {
+        svc.metrics.countLocal('refused', err.status, formatOf(url));
+        return sendRelayError(res, err, id, headers, formatOf(url));
+      }
       const ip = clientIpOf(socketIp, headers['x-forwarded-for'] as string | undefined, trusted);
       relayJson(svc, ctx, { id, url, headers, ip, body: body!, caller, sessionUserId: 0 }, res, optionsOf[url]).catch(
         (e) => {
@@ -86,7 +90,8 @@ export function installRelayFastPath(
       bodyLimit: BODY_LIMIT,
       admission: {
         check: (head) => admit(head.url, head.headers),
-        refuse: (err, head, res) => refuseUnread(res, head.headers, err, newRequestId(), formatOf(head.url)),
+        refuse: (err, head, res) =>
+          refuseUnread(res, head.headers, err, newRequestId(), formatOf(head.url), svc.metrics),
       },
       handle: (req, res) =>
         serve(req.url, req.headers, req.socket.remoteAddress ?? '', req.admitted as RelayCaller, req.body, res),
@@ -106,6 +111,7 @@ export function installRelayFastPath(
         new RelayError(413, 'Request body is too large'),
         newRequestId(),
         formatOf(req.url),
+        svc.metrics,
       );
     if (Number(req.headers['content-length']) > BODY_LIMIT) return tooLarge();
     let chunks: Buffer[] = [];
@@ -141,13 +147,13 @@ export function installRelayFastPath(
     try {
       caller = admit(req.url!, req.headers);
     } catch (err) {
-      return refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url));
+      return refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url), svc.metrics);
     }
     // nothing is read from the request until its caller is known
     if (caller instanceof Promise)
       caller.then(
         (c) => readBody(req, res, c),
-        (err) => refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url)),
+        (err) => refuseUnread(res, req.headers, err, newRequestId(), formatOf(req.url), svc.metrics),
       );
     else readBody(req, res, caller);
   });

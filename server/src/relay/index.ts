@@ -8,7 +8,7 @@
 // pipeline parses it once and forwards the original bytes when nothing changes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { initRelayServices, relayServices } from './services.js';
+import { initRelayServices, relayServices, type RelayServices } from './services.js';
 import { relayJson, type JsonRelayOptions } from './pipeline/run.js';
 import type { RelayRequest } from './request.js';
 import { FAST_PATH_ROUTES, JSON_RELAY_ROUTES, type JsonRelayRoute } from './modes/routes.js';
@@ -51,7 +51,13 @@ function relayRequestOf(req: FastifyRequest): RelayRequest {
 }
 
 /** A route answered without an upstream (token counting): the parsed body in, the format's JSON out. */
-function answerLocally(req: FastifyRequest, reply: FastifyReply, local: LocalAnswer, model: string): void {
+function answerLocally(
+  svc: RelayServices,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  local: LocalAnswer,
+  model: string,
+): void {
   reply.hijack();
   let err: RelayError;
   try {
@@ -59,11 +65,13 @@ function answerLocally(req: FastifyRequest, reply: FastifyReply, local: LocalAns
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new RelayError(400, 'body must be a JSON object');
     const answer = local.answer(body as Record<string, any>, model);
+    svc.metrics.countLocal('count_tokens', 200, local.format);
     return sendJson(reply.raw, 200, JSON.stringify(answer), baseHeaders(req.id, req.headers.origin));
   } catch (e) {
     err =
       e instanceof RelayError ? e : new RelayError(400, `无效的请求, ${(e as Error).message}`, 'invalid_request_error');
   }
+  svc.metrics.countLocal('count_tokens', err.status, local.format);
   sendRelayError(reply.raw, err, req.id, req.headers, local.format);
 }
 
@@ -95,9 +103,9 @@ async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, ro
               reply.hijack();
               return notFound(reply.raw, req, r.mode.format);
             }
-            if (found.local) return answerLocally(req, reply, found.local, found.model);
+            if (found.local) return answerLocally(svc, req, reply, found.local, found.model);
             opts = { ...base, mode: found.mode, pathModel: found.model };
-          } else if (r.local) return answerLocally(req, reply, r.local, '');
+          } else if (r.local) return answerLocally(svc, req, reply, r.local, '');
           reply.hijack();
           return relayJson(svc, ctx, relayRequestOf(req), reply.raw, opts);
         },
@@ -117,5 +125,5 @@ export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext)
   registerModelList(app, ctx, svc);
   registerDashboardBilling(app, ctx, svc);
   registerTokenLog(app, ctx);
-  await registerNotImplemented(app);
+  await registerNotImplemented(app, svc.metrics);
 }

@@ -133,6 +133,15 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * A relay request answered without the pipeline (which counts its own, relay/pipeline/observe.ts): `refused` before
+   * it (bad token, body too large or malformed, shutting down) or an endpoint answered locally (`models`,
+   * `count_tokens`, `billing`, `not_implemented`). No model or channel: none was chosen.
+   */
+  countLocal(route: string, status: number, format = 'openai'): void {
+    this.requests.inc({ route, status: String(status), model: '', channel: '', format });
+  }
+
   /** The relay's gauges: read at each scrape. */
   attachRelay(source: RelayGaugeSource): void {
     this.relay = source;

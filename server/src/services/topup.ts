@@ -2,6 +2,7 @@
 // The notify credits the user exactly once: the order's pending → success flip is a conditional UPDATE in the same
 // transaction as the credit, so repeated or concurrent notifies for one trade_no add the quota a single time.
 import type { AppContext } from '../context.js';
+import type { LineLog } from '../lib/request-log.js';
 import { randomAlnum } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
 import { intInput } from '../lib/input.js';
@@ -93,6 +94,7 @@ export async function requestPay(
   ctx: AppContext,
   user: { id: number; group: string },
   body: Record<string, unknown>,
+  log: LineLog,
 ): Promise<PayAnswer> {
   const cfg = epayConfig(ctx);
   if (!cfg) return error(ONLINE_TOPUP_DISABLED);
@@ -122,7 +124,7 @@ export async function requestPay(
       })
       .execute();
   } catch (err) {
-    ctx.log.error({ err, tradeNo }, 'creating a top-up order failed');
+    log.error({ err, tradeNo }, 'creating a top-up order failed');
     return error('创建订单失败');
   }
   return { message: 'success', data: params, url };
@@ -133,7 +135,11 @@ export async function requestPay(
  * after the order was credited (or found already credited), so a database failure makes the gateway retry, and the
  * paid money must match the order.
  */
-export async function handleEpayNotify(ctx: AppContext, params: Record<string, string>): Promise<'success' | 'fail'> {
+export async function handleEpayNotify(
+  ctx: AppContext,
+  params: Record<string, string>,
+  log: LineLog,
+): Promise<'success' | 'fail'> {
   const cfg = epayConfig(ctx);
   if (!cfg || !epayVerify(params, cfg.key)) return 'fail';
   if (params.trade_status !== EPAY_TRADE_SUCCESS) return 'success';
@@ -142,12 +148,12 @@ export async function handleEpayNotify(ctx: AppContext, params: Record<string, s
     ? await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst()
     : undefined;
   if (!order) {
-    ctx.log.warn({ tradeNo }, 'epay notify for an unknown order');
+    log.warn({ tradeNo }, 'epay notify for an unknown order');
     return 'fail';
   }
   const paid = Number(params.money);
   if (!Number.isFinite(paid) || Math.abs(paid - Number(order.money)) > 0.005) {
-    ctx.log.error({ tradeNo, paid: params.money, expected: order.money }, 'epay notify money does not match the order');
+    log.error({ tradeNo, paid: params.money, expected: order.money }, 'epay notify money does not match the order');
     return 'fail';
   }
   const quota = Math.round(Number(order.amount) * quotaPerUnit(ctx));

@@ -3,6 +3,7 @@
 // short-lived entries every node sees (Redis, else the database).
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import type { LineLog } from '../lib/request-log.js';
 import { deleteShortLived, getShortLived, putShortLived } from './short-lived.js';
 
 export const PURPOSE_EMAIL_VERIFICATION = 'v';
@@ -52,6 +53,7 @@ export async function checkTurnstile(
   ctx: AppContext,
   token: string | undefined,
   remoteIp: string,
+  log: LineLog,
 ): Promise<string | null> {
   if (!ctx.options.bool('TurnstileCheckEnabled')) return null;
   if (!token) return 'Turnstile token 为空';
@@ -65,7 +67,7 @@ export async function checkTurnstile(
     const body = (await res.json()) as { success?: boolean };
     return body.success ? null : 'Turnstile 校验失败，请刷新重试！';
   } catch (err) {
-    ctx.log.warn({ err }, 'turnstile verification failed');
+    log.warn({ err }, 'turnstile verification failed');
     return 'Turnstile 校验失败，请刷新重试！';
   }
 }

@@ -196,6 +196,43 @@ await describeEachDb('GET /metrics', (kind) => {
     );
   });
 
+  it('counts the relay answers the pipeline never sees: refusals before it and endpoints answered locally', async () => {
+    const u = await addUser(s, { quota: 10_000_000 });
+    const t = await addToken(s, u.id, { unlimited: true });
+    const before = (await scrape(s)).text;
+    const send = async (path: string, key: string, body?: unknown) => {
+      const res = await fetch(`${s.url}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    };
+    const chat = { model: MODEL, messages: [{ role: 'user', content: 'x' }] };
+    // an unknown token, refused from the head by the lean front (chat) and by the Fastify route's hook (messages)
+    expect(await send('/v1/chat/completions', 'sk-no-such-token', chat)).toBe(401);
+    expect(await send('/v1/messages', 'sk-no-such-token', { ...chat, max_tokens: 5 })).toBe(401);
+    expect(await send('/v1/models', `sk-${t.key}`)).toBe(200);
+    expect(await send('/v1/models', 'sk-no-such-token')).toBe(401);
+    expect(await send('/v1/messages/count_tokens', `sk-${t.key}`, chat)).toBe(200);
+    expect(await send('/dashboard/billing/usage', `sk-${t.key}`)).toBe(200);
+    const after = (await scrape(s)).text;
+    const delta = (labels: Record<string, string>) =>
+      sampleSum(after, 'gateway_relay_requests_total', labels) -
+      sampleSum(before, 'gateway_relay_requests_total', labels);
+
+    const none = { model: '', channel: '' };
+    expect(delta({ route: 'refused', status: '401', format: 'openai', ...none })).toBe(1);
+    expect(delta({ route: 'refused', status: '401', format: 'anthropic', ...none })).toBe(1);
+    expect(delta({ route: 'models', status: '200', ...none })).toBe(1);
+    expect(delta({ route: 'models', status: '401', ...none })).toBe(1);
+    expect(delta({ route: 'count_tokens', status: '200', format: 'anthropic', ...none })).toBe(1);
+    expect(delta({ route: 'billing', status: '200', ...none })).toBe(1);
+    // nothing of these went through the pipeline
+    expect(delta({ route: 'chat' })).toBe(0);
+  });
+
   it('shows a stream in flight and its reservation, and neither once it ends', async () => {
     const u = await addUser(s, { quota: 10_000_000 });
     const t = await addToken(s, u.id, { unlimited: true });

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { RelayServices } from '../services.js';
 import type { RelayCaller } from '../auth.js';
-import { getCaller, sendJsonAnswer } from './token-get.js';
+import { countedAs, getCaller, sendJsonAnswer } from './token-get.js';
 
 export function registerDashboardBilling(app: FastifyInstance, ctx: AppContext, svc: RelayServices): void {
   const amounts = async (caller: RelayCaller) => {
@@ -41,8 +41,9 @@ export function registerDashboardBilling(app: FastifyInstance, ctx: AppContext, 
     };
   };
 
+  const counted = { onResponse: countedAs(svc, 'billing') };
   for (const prefix of ['', '/v1']) {
-    app.get(`${prefix}/dashboard/billing/subscription`, async (req, reply) => {
+    app.get(`${prefix}/dashboard/billing/subscription`, counted, async (req, reply) => {
       const caller = await getCaller(ctx, svc, req, reply);
       if (!caller) return;
       const a = await amounts(caller);
@@ -55,7 +56,7 @@ export function registerDashboardBilling(app: FastifyInstance, ctx: AppContext, 
         access_until: a.expires,
       });
     });
-    app.get(`${prefix}/dashboard/billing/usage`, async (req, reply) => {
+    app.get(`${prefix}/dashboard/billing/usage`, counted, async (req, reply) => {
       const caller = await getCaller(ctx, svc, req, reply);
       if (!caller) return;
       const a = await amounts(caller);

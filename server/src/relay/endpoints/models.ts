@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import type { RelayServices } from '../services.js';
 import { isBuiltInModel, modelObject } from '../../services/model-objects.js';
 import { isUsableGroup } from '../../services/groups.js';
-import { getCaller, sendJsonAnswer } from './token-get.js';
+import { countedAs, getCaller, sendJsonAnswer } from './token-get.js';
 import type { FastifyRequest } from 'fastify';
 import type { RelayCaller } from '../auth.js';
 import { RelayError, sendRelayError } from '../errors.js';
@@ -38,7 +38,9 @@ function modelKnown(svc: RelayServices, id: string): boolean {
 }
 
 export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: RelayServices): void {
-  app.get('/v1/models', async (req, reply) => {
+  const counted = { onResponse: countedAs(svc, 'models') };
+  const countedGemini = { onResponse: countedAs(svc, 'models', 'gemini') };
+  app.get('/v1/models', counted, async (req, reply) => {
     const caller = await getCaller(ctx, svc, req, reply);
     if (!caller) return;
     const ids = callerModels(ctx, svc, caller);
@@ -48,13 +50,13 @@ export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: Re
     sendJsonAnswer(req, reply, 200, { success: true, data: ids.map(modelObject) });
   });
 
-  app.get('/v1beta/models', async (req, reply) => {
+  app.get('/v1beta/models', countedGemini, async (req, reply) => {
     const caller = await getCaller(ctx, svc, req, reply, 'gemini');
     if (!caller) return;
     sendJsonAnswer(req, reply, 200, geminiModelList(callerModels(ctx, svc, caller)));
   });
 
-  app.get('/v1beta/models/:model', async (req, reply) => {
+  app.get('/v1beta/models/:model', countedGemini, async (req, reply) => {
     const caller = await getCaller(ctx, svc, req, reply, 'gemini');
     if (!caller) return;
     const id = (req.params as { model: string }).model.replace(/^models\//, '');
@@ -73,7 +75,7 @@ export function registerModelList(app: FastifyInstance, ctx: AppContext, svc: Re
     );
   });
 
-  app.get('/v1/models/:model', async (req, reply) => {
+  app.get('/v1/models/:model', counted, async (req, reply) => {
     const caller = await getCaller(ctx, svc, req, reply);
     if (!caller) return;
     const id = (req.params as { model: string }).model;

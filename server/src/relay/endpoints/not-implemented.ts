@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RelayError } from '../errors.js';
 import { refuseUnread } from '../admit.js';
+import type { GatewayMetrics } from '../../services/metrics.js';
 
 const NOT_IMPLEMENTED: Array<[HTTPMethods, string]> = [
   ['GET', '/v1/files'],
@@ -25,18 +26,20 @@ const NOT_IMPLEMENTED: Array<[HTTPMethods, string]> = [
   ['GET', '/v1/fine_tuning/jobs/:id/checkpoints'],
 ];
 
-// answered from the head: the body is never read
-async function notImplemented(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.hijack();
-  refuseUnread(
-    reply.raw,
-    req.headers,
-    new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'),
-    req.id,
-  );
-}
-
-export async function registerNotImplemented(app: FastifyInstance): Promise<void> {
+export async function registerNotImplemented(app: FastifyInstance, metrics: GatewayMetrics): Promise<void> {
+  // answered from the head: the body is never read
+  const notImplemented = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    reply.hijack();
+    refuseUnread(
+      reply.raw,
+      req.headers,
+      new RelayError(501, 'API not implemented', 'new_api_error', 'api_not_implemented'),
+      req.id,
+      undefined,
+      metrics,
+      'not_implemented',
+    );
+  };
   // Own scope: whatever the body (multipart uploads to /v1/files included), it is drained unread and the answer is
   // the 501, not a 415 from a missing content-type parser.
   await app.register(async (scope) => {

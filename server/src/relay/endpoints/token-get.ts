@@ -1,6 +1,6 @@
 // What the relay's GET endpoints that answer locally (model lists, billing dashboard) share: TokenAuth without a body,
 // and a JSON answer with the relay's headers.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseAsyncHookHandler } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { RelayServices } from '../services.js';
 import { tokenAuth, type RelayCaller } from '../auth.js';
@@ -23,6 +23,14 @@ export async function getCaller(
     sendRelayError(reply.raw, e, req.id, req.headers, format);
     return null;
   }
+}
+
+/**
+ * Route option `onResponse`: counts the answer in gateway_relay_requests_total under `route`, whatever its status (these
+ * endpoints answer without the pipeline, which counts its own). Runs once the answer is written, off its path.
+ */
+export function countedAs(svc: RelayServices, route: string, format?: WireFormat): onResponseAsyncHookHandler {
+  return async (_req, reply) => svc.metrics.countLocal(route, reply.raw.statusCode, format);
 }
 
 export function sendJsonAnswer(req: FastifyRequest, reply: FastifyReply, status: number, body: unknown): void {

@@ -3,6 +3,7 @@
 // it is fetched like any user-chosen URL (lib/safe-fetch.ts): public addresses only, no redirects, a size and a time
 // limit. An identity provider on a private network is entered by hand instead.
 import type { AppContext } from '../../context.js';
+import type { LineLog } from '../../lib/request-log.js';
 import { ForbiddenAddressError, userUrlFetch } from '../../lib/safe-fetch.js';
 import { UserFacingError } from '../users.js';
 
@@ -45,7 +46,11 @@ async function readLimited(body: AsyncIterable<unknown>): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-export async function fetchDiscovery(ctx: AppContext, body: Record<string, unknown>): Promise<DiscoveryResult> {
+export async function fetchDiscovery(
+  ctx: AppContext,
+  body: Record<string, unknown>,
+  log: LineLog,
+): Promise<DiscoveryResult> {
   const url = discoveryUrl(body);
   let status: number;
   let raw: string;
@@ -59,7 +64,7 @@ export async function fetchDiscovery(ctx: AppContext, body: Record<string, unkno
       err instanceof ForbiddenAddressError || (err as { code?: string }).code === 'ERR_FORBIDDEN_ADDRESS'
         ? '该地址指向本机、内网或保留地址，不允许访问'
         : (err as Error).message || '请求失败';
-    ctx.log.warn({ err, url }, 'custom oauth discovery failed');
+    log.warn({ err, url }, 'custom oauth discovery failed');
     throw new UserFacingError(`获取 Discovery 配置失败: ${reason}`);
   }
   if (status !== 200) {

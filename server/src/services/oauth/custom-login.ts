@@ -4,6 +4,7 @@
 // rather than in a users column. The account outcomes (login, sign-up, bind and their refusals) are accounts.ts's,
 // the same as for the built-in providers.
 import type { AppContext } from '../../context.js';
+import type { LineLog } from '../../lib/request-log.js';
 import { OAuthError, accessTokenOf, callProvider, emptyUserInfo, requireCode, userInfoOf } from './provider.js';
 import type { BindingStore, OAuthProvider, ProviderUser } from './provider.js';
 import { AUTH_STYLE_BASIC, isUniqueViolation, loginReady, type CustomProviderRow } from './custom-providers.js';
@@ -59,7 +60,13 @@ function bindingStore(providerId: number, provider: () => OAuthProvider): Bindin
   };
 }
 
-async function exchangeCode(ctx: AppContext, row: CustomProviderRow, name: string, code: string): Promise<string> {
+async function exchangeCode(
+  ctx: AppContext,
+  row: CustomProviderRow,
+  name: string,
+  code: string,
+  log: LineLog,
+): Promise<string> {
   const form = new URLSearchParams({
     grant_type: 'authorization_code',
     code,
@@ -79,18 +86,23 @@ async function exchangeCode(ctx: AppContext, row: CustomProviderRow, name: strin
     form.set('client_id', clientId);
     form.set('client_secret', secret);
   }
-  const answer = await callProvider(ctx, name, row.token_endpoint ?? '', { method: 'POST', headers, body: form });
-  return accessTokenOf(ctx, name, answer);
+  const answer = await callProvider(log, name, row.token_endpoint ?? '', { method: 'POST', headers, body: form });
+  return accessTokenOf(log, name, answer);
 }
 
-async function fetchCustomUser(ctx: AppContext, row: CustomProviderRow, code: string): Promise<ProviderUser> {
+async function fetchCustomUser(
+  ctx: AppContext,
+  row: CustomProviderRow,
+  code: string,
+  log: LineLog,
+): Promise<ProviderUser> {
   requireCode(code);
   const name = row.name;
-  const token = await exchangeCode(ctx, row, name, code);
+  const token = await exchangeCode(ctx, row, name, code, log);
   const info = userInfoOf(
-    ctx,
+    log,
     name,
-    await callProvider(ctx, name, row.user_info_endpoint ?? '', {
+    await callProvider(log, name, row.user_info_endpoint ?? '', {
       headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
     }),
   );
@@ -115,7 +127,7 @@ export function customLoginProvider(row: CustomProviderRow): OAuthProvider {
     usernamePrefix: row.slug,
     usesLogin: true,
     defaultDisplayName: `${row.name} User`,
-    fetchUser: (ctx, code) => fetchCustomUser(ctx, row, code),
+    fetchUser: (ctx, code, { log }) => fetchCustomUser(ctx, row, code, log),
   };
   return provider;
 }

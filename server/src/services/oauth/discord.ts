@@ -8,6 +8,7 @@ import {
   requireCode,
   textField,
   userInfoOf,
+  type CallbackInfo,
   type OAuthProvider,
 } from './provider.js';
 
@@ -22,10 +23,10 @@ export const discord: OAuthProvider = {
   usernamePrefix: 'discord',
   usesLogin: true,
   defaultDisplayName: 'Discord User',
-  async fetchUser(ctx: AppContext, code: string) {
+  async fetchUser(ctx: AppContext, code: string, { log }: CallbackInfo) {
     requireCode(code);
     const urls = ctx.config.oauthEndpoints.discord ?? {};
-    const tokenAnswer = await callProvider(ctx, this.name, urls.token ?? TOKEN_URL, {
+    const tokenAnswer = await callProvider(log, this.name, urls.token ?? TOKEN_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({
@@ -36,11 +37,11 @@ export const discord: OAuthProvider = {
         redirect_uri: `${ctx.options.get('ServerAddress')}/oauth/discord`,
       }),
     });
-    const token = accessTokenOf(ctx, this.name, tokenAnswer);
+    const token = accessTokenOf(log, this.name, tokenAnswer);
     const info = userInfoOf(
-      ctx,
+      log,
       this.name,
-      await callProvider(ctx, this.name, urls.user ?? USER_URL, {
+      await callProvider(log, this.name, urls.user ?? USER_URL, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       }),
     );

@@ -8,6 +8,7 @@ import {
   requireCode,
   textField,
   userInfoOf,
+  type CallbackInfo,
   type OAuthProvider,
 } from './provider.js';
 
@@ -22,10 +23,10 @@ export const github: OAuthProvider = {
   usernamePrefix: 'github',
   usesLogin: false,
   defaultDisplayName: 'GitHub User',
-  async fetchUser(ctx: AppContext, code: string) {
+  async fetchUser(ctx: AppContext, code: string, { log }: CallbackInfo) {
     requireCode(code);
     const urls = ctx.config.oauthEndpoints.github ?? {};
-    const tokenAnswer = await callProvider(ctx, this.name, urls.token ?? TOKEN_URL, {
+    const tokenAnswer = await callProvider(log, this.name, urls.token ?? TOKEN_URL, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({
@@ -34,11 +35,11 @@ export const github: OAuthProvider = {
         code,
       }),
     });
-    const token = accessTokenOf(ctx, this.name, tokenAnswer);
+    const token = accessTokenOf(log, this.name, tokenAnswer);
     const info = userInfoOf(
-      ctx,
+      log,
       this.name,
-      await callProvider(ctx, this.name, urls.user ?? USER_URL, {
+      await callProvider(log, this.name, urls.user ?? USER_URL, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/vnd.github+json' },
       }),
     );

@@ -24,12 +24,13 @@ export const linuxdo: OAuthProvider = {
   usesLogin: false,
   defaultDisplayName: 'LinuxDO User',
   async fetchUser(ctx: AppContext, code: string, callback: CallbackInfo) {
+    const { log } = callback;
     requireCode(code);
     const urls = ctx.config.oauthEndpoints.linuxdo ?? {};
     const basic = Buffer.from(
       `${ctx.options.get('LinuxDOClientId')}:${ctx.options.get('LinuxDOClientSecret')}`,
     ).toString('base64');
-    const tokenAnswer = await callProvider(ctx, this.name, urls.token ?? TOKEN_URL, {
+    const tokenAnswer = await callProvider(log, this.name, urls.token ?? TOKEN_URL, {
       method: 'POST',
       headers: {
         authorization: `Basic ${basic}`,
@@ -42,11 +43,11 @@ export const linuxdo: OAuthProvider = {
         redirect_uri: `${callback.protocol}://${callback.host}/api/oauth/linuxdo`,
       }),
     });
-    const token = accessTokenOf(ctx, this.name, tokenAnswer);
+    const token = accessTokenOf(log, this.name, tokenAnswer);
     const info = userInfoOf(
-      ctx,
+      log,
       this.name,
-      await callProvider(ctx, this.name, urls.user ?? USER_URL, {
+      await callProvider(log, this.name, urls.user ?? USER_URL, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       }),
     );

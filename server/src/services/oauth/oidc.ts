@@ -2,6 +2,7 @@
 // read from the `oidc.well_known` discovery document at each login (an operator changing the provider's document
 // needs no restart). The provider must return `sub` and `email`.
 import type { AppContext } from '../../context.js';
+import type { LineLog } from '../../lib/request-log.js';
 import {
   OAuthError,
   accessTokenOf,
@@ -10,6 +11,7 @@ import {
   requireCode,
   textField,
   userInfoOf,
+  type CallbackInfo,
   type OAuthProvider,
 } from './provider.js';
 
@@ -20,7 +22,7 @@ interface OidcEndpoints {
   userInfo: string;
 }
 
-async function oidcEndpoints(ctx: AppContext): Promise<OidcEndpoints> {
+async function oidcEndpoints(ctx: AppContext, log: LineLog): Promise<OidcEndpoints> {
   const token = ctx.options.get('oidc.token_endpoint');
   const userInfo = ctx.options.get('oidc.user_info_endpoint');
   if (token && userInfo) return { token, userInfo };
@@ -28,11 +30,11 @@ async function oidcEndpoints(ctx: AppContext): Promise<OidcEndpoints> {
   if (!wellKnown) throw new OAuthError(OIDC_DISCOVERY_FAILED);
   let doc: Record<string, unknown>;
   try {
-    const answer = await callProvider(ctx, 'OIDC', wellKnown, { headers: { accept: 'application/json' } });
+    const answer = await callProvider(log, 'OIDC', wellKnown, { headers: { accept: 'application/json' } });
     if (answer.status !== 200) throw new Error(`status ${answer.status}`);
     doc = answer.body;
   } catch (err) {
-    ctx.log.warn({ err }, 'oidc discovery failed');
+    log.warn({ err }, 'oidc discovery failed');
     throw new OAuthError(OIDC_DISCOVERY_FAILED);
   }
   const found = {
@@ -51,10 +53,10 @@ export const oidc: OAuthProvider = {
   usernamePrefix: 'oidc',
   usesLogin: true,
   defaultDisplayName: 'OIDC User',
-  async fetchUser(ctx: AppContext, code: string) {
+  async fetchUser(ctx: AppContext, code: string, { log }: CallbackInfo) {
     requireCode(code);
-    const endpoints = await oidcEndpoints(ctx);
-    const tokenAnswer = await callProvider(ctx, this.name, endpoints.token, {
+    const endpoints = await oidcEndpoints(ctx, log);
+    const tokenAnswer = await callProvider(log, this.name, endpoints.token, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
       body: new URLSearchParams({
@@ -65,11 +67,11 @@ export const oidc: OAuthProvider = {
         redirect_uri: `${ctx.options.get('ServerAddress')}/oauth/oidc`,
       }),
     });
-    const token = accessTokenOf(ctx, this.name, tokenAnswer);
+    const token = accessTokenOf(log, this.name, tokenAnswer);
     const info = userInfoOf(
-      ctx,
+      log,
       this.name,
-      await callProvider(ctx, this.name, endpoints.userInfo, {
+      await callProvider(log, this.name, endpoints.userInfo, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
       }),
     );

@@ -2,6 +2,7 @@
 // account logic (services/oauth/accounts.ts), and the outbound HTTP calls to its endpoints, always with a timeout so
 // a provider that hangs cannot hold a login request (and its rate-limit slot) open.
 import type { AppContext } from '../../context.js';
+import type { LineLog } from '../../lib/request-log.js';
 import { UserFacingError } from '../users.js';
 import type { ProviderColumnName } from '../../db/identity-claims.js';
 
@@ -64,10 +65,12 @@ export interface OAuthProvider extends AccountProvider {
   fetchUser(ctx: AppContext, code: string, callback: CallbackInfo): Promise<ProviderUser>;
 }
 
-/** Where the callback request came in, for providers whose redirect_uri names this server's own address. */
+/** The callback request: where it came in (for providers whose redirect_uri names this server's own address), its logger. */
 export interface CallbackInfo {
   protocol: string;
   host: string;
+  /** the callback request's logger: the lines about the exchange carry its request id (lib/request-log.ts) */
+  log: LineLog;
 }
 
 export interface JsonAnswer {
@@ -76,12 +79,12 @@ export interface JsonAnswer {
 }
 
 /** One call to a provider: a network failure or timeout becomes new-api's "cannot connect" message. */
-export async function callProvider(ctx: AppContext, name: string, url: string, init: RequestInit): Promise<JsonAnswer> {
+export async function callProvider(log: LineLog, name: string, url: string, init: RequestInit): Promise<JsonAnswer> {
   let res: Response;
   try {
     res = await fetch(url, { ...init, signal: AbortSignal.timeout(OAUTH_HTTP_TIMEOUT_MS) });
   } catch (err) {
-    ctx.log.warn({ err, provider: name }, 'oauth provider unreachable');
+    log.warn({ err, provider: name }, 'oauth provider unreachable');
     throw new OAuthError(`无法连接至 ${name} 服务器，请稍后重试！`);
   }
   let body: unknown = null;
@@ -105,19 +108,19 @@ export function textField(body: Record<string, unknown>, key: string): string {
 }
 
 /** The access token of a token-endpoint answer, or new-api's "failed to get the token" message. */
-export function accessTokenOf(ctx: AppContext, name: string, answer: JsonAnswer): string {
+export function accessTokenOf(log: LineLog, name: string, answer: JsonAnswer): string {
   const token = textField(answer.body, 'access_token');
   if (!token) {
-    ctx.log.warn({ provider: name, status: answer.status, error: answer.body.error }, 'oauth token exchange failed');
+    log.warn({ provider: name, status: answer.status, error: answer.body.error }, 'oauth token exchange failed');
     throw new OAuthError(`${name} 获取 Token 失败，请检查设置！`);
   }
   return token;
 }
 
 /** The user-info answer's body, or new-api's "failed to get the user" message on a non-200. */
-export function userInfoOf(ctx: AppContext, name: string, answer: JsonAnswer): Record<string, unknown> {
+export function userInfoOf(log: LineLog, name: string, answer: JsonAnswer): Record<string, unknown> {
   if (answer.status !== 200) {
-    ctx.log.warn({ provider: name, status: answer.status }, 'oauth user info failed');
+    log.warn({ provider: name, status: answer.status }, 'oauth user info failed');
     throw new OAuthError(`${name} 获取用户信息失败！请检查设置！`);
   }
   return answer.body;

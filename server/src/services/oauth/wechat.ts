@@ -3,6 +3,7 @@
 // are the operator's options (not user input), so no private-address guard applies, but redirects are not followed:
 // the token travels in the Authorization header and must not be forwarded elsewhere.
 import type { AppContext } from '../../context.js';
+import type { LineLog } from '../../lib/request-log.js';
 import { OAUTH_HTTP_TIMEOUT_MS, OAuthError, type AccountProvider, type ProviderUser } from './provider.js';
 
 export const WECHAT_NOT_ENABLED = '管理员未开启通过微信登录以及注册';
@@ -22,7 +23,7 @@ export const wechat: AccountProvider = {
 };
 
 /** The WeChat id the wechat-server knows the code by; new-api's messages for each failure. */
-export async function wechatUserByCode(ctx: AppContext, code: string): Promise<ProviderUser> {
+export async function wechatUserByCode(ctx: AppContext, code: string, log: LineLog): Promise<ProviderUser> {
   if (!code) throw new OAuthError('无效的参数');
   const base = ctx.options.get('WeChatServerAddress').replace(/\/+$/, '');
   let res: Response;
@@ -33,7 +34,7 @@ export async function wechatUserByCode(ctx: AppContext, code: string): Promise<P
       signal: AbortSignal.timeout(OAUTH_HTTP_TIMEOUT_MS),
     });
   } catch (err) {
-    ctx.log.warn({ err }, 'wechat server unreachable');
+    log.warn({ err }, 'wechat server unreachable');
     throw new OAuthError(WECHAT_UNREACHABLE);
   }
   let body: unknown;
@@ -43,7 +44,7 @@ export async function wechatUserByCode(ctx: AppContext, code: string): Promise<P
     body = null;
   }
   if (!body || typeof body !== 'object') {
-    ctx.log.warn({ status: res.status }, 'wechat server answered no JSON');
+    log.warn({ status: res.status }, 'wechat server answered no JSON');
     throw new OAuthError(WECHAT_BAD_ANSWER);
   }
   const { success, message, data } = body as { success?: unknown; message?: unknown; data?: unknown };
