@@ -1,19 +1,23 @@
-// Rate-limit tab: per-user model request limits (new-api-compat.md §10).
+// Rate-limit tab: per-user model request limits (new-api-compat.md §10) and the groups' default usage limits (§13.3).
 import { useTranslation } from 'react-i18next';
 import type { Options } from './logic.js';
 import { RATE_LIMIT_FIELDS } from './fields.js';
 import OptionSection from './OptionSection.js';
+import GroupLimitsSection from './GroupLimitsSection.js';
 import { NS } from './i18n.js';
 
 export default function RateLimitTab({ options }: { options: Options }) {
   const { t } = useTranslation(NS);
   return (
-    <OptionSection
-      id="ratelimit"
-      title={t('sec.rateLimit')}
-      description={t('rateLimitDesc')}
-      fields={RATE_LIMIT_FIELDS}
-      options={options}
-    />
+    <>
+      <OptionSection
+        id="ratelimit"
+        title={t('sec.rateLimit')}
+        description={t('rateLimitDesc')}
+        fields={RATE_LIMIT_FIELDS}
+        options={options}
+      />
+      <GroupLimitsSection options={options} />
+    </>
   );
 }

@@ -42,6 +42,12 @@ export const pairs: Pairs = {
   'sec.dashboard': ['数据看板设置', 'Data dashboard settings'],
   'sec.monitor': ['监控设置', 'Monitoring settings'],
   'sec.rateLimit': ['模型请求速率限制', 'Model request rate limit'],
+  'sec.groupLimits': ['分组默认用量限制', 'Default usage limits per group'],
+  groupLimitsDesc: [
+    '分组内没有自己设置的用户按此限制（按用户统计）；留空或 0 表示不限制。用户和令牌的设置优先于分组默认值。',
+    'Apply to each user of the group without a setting of their own (counted per user). Empty or 0: no limit. User and token settings override these defaults.',
+  ],
+  groupLimitsGroup: ['分组', 'Group'],
   'sec.global': ['全局设置', 'Global settings'],
   'sec.gemini': ['Gemini 设置', 'Gemini settings'],
   'sec.claude': ['Claude 设置', 'Claude settings'],
