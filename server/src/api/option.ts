@@ -9,6 +9,7 @@ import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services
 import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 import { loginSwitchProblem } from '../services/login-methods.js';
 import { isTimeZone } from '../services/limits/periods.js';
+import { LimitInputError, parseGroupDefaultsInput } from '../services/limits/index.js';
 
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
@@ -88,6 +89,15 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
       for (const [name, ratio] of Object.entries(parsed as Record<string, unknown>)) {
         if (typeof ratio !== 'number' || !Number.isFinite(ratio)) return `分组 ${name} 的倍率必须是数字`;
         if (ratio < 0) return `分组 ${name} 的倍率不能为负数`;
+      }
+    }
+    if (key === 'UsageLimitGroupDefaults') {
+      // the per-group limits take the same checks as a token's or a user's (services/limits/settings.ts)
+      try {
+        parseGroupDefaultsInput(parsed);
+      } catch (e) {
+        if (e instanceof LimitInputError) return e.message;
+        throw e;
       }
     }
   }

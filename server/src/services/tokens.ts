@@ -11,6 +11,14 @@ import { splitCommaList } from './abilities.js';
 import { likeContains, likePrefix } from '../db/like.js';
 import { intInput } from '../lib/input.js';
 import { isUsableGroup } from './groups.js';
+import {
+  isEmpty as noLimits,
+  LimitInputError,
+  parseSettingsInput,
+  usageLimits,
+  writeLimitSettings,
+  type LimitSettings,
+} from './limits/index.js';
 
 export class TokenInputError extends Error {}
 
@@ -187,6 +195,7 @@ export async function createToken(
 ): Promise<PublicToken> {
   if (body.name === undefined) throw new TokenInputError('令牌名称不能为空');
   const fields = tokenFields(ctx, user.group, body);
+  const limits = createLimits(body.usage_limits);
   const now = nowSec();
   const values = {
     user_id: user.id,
@@ -203,10 +212,34 @@ export async function createToken(
     allow_ips: fields.allow_ips ?? '',
     group: fields.group ?? '',
   };
-  await ctx.db.insertInto('tokens').values(values).execute();
-  const row = view(await own(ctx.db, user.id).where('key', '=', values.key).executeTakeFirstOrThrow());
+  // the token and its limits commit together: a failure leaves neither, never a token without the limits asked for
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('tokens').values(values).execute();
+    const created = view(await own(trx, user.id).where('key', '=', values.key).executeTakeFirstOrThrow());
+    if (limits) await writeLimitSettings(trx, 'token', created.id, limits);
+    return created;
+  });
+  if (limits) await usageLimits(ctx).changed();
   await announce(ctx, row);
   return row;
+}
+
+/**
+ * `usage_limits` of POST /api/token/ (ours, beyond new-api: new-api-compat.md §13.3): {rpm, tpm, budget, period} as
+ * PUT /api/token/:id/limits takes them, checked before anything is written. Absent, null or all zero: none.
+ */
+function createLimits(v: unknown): LimitSettings | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw new TokenInputError('usage_limits must be an object {rpm, tpm, budget, period, reset}');
+  let settings: LimitSettings;
+  try {
+    settings = parseSettingsInput(v as Body);
+  } catch (e) {
+    if (e instanceof LimitInputError) throw new TokenInputError(`usage_limits: ${e.message}`);
+    throw e;
+  }
+  return noLimits(settings) ? null : settings;
 }
 
 /**

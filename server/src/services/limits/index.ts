@@ -1,8 +1,11 @@
 // Governance per key and per user (issue 35; new-api-compat.md §13.3): the settings of tokens and users (table
 // usage_limits, all loaded in memory: one map lookup per request), the groups' defaults (option
 // UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
-// daily caps. Calendar periods and the caps' days are those of the site's time zone (option UsageLimitTimeZone). Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
+// daily caps. Calendar periods and the caps' days are those of the site's time zone (option UsageLimitTimeZone).
+// Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/schema.js';
 import { MemoryCounters, RedisCounters, type Check, type CounterStore } from './counters.js';
 import { periodAt, rollingWindowMs, zoneOrLocal } from './periods.js';
 import {
@@ -16,7 +19,7 @@ import {
 } from './settings.js';
 
 export type { LimitSettings, Rules } from './settings.js';
-export { LimitInputError, parseSettingsInput } from './settings.js';
+export { LimitInputError, isEmpty, parseGroupDefaultsInput, parseSettingsInput } from './settings.js';
 
 const WINDOW_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -296,17 +299,33 @@ export class UsageLimits {
 
   /** Stores a token's or user's settings (empty: removed) and tells every node. */
   async save(scope: 'token' | 'user', id: number, settings: LimitSettings): Promise<void> {
-    await this.ctx.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('usage_limits').where('scope', '=', scope).where('target_id', '=', id).execute();
-      if (!isEmpty(settings))
-        await trx
-          .insertInto('usage_limits')
-          .values({ scope, target_id: id, limits: JSON.stringify(settings) })
-          .execute();
-    });
+    await this.ctx.db.transaction().execute((trx) => writeLimitSettings(trx, scope, id, settings));
+    await this.changed();
+  }
+
+  /** After settings were written (save, or a token created with its limits): this node and every other reload. */
+  async changed(): Promise<void> {
     await this.reload();
     this.ctx.changes.publish({ kind: 'limits' });
   }
+}
+
+/**
+ * Replaces a token's or user's settings row (empty settings: no row), inside the caller's transaction, so a row it
+ * writes along with them (a new token) commits or fails with them. Call UsageLimits.changed() after the commit.
+ */
+export async function writeLimitSettings(
+  trx: Kysely<Database>,
+  scope: 'token' | 'user',
+  id: number,
+  settings: LimitSettings,
+): Promise<void> {
+  await trx.deleteFrom('usage_limits').where('scope', '=', scope).where('target_id', '=', id).execute();
+  if (!isEmpty(settings))
+    await trx
+      .insertInto('usage_limits')
+      .values({ scope, target_id: id, limits: JSON.stringify(settings) })
+      .execute();
 }
 
 export interface UsageView {

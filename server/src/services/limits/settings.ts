@@ -39,8 +39,11 @@ export interface Rules {
   budget: (Rule & { period: Period; reset: Reset }) | null;
 }
 
-const positiveInt = (v: unknown): number | undefined =>
-  typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined;
+/** A whole number > 0, given as a number or as decimal digits (parseSettingsInput accepts both, so both are read). */
+const positiveInt = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
 
 /** The valid fields of stored or option JSON; anything else is dropped (a bad value never blocks requests). */
 export function cleanSettings(raw: unknown): LimitSettings {
@@ -89,6 +92,35 @@ export function parseSettingsInput(body: Record<string, unknown>): LimitSettings
     if (reset === 'rolling') out.reset = 'rolling';
   }
   return out as LimitSettings;
+}
+
+const SETTING_FIELDS = new Set(['rpm', 'tpm', 'budget', 'period', 'reset']);
+
+/**
+ * The option UsageLimitGroupDefaults as root saves it (its JSON already parsed): an object {group: {rpm, tpm, budget, period, reset}}, each group's
+ * settings checked by parseSettingsInput (so a value the option accepts is one the token and user routes accept), and
+ * no other field, so a misspelt one is not silently ignored. Throws LimitInputError naming the group.
+ */
+export function parseGroupDefaultsInput(parsed: unknown): Record<string, LimitSettings> {
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new LimitInputError(
+      'UsageLimitGroupDefaults must be an object of groups: {"group": {rpm, tpm, budget, period, reset}}',
+    );
+  const out: Record<string, LimitSettings> = {};
+  for (const [group, raw] of Object.entries(parsed as Record<string, unknown>)) {
+    if (!group.trim()) throw new LimitInputError('UsageLimitGroupDefaults: a group name is empty');
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+      throw new LimitInputError(`group ${group}: the limits must be an object {rpm, tpm, budget, period, reset}`);
+    const unknown = Object.keys(raw).find((k) => !SETTING_FIELDS.has(k));
+    if (unknown) throw new LimitInputError(`group ${group}: unknown field ${unknown}`);
+    try {
+      out[group] = parseSettingsInput(raw as Record<string, unknown>);
+    } catch (e) {
+      if (e instanceof LimitInputError) throw new LimitInputError(`group ${group}: ${e.message}`);
+      throw e;
+    }
+  }
+  return out;
 }
 
 export const isEmpty = (s: LimitSettings | undefined): boolean => !s || (!s.rpm && !s.tpm && !s.budget);

@@ -44,16 +44,21 @@ const same = (a: LimitSettings, b: LimitSettings) =>
   (!a.budget ||
     ((a.period ?? 'monthly') === (b.period ?? 'monthly') && (a.reset ?? 'calendar') === (b.reset ?? 'calendar')));
 
+export const hasLimits = (s: LimitSettings) => !!(s.rpm || s.tpm || s.budget);
+
+/** The settings as the server takes them (PUT …/limits, POST /api/token/'s usage_limits): 0 for a limit not set. */
+export const limitsBody = (s: LimitSettings) => ({
+  rpm: s.rpm ?? 0,
+  tpm: s.tpm ?? 0,
+  budget: s.budget ?? 0,
+  period: s.budget ? (s.period ?? 'monthly') : '',
+  reset: s.budget ? (s.reset ?? 'calendar') : '',
+});
+
 /** Saves the settings when they differ from those loaded; the server's message when it refuses them. */
 export async function saveLimits(path: string, settings: LimitSettings, loaded: LimitSettings): Promise<string | null> {
   if (same(settings, loaded)) return null;
-  const r = await api.put(path, {
-    rpm: settings.rpm ?? 0,
-    tpm: settings.tpm ?? 0,
-    budget: settings.budget ?? 0,
-    period: settings.budget ? (settings.period ?? 'monthly') : '',
-    reset: settings.budget ? (settings.reset ?? 'calendar') : '',
-  });
+  const r = await api.put(path, limitsBody(settings));
   return r.success ? null : r.message;
 }
 

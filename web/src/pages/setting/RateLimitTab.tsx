@@ -1,9 +1,10 @@
 // Rate-limit tab: per-user model request limits (new-api-compat.md §10), and the usage limits' site-wide settings
-// (time zone of their periods, group defaults; new-api-compat.md §13.3).
+// (time zone of their periods; new-api-compat.md §13.3) and the groups' default usage limits (§13.3).
 import { useTranslation } from 'react-i18next';
 import type { Options } from './logic.js';
 import { RATE_LIMIT_FIELDS, USAGE_LIMIT_FIELDS } from './fields.js';
 import OptionSection from './OptionSection.js';
+import GroupLimitsSection from './GroupLimitsSection.js';
 import { NS } from './i18n.js';
 
 export default function RateLimitTab({ options }: { options: Options }) {
@@ -24,6 +25,7 @@ export default function RateLimitTab({ options }: { options: Options }) {
         fields={USAGE_LIMIT_FIELDS}
         options={options}
       />
+      <GroupLimitsSection options={options} />
     </>
   );
 }

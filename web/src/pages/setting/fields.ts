@@ -101,7 +101,6 @@ export const RATE_LIMIT_FIELDS: FieldDef[] = [
 /** Usage limits (server/src/services/limits/): the time zone of their periods and the groups' default limits. */
 export const USAGE_LIMIT_FIELDS: FieldDef[] = [
   f('UsageLimitTimeZone', 'text', { placeholder: 'ph.UsageLimitTimeZone', extra: 'extra.UsageLimitTimeZone' }),
-  f('UsageLimitGroupDefaults', 'json', { extra: 'extra.UsageLimitGroupDefaults', rows: 6 }),
 ];
 
 // ---- models tab ----

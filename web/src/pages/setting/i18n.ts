@@ -26,8 +26,8 @@ export const pairs: Pairs = {
   enabledFailed: ['获取启用模型失败', 'Failed to fetch the enabled models'],
   resetDone: ['模型倍率已重置', 'Model ratios reset'],
   usageLimitsDesc: [
-    '令牌与用户的限制在令牌编辑和用户编辑中设置；这里是预算周期与渠道每日上限所用的时区，以及各分组的默认限制',
-    'Token and user limits are set in the token and user editors; here: the time zone of budget periods and channel daily caps, and the default limits of each group',
+    '令牌与用户的限制在令牌编辑和用户编辑中设置；这里是预算周期与渠道每日上限所用的时区',
+    'Token and user limits are set in the token and user editors; here: the time zone of budget periods and channel daily caps',
   ],
   rateLimitDesc: [
     '限制每个用户在一段时间内对模型的请求次数（按用户统计）',
@@ -47,6 +47,12 @@ export const pairs: Pairs = {
   'sec.monitor': ['监控设置', 'Monitoring settings'],
   'sec.rateLimit': ['模型请求速率限制', 'Model request rate limit'],
   'sec.usageLimits': ['令牌与用户用量限制', 'Token and user usage limits'],
+  'sec.groupLimits': ['分组默认用量限制', 'Default usage limits per group'],
+  groupLimitsDesc: [
+    '分组内没有自己设置的用户按此限制（按用户统计）；留空或 0 表示不限制。用户和令牌的设置优先于分组默认值。',
+    'Apply to each user of the group without a setting of their own (counted per user). Empty or 0: no limit. User and token settings override these defaults.',
+  ],
+  groupLimitsGroup: ['分组', 'Group'],
   'sec.global': ['全局设置', 'Global settings'],
   'sec.gemini': ['Gemini 设置', 'Gemini settings'],
   'sec.claude': ['Claude 设置', 'Claude settings'],
@@ -126,7 +132,6 @@ export const pairs: Pairs = {
     'Enable per-user model request rate limit (may affect high concurrency)',
   ],
   'f.UsageLimitTimeZone': ['用量限制时区', 'Usage limit time zone'],
-  'f.UsageLimitGroupDefaults': ['分组默认限制', 'Group default limits'],
   'f.ModelRequestRateLimitDurationMinutes': ['限制周期（分钟）', 'Window (minutes)'],
   'f.ModelRequestRateLimitCount': ['用户每周期最多请求次数', 'Max requests per window'],
   'f.ModelRequestRateLimitSuccessCount': ['用户每周期最多请求完成次数', 'Max successful requests per window'],
@@ -260,10 +265,6 @@ export const pairs: Pairs = {
   'extra.UsageLimitTimeZone': [
     'IANA 时区名：每日/每周/每月预算从该时区的零点、周一、1 日开始，渠道每日上限也按该时区的日期；留空为服务器时区',
     'An IANA zone name: daily, weekly and monthly budgets start at its midnight, Monday and 1st, and so do the channels’ daily caps; empty: the server’s zone',
-  ],
-  'extra.UsageLimitGroupDefaults': [
-    'JSON：分组名 → {rpm, tpm, budget, period: daily|weekly|monthly, reset: calendar|rolling}，用户与令牌的设置优先',
-    'JSON: group → {rpm, tpm, budget, period: daily|weekly|monthly, reset: calendar|rolling}; user and token settings win',
   ],
   'extra.LogRetentionDays': [
     '0 为永久保留；更早的消费与错误日志由主节点在后台分批删除',

@@ -47,6 +47,22 @@ const renderPage = async () => {
 };
 const writes = () => calls.filter((c) => c.method !== 'GET');
 
+/**
+ * Waits until an antd element's opening motion has left its first step: happy-dom runs no CSS transition, and an event
+ * fired into the fields while rc-motion moves from "start" to "active" can be lost (the change never reaches React).
+ */
+const motionSettled = (el: Element) =>
+  waitFor(() => expect(el.className).not.toMatch(/-(enter|appear)-(prepare|start)\b/));
+
+/** Opens the antd Select inside `within` and clicks the option with this text. */
+async function pickOption(within: Element, text: string) {
+  const select = within.closest('.ant-select') ?? within.querySelector('.ant-select')!;
+  fireEvent.mouseDown(select.querySelector('.ant-select-selector, .ant-select-content') ?? select);
+  const option = await screen.findByText(text, { selector: '.ant-select-item-option-content' });
+  await motionSettled(option.closest('.ant-select-dropdown')!);
+  fireEvent.click(option);
+}
+
 describe('tokens page', () => {
   it('shows remaining and used quota as dollars', async () => {
     await renderPage();
@@ -69,7 +85,7 @@ describe('tokens page', () => {
   it('creates a token from a dollar quota and the "one day" expiry shortcut', async () => {
     await renderPage();
     fireEvent.click(screen.getByTestId('token-add'));
-    const form = within(await screen.findByTestId('token-form'));
+    const form = within(await screen.findByTestId('token-form', {}, { timeout: 5000 }));
     fireEvent.change(form.getByPlaceholderText('请输入名称'), { target: { value: 'mine' } });
     const quota = screen.getByTestId('token-quota') as HTMLInputElement;
     expect(quota.value).toBe('1'); // the default 500 000 quota, typed as dollars
@@ -90,15 +106,51 @@ describe('tokens page', () => {
       url: '/api/token/',
       body: { name: 'mine', remain_quota: 1250000, unlimited_quota: false },
     });
+    expect(post!.body).not.toHaveProperty('usage_limits'); // no limits set: new-api's body as it was
     const expiry = (post!.body as { expired_time: number }).expired_time;
     expect(expiry - before).toBeGreaterThanOrEqual(86400 - 1);
     expect(expiry - before).toBeLessThanOrEqual(86400 + 5);
   });
 
+  it('creates every token of a batch with the drawer’s limits in its own create request', async () => {
+    await renderPage();
+    fireEvent.click(screen.getByTestId('token-add'));
+    const form = within(await screen.findByTestId('token-form', {}, { timeout: 5000 }));
+    fireEvent.change(form.getByPlaceholderText('请输入名称'), { target: { value: 'team' } });
+    await pickOption(screen.getByText('新建数量').closest('.ant-form-item')!, '自定义');
+    fireEvent.change(form.getByPlaceholderText('数量'), { target: { value: '3' } });
+    fireEvent.click(form.getByText('用量限制'));
+    await motionSettled(screen.getByTestId('limits-section').querySelector('.ant-collapse-panel')!);
+    fireEvent.change(screen.getByTestId('limits-rpm'), { target: { value: '30' } });
+    fireEvent.change(screen.getByTestId('limits-budget'), { target: { value: '2' } }); // dollars
+    await pickOption(screen.getByTestId('limits-period').closest('.ant-select')!, '每周');
+    expect(screen.getByTestId('limits-summary').textContent).toBe('30 次/分 · 1000000 / 每周');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('token-submit'));
+    });
+    await waitFor(() => expect(writes()).toHaveLength(3));
+    const posts = writes();
+    // three creates and nothing else: no separate limits request that could fail after the tokens exist
+    expect(posts.map((p) => [p.method, p.url])).toEqual(Array(3).fill(['POST', '/api/token/']));
+    expect(posts.map((p) => (p.body as { name: string }).name)).toEqual([
+      'team',
+      expect.stringMatching(/^team-\w{6}$/),
+      expect.stringMatching(/^team-\w{6}$/),
+    ]);
+    for (const p of posts)
+      expect((p.body as { usage_limits: unknown }).usage_limits).toEqual({
+        rpm: 30,
+        tpm: 0,
+        budget: 1_000_000,
+        period: 'weekly',
+        reset: 'calendar',
+      });
+  });
+
   it('"never" clears the picker and sends expired_time -1', async () => {
     await renderPage();
     fireEvent.click(screen.getByTestId('token-edit-1'));
-    const form = within(await screen.findByTestId('token-form'));
+    const form = within(await screen.findByTestId('token-form', {}, { timeout: 5000 }));
     await waitFor(() => expect((screen.getByTestId('token-quota') as HTMLInputElement).value).toBe('5'));
     fireEvent.click(form.getByText(/^一\s*天$/));
     fireEvent.click(form.getAllByText('永不过期')[0]!);

@@ -8,7 +8,14 @@ import { api } from '../../lib/api.js';
 import ExpiryPicker from './ExpiryPicker.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import LimitsSection from '../../components/usage-limits/LimitsSection.js';
-import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
+import {
+  hasLimits,
+  limitsBody,
+  limitsPath,
+  loadLimits,
+  saveLimits,
+  type LimitSettings,
+} from '../../components/usage-limits/api.js';
 import {
   BATCH_COUNTS,
   batchNames,
@@ -49,13 +56,13 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       .get<Record<string, { desc: string; ratio: number }>>('/api/user/self/groups')
       .then((r) => r.success && setGroups(r.data ?? {}))
       .catch(() => undefined);
+    setLimits({});
+    setLoadedLimits({});
     if (editId === undefined) {
       setValues(defaultTokenForm());
       return;
     }
     setLoading(true);
-    setLimits({});
-    setLoadedLimits({});
     void loadLimits(limitsPath('token', editId))
       .then((l) => {
         setLimits(l);
@@ -95,9 +102,11 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
         }
         message.success(t('msg.updated'));
       } else {
+        // each token is created with its limits in the same request, so none exists unlimited even for a moment
+        const withLimits = hasLimits(limits) ? { usage_limits: limitsBody(limits) } : {};
         let created = 0;
         for (const name of batchNames(String(check.payload.name), check.count)) {
-          const res = await api.post('/api/token/', { ...check.payload, name });
+          const res = await api.post('/api/token/', { ...check.payload, ...withLimits, name });
           if (!res.success) {
             message.error(res.message);
             break;
@@ -235,7 +244,7 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
             ]}
           />
         </Form.Item>
-        {isEdit && <LimitsSection value={limits} onChange={setLimits} />}
+        <LimitsSection value={limits} onChange={setLimits} />
       </Form>
     </FormDrawer>
   );
