@@ -14,6 +14,7 @@ import { VERTEX_UNAUTHENTICATED } from '../helpers/mock-vertex.js';
 import {
   balance,
   claudeClient,
+  expectBilled,
   googleClient,
   openaiClient,
   resetScripts,
@@ -23,6 +24,7 @@ import {
   type Target,
   type World,
 } from './world.js';
+import { countTextTokens } from '../../src/services/tokenizer.js';
 import { addChannel, channelsChanged, flushLogs, logsOf, openHolds, setOptions, waitFor } from '../relay/fixtures.js';
 
 /** What a client saw of a failed request: the HTTP status and the error body its SDK handed back. */
@@ -332,4 +334,115 @@ await describeEachDb('vendor errors in every client format', (kind) => {
       await setOptions(w.s, { AutomaticDisableChannelEnabled: 'false' });
     }
   });
+});
+
+/** What a streaming client received before its SDK reported the stream's error. */
+interface Cut {
+  text: string;
+  error: any;
+}
+
+async function streamOpenai(w: World, model: string): Promise<Cut> {
+  let text = '';
+  try {
+    const r = await openaiClient(w).chat.completions.create({
+      model,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: PROMPT }],
+      stream: true,
+    });
+    for await (const chunk of r) text += chunk.choices[0]?.delta?.content ?? '';
+  } catch (e) {
+    if (e instanceof OpenAI.APIError) return { text, error: e.error };
+    throw e;
+  }
+  throw new Error('the OpenAI stream ended without an error');
+}
+
+async function streamClaude(w: World, model: string): Promise<Cut> {
+  let text = '';
+  try {
+    const r = await claudeClient(w).messages.create({
+      model,
+      max_tokens: 50,
+      messages: [{ role: 'user', content: PROMPT }],
+      stream: true,
+    });
+    for await (const ev of r)
+      if (ev.type === 'content_block_delta' && ev.delta.type === 'text_delta') text += ev.delta.text;
+  } catch (e) {
+    if (e instanceof Anthropic.APIError) return { text, error: e.error };
+    throw e;
+  }
+  throw new Error('the Anthropic stream ended without an error');
+}
+
+/** The stream's error as the client's format reports it in-band. */
+function expectStreamError(client: 'OpenAI' | 'Anthropic', cut: Cut, claudeType: string, message: RegExp) {
+  if (client === 'OpenAI') {
+    expect(cut.error).toMatchObject({ type: 'upstream_error', code: 'stream_error' });
+    expect(cut.error.message).toMatch(message);
+  } else {
+    expect(cut.error).toMatchObject({ type: 'error', error: { type: claudeType } });
+    expect(cut.error.error.message).toMatch(message);
+  }
+}
+
+await describeEachDb('a vendor stream that fails midway', (kind) => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld(kind);
+  });
+  afterAll(() => stopWorld(w));
+  afterEach(() => resetScripts(w));
+
+  const ANSWER = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu';
+
+  /** One log row for the request, charging its tokens at the world's ratios, nothing held. */
+  async function expectBilledOnce(before: { quota: number; logs: number }, model: string) {
+    expect((await logsOf(w.s, w.userId)).length).toBe(before.logs + 1);
+    const row = await expectBilled(w, model, before.quota);
+    expect(row.is_stream).toBeTruthy();
+    expect(await openHolds(w.s, w.userId)).toEqual([]);
+    return row;
+  }
+  const snapshot = async () => ({ quota: await balance(w), logs: (await logsOf(w.s, w.userId)).length });
+
+  for (const [client, read] of [
+    ['OpenAI', streamOpenai],
+    ['Anthropic', streamClaude],
+  ] as const) {
+    it(`Anthropic's event: error after some deltas → ${client} client: the text so far, then its stream error; billed for what came`, async () => {
+      // message_start, content_block_start, ping, two text deltas, then the error
+      w.anthropic.behave = () => ({
+        kind: 'answer',
+        content: [{ type: 'text', text: ANSWER }],
+        stream: { pieces: 6, errorAfterEvents: { after: 5, type: 'overloaded_error', message: 'Overloaded' } },
+      });
+      const before = await snapshot();
+      const cut = await read(w, TARGETS.anthropic);
+      expect(cut.text).toBe('alpha beta gamma delta ');
+      expectStreamError(client, cut, 'overloaded_error', /^Overloaded/);
+      const row = await expectBilledOnce(before, TARGETS.anthropic);
+      // message_start's input count, and the delivered text counted (the final output count never came)
+      expect(row.prompt_tokens).toBe(2); // "Say hello", in the mock's count
+      expect(row.completion_tokens).toBe(countTextTokens(cut.text, TARGETS.anthropic));
+    });
+
+    it(`a Gemini stream cut midway → ${client} client: the text so far, then its stream error; billed for what came`, async () => {
+      w.gemini.behave = () => ({
+        kind: 'answer',
+        parts: [{ text: ANSWER }],
+        stream: { pieces: 6, intervalMs: 20, breakAfterChunks: 2 },
+      });
+      const before = await snapshot();
+      const cut = await read(w, TARGETS.gemini);
+      expect(cut.text).toBe('alpha beta gamma delta ');
+      expectStreamError(client, cut, 'api_error', /other side closed|terminated|socket/i);
+      const row = await expectBilledOnce(before, TARGETS.gemini);
+      // Gemini's running usage covered the two chunks that came: four words, in the mock's count
+      expect(row.completion_tokens).toBe(Math.max(4, countTextTokens(cut.text, TARGETS.gemini)));
+      expect(row.completion_tokens).toBeLessThan(countTextTokens(ANSWER, TARGETS.gemini));
+    });
+  }
 });
