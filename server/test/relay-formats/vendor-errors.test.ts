@@ -324,12 +324,12 @@ await describeEachDb('vendor errors in every client format', (kind) => {
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
       expect(JSON.parse(row.other_info).status_reason).toMatch(/invalid authentication credentials/);
-      const abilities = await w.s.ctx.db
-        .selectFrom('abilities')
-        .select('enabled')
-        .where('channel_id', '=', id)
-        .execute();
-      expect(abilities.every((a) => !a.enabled)).toBe(true);
+      // the abilities are turned off just after the channel's row
+      const abilitiesOff = async () =>
+        (await w.s.ctx.db.selectFrom('abilities').select('enabled').where('channel_id', '=', id).execute()).every(
+          (a) => !a.enabled,
+        );
+      await waitFor(abilitiesOff);
     } finally {
       await setOptions(w.s, { AutomaticDisableChannelEnabled: 'false' });
     }
