@@ -8,7 +8,7 @@ import type { Reservation } from '../services/billing/index.js';
 import { addUpstreamHeaders } from './response-headers.js';
 import { baseHeaders, RelayError, sendJson, sseHeaders } from './errors.js';
 import type { StreamKeepAlive } from './keepalive.js';
-import { countCompletion, type ModeTranslation, type RelayMode } from './modes/mode.js';
+import { countCompletion, type ModeTranslation, type RelayMode, type StreamDelta } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
 import { adaptorFor, upstreamBodyFromHub, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
 import { pipeSse } from './stream.js';
@@ -332,7 +332,9 @@ export async function attempt(
           completion_tokens: mode.inputOnly ? 0 : countCompletion(r.deliveredText(), a.model),
           cached_tokens: 0,
         };
-      }
+      } else if ((r.error || r.clientGone || (mode.streamTerminal && !r.completed)) && !mode.inputOnly)
+        // cut short: the upstream failed, the client left, or a Claude stream ended on an error event
+        usage = atLeastDelivered(usage, r.deliveredText(), a.model);
       const frtStream = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
       return {
         kind: 'done',
@@ -477,7 +479,8 @@ async function decodedAnswer(
       if (r.clientGone) return GONE;
       if (r.error) return badResponse(r.error, 'upstream stream failed');
     }
-    const usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
+    let usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
+    if (r.error || r.clientGone) usage = atLeastDelivered(usage, r.delivered, a.model);
     return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
   }
   if (call.error) throw call.error;
@@ -493,6 +496,16 @@ async function decodedAnswer(
     usage = fallback({ text: text + args, toolCalls: calls.length });
   }
   return done(usage, false, clientGoneBefore, frt);
+}
+
+/**
+ * A stream that did not end normally (the upstream failed midway, the client left) is billed for what was delivered.
+ * The upstream's running count may lag it: Claude reports its output only in the final message_delta (message_start
+ * says 1), so the completion is at least the delivered text counted locally, as an OpenAI stream without usage is.
+ */
+function atLeastDelivered(usage: UpstreamUsage, delivered: StreamDelta, model: string): UpstreamUsage {
+  const counted = countCompletion(delivered, model);
+  return counted > usage.completion_tokens ? { ...usage, completion_tokens: counted } : usage;
 }
 
 /** The upstream's answer could not be read (cut, or not what its format says): a 502, another channel may serve. */

@@ -17,6 +17,7 @@ import { UpstreamCall } from './upstream-call.js';
 import { extractUsage } from './usage.js';
 import { codecFor } from './formats/index.js';
 import type { HubRequest } from './hub/types.js';
+import { BEDROCK_MODELS } from './providers/bedrock/models.js';
 import { usageOfHub } from './hub/usage.js';
 import {
   anthropicModelsUrl,
@@ -30,6 +31,7 @@ import {
 const ANTHROPIC_TYPE = 14;
 const GEMINI_TYPE = 24;
 const VERTEX_TYPE = 41;
+const BEDROCK_TYPE = 33;
 
 /** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
 async function probe(
@@ -370,8 +372,8 @@ export function upstreamModelsUrl(type: number, base: string): string {
 }
 
 /**
- * Model ids offered by an upstream ({base}/v1/models; Gemini's and Anthropic's own paged lists; Vertex AI a fixed
- * list). `setting`: a stored channel's (its proxy applies); null for a channel not saved yet.
+ * Model ids offered by an upstream ({base}/v1/models; Gemini's and Anthropic's own paged lists; Vertex AI and AWS
+ * Bedrock a fixed list, so their keys, which are no bearer tokens, are never sent). `setting`: a stored channel's (its proxy applies); null for a channel not saved yet.
  */
 export async function fetchUpstreamModels(
   svc: RelayServices,
@@ -384,6 +386,9 @@ export async function fetchUpstreamModels(
   if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
   // Vertex AI's key is a service-account JSON, never sent as it is; its list is fixed
   if (type === VERTEX_TYPE) return [...VERTEX_MODELS];
+  // Bedrock's key is `AK|SK|region`, an AWS secret that only signs requests and is never sent: the Claude models the
+  // relay maps to Bedrock ids (ListFoundationModels would list every vendor's models, most of them not Claude's)
+  if (type === BEDROCK_TYPE) return [...BEDROCK_MODELS];
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const firstKey = key.split('\n')[0].trim();

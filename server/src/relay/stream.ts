@@ -33,6 +33,8 @@ export interface StreamResult {
   clientGone: boolean;
   /** upstream failed mid-stream (after `started`) or before anything was sent */
   error: Error | null;
+  /** the stream's own end arrived: `[DONE]`, or the format's last event (mode.streamTerminal) */
+  completed: boolean;
   /** text delivered to the client, for local counting when usage is missing */
   deliveredText(): StreamDelta;
 }
@@ -370,6 +372,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     started,
     clientGone,
     error,
+    completed: sawDone,
     deliveredText,
   };
 }

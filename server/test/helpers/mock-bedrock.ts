@@ -30,6 +30,25 @@ export type BedrockReply =
   | { kind: 'error'; status: number; type: string; message: string }
   | { kind: 'stream-exception'; type: string; message: string; afterEvents: number };
 
+/** Bedrock Runtime's exceptions, with the status and message InvokeModel answers them with. */
+const BEDROCK_EXCEPTIONS = {
+  ThrottlingException: { status: 429, message: 'Too many requests, please wait before trying again.' },
+  ValidationException: { status: 400, message: 'Malformed input request, please reformat your input and try again.' },
+  AccessDeniedException: { status: 403, message: "You don't have access to the model with the specified model ID." },
+  ModelTimeoutException: {
+    status: 408,
+    message: 'Model has timed out in processing the request. Try your request again.',
+  },
+  ServiceUnavailableException: { status: 503, message: 'Bedrock is unable to process your request.' },
+  InternalServerException: { status: 500, message: 'The server encountered an internal error.' },
+} as const;
+
+/** A scripted Bedrock exception, answered with its real status, `x-amzn-errortype` and `{"message"}` body. */
+export function bedrockError(type: keyof typeof BEDROCK_EXCEPTIONS, message?: string): BedrockReply {
+  const known = BEDROCK_EXCEPTIONS[type];
+  return { kind: 'error', status: known.status, type, message: message ?? known.message };
+}
+
 export interface MockBedrockOptions {
   accessKeyId: string;
   secretAccessKey: string;

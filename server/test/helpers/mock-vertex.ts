@@ -102,6 +102,18 @@ export type VertexReply =
   | { kind: 'gemini'; answer: GeminiAnswer }
   | { kind: 'error'; status: number; googleStatus: string; message: string };
 
+/** Google's answer to a missing, unknown or expired access token. */
+export const UNAUTHENTICATED_MESSAGE =
+  'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.';
+
+/** Vertex's 401 as a scripted reply (a token Google no longer accepts, whichever token the relay holds). */
+export const VERTEX_UNAUTHENTICATED: VertexReply = {
+  kind: 'error',
+  status: 401,
+  googleStatus: 'UNAUTHENTICATED',
+  message: UNAUTHENTICATED_MESSAGE,
+};
+
 interface IssuedToken {
   email: string;
   scopes: string[];
@@ -200,12 +212,7 @@ export class MockVertex {
     );
     const issued = this.liveToken(req.headers.authorization);
     if (!issued) {
-      return googleError(
-        res,
-        401,
-        'UNAUTHENTICATED',
-        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
-      );
+      return googleError(res, 401, 'UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
     }
     if (!issued.scopes.includes(CLOUD_PLATFORM)) {
       return googleError(res, 403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.');

@@ -5,7 +5,6 @@
 //   (c) gone mid-stream → the upstream is aborted and the text delivered so far is billed, logged with `client_left`.
 // Each on the lean HTTP front (the default) and on Node's server (LEAN_HTTP=false, which also sends upstream calls
 // through undici instead of the lean client). Clients are raw sockets destroyed at the moment each case needs.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.js';
 import { createTestDatabase } from '../helpers/databases.js';
@@ -19,6 +18,7 @@ import {
   flushLogs,
   logsOf,
   openHolds,
+  rawChat,
   setOptions,
   tokenRow,
   userRow,
@@ -32,30 +32,6 @@ const RETRY_MODEL = 'left-retry-model';
 const TTS_MODEL = 'tts-left';
 const USAGE = { prompt_tokens: 10, completion_tokens: 50 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A relay request on a raw socket: what came back so far, and the socket to drop. */
-function rawChat(
-  url: string,
-  key: string,
-  body: unknown,
-  onData?: (text: string) => void,
-  path = '/v1/chat/completions',
-) {
-  const u = new URL(url);
-  const payload = JSON.stringify(body);
-  const sock = net.connect(Number(u.port), u.hostname);
-  let received = '';
-  sock.on('data', (c) => {
-    received += c.toString();
-    onData?.(received);
-  });
-  sock.on('error', () => undefined);
-  sock.write(
-    `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer sk-${key}\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
-  );
-  return { sock, received: () => received };
-}
 
 describe.each([
   ['the lean HTTP front', {}],

@@ -2,6 +2,7 @@
 // the change events the console would publish.
 import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import type { TestServer } from '../helpers/server.js';
 import { relayServices } from '../../src/relay/services.js';
 import { readHolds } from '../../src/services/quota-holds.js';
@@ -207,4 +208,30 @@ export async function waitFor(cond: () => Promise<boolean> | boolean, ms = 5000)
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error('condition not met in time');
+}
+
+/** A relay request on a raw socket: what came back so far, and the socket to drop. */
+export function rawChat(
+  url: string,
+  key: string,
+  body: unknown,
+  onData?: (text: string) => void,
+  path = '/v1/chat/completions',
+  /** how the key is sent (default `Authorization: Bearer sk-<key>`) */
+  auth = `Authorization: Bearer sk-${key}`,
+) {
+  const u = new URL(url);
+  const payload = JSON.stringify(body);
+  const sock = net.connect(Number(u.port), u.hostname);
+  let received = '';
+  sock.on('data', (c) => {
+    received += c.toString();
+    onData?.(received);
+  });
+  sock.on('error', () => undefined);
+  sock.write(
+    `POST ${path} HTTP/1.1\r\nHost: ${u.host}\r\n${auth}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(payload)}\r\n\r\n${payload}`,
+  );
+  return { sock, received: () => received };
 }

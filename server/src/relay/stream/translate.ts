@@ -95,24 +95,34 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   };
 
   const pass = o.pass && o.encoder.passEvent ? o.encoder : null;
-  const decode = (events: { data: string; event?: string }[]): string => {
+  /** The events' bytes for the client, and the error of an event that reports the stream failed (the events before
+   * it arrived in the same read and were delivered, so they are written and billed, then the error is told). */
+  const decode = (events: { data: string; event?: string }[]): { out: string; failed: Error | null } => {
     let out = '';
     for (const ev of events) {
-      const chunks = o.decoder.push(ev.data, ev.event);
+      let chunks: HubChunk[];
+      try {
+        chunks = o.decoder.push(ev.data, ev.event);
+      } catch (err) {
+        return { out, failed: err as Error };
+      }
       if (!pass) out += encode(chunks);
       else {
         account(chunks);
         out += pass.passEvent!(ev.data, ev.event);
       }
     }
-    return out;
+    return { out, failed: null };
   };
 
   const failure = await pumpChunks(
     body,
     (chunk) => {
       if (!firstChunkAt) firstChunkAt = Date.now();
-      return write(decode(o.framing.push(chunk)));
+      const { out, failed } = decode(o.framing.push(chunk));
+      const written = write(out);
+      if (failed) throw failed;
+      return written;
     },
     () => clientGone,
   );
@@ -120,7 +130,12 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
 
   if (!error && !clientGone) {
     try {
-      const tail = decode(o.framing.end()) + (pass ? '' : encode(o.decoder.end()));
+      const last = decode(o.framing.end());
+      if (last.failed) {
+        await write(last.out);
+        throw last.failed;
+      }
+      const tail = last.out + (pass ? '' : encode(o.decoder.end()));
       await write(tail + (pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage())));
     } catch (err) {
       error = err as Error;

@@ -12,6 +12,8 @@ const CANONICAL_STATUS: Record<number, string> = {
   500: 'INTERNAL',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
+  // Anthropic's "overloaded": to a Gemini client, what Google says of an overloaded model
+  529: 'UNAVAILABLE',
 };
 
 export function canonicalStatus(httpStatus: number): string {

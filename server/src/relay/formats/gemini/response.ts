@@ -5,7 +5,7 @@ import type { HubCitation, HubResponse, HubResponseMessage, HubToolCall } from '
 import { finishFromHub, finishToHub } from './finish.js';
 import { placeSignatures, thinkingFromParts } from './thinking.js';
 import { usageFromHub, usageToHub } from './usage.js';
-import { isPlainObject, type GeminiPart } from './wire.js';
+import { imageMarkdown, isPlainObject, type GeminiPart } from './wire.js';
 
 export function makeResponseId(): string {
   return 'chatcmpl-' + randomUUID().replace(/-/g, '');
@@ -97,6 +97,7 @@ export function responseToHub(body: any, model: string): HubResponse {
         function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
       });
     else if (typeof part.text === 'string' && !part.thought) text += part.text;
+    else if (!part.thought) text += imageMarkdown(part) ?? '';
   }
   message.content = text || calls.length === 0 ? text : null;
   const blocks = thinkingFromParts(parts);

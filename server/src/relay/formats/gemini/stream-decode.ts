@@ -7,7 +7,7 @@ import { streamEventError } from './errors.js';
 import { finishToHub } from './finish.js';
 import { candidateParts, toolCallId } from './response.js';
 import { usageToHub } from './usage.js';
-import { isPlainObject } from './wire.js';
+import { imageMarkdown, isPlainObject } from './wire.js';
 
 export function streamToHub(opts: { id: string; model: string }): StreamDecoder {
   return new GeminiStreamDecoder(opts.id, opts.model);
@@ -67,6 +67,10 @@ class GeminiStreamDecoder implements StreamDecoder {
           }),
         );
       } else if (typeof part.text === 'string' && part.text) out.push(this.chunk({ content: part.text }));
+      else {
+        const image = imageMarkdown(part);
+        if (image) out.push(this.chunk({ content: image }));
+      }
     }
     const reason: unknown = isPlainObject(candidate) ? candidate.finishReason : undefined;
     const blocked: unknown = isPlainObject(event.promptFeedback) ? event.promptFeedback.blockReason : undefined;

@@ -67,3 +67,15 @@ export interface HubImagePartWithMime {
   type: 'image_url';
   image_url: { url: string; detail?: 'auto' | 'low' | 'high'; mime_type?: string };
 }
+
+/**
+ * An image a Gemini image model answered with (an `inlineData` part) as the text an OpenAI or Claude client is given:
+ * a Markdown image with a data URL, as new-api writes it (docs/new-api-compat.md). Null for a part that is no image.
+ */
+export function imageMarkdown(part: GeminiPart): string | null {
+  const inline = part.inlineData;
+  if (!isPlainObject(inline) || typeof inline.data !== 'string' || !inline.data) return null;
+  const mime = typeof inline.mimeType === 'string' && inline.mimeType ? inline.mimeType : 'image/png';
+  if (!mime.startsWith('image/')) return null;
+  return `![image](data:${mime};base64,${inline.data})`;
+}

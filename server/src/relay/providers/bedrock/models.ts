@@ -30,6 +30,10 @@ const CLAUDE_ON_BEDROCK: Record<string, BedrockModel> = {
   'claude-opus-4-5-20251101': { id: 'anthropic.claude-opus-4-5-20251101-v1:0', profiles: ALL },
 };
 
+/** The Claude models this relay calls on Bedrock, by the names clients send (the console's model list for a Bedrock
+ * channel: its key is an AWS secret, never sent to list models). */
+export const BEDROCK_MODELS: readonly string[] = Object.keys(CLAUDE_ON_BEDROCK);
+
 const PROFILES_BY_ID = new Map(Object.values(CLAUDE_ON_BEDROCK).map((m) => [m.id, m.profiles]));
 
 /** The geography of an AWS region: `us-east-1` → us, `eu-west-3` → eu, `ap-northeast-1` → apac; others none. */
