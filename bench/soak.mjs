@@ -70,13 +70,14 @@ function call(base, key, stream) {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d) => (text += d));
-        res.on('end', () =>
-          resolve(res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"choices"'))),
-        );
-        res.on('error', () => resolve(false));
+        res.on('end', () => {
+          if (res.statusCode === 200 && (stream ? text.includes('[DONE]') : text.includes('"choices"'))) resolve(null);
+          else resolve(`HTTP ${res.statusCode} ${stream ? 'stream' : 'json'}: ${text.slice(0, 200)}`);
+        });
+        res.on('error', (e) => resolve(`response ${stream ? 'stream' : 'json'}: ${e.message}`));
       },
     );
-    req.on('error', () => resolve(false));
+    req.on('error', (e) => resolve(`request ${stream ? 'stream' : 'json'}: ${e.code ?? ''} ${e.message}`));
     req.end(body);
   });
 }
@@ -96,17 +97,28 @@ async function soak(kind) {
     const started = Date.now();
     let sent = 0;
     let failed = 0;
+    const failures = [];
     let warm = NaN;
+    const series = [];
+    let nextSample = 0;
     const pending = new Set();
     while (Date.now() - started < DURATION_MS) {
       const due = Math.floor(((Date.now() - started) / 1000) * RATE);
       while (sent < due) {
-        const p = call(GATEWAY_URL, GATEWAY_KEY, sent % 2 === 1).then((ok) => {
-          if (!ok) failed++;
+        const at = Date.now() - started;
+        const p = call(GATEWAY_URL, GATEWAY_KEY, sent % 2 === 1).then((why) => {
+          if (why) {
+            failed++;
+            if (failures.length < 20) failures.push(`${(at / 1000).toFixed(0)} s: ${why}`);
+          }
           pending.delete(p);
         });
         pending.add(p);
         sent++;
+      }
+      if (Date.now() - started >= nextSample) {
+        series.push(rssMb(pid).toFixed(0));
+        nextSample += 60_000;
       }
       if (Number.isNaN(warm) && Date.now() - started >= WARMUP_MS) {
         warm = rssMb(pid);
@@ -121,6 +133,8 @@ async function soak(kind) {
       `${kind}: ${sent} requests in ${MINUTES} min (${RATE}/s, half streamed), ${failed} failed; ` +
         `RSS warm-up ${warm.toFixed(1)} MB, end ${end.toFixed(1)} MB (×${ratio.toFixed(3)})`,
     );
+    console.log(`${kind}: RSS each minute (MB): ${series.join(' ')}`);
+    for (const f of failures) console.log(`${kind}: failed at ${f}`);
     return { kind, sent, failed, warm, end, ok: failed === 0 && ratio <= 1.1 };
   } finally {
     gw.child.kill('SIGTERM');
