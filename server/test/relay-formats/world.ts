@@ -280,7 +280,7 @@ export function callsTo(w: World, t: Target): number {
 function modelCalls(w: World, t: Target): { body: any; path: string }[] {
   switch (t) {
     case 'openai':
-      return w.openai.requests.filter((r) => r.path.includes('chat/completions'));
+      return w.openai.requests.filter((r) => r.path.includes('chat/completions') || r.path === '/v1/responses');
     case 'anthropic':
       return w.anthropic.requests.filter((r) => r.path.split('?')[0] === '/v1/messages');
     case 'gemini':
