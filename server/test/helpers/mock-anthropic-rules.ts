@@ -75,7 +75,11 @@ export function checkAnthropicBody(
   }
   if (body.messages === undefined) return invalid('messages: Field required');
   if (!Array.isArray(body.messages)) return invalid('messages: Input should be a valid list');
-  return checkThinkingConfig(body, endpoint) ?? checkConversation(body.messages, options);
+  return (
+    checkThinkingConfig(body, endpoint) ??
+    checkConversation(body.messages, options) ??
+    checkThinkingBeforeToolLoop(body)
+  );
 }
 
 function checkThinkingConfig(body: any, endpoint: 'messages' | 'count_tokens'): AnthropicProblem | null {
@@ -174,6 +178,25 @@ function checkTurn(turn: Turn, previous: Turn | undefined, next: Turn | undefine
       );
   }
   return null;
+}
+
+/**
+ * With thinking on, the assistant turn whose tool_use the final user turn answers must open with its (signed)
+ * thinking block: Anthropic continues that turn's reasoning and refuses a tool loop that lost it.
+ */
+function checkThinkingBeforeToolLoop(body: any): AnthropicProblem | null {
+  const type = body.thinking?.type;
+  if (type !== 'enabled' && type !== 'adaptive') return null;
+  const turns = mergeTurns(body.messages);
+  const last = turns[turns.length - 1];
+  const assistant = turns[turns.length - 2];
+  if (last?.role !== 'user' || assistant?.role !== 'assistant') return null;
+  if (!last.blocks.some((b) => b?.type === 'tool_result')) return null;
+  const first = assistant.blocks[0]?.type;
+  if (first === 'thinking' || first === 'redacted_thinking') return null;
+  return invalid(
+    `messages.${assistant.index}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  );
 }
 
 /**

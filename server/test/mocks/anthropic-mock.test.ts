@@ -448,6 +448,31 @@ describe('Anthropic mock rejections (raw fetch)', () => {
     );
   });
 
+  it('with thinking on, refuses a tool loop whose assistant turn lost its thinking block', async () => {
+    const use = { type: 'tool_use', id: 'toolu_1', name: 'w', input: {} };
+    const loop = (assistant: unknown[], thinking: unknown = { type: 'enabled', budget_tokens: 1024 }) => ({
+      ...ok,
+      max_tokens: 3000,
+      thinking,
+      messages: [
+        { role: 'user', content: 'weather?' },
+        { role: 'assistant', content: assistant },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '21C' }] },
+      ],
+    });
+    expectInvalid(
+      await post(loop([use])),
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+    );
+    const signed = { type: 'thinking', thinking: 'hmm', signature: mockSignature('hmm') };
+    expect((await post(loop([signed, use]))).status).toBe(200);
+    // without thinking there is nothing to continue, and a plain new user turn ends the loop
+    expect((await post(loop([use], { type: 'disabled' }))).status).toBe(200);
+    const ended = loop([use]);
+    ended.messages.push({ role: 'assistant', content: 'It is 21C.' } as any, { role: 'user', content: 'thanks' });
+    expect((await post(ended)).status).toBe(200);
+  });
+
   it('answers unknown paths with a not_found_error', async () => {
     const res = await fetch(`${mock.url}/v1/complete/nothing`, { headers });
     expect(res.status).toBe(404);
