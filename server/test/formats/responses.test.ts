@@ -410,6 +410,65 @@ describe('streamFromHub read by the openai SDK', () => {
     expect(final.usage?.output_tokens_details.reasoning_tokens).toBe(5);
   });
 
+  it('writes each signed thinking block as its own reasoning item with encrypted_content, read back as blocks', async () => {
+    next = {
+      sse: encode([
+        chunk({ reasoning_content: 'First ' }),
+        chunk({ reasoning_content: 'thought.' }),
+        chunk({ thinking_signature: 'sig-1' }),
+        chunk({ redacted_thinking: 'opaque' }),
+        chunk({ reasoning_content: 'Second.' }),
+        chunk({ thinking_signature: 'sig-2' }),
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        }),
+        chunk({}, 'tool_calls', USAGE),
+      ]),
+    };
+    const events: any[] = [];
+    for await (const ev of await client.responses.create({ model: 'm', input: 'hi', stream: true })) events.push(ev);
+    const items = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item);
+    expect(items.map((i) => i.type)).toEqual(['reasoning', 'reasoning', 'reasoning', 'function_call']);
+    expect(items[0].summary).toEqual([{ type: 'summary_text', text: 'First thought.' }]);
+    expect(items[0].encrypted_content).toEqual(expect.stringContaining('sig-1'));
+    // a redacted block has no summary: no summary part events for it
+    expect(items[1].summary).toEqual([]);
+    const redactedParts = events.filter((e) => e.item_id === items[1].id && e.type.includes('summary'));
+    expect(redactedParts).toEqual([]);
+    expect(items[2].encrypted_content).toEqual(expect.stringContaining('sig-2'));
+    expect(events.at(-1).response.output).toEqual(items);
+
+    const hub = responsesCodec.requestToHub({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'hi' },
+        ...items,
+        { type: 'function_call_output', call_id: 'call_a', output: 'ok' },
+      ],
+    });
+    expect(hub.messages[1].thinking_blocks).toEqual([
+      { thinking: 'First thought.', signature: 'sig-1' },
+      { thinking: '', redacted: 'opaque' },
+      { thinking: 'Second.', signature: 'sig-2' },
+    ]);
+  });
+
+  it("does not take a reasoning item's foreign encrypted_content (OpenAI's own) for a signature", () => {
+    const hub = responsesCodec.requestToHub({
+      model: 'm',
+      input: [
+        { role: 'user', content: 'hi' },
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Hm.' }], encrypted_content: 'gAAAAB-openai' },
+        { type: 'function_call', call_id: 'c', name: 'f', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'c', output: 'ok' },
+      ],
+    });
+    expect(hub.messages[1].reasoning_content).toBe('Hm.');
+    expect(hub.messages[1].thinking_blocks).toBeUndefined();
+  });
+
   it('ends with response.incomplete when the answer hit the token limit', async () => {
     next = { sse: encode([chunk({ content: 'cut' }), chunk({}, 'length')], { finalUsage: USAGE }) };
     const stream = await client.responses.create({ model: 'deepseek-chat', input: 'hi', stream: true });

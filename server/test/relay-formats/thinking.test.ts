@@ -4,6 +4,7 @@
 // `thought` parts), whole and streamed. A Claude client's second turn sends its signed thinking block back with the
 // tool result; a Claude upstream must get it unchanged (the mocks refuse an altered or unsigned block).
 import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { mockSignature } from '../helpers/mock-anthropic-rules.js';
@@ -248,6 +249,70 @@ await describeEachDb('thinking across formats, every client format × provider',
         const modelTurn = body.contents.at(-2);
         expect(modelTurn.parts.find((p: any) => p.functionCall)?.thoughtSignature).toBe(signed?.thoughtSignature);
       }
+    });
+  }
+  // The OpenAI channel answers Responses natively (its lane passes the items through), so only translated targets.
+  for (const t of ALL_TARGETS.filter((x) => x !== 'openai')) {
+    const model = TARGETS[t];
+    const tools = [{ type: 'function' as const, ...WEATHER_TOOL, strict: false }];
+    const base = { model, tools, reasoning: { effort: 'low' as const }, max_output_tokens: 2000 };
+    const question: OpenAI.Responses.ResponseInputItem[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
+
+    /** The second turn as OpenAI's guide builds it: the question, the output items as they came, the tool's output. */
+    const secondTurn = async (output: unknown[]) => {
+      const call = output.find((i: any) => i.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+      expect(call?.name).toBe('get_weather');
+      const input = [
+        ...question,
+        ...(output as OpenAI.Responses.ResponseInputItem[]),
+        { type: 'function_call_output' as const, call_id: call.call_id, output: '{"temp":"21C"}' },
+      ];
+      return openaiClient(w).responses.create({ ...base, input });
+    };
+
+    /** What the upstream got back: Claude the signed block whole, first in the turn; Gemini the signature on the call. */
+    const expectSignatureSentBack = (reasoning: OpenAI.Responses.ResponseReasoningItem[]) => {
+      const body = sentTo(w, t);
+      if (familyOf(t) === 'claude') {
+        const text = reasoning[0].summary.map((s) => s.text).join('');
+        expect(text).toMatch(/thinking/i);
+        expect(body.messages.at(-2).content[0]).toEqual({
+          type: 'thinking',
+          thinking: text,
+          signature: mockSignature(text),
+        });
+      } else {
+        const modelTurn = body.contents.at(-2);
+        const signature = modelTurn.parts.find((p: any) => p.functionCall)?.thoughtSignature;
+        expect(signature).toEqual(expect.any(String));
+        expect(reasoning.some((r) => r.encrypted_content?.endsWith(signature))).toBe(true);
+      }
+    };
+
+    it(`Responses client → ${t}: reasoning items carry the signature back with the function output`, async () => {
+      const first = await openaiClient(w).responses.create({ ...base, input: question });
+      const reasoning = first.output.filter((i) => i.type === 'reasoning');
+      expect(reasoning.length).toBeGreaterThan(0);
+      expect(reasoning.every((r) => typeof r.encrypted_content === 'string')).toBe(true);
+      expectThinkingAsked(w, t, 'claude');
+
+      const second = await secondTurn(first.output);
+      expect(second.output_text).toContain('21C');
+      expectSignatureSentBack(reasoning);
+    });
+
+    it(`Responses client → ${t}: streamed reasoning items carry the signature back too`, async () => {
+      // the items as a client that keeps response.output_item.done events (Codex) has them
+      const items: OpenAI.Responses.ResponseOutputItem[] = [];
+      for await (const ev of openaiClient(w).responses.stream({ ...base, input: question }))
+        if (ev.type === 'response.output_item.done') items.push(ev.item);
+      const reasoning = items.filter((i) => i.type === 'reasoning');
+      expect(reasoning.length).toBeGreaterThan(0);
+      expect(reasoning.every((r) => typeof r.encrypted_content === 'string')).toBe(true);
+
+      const second = await secondTurn(items);
+      expect(second.output_text).toContain('21C');
+      expectSignatureSentBack(reasoning);
     });
   }
 });

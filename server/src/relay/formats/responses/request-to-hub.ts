@@ -3,6 +3,7 @@
 // unsupported instead of being forwarded to fail upstream.
 import type {
   HubContentPart,
+  HubThinkingBlock,
   HubFunctionTool,
   HubMessage,
   HubRequest,
@@ -10,6 +11,7 @@ import type {
   HubToolChoice,
 } from '../../hub/types.js';
 import { FormatError } from '../codec.js';
+import { blockFromEncrypted } from './reasoning.js';
 
 /** Request fields that need state or machinery only OpenAI has. */
 const STATEFUL_FIELDS: [field: string, what: string][] = [
@@ -52,6 +54,8 @@ function inputToMessages(input: unknown): HubMessage[] {
   const out: HubMessage[] = [];
   // a reasoning item belongs to the assistant turn that follows it
   let pendingReasoning = '';
+  // and its items as thinking blocks, kept when one carries a signature we wrote (reasoning.ts) for the provider
+  let pendingBlocks: HubThinkingBlock[] = [];
   const assistantTurn = (): HubMessage => {
     const last = out[out.length - 1];
     if (last?.role === 'assistant') return last;
@@ -60,6 +64,9 @@ function inputToMessages(input: unknown): HubMessage[] {
     return turn;
   };
   const attachReasoning = (turn: HubMessage): void => {
+    if (pendingBlocks.some((b) => b.signature || b.redacted))
+      turn.thinking_blocks = [...(turn.thinking_blocks ?? []), ...pendingBlocks];
+    pendingBlocks = [];
     if (!pendingReasoning) return;
     turn.reasoning_content = (turn.reasoning_content ?? '') + pendingReasoning;
     pendingReasoning = '';
@@ -96,9 +103,19 @@ function inputToMessages(input: unknown): HubMessage[] {
       case 'function_call_output':
         out.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: toolOutputText(item.output) });
         return;
-      case 'reasoning':
-        pendingReasoning += reasoningText(item);
+      case 'reasoning': {
+        const text = reasoningText(item);
+        const block = blockFromEncrypted(text, item.encrypted_content);
+        const last = out[out.length - 1];
+        // a signature that came after the turn's text (Gemini signs an answer's last text part) belongs to it
+        if (block?.signature && !text && last?.role === 'assistant') {
+          (last.thinking_blocks ??= []).push(block);
+          return;
+        }
+        pendingReasoning += text;
+        pendingBlocks.push(block ?? { thinking: text });
         return;
+      }
       case 'item_reference':
         throw new FormatError('item_reference is not supported on this channel', 400, `input[${i}]`);
       default:

@@ -12,20 +12,19 @@ import {
   statusFor,
   type ResponsesEncoderOptions,
 } from './shape.js';
-
-/** The reasoning text of a hub message: its thinking blocks when set (they supersede reasoning_content). */
-export function hubReasoning(m: { reasoning_content?: string; thinking_blocks?: { thinking: string }[] }): string {
-  if (m.thinking_blocks?.length) return m.thinking_blocks.map((b) => b.thinking).join('');
-  return m.reasoning_content ?? '';
-}
+import { encryptedFromBlock, hubThinkingBlocks } from './reasoning.js';
 
 export function responseFromHub(hub: HubResponse, opts: ResponsesEncoderOptions): Record<string, unknown> {
   const choice = hub.choices[0];
   const msg: HubResponseMessage = choice?.message ?? { role: 'assistant', content: null };
   const base = baseId(opts.id);
   const output: Record<string, unknown>[] = [];
-  const reasoning = hubReasoning(msg);
-  if (reasoning) output.push(reasoningItem(itemId('rs', base, output.length), reasoning));
+  // one reasoning item per thinking block, so each signature comes back with the text it signs
+  for (const block of hubThinkingBlocks(msg)) {
+    const encrypted = encryptedFromBlock(block);
+    if (block.thinking || encrypted)
+      output.push(reasoningItem(itemId('rs', base, output.length), block.thinking, encrypted));
+  }
   const calls = msg.tool_calls ?? [];
   // an answer with neither text nor calls still has its (empty) message, so the client sees one output item
   if (msg.content || calls.length === 0)

@@ -89,8 +89,15 @@ export function responseObject(o: ResponsesEncoderOptions, f: ResponseFields): R
   };
 }
 
-export function reasoningItem(id: string, text: string): Record<string, unknown> {
-  return { id, type: 'reasoning', summary: text ? [{ type: 'summary_text', text }] : [] };
+/** A reasoning item; `encrypted` (reasoning.ts) carries a signed thinking block's signature back to its provider. */
+export function reasoningItem(id: string, text: string, encrypted?: string): Record<string, unknown> {
+  const item: Record<string, unknown> = {
+    id,
+    type: 'reasoning',
+    summary: text ? [{ type: 'summary_text', text }] : [],
+  };
+  if (encrypted !== undefined) item.encrypted_content = encrypted;
+  return item;
 }
 
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed'): Record<string, unknown> {

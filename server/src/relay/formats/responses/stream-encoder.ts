@@ -6,6 +6,8 @@
 // Reasoning is written as a reasoning item's summary (response.reasoning_summary_part.* and
 // response.reasoning_summary_text.*), the form OpenAI's own reasoning models stream and that clients display;
 // the raw reasoning_text events are for open-weight models and fewer clients read them.
+// A thinking signature (or a redacted block) closes its reasoning item with the signature as encrypted_content
+// (reasoning.ts), so each signed block is one item a client can send back.
 import type { HubChunk, HubFinishReason, HubUsage } from '../../hub/types.js';
 import type { ClientError, StreamEncoder } from '../codec.js';
 import {
@@ -19,9 +21,10 @@ import {
   statusFor,
   type ResponsesEncoderOptions,
 } from './shape.js';
+import { encryptedFromBlock } from './reasoning.js';
 
 type OpenItem =
-  | { kind: 'reasoning'; index: number; id: string; text: string }
+  | { kind: 'reasoning'; index: number; id: string; text: string; summaryOpen: boolean; encrypted?: string }
   | { kind: 'message'; index: number; id: string; text: string }
   | { kind: 'function_call'; index: number; id: string; hubIndex: number; callId: string; name: string; args: string };
 
@@ -50,6 +53,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (!choice) return out;
     const d = choice.delta;
     if (d.reasoning_content) out += this.reasoningDelta(d.reasoning_content);
+    if (d.thinking_signature)
+      out += this.closeReasoning(encryptedFromBlock({ thinking: '', signature: d.thinking_signature }));
+    if (d.redacted_thinking !== undefined)
+      out += this.closeReasoning(encryptedFromBlock({ thinking: '', redacted: d.redacted_thinking }));
     if (d.content) out += this.textDelta(d.content);
     for (const t of d.tool_calls ?? []) out += this.toolCallDelta(t);
     if (choice.finish_reason) this.finish = choice.finish_reason;
@@ -108,22 +115,27 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     });
   }
 
+  private openReasoning(): string {
+    const out = this.closeCurrent();
+    const index = this.done.length;
+    const id = itemId('rs', this.base, index);
+    this.current = { kind: 'reasoning', index, id, text: '', summaryOpen: false };
+    return out + this.event('response.output_item.added', { output_index: index, item: reasoningItem(id, '') });
+  }
+
   private reasoningDelta(delta: string): string {
     let out = '';
-    if (this.current?.kind !== 'reasoning') {
-      out += this.closeCurrent();
-      const index = this.done.length;
-      const item = { kind: 'reasoning' as const, index, id: itemId('rs', this.base, index), text: '' };
-      this.current = item;
-      out += this.event('response.output_item.added', { output_index: index, item: reasoningItem(item.id, '') });
+    if (this.current?.kind !== 'reasoning') out += this.openReasoning();
+    const item = this.current as Extract<OpenItem, { kind: 'reasoning' }>;
+    if (!item.summaryOpen) {
+      item.summaryOpen = true;
       out += this.event('response.reasoning_summary_part.added', {
         item_id: item.id,
-        output_index: index,
+        output_index: item.index,
         summary_index: 0,
         part: { type: 'summary_text', text: '' },
       });
     }
-    const item = this.current as Extract<OpenItem, { kind: 'reasoning' }>;
     item.text += delta;
     return (
       out +
@@ -134,6 +146,19 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         delta,
       })
     );
+  }
+
+  /**
+   * A signature ends its thinking block: the open reasoning item closes carrying it, and the next reasoning opens a
+   * new item. A signature or redacted block with no reasoning open (Gemini signs without thought text) is an item
+   * of its own, without summary.
+   */
+  private closeReasoning(encrypted: string | undefined): string {
+    if (encrypted === undefined) return '';
+    let out = '';
+    if (this.current?.kind !== 'reasoning') out += this.openReasoning();
+    (this.current as Extract<OpenItem, { kind: 'reasoning' }>).encrypted = encrypted;
+    return out + this.closeCurrent();
   }
 
   private openMessage(): string {
@@ -207,10 +232,12 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let out = '';
     let whole: Record<string, unknown>;
     if (item.kind === 'reasoning') {
-      const part = { type: 'summary_text', text: item.text };
-      out += this.event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: item.text });
-      out += this.event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part });
-      whole = reasoningItem(item.id, item.text);
+      if (item.summaryOpen) {
+        const part = { type: 'summary_text', text: item.text };
+        out += this.event('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: item.text });
+        out += this.event('response.reasoning_summary_part.done', { ...at, summary_index: 0, part });
+      }
+      whole = reasoningItem(item.id, item.text, item.encrypted);
     } else if (item.kind === 'message') {
       out += this.event('response.output_text.done', { ...at, content_index: 0, text: item.text, logprobs: [] });
       out += this.event('response.content_part.done', { ...at, content_index: 0, part: outputTextPart(item.text) });
