@@ -101,6 +101,36 @@ await describeEachDb('thinking across formats, every client format × provider',
       expect(reasoningBeforeText).toBe(true);
     });
 
+    it(`OpenAI client → ${t}: a tool round trip with reasoning_effort succeeds though no signature comes back`, async () => {
+      const c = openaiClient(w);
+      const base = {
+        model,
+        max_tokens: 2000,
+        reasoning_effort: 'low' as const,
+        tools: [{ type: 'function' as const, function: WEATHER_TOOL }],
+      };
+      const question = { role: 'user' as const, content: 'What is the weather in Paris?' };
+      const first = await c.chat.completions.create({ ...base, messages: [question] });
+      const message = first.choices[0].message;
+      const call = message.tool_calls?.[0];
+      if (call?.type !== 'function') throw new Error(`no function call in ${JSON.stringify(message)}`);
+      expect(call.function.name).toBe('get_weather');
+      expectThinkingAsked(w, t, 'openai');
+
+      // the assistant message goes back as it came, reasoning_content included: Chat Completions has no signature
+      const r = await c.chat.completions.create({
+        ...base,
+        messages: [question, message, { role: 'tool', tool_call_id: call.id, content: '{"temp":"21C"}' }],
+      });
+      expect(r.choices[0].message.content).toContain('21C');
+      if (familyOf(t) === 'claude') {
+        // Claude would refuse thinking on a tool loop that lost its thinking block: this turn goes without
+        const body = sentTo(w, t);
+        expect(body.thinking).toBeUndefined();
+        expect(body.messages.at(-2).content.map((b: any) => b.type)).not.toContain('thinking');
+      }
+    });
+
     it(`Anthropic client → ${t}: thinking asks, thinking blocks answer, whole and streamed`, async () => {
       const c = claudeClient(w);
       const params = {

@@ -298,6 +298,52 @@ await describeEachDb('vendor options through the relay', (kind) => {
       expect([sent.model, sent.thinking]).toEqual([TARGETS.anthropic, { type: 'enabled', budget_tokens: 1500 }]);
     });
 
+    it('leaves the -thinking suffix off a tool loop whose thinking block the client could not send back', async () => {
+      const c = openaiClient(w);
+      const base = {
+        model: M.claudeThinking,
+        max_tokens: 4000,
+        tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } }],
+      };
+      const question = { role: 'user' as const, content: 'What is the weather in Paris?' };
+      const first = await c.chat.completions.create({ ...base, messages: [question] });
+      expect(lastAnthropicCall(w).body.thinking).toEqual({ type: 'enabled', budget_tokens: 3200 });
+      const message = first.choices[0].message;
+      const call = message.tool_calls![0];
+      const r = await c.chat.completions.create({
+        ...base,
+        messages: [question, message, { role: 'tool', tool_call_id: call.id, content: '21C' }],
+      });
+      // the mock refuses thinking here as Anthropic does ("a final `assistant` message must start with a thinking
+      // block"); without it the loop finishes
+      expect(r.choices[0].message.content).toContain('21C');
+      expect(lastAnthropicCall(w).body.thinking).toBeUndefined();
+
+      // a Claude client sends its thinking block back, so the suffix's thinking stays on
+      const claude = claudeClient(w);
+      const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const } }];
+      const m = await claude.messages.create({
+        model: M.claudeThinking,
+        max_tokens: 4000,
+        tools,
+        messages: [question],
+      });
+      const use = m.content.find((b) => b.type === 'tool_use')!;
+      await claude.messages.create({
+        model: M.claudeThinking,
+        max_tokens: 4000,
+        tools,
+        messages: [
+          question,
+          { role: 'assistant', content: m.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: '21C' }] },
+        ],
+      });
+      const sent = lastAnthropicCall(w).body;
+      expect(sent.thinking).toEqual({ type: 'enabled', budget_tokens: 3200 });
+      expect(sent.messages.at(-2).content[0].type).toBe('thinking');
+    });
+
     it('sends the suffixed name as it is when the thinking adapter is off', async () => {
       await setOptions(w.s, { 'claude.thinking_adapter_enabled': 'false' });
       await openaiClient(w).chat.completions.create({

@@ -10,6 +10,7 @@ import type {
   ClaudeToolResultBlock,
 } from './wire.js';
 import { parseToolInput } from './tool-input.js';
+import { thinkingWouldBeRefused } from './thinking-continuity.js';
 
 /** Used only when neither the request nor the channel setting says how long the answer may be. */
 export const FALLBACK_MAX_TOKENS = 8192;
@@ -31,7 +32,8 @@ export function requestFromHub(hub: HubRequest, opts: RequestOptions): Record<st
   if (system !== undefined) body.system = system;
   body.messages = messagesFromHub(hub.messages);
 
-  const budget = thinkingBudget(hub, maxTokens);
+  // a tool loop whose thinking block the client could not bring back goes without thinking rather than be refused
+  const budget = thinkingWouldBeRefused(body.messages) ? 0 : thinkingBudget(hub, maxTokens);
   if (budget > 0) {
     body.thinking = { type: 'enabled', budget_tokens: budget };
     // Claude refuses temperature and top_k with thinking on, and top_p below 0.95

@@ -2,6 +2,7 @@
 // Vertex; new-api-compat.md §4.7): max_tokens defaulted from claude.default_max_tokens, and the `-thinking` model
 // suffix (claude.thinking_adapter_enabled): `<model>-thinking` asks for `<model>` with extended thinking, its budget
 // a share of max_tokens, and max_tokens at least 1280.
+import { thinkingWouldBeRefused } from '../../formats/anthropic/thinking-continuity.js';
 import type { ProviderSettings, RelayInfo } from '../types.js';
 
 const SUFFIX = '-thinking';
@@ -39,7 +40,7 @@ export function applyClaudeThinking(settings: ProviderSettings, body: Record<str
 /**
  * A Claude request body made ready for the model the request names: max_tokens defaulted, the suffix's thinking
  * applied. On the native lane a Claude client's own `thinking` wins over the suffix (as new-api); a body built from
- * the hub always takes the suffix's.
+ * the hub always takes the suffix's, unless its tool loop lost the thinking block Claude would then require.
  */
 export function prepareClaudeBody(
   info: RelayInfo,
@@ -49,6 +50,7 @@ export function prepareClaudeBody(
   const { thinking } = claudeModel(info.settings, info.upstreamModel);
   if (!(Number(body.max_tokens) > 0)) body.max_tokens = info.settings.claude.defaultMaxTokens(claudeOptionNames(info));
   const clientAsked = lane === 'native' && body.thinking && typeof body.thinking === 'object';
-  if (thinking && !clientAsked) applyClaudeThinking(info.settings, body);
+  // nor does the suffix turn on thinking Claude would refuse for this tool loop (formats/anthropic/thinking-continuity.ts)
+  if (thinking && !clientAsked && !thinkingWouldBeRefused(body.messages)) applyClaudeThinking(info.settings, body);
   return body;
 }
