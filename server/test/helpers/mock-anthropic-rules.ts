@@ -182,9 +182,10 @@ function checkTurn(turn: Turn, previous: Turn | undefined, next: Turn | undefine
 
 /**
  * With thinking on, the assistant turn whose tool_use the final user turn answers must open with its (signed)
- * thinking block: Anthropic continues that turn's reasoning and refuses a tool loop that lost it.
+ * thinking block: Anthropic continues that turn's reasoning and refuses a tool loop that lost it. Bedrock and Vertex
+ * AI run Claude's own check, so their mocks call this too.
  */
-function checkThinkingBeforeToolLoop(body: any): AnthropicProblem | null {
+export function checkThinkingBeforeToolLoop(body: any): AnthropicProblem | null {
   const type = body.thinking?.type;
   if (type !== 'enabled' && type !== 'adaptive') return null;
   const turns = mergeTurns(body.messages);

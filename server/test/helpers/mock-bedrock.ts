@@ -12,6 +12,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { queryOf } from '../../src/relay/providers/bedrock/sign.js';
 import { encodeBedrockChunk, encodeBedrockException } from '../../src/relay/stream/aws-eventstream.js';
 import { type ClaudeAnswer, claudeMessage, claudeStreamEvents } from './claude-mock-replies.js';
+import { checkThinkingBeforeToolLoop } from './mock-anthropic-rules.js';
 
 export interface BedrockRecordedRequest {
   method: string;
@@ -357,4 +358,7 @@ export function validateBody(body: any): void {
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw new Refusal(400, 'ValidationException', 'messages: at least one message is required');
   }
+  // then Claude's own checks, reported as a ValidationException with Claude's message
+  const thinking = checkThinkingBeforeToolLoop(body);
+  if (thinking) throw new Refusal(400, 'ValidationException', thinking.message);
 }

@@ -7,6 +7,7 @@ import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, verify, 
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ClaudeAnswer, claudeMessage, claudeStreamEvents } from './claude-mock-replies.js';
+import { checkThinkingBeforeToolLoop } from './mock-anthropic-rules.js';
 
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const CLOUD_PLATFORM = 'https://www.googleapis.com/auth/cloud-platform';
@@ -42,7 +43,8 @@ export function vertexClaudeBodyProblem(body: any): string | null {
   if ('model' in body) return 'model: Extra inputs are not permitted';
   if (typeof body.max_tokens !== 'number') return 'max_tokens: Field required';
   if (!Array.isArray(body.messages) || !body.messages.length) return 'messages: Field required';
-  return null;
+  // Claude's own check, which the publisher answers with
+  return checkThinkingBeforeToolLoop(body)?.message ?? null;
 }
 
 export interface VertexRecordedRequest {
