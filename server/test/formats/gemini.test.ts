@@ -429,6 +429,37 @@ describe('gemini requests', () => {
     );
   });
 
+  it("gives Gemini 3 Google's stand-in signature for function calls whose signature the client could not keep", () => {
+    const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: '{}' } });
+    const hub: HubRequest = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+        { role: 'tool', tool_call_id: 'a', content: '1' },
+        { role: 'tool', tool_call_id: 'b', content: '2' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [call('c')],
+          thinking_blocks: [{ thinking: '', signature: 'REAL' }],
+        },
+        { role: 'tool', tool_call_id: 'c', content: '3' },
+      ],
+    };
+    const modelTurns = (model: string) =>
+      (geminiCodec.requestFromHub(hub, { model, stream: false }) as any).contents
+        .filter((c: any) => c.role === 'model')
+        .map((c: any) => c.parts.map((p: any) => p.thoughtSignature));
+    // the first call of each step is signed, a real signature kept
+    expect(modelTurns('gemini-3-pro-preview')).toEqual([['skip_thought_signature_validator', undefined], ['REAL']]);
+    expect(modelTurns('publishers/google/models/gemini-3-flash-preview')[0][0]).toBe(
+      'skip_thought_signature_validator',
+    );
+    // models before 3 do not check, and get nothing invented
+    expect(modelTurns('gemini-2.5-flash')).toEqual([[undefined, undefined], ['REAL']]);
+  });
+
   it('builds an upstream body from an OpenAI-shaped hub request', () => {
     const hub: HubRequest = {
       model: 'gpt-ish',

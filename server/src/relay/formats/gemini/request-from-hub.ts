@@ -4,14 +4,15 @@ import type { RequestOptions } from '../codec.js';
 import type { HubContentPart, HubFunctionTool, HubMessage, HubRequest, HubToolChoice } from '../../hub/types.js';
 import { toGeminiParameters } from './schema.js';
 import { parseArgs } from './response.js';
-import { placeSignatures } from './thinking.js';
+import { placeSignatures, requiresCallSignatures, signFirstCall } from './thinking.js';
 import { compact, isPlainObject, type GeminiContent, type GeminiPart, type HubImagePartWithMime } from './wire.js';
 
 /** reasoning_effort → thinkingBudget; 512 for minimal is the smallest budget every 2.5 model accepts (Flash-Lite's
  * floor). */
 const EFFORT_BUDGETS: Record<string, number> = { none: 0, minimal: 512, low: 1024, medium: 8192, high: 24576 };
 
-export function requestFromHub(hub: HubRequest, _opts: RequestOptions): Record<string, unknown> {
+export function requestFromHub(hub: HubRequest, opts: RequestOptions): Record<string, unknown> {
+  const signCalls = requiresCallSignatures(opts.model);
   const systemParts: GeminiPart[] = [];
   const contents: GeminiContent[] = [];
   const callNames = new Map<string, string>();
@@ -25,7 +26,7 @@ export function requestFromHub(hub: HubRequest, _opts: RequestOptions): Record<s
         appendTurn(contents, 'user', userParts(message.content));
         break;
       case 'assistant':
-        appendTurn(contents, 'model', modelParts(message, callNames));
+        appendTurn(contents, 'model', modelParts(message, callNames, signCalls));
         break;
       case 'tool':
         appendTurn(contents, 'user', [functionResponsePart(message, callNames)]);
@@ -102,8 +103,9 @@ export function guessMimeType(url: string): string {
 /**
  * Thought text is not sent back (Gemini does not need it; only the signatures carry its state), and call ids are
  * not either: Gemini matches responses to calls by name and order, and an id it did not issue is at best ignored.
+ * For Gemini 3, calls whose signature the client could not keep get Google's stand-in (thinking.ts).
  */
-function modelParts(message: HubMessage, callNames: Map<string, string>): GeminiPart[] {
+function modelParts(message: HubMessage, callNames: Map<string, string>, signCalls: boolean): GeminiPart[] {
   const parts = textParts(message.content);
   for (const call of message.tool_calls ?? []) {
     callNames.set(call.id, call.function.name);
@@ -112,7 +114,8 @@ function modelParts(message: HubMessage, callNames: Map<string, string>): Gemini
   const signatures = (message.thinking_blocks ?? [])
     .map((b) => b.signature)
     .filter((s): s is string => typeof s === 'string' && s !== '');
-  return placeSignatures(parts, signatures);
+  const placed = placeSignatures(parts, signatures);
+  return signCalls ? signFirstCall(placed) : placed;
 }
 
 function functionResponsePart(message: HubMessage, callNames: Map<string, string>): GeminiPart {

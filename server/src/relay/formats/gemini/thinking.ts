@@ -44,3 +44,23 @@ export function placeSignatures(parts: GeminiPart[], signatures: string[]): Gemi
   }
   return [...parts, ...rest.map((signature) => ({ text: '', thoughtSignature: signature }))];
 }
+
+/**
+ * Gemini 3 refuses a history whose function calls lost their signature (400 "Function call is missing a
+ * thought_signature in functionCall parts"), which is every tool loop of a client that cannot carry one (OpenAI chat,
+ * a Responses item without our encrypted_content). Google documents this value as the stand-in for such a history.
+ */
+export const SKIPPED_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Whether the model checks function-call signatures: Gemini 3 and later. */
+export function requiresCallSignatures(model: string): boolean {
+  const major = /(?:^|\/)gemini-(\d+)/.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3;
+}
+
+/** A model turn's function calls made acceptable to Gemini 3: the first call signed, with the stand-in if need be. */
+export function signFirstCall(parts: GeminiPart[]): GeminiPart[] {
+  const calls = parts.filter((p) => p.functionCall);
+  if (calls.length > 0 && !calls.some((p) => p.thoughtSignature)) calls[0].thoughtSignature = SKIPPED_SIGNATURE;
+  return parts;
+}
