@@ -1,8 +1,11 @@
 // Soak: does the gateway's memory stay flat under steady traffic? For SQLite and then PostgreSQL, starts the mock
 // upstream (bench/mock-upstream.mjs) and the built gateway seeded by bench/run.mjs's BENCH_SERVE mode (1,000 tokens,
 // 100 channels), sends a bounded rate of mixed traffic (JSON and streaming chat completions, alternating, on one of the
-// seeded tokens) for SOAK_MINUTES, and reads the gateway's RSS after the warm-up and at the end. Fails (exit 1) when the end
-// RSS is above 1.1 × the warm-up RSS, or when a request fails.
+// seeded tokens) for SOAK_MINUTES, and samples the gateway's RSS every 10 s. RSS under steady load is a sawtooth (the heap
+// grows to the next major GC and drops back, a cycle of several minutes here: docs/perf/soak.md), so one sample at the
+// end against one after the warm-up says more about the GC's phase than about growth. The verdict compares envelopes:
+// the highest RSS of the last window against the highest of the first window after the warm-up (each a third of what
+// follows the warm-up). Fails (exit 1) when that ratio is above 1.1, or when a request fails.
 //
 // Needs the built server (`npm run build`). Env: SOAK_MINUTES (30), SOAK_RATE (requests per second, 40),
 // SOAK_WARMUP_SEC (a fifth of the run, at most 300), SOAK_DBS ("sqlite postgres"), SOAK_PG_URL
@@ -99,7 +102,7 @@ async function soak(kind) {
     let failed = 0;
     const failures = [];
     let warm = NaN;
-    const series = [];
+    const samples = []; // [ms since start, MB]
     let nextSample = 0;
     const pending = new Set();
     while (Date.now() - started < DURATION_MS) {
@@ -117,8 +120,8 @@ async function soak(kind) {
         sent++;
       }
       if (Date.now() - started >= nextSample) {
-        series.push(rssMb(pid).toFixed(0));
-        nextSample += 60_000;
+        samples.push([Date.now() - started, rssMb(pid)]);
+        nextSample += 10_000;
       }
       if (Number.isNaN(warm) && Date.now() - started >= WARMUP_MS) {
         warm = rssMb(pid);
@@ -128,14 +131,21 @@ async function soak(kind) {
     }
     await Promise.all(pending);
     const end = rssMb(pid);
-    const ratio = end / warm;
+    const after = samples.filter(([t]) => t >= WARMUP_MS);
+    const third = Math.max(1, Math.floor(after.length / 3));
+    const peak = (xs) => Math.max(...xs.map(([, mb]) => mb));
+    const firstPeak = peak(after.slice(0, third));
+    const lastPeak = peak(after.slice(-third));
+    const ratio = lastPeak / firstPeak;
     console.log(
       `${kind}: ${sent} requests in ${MINUTES} min (${RATE}/s, half streamed), ${failed} failed; ` +
-        `RSS warm-up ${warm.toFixed(1)} MB, end ${end.toFixed(1)} MB (×${ratio.toFixed(3)})`,
+        `RSS warm-up ${warm.toFixed(1)} MB, end ${end.toFixed(1)} MB; highest RSS of the first and last thirds after ` +
+        `the warm-up ${firstPeak.toFixed(1)} / ${lastPeak.toFixed(1)} MB (×${ratio.toFixed(3)})`,
     );
-    console.log(`${kind}: RSS each minute (MB): ${series.join(' ')}`);
+    const perMinute = samples.filter((_, i) => i % 6 === 0).map(([, mb]) => mb.toFixed(0));
+    console.log(`${kind}: RSS each minute (MB): ${perMinute.join(' ')}`);
     for (const f of failures) console.log(`${kind}: failed at ${f}`);
-    return { kind, sent, failed, warm, end, ok: failed === 0 && ratio <= 1.1 };
+    return { kind, sent, failed, warm, end, firstPeak, lastPeak, ok: failed === 0 && ratio <= 1.1 };
   } finally {
     gw.child.kill('SIGTERM');
     await new Promise((r) => gw.child.once('exit', r));
@@ -148,6 +158,6 @@ for (const kind of DBS) results.push(await soak(kind));
 agent.destroy();
 console.table(results);
 if (!results.every((r) => r.ok)) {
-  console.error('soak failed: a request failed or RSS grew more than 10 % after the warm-up');
+  console.error('soak failed: a request failed or the RSS peaks grew more than 10 % after the warm-up');
   process.exit(1);
 }
