@@ -36,7 +36,7 @@ export interface ModelRateLimiter {
   /** Throws (or rejects with) the 429 RelayError when the user is over a limit; otherwise records the request. */
   check(userId: number): void | Promise<void>;
   /** Records a successful request. */
-  success(userId: number): void;
+  success(userId: number, reqId?: string): void;
 }
 
 interface Window {
@@ -150,7 +150,7 @@ class RedisModelRateLimiter implements ModelRateLimiter {
     if (r === 2) throw refusal(p.minutes, p.success);
   }
 
-  success(userId: number): void {
+  success(userId: number, reqId?: string): void {
     const p = limitsOf(this.ctx);
     if (p.success <= 0) return;
     const key = this.key('MRRLS', userId);
@@ -160,7 +160,7 @@ class RedisModelRateLimiter implements ModelRateLimiter {
       .ltrim(key, 0, p.success - 1)
       .pexpire(key, p.windowMs)
       .exec()
-      .catch((err) => this.ctx.log.warn({ err }, 'model rate limit: recording a success failed'));
+      .catch((err) => this.ctx.log.warn({ err, reqId }, 'model rate limit: recording a success failed'));
   }
 }
 

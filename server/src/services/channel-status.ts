@@ -68,7 +68,7 @@ export class ChannelStatus {
   }
 
   /** Sets status 3 (only from status 1), records why, disables the abilities. Returns whether it changed anything. */
-  async disable(channelId: number, reason: string): Promise<boolean> {
+  async disable(channelId: number, reason: string, reqId?: string): Promise<boolean> {
     const db = this.ctx.db;
     const row = await db
       .selectFrom('channels')
@@ -91,7 +91,7 @@ export class ChannelStatus {
       .where('status', '=', CHANNEL_STATUS_ENABLED)
       .executeTakeFirst();
     await db.updateTable('abilities').set({ enabled: false }).where('channel_id', '=', channelId).execute();
-    this.ctx.log.warn({ channelId, reason }, 'channel disabled automatically');
+    this.ctx.log.warn({ channelId, reason, reqId }, 'channel disabled automatically');
     this.ctx.changes.publish({ kind: 'channels' });
     const changed = Number(r.numUpdatedRows) > 0;
     // new-api's texts (service/channel.go DisableChannel)

@@ -100,13 +100,13 @@ export class QuotaNotifier {
    * Call after a charge with the balance it left. Returns once the notice was sent or skipped; callers on the
    * request path should not await it.
    */
-  async check(user: NotifyUser, remaining: number): Promise<'sent' | 'above' | 'limited' | 'failed'> {
+  async check(user: NotifyUser, remaining: number, reqId?: string): Promise<'sent' | 'above' | 'limited' | 'failed'> {
     if (remaining >= this.threshold(user)) return 'above';
     try {
       if (!(await this.takeSlot(user.id))) return 'limited';
       return (await this.deliver(user, this.notice(remaining))) ? 'sent' : 'failed';
     } catch (err) {
-      this.ctx.log.warn({ err, userId: user.id }, 'low-quota notice failed');
+      this.ctx.log.warn({ err, userId: user.id, reqId }, 'low-quota notice failed');
       return 'failed';
     }
   }

@@ -76,7 +76,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
       })
     ) {
       void svc.channelStatus
-        .disable(channel.id, err.message)
+        .disable(channel.id, err.message, req.id)
         .catch((e) => ctx.log.warn({ err: e, reqId: req.id }, 'auto-disable failed'));
     }
     if (i >= retryTimes || !shouldRetry(err, channel.type)) return result;

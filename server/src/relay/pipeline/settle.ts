@@ -35,7 +35,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
     if (result.kind === 'gone') return null;
     return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
   }
-  if (s.rateKey) modelRateLimit(ctx).success(s.rateKey);
+  if (s.rateKey) modelRateLimit(ctx).success(s.rateKey, s.req.id);
 
   const usage = result.usage;
   const total = usage.prompt_tokens + usage.completion_tokens;
@@ -64,10 +64,10 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   // the charge and its log row are written together (services/billing/)
   svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
   const limits = usageLimits(ctx);
-  if (s.limits) void limits.settled(s.limits, total, quota);
-  if (s.channel.setting) void limits.channelUsed(s.channel, total, quota);
+  if (s.limits) void limits.settled(s.limits, total, quota, s.req.id);
+  if (s.channel.setting) void limits.channelUsed(s.channel, total, quota, s.req.id);
   const after = s.quotaBefore - quota;
-  if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after);
+  if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after, s.req.id);
   return null;
 }
 

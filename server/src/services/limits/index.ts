@@ -207,7 +207,7 @@ export class UsageLimits {
   }
 
   /** After the charge: the tokens window corrected from the bound to the usage, the charge added to the budget. */
-  async settled(a: Admitted, tokens: number, quota: number): Promise<void> {
+  async settled(a: Admitted, tokens: number, quota: number, reqId?: string): Promise<void> {
     try {
       if (a.tpmKey && tokens !== a.bound) await this.counters.adjust(a.tpmKey, tokens - a.bound);
       const b = a.rules.budget;
@@ -223,7 +223,7 @@ export class UsageLimits {
         }
       }
     } catch (err) {
-      this.ctx.log.warn({ err }, 'usage limits: counting a settled request failed');
+      this.ctx.log.warn({ err, reqId }, 'usage limits: counting a settled request failed');
     }
   }
 
@@ -246,7 +246,12 @@ export class UsageLimits {
   }
 
   /** A channel's share of a settled request, when it has a daily cap; past the cap it is skipped until tomorrow. */
-  async channelUsed(channel: { id: number; setting: Record<string, unknown> | null }, tokens: number, quota: number) {
+  async channelUsed(
+    channel: { id: number; setting: Record<string, unknown> | null },
+    tokens: number,
+    quota: number,
+    reqId?: string,
+  ) {
     const caps = channelCaps(channel.setting);
     if (!caps) return;
     const now = this.now();
@@ -260,7 +265,7 @@ export class UsageLimits {
         this.cappedIds.add(channel.id);
       }
     } catch (err) {
-      this.ctx.log.warn({ err }, 'usage limits: counting a channel cap failed');
+      this.ctx.log.warn({ err, reqId }, 'usage limits: counting a channel cap failed');
     }
   }
 
