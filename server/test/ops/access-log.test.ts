@@ -1,24 +1,12 @@
 // Structured JSON logs: a relay request writes one access line (pino JSON) carrying its request id, the same id as
 // the answer's X-Oneapi-Request-Id and as the request's other lines (here: a failed upstream call); RELAY_ACCESS_LOG=false
 // turns the access line off.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { describeEachDb, type TestDbKind } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addToken, addUser, channelsChanged, relayPost, setOptions } from '../relay/fixtures.js';
-
-function capturedLogger() {
-  const lines: Array<Record<string, any>> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, sink) };
-}
 
 async function serverWith(kind: TestDbKind, env: Record<string, string>) {
   const cap = capturedLogger();

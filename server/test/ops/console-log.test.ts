@@ -2,24 +2,12 @@
 // id (the answer's X-Oneapi-Request-Id), a service's line included (here: the Turnstile check failing to reach its
 // verifier), and each request ends with one `console request` access line without query strings, headers or bodies;
 // CONSOLE_ACCESS_LOG=false turns the access line off.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { describeEachDb, type TestDbKind } from '../helpers/databases.js';
 import { startTestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { ROOT, setOption, setupAndLoginRoot } from '../console/fixtures.js';
-
-function capturedLogger() {
-  const lines: Array<Record<string, any>> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, sink) };
-}
 
 async function serverWith(kind: TestDbKind, env: Record<string, string>) {
   const cap = capturedLogger();
