@@ -79,6 +79,7 @@ function refused(statuses: number[], status: number, mayReset: boolean): boolean
   return statuses.every((s) => s === status || (mayReset && s === 0));
 }
 
+// Linux only: the process's memory is read from /proc, which other systems lack
 describe.skipIf(process.platform !== 'linux')('memory spent on anonymous requests (real process)', () => {
   let database: TestDatabase;
   let gw: GatewayProcess;
