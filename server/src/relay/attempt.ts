@@ -32,6 +32,8 @@ import { usageOfHub } from './hub/usage.js';
 import { SseParser } from './stream/sse-parser.js';
 import { pumpTranslated, type EventFraming } from './stream/translate.js';
 import { awsEventFraming } from './stream/aws-framing.js';
+import { lazyChannelRedactor, redactProviderError } from './redact.js';
+import type { Redact } from '../lib/redact.js';
 
 export type AttemptResult =
   /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
@@ -194,20 +196,18 @@ export async function attempt(
     accept: (native && req.headers.accept) || (a.isStream ? 'text/event-stream' : 'application/json'),
     ...adaptor.headers(info),
   };
+  // upstream error texts lose the channel's secrets, those the adaptor derives below included (built only on error)
+  const redact = lazyChannelRedactor(channel.key, { headers, path: target.path });
   if (adaptor.authorize) {
     try {
       await adaptor.authorize(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: out });
     } catch (err) {
-      ctx.log.warn({ err, reqId: a.reqId, channel: channel.id }, 'upstream authorisation failed');
+      // the error's own fields (a token endpoint's request and answer) may hold the grant: only its text is logged
+      const reason = redact((err as Error).message ?? String(err));
+      ctx.log.warn({ reason, reqId: a.reqId, channel: channel.id }, 'upstream authorisation failed');
       return {
         kind: 'failed',
-        error: new RelayError(
-          500,
-          `上游鉴权失败: ${(err as Error).message}`,
-          'new_api_error',
-          'upstream_auth_failed',
-          false,
-        ),
+        error: new RelayError(500, `上游鉴权失败: ${reason}`, 'new_api_error', 'upstream_auth_failed', false),
       };
     }
     // the signing waited: a client gone meanwhile is not sent upstream
@@ -275,7 +275,7 @@ export async function attempt(
     if (statusCode !== 200) {
       const buf = await call.rest();
       if (clientGone) return GONE;
-      const pe = adaptor.parseError(statusCode, buf, call.headerRecord());
+      const pe = redactProviderError(adaptor.parseError(statusCode, buf, call.headerRecord()), redact);
       if (statusCode === 401) adaptor.unauthorized?.(info);
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
       const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
@@ -293,12 +293,12 @@ export async function attempt(
       const r = await pipeRaw(call, res, baseHeaders(a.reqId, a.origin), call.rawHeaders);
       if (!r.started) {
         if (r.clientGone) return GONE;
-        if (r.error) return badResponse(r.error, 'upstream read failed');
+        if (r.error) return badResponse(r.error, 'upstream read failed', redact);
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
     if ((!native && !translation) || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
-      return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone);
+      return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone, redact);
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call, {
         res,
@@ -308,6 +308,7 @@ export async function attempt(
         mode,
         responseModel: info.upstreamModel,
         reqId: a.reqId,
+        redact,
         fallbackUsage: (delivered) => ({
           prompt_tokens: a.prompt(),
           completion_tokens: countCompletion(delivered(), a.model),
@@ -322,7 +323,7 @@ export async function attempt(
       if (!r.started) {
         if (r.clientGone) return GONE;
         if (r.error) {
-          return badResponse(r.error, 'upstream stream failed');
+          return badResponse(r.error, 'upstream stream failed', redact);
         }
       }
       let usage = r.usage;
@@ -388,7 +389,7 @@ export async function attempt(
     return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
   } catch (err) {
     if (clientGone) return GONE;
-    return badResponse(err as Error, 'upstream read failed');
+    return badResponse(err as Error, 'upstream read failed', redact);
   } finally {
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
@@ -439,6 +440,7 @@ async function decodedAnswer(
   framingKind: 'sse' | 'aws-eventstream' | undefined,
   frt: number,
   clientGoneBefore: boolean,
+  redact: Redact,
 ): Promise<AttemptResult> {
   const provider = codecFor(providerFormat);
   const client = codecFor(info.clientFormat);
@@ -474,10 +476,11 @@ async function decodedAnswer(
       keepAlive: a.keepAlive,
       // the provider speaks the client's format: events pass as they came, only reframed
       pass: providerFormat === info.clientFormat,
+      redact,
     });
     if (!r.started) {
       if (r.clientGone) return GONE;
-      if (r.error) return badResponse(r.error, 'upstream stream failed');
+      if (r.error) return badResponse(r.error, 'upstream stream failed', redact);
     }
     let usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
     if (r.error || r.clientGone) usage = atLeastDelivered(usage, r.delivered, a.model);
@@ -509,10 +512,11 @@ function atLeastDelivered(usage: UpstreamUsage, delivered: StreamDelta, model: s
 }
 
 /** The upstream's answer could not be read (cut, or not what its format says): a 502, another channel may serve. */
-function badResponse(err: Error, fallback: string): AttemptResult {
+function badResponse(err: Error, fallback: string, redact: Redact): AttemptResult {
+  // a parser's message may quote the upstream's bytes
   return {
     kind: 'failed',
-    error: new RelayError(502, err.message || fallback, 'upstream_error', 'bad_response', false),
+    error: new RelayError(502, redact(err.message || fallback), 'upstream_error', 'bad_response', false),
   };
 }
 

@@ -19,6 +19,7 @@ import { codecFor } from './formats/index.js';
 import type { HubRequest } from './hub/types.js';
 import { BEDROCK_MODELS } from './providers/bedrock/models.js';
 import { usageOfHub } from './hub/usage.js';
+import { channelRedactor, type SentRequest } from './redact.js';
 import {
   anthropicModelsUrl,
   geminiModelsUrl,
@@ -69,11 +70,24 @@ export function testModelOf(ch: CachedChannel, requested?: string): string {
   return requested?.trim() || ch.testModel || ch.models[0] || 'gpt-4o-mini';
 }
 
+/** A channel test; its error text (shown in the console, stored as a disable reason) keeps none of the channel's secrets. */
 export async function testChannel(
   ctx: AppContext,
   svc: RelayServices,
   ch: CachedChannel,
   requestedModel?: string,
+): Promise<ProbeResult> {
+  const sent: SentRequest = { headers: {} };
+  const r = await runTest(ctx, svc, ch, requestedModel, sent);
+  return r.ok ? r : { ...r, message: channelRedactor(ch.key, sent)(r.message) };
+}
+
+async function runTest(
+  ctx: AppContext,
+  svc: RelayServices,
+  ch: CachedChannel,
+  requestedModel: string | undefined,
+  sent: SentRequest,
 ): Promise<ProbeResult> {
   if (UNTESTABLE[ch.type])
     return {
@@ -144,6 +158,9 @@ export async function testChannel(
   const target = adaptor.target(info);
   try {
     const headers = { 'content-type': 'application/json', accept: 'application/json', ...adaptor.headers(info) };
+    // read after authorize, whose token or signature an echo could carry too
+    sent.headers = headers;
+    sent.path = target.path;
     const bytes = Buffer.from(JSON.stringify(payload));
     await adaptor.authorize?.(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: bytes });
     const up = await probe(svc, ch, {
@@ -309,6 +326,15 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
  * Price option, the money of $1 of quota, as new-api).
  */
 export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
+  try {
+    return await fetchBalance(ctx, svc, ch);
+  } catch (e) {
+    // an upstream's message is shown in the console: without the key it was sent with
+    throw new Error(channelRedactor(ch.key)((e as Error).message));
+  }
+}
+
+async function fetchBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
   const base = ch.baseUrl;
   let balance: number;
   if (OPENAI_BILLING_TYPES.has(ch.type)) {
@@ -392,6 +418,21 @@ export async function fetchUpstreamModels(
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const firstKey = key.split('\n')[0].trim();
+  try {
+    return await listModels(svc, type, base, firstKey, setting);
+  } catch (e) {
+    // the console shows the message: a body quoted by a parser keeps no key
+    throw new Error(channelRedactor(key)((e as Error).message));
+  }
+}
+
+async function listModels(
+  svc: RelayServices,
+  type: number,
+  base: string,
+  firstKey: string,
+  setting: CachedChannel['setting'],
+): Promise<string[]> {
   const get: GetJson = (url, headers) => getJson(svc, { setting }, url, firstKey, headers);
   if (type === GEMINI_TYPE) return listGeminiModels(get, base, firstKey);
   if (type === ANTHROPIC_TYPE) return listAnthropicModels(get, base, firstKey);

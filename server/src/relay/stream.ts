@@ -22,6 +22,8 @@ export interface StreamOptions {
   convert?: (data: string) => string[];
   /** pings while the stream is silent (its first ping may already have sent the headers) */
   keepAlive?: StreamKeepAlive | null;
+  /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
+  redact?: (text: string) => string;
 }
 
 export interface StreamResult {
@@ -358,7 +360,9 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     if (!clientGone) res.end();
   } else if (error && started && !clientGone) {
     // upstream broke mid-stream: tell the client in-band, then close the stream properly
-    const msg = error.message || 'upstream stream error';
+    const msg = o.redact
+      ? o.redact(error.message || 'upstream stream error')
+      : error.message || 'upstream stream error';
     await write(
       `data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`,
     );

@@ -28,6 +28,8 @@ export interface TranslateOptions {
    * decoder still reads every event, for the usage and the delivered text
    */
   pass?: boolean;
+  /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
+  redact?: (text: string) => string;
 }
 
 export interface TranslateResult {
@@ -143,7 +145,8 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   }
   res.off('close', onClose);
   if (error && started && !clientGone) {
-    const msg = (error as Error).message || 'upstream stream error';
+    const text = (error as Error).message || 'upstream stream error';
+    const msg = o.redact ? o.redact(text) : text;
     await write(o.encoder.error({ status: 502, message: msg, type: 'upstream_error', code: 'stream_error' }));
   }
   if (started && !clientGone && !res.writableEnded) res.end();

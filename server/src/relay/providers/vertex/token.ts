@@ -6,6 +6,7 @@
 import type { JWT } from 'google-auth-library';
 import type { ServiceAccount } from './credentials.js';
 import { CappedMap } from '../../../lib/bounded.js';
+import { redactor } from '../../../lib/redact.js';
 
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
@@ -129,7 +130,9 @@ export class VertexTokenCache {
     } catch (err) {
       const e = err as { message?: string; status?: number; response?: { status?: number } };
       const status = e.status ?? e.response?.status ?? null;
-      throw new VertexTokenError(`Vertex AI token request failed: ${e.message ?? String(err)}`, status);
+      // an endpoint that echoes the request would hand on the signed grant (a JWT) or pieces of the key
+      const hide = redactor([sa.private_key, sa.private_key_id]);
+      throw new VertexTokenError(`Vertex AI token request failed: ${hide(e.message ?? String(err))}`, status);
     }
     if (!credentials.access_token)
       throw new VertexTokenError('Vertex AI token endpoint returned no access_token', null);
