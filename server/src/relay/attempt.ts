@@ -36,8 +36,19 @@ import { lazyChannelRedactor, redactProviderError } from './redact.js';
 import type { Redact } from '../lib/redact.js';
 
 export type AttemptResult =
-  /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
-  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string; clientLeft: boolean }
+  /**
+   * clientLeft: the client went away after the request had gone upstream; it is billed all the same, unless
+   * `unanswered`: a stream left before the upstream's response head, aborted then, which is logged and billed nothing
+   */
+  | {
+      kind: 'done';
+      usage: UpstreamUsage;
+      frt: number;
+      isStream: boolean;
+      upstreamModel: string;
+      clientLeft: boolean;
+      unanswered?: boolean;
+    }
   | { kind: 'gone' }
   | { kind: 'failed'; error: RelayError };
 
@@ -217,15 +228,17 @@ export async function attempt(
   let clientGone = false;
   // raw responses (audio) are read as a stream whatever the request asked, and piped on as they come
   const call = new UpstreamCall(a.isStream || !!mode.rawResponse);
-  // A client that goes away once the request is out: a stream is aborted and billed for what it delivered; a whole
-  // answer, which the provider charges for, is read to its end and billed as if the client had stayed (nothing is
-  // written to it). A stop aborts such a call rather than wait for it (svc.leftBehind).
+  // A client that goes away once the request is out: a whole answer, which the provider charges for, is read to its
+  // end and billed as if the client had stayed (nothing is written to it); so is a stream the upstream has started
+  // answering but whose client had received nothing yet (the stream pump aborts one it had begun to receive, billed
+  // for what it delivered). A stream not answered yet is aborted and billed nothing. A stop aborts a call read on for
+  // a client that left rather than wait for it (svc.leftBehind).
   let left: { destroy(): void } | null = null;
   const onClose = () => {
     if (res.writableFinished) return;
     clientGone = true;
-    if (!a.isStream) svc.leftBehind.add((left = call));
-    else call.destroy();
+    if (a.isStream && !call.headersAt) call.destroy();
+    else svc.leftBehind.add((left = call));
   };
   res.once('close', onClose);
   const relayTimeoutMs = ctx.config.relayTimeoutSec * 1000;
@@ -256,7 +269,8 @@ export async function attempt(
   } catch (err) {
     res.off('close', onClose);
     if (left) svc.leftBehind.delete(left);
-    if (clientGone) return GONE;
+    // a stream whose client left before the upstream answered: aborted, logged, billed nothing
+    if (clientGone) return a.isStream ? leftUnanswered(info.upstreamModel) : GONE;
     ctx.log.warn({ err, reqId: a.reqId, channel: channel.id }, 'upstream request failed');
     return {
       kind: 'failed',
@@ -320,12 +334,8 @@ export async function attempt(
             ? chatStreamTransform(channel)
             : undefined,
       });
-      if (!r.started) {
-        if (r.clientGone) return GONE;
-        if (r.error) {
-          return badResponse(r.error, 'upstream stream failed', redact);
-        }
-      }
+      // a client that left before the first byte: the stream was read to its end (stream.ts), billed below
+      if (!r.started && !r.clientGone && r.error) return badResponse(r.error, 'upstream stream failed', redact);
       let usage = r.usage;
       if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
         usage = {
@@ -478,10 +488,8 @@ async function decodedAnswer(
       pass: providerFormat === info.clientFormat,
       redact,
     });
-    if (!r.started) {
-      if (r.clientGone) return GONE;
-      if (r.error) return badResponse(r.error, 'upstream stream failed', redact);
-    }
+    // a client that left before the first byte: the stream was read to its end (stream/translate.ts), billed below
+    if (!r.started && !r.clientGone && r.error) return badResponse(r.error, 'upstream stream failed', redact);
     let usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
     if (r.error || r.clientGone) usage = atLeastDelivered(usage, r.delivered, a.model);
     return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
@@ -509,6 +517,19 @@ async function decodedAnswer(
 function atLeastDelivered(usage: UpstreamUsage, delivered: StreamDelta, model: string): UpstreamUsage {
   const counted = countCompletion(delivered, model);
   return counted > usage.completion_tokens ? { ...usage, completion_tokens: counted } : usage;
+}
+
+/** A stream whose client left before the upstream's response head: the call was aborted; logged, billed nothing. */
+function leftUnanswered(upstreamModel: string): AttemptResult {
+  return {
+    kind: 'done',
+    usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 },
+    frt: -1000,
+    isStream: true,
+    upstreamModel,
+    clientLeft: true,
+    unanswered: true,
+  };
 }
 
 /** The upstream's answer could not be read (cut, or not what its format says): a 502, another channel may serve. */

@@ -126,13 +126,18 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   /** the response was ended together with its last bytes (one socket write instead of two) */
   let ended = false;
 
+  // A client that leaves mid-stream aborts the upstream (billed for what was delivered). One that leaves before its
+  // first byte, the upstream having answered, is billed as a whole answer is: the stream is read to its end for its
+  // usage, nothing written (relay/attempt.ts keeps the call for a stop to abort).
   const onClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
-      body.destroy();
+      if (started) body.destroy();
     }
   };
   res.once('close', onClose);
+  // gone before this pump listened (between the response head and now)
+  if (res.destroyed) clientGone = true;
 
   const keepAlive = o.keepAlive;
   const write = (buf: Buffer | string): Promise<void> | undefined => {
@@ -336,7 +341,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     }
     if (parts.length) return write(out);
   };
-  const failure = await pumpChunks(body, onChunk, () => clientGone);
+  const failure = await pumpChunks(body, onChunk, () => clientGone && started);
   if (failure && !clientGone) error = failure;
   try {
     if (pending && !sawDone && !clientGone && !error) {

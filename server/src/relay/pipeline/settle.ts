@@ -35,14 +35,17 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
     if (result.kind === 'gone') return null;
     return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
   }
-  if (s.rateKey) modelRateLimit(ctx).success(s.rateKey, s.req.id);
+  // a stream aborted before the upstream answered is no success, and costs nothing
+  const unanswered = result.unanswered === true;
+  if (s.rateKey && !unanswered) modelRateLimit(ctx).success(s.rateKey, s.req.id);
 
   const usage = result.usage;
   const total = usage.prompt_tokens + usage.completion_tokens;
   const quotaPerUnit = ctx.options.num('QuotaPerUnit', 500000);
   const audio = s.fixed < 0 && isAudioChatModel(s.model) ? audioUsageOf(usage) : undefined;
-  const quota =
-    s.fixed >= 0
+  const quota = unanswered
+    ? 0
+    : s.fixed >= 0
       ? s.fixed
       : total === 0
         ? 0
@@ -62,7 +65,11 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   };
   if (held.state === 'open') svc.metrics.reservationsHeld--;
   // the charge and its log row are written together (services/billing/)
-  svc.billing.settle(held, { quota, channelId: s.channel.id, countRequest: total > 0 || s.fixed > 0 }, row);
+  svc.billing.settle(
+    held,
+    { quota, channelId: s.channel.id, countRequest: total > 0 || (s.fixed > 0 && !unanswered) },
+    row,
+  );
   const limits = usageLimits(ctx);
   if (s.limits) void limits.settled(s.limits, total, quota, s.req.id);
   if (s.channel.setting) void limits.channelUsed(s.channel, total, quota, s.req.id);

@@ -51,13 +51,15 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   let text = '';
   const toolIds = new Set<string>();
 
+  // mid-stream the upstream is aborted; before the first byte it is read to its end for its usage (relay/stream.ts)
   const onClose = () => {
     if (!res.writableFinished) {
       clientGone = true;
-      body.destroy();
+      if (started) body.destroy();
     }
   };
   res.once('close', onClose);
+  if (res.destroyed) clientGone = true;
 
   const write = (s: string): Promise<void> | undefined => {
     if (clientGone || !s) return;
@@ -126,7 +128,7 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
       if (failed) throw failed;
       return written;
     },
-    () => clientGone,
+    () => clientGone && started,
   );
   if (failure && !clientGone) error = failure;
 
