@@ -110,47 +110,53 @@ await describeEachDb('a stream left before its first byte', (kind) => {
     }
   });
 
-  it('reads an upstream that has started to its end and bills its usage, logged client_left', async () => {
-    const headersSeen = vi.spyOn(UpstreamCall.prototype, 'onHeaders');
-    let release!: () => void;
-    const rest = new Promise<void>((r) => (release = r));
-    up.state.answer = async (res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.flushHeaders();
-      await rest;
-      res.write(chunk({ role: 'assistant', content: 'worth' }));
-      res.write(chunk({ content: ' paying for' }));
-      res.write(chunk({}, { choices: [], usage: USAGE }));
-      res.write('data: [DONE]\n\n');
-    };
-    try {
-      const u = await addUser(s, { quota: 2_000 });
-      const t = await addToken(s, u.id, { unlimited: false, remain: 1_500 });
-      const finished = up.state.finished;
-      const aborted = up.state.aborted;
-      const heads = headersSeen.mock.calls.length;
-      const c = rawChat(s.url, t.key, streamRequest);
-      await waitFor(() => headersSeen.mock.calls.length === heads + 1); // the relay has the head, no byte sent on
-      c.sock.destroy();
-      // the relay keeps the call to read on (a stop would abort it), then the upstream goes on
-      await waitFor(() => relayServices(s.ctx).leftBehind.size === 1);
-      release();
-      await waitFor(async () => (await logsOf(s, u.id)).length === 1);
-      const [l] = await logsOf(s, u.id);
-      expect(up.state.finished).toBe(finished + 1);
-      expect(up.state.aborted).toBe(aborted);
-      expect(c.received()).toBe('');
-      expect(l).toMatchObject({ quota: 60, prompt_tokens: 10, completion_tokens: 50 });
-      expect(Boolean(l.is_stream)).toBe(true);
-      expect(l.otherJson.client_left).toBe(true);
-      expect(await userRow(s, u.id)).toEqual({ quota: 2_000 - 60, used_quota: 60, request_count: 1 });
-      expect((await tokenRow(s, t.id)).remain_quota).toBe(1_500 - 60);
-      expect(await openHolds(s, u.id)).toEqual([]);
-      expect(relayServices(s.ctx).leftBehind.size).toBe(0);
-    } finally {
-      release();
-      headersSeen.mockRestore();
-      up.state.answer = async () => {};
-    }
-  });
+  // the OpenAI client on the native lane (relay/stream.ts), a Claude client on the translated one (stream/translate.ts)
+  for (const [lane, path, auth] of [
+    ['an OpenAI client (native lane)', '/v1/chat/completions', undefined],
+    ['a Claude client (translated lane)', '/v1/messages', 'x-api-key'],
+  ] as const) {
+    it(`reads an upstream that has started to its end and bills its usage, logged client_left: ${lane}`, async () => {
+      const headersSeen = vi.spyOn(UpstreamCall.prototype, 'onHeaders');
+      let release!: () => void;
+      const rest = new Promise<void>((r) => (release = r));
+      up.state.answer = async (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.flushHeaders();
+        await rest;
+        res.write(chunk({ role: 'assistant', content: 'worth' }));
+        res.write(chunk({ content: ' paying for' }));
+        res.write(chunk({}, { choices: [], usage: USAGE }));
+        res.write('data: [DONE]\n\n');
+      };
+      try {
+        const u = await addUser(s, { quota: 2_000 });
+        const t = await addToken(s, u.id, { unlimited: false, remain: 1_500 });
+        const finished = up.state.finished;
+        const aborted = up.state.aborted;
+        const heads = headersSeen.mock.calls.length;
+        const c = rawChat(s.url, t.key, streamRequest, undefined, path, auth ? `${auth}: sk-${t.key}` : undefined);
+        await waitFor(() => headersSeen.mock.calls.length === heads + 1); // the relay has the head, no byte sent on
+        c.sock.destroy();
+        // the relay keeps the call to read on (a stop would abort it), then the upstream goes on
+        await waitFor(() => relayServices(s.ctx).leftBehind.size === 1);
+        release();
+        await waitFor(async () => (await logsOf(s, u.id)).length === 1);
+        const [l] = await logsOf(s, u.id);
+        expect(up.state.finished).toBe(finished + 1);
+        expect(up.state.aborted).toBe(aborted);
+        expect(c.received()).toBe('');
+        expect(l).toMatchObject({ quota: 60, prompt_tokens: 10, completion_tokens: 50 });
+        expect(Boolean(l.is_stream)).toBe(true);
+        expect(l.otherJson.client_left).toBe(true);
+        expect(await userRow(s, u.id)).toEqual({ quota: 2_000 - 60, used_quota: 60, request_count: 1 });
+        expect((await tokenRow(s, t.id)).remain_quota).toBe(1_500 - 60);
+        expect(await openHolds(s, u.id)).toEqual([]);
+        expect(relayServices(s.ctx).leftBehind.size).toBe(0);
+      } finally {
+        release();
+        headersSeen.mockRestore();
+        up.state.answer = async () => {};
+      }
+    });
+  }
 });
