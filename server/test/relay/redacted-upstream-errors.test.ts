@@ -42,6 +42,11 @@ async function echoServer() {
         res.end(JSON.stringify({ error: 'invalid_grant', error_description: quote }));
         return;
       }
+      if (req.url === '/v1/user/info') {
+        // SiliconFlow's balance endpoint: a refusal is a 200 with its own code and message
+        res.end(JSON.stringify({ code: 401, message: quote }));
+        return;
+      }
       res.statusCode = 401;
       res.setHeader('x-amzn-errortype', 'UnrecognizedClientException');
       // one body every vendor's parser reads its message from: OpenAI's and Google's `error.message`, Anthropic's
@@ -196,6 +201,36 @@ describe('upstream errors keep no channel secret', () => {
       expectNoSecret(JSON.stringify(log.lines), secrets);
     });
   }
+});
+
+describe('balance probes keep no channel secret', () => {
+  it("hides the key an upstream's balance refusal quotes, in the console's answer", async () => {
+    const echo = await echoServer();
+    const s = await startTestServer();
+    try {
+      const key = 'sk-siliconflow-channel-secret-0004';
+      const id = await addChannel(s, { type: 40, key, baseUrl: echo.url, models: ['balance-m'] });
+      await channelsChanged(s);
+      const root = await addUser(s, { role: 100, username: 'rootbalance' });
+      await s.ctx.db
+        .updateTable('users')
+        .set({ access_token: 'balance-admin-token' })
+        .where('id', '=', root.id)
+        .execute();
+      const admin = { authorization: 'balance-admin-token', 'new-api-user': String(root.id) };
+      const r = (await (await fetch(`${s.url}/api/channel/update_balance/${id}`, { headers: admin })).json()) as {
+        success: boolean;
+        message: string;
+      };
+      expect(r.success).toBe(false);
+      expect(r.message).toContain(REDACTED);
+      expect(r.message).not.toContain(key);
+      expect(echo.seen.at(-1)?.headers.authorization).toBe(`Bearer ${key}`);
+    } finally {
+      await s.close();
+      await echo.close();
+    }
+  });
 });
 
 describe('channelRedactor', () => {
