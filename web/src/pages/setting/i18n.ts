@@ -394,8 +394,14 @@ export const pairs: Pairs = {
   'log.cleaned': ['{{count}} 条日志已清理！', '{{count}} logs deleted!'],
   'log.cleaned_one': ['{{count}} 条日志已清理！', '{{count}} log deleted!'],
   'log.cleanup': ['日志清理', 'Log cleanup'],
-  'log.cleanupHint': ['删除所选时间之前的所有日志', 'Deletes every log before the chosen time'],
-  'log.cleanupConfirm': ['确定要清除该时间之前的所有日志吗？', 'Delete all logs before this time?'],
+  'log.cleanupHint': [
+    '删除所选时间之前的消费和错误日志；充值、管理和系统日志保留，每次清理都会记入系统日志',
+    'Deletes consume and error logs before the chosen time; top-up, admin and system logs are kept, and each cleanup is recorded in a system log',
+  ],
+  'log.cleanupConfirm': [
+    '确定要清除该时间之前的消费和错误日志吗？',
+    'Delete the consume and error logs before this time?',
+  ],
   'log.cleanupButton': ['清除历史日志', 'Delete old logs'],
 
   'login.desc': ['开关立即生效', 'Switches take effect at once'],
