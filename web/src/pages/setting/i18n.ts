@@ -89,6 +89,7 @@ export const pairs: Pairs = {
   'f.QuotaForInviter': ['邀请新用户奖励额度', 'Reward quota for the inviter'],
   'f.QuotaForInvitee': ['新用户使用邀请码奖励额度', 'Reward quota for the invitee'],
   'f.QuotaRemindThreshold': ['额度提醒阈值', 'Quota reminder threshold'],
+  'f.StreamCacheQueueLength': ['流缓存队列长度', 'Stream cache queue length'],
   'f.GroupRatio': ['分组倍率', 'Group ratios'],
   'f.UserUsableGroups': ['用户可选分组', 'User selectable groups'],
   'f.TopupGroupRatio': ['充值分组倍率', 'Top-up group ratios'],
@@ -236,6 +237,10 @@ export const pairs: Pairs = {
   'extra.PreConsumedQuota': ['请求结束后多退少补', 'Refunded or topped up when the request ends'],
   'extra.QuotaForInviter': ['例如：2000', 'e.g. 2000'],
   'extra.QuotaForInvitee': ['例如：1000', 'e.g. 1000'],
+  'extra.StreamCacheQueueLength': [
+    'new-api 的选项，仅为共用数据库而保存；本网关不使用此设置：流式响应按客户端的接收速度转发，没有缓存队列',
+    "new-api's option, saved only for a shared database; it has no effect on this gateway: streams are relayed at the client's pace, without a cache queue",
+  ],
   'extra.QuotaRemindThreshold': ['低于此额度时将发送邮件提醒用户', 'Users get an email reminder below this quota'],
   'extra.GroupRatio': ['分组倍率设置，JSON 格式，例如 {"vip": 0.5}', 'Group ratios as JSON, e.g. {"vip": 0.5}'],
   'extra.UserUsableGroups': [
