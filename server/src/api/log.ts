@@ -4,8 +4,9 @@ import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
-import { queryInt, queryOf, type Query } from './route-helpers.js';
-import { deleteLogsBefore, forUser, logStat, queryLogs, searchLogs, type LogFilter } from '../services/log-query.js';
+import { guarded, queryInt, queryOf, type Query } from './route-helpers.js';
+import { forUser, logStat, queryLogs, searchLogs, type LogFilter } from '../services/log-query.js';
+import { deleteLogsBefore, parseCleanupTypes } from '../services/log-cleanup.js';
 
 function filterFrom(q: Query, admin: boolean): LogFilter {
   const f: LogFilter = {
@@ -61,9 +62,16 @@ export async function registerLogRoutes(app: FastifyInstance, ctx: AppContext): 
     return ok(rows.map(forUser));
   });
 
-  route('DELETE', '/api/log/', auth.admin, async (req) => {
-    const target = queryInt(queryOf(req).target_timestamp);
-    if (target <= 0) return fail('target timestamp is required');
-    return ok(await deleteLogsBefore(ctx.logDb, target));
-  });
+  // an admin deletes consume and error rows only; root may ask for other types with `type` (log-cleanup.ts)
+  route(
+    'DELETE',
+    '/api/log/',
+    auth.admin,
+    guarded(async (req) => {
+      const q = queryOf(req);
+      const target = queryInt(q.target_timestamp);
+      if (target <= 0) return fail('target timestamp is required');
+      return ok(await deleteLogsBefore(ctx, caller(req), target, parseCleanupTypes(q.type)));
+    }),
+  );
 }

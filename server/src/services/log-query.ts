@@ -183,12 +183,6 @@ export async function tokenLogs(ctx: AppContext, tokenId: number): Promise<LogVi
   return (await toViews(ctx, rows)).map(forUser);
 }
 
-/** DELETE /api/log/: removes logs created before the timestamp; returns how many. */
-export async function deleteLogsBefore(db: Kysely<Database>, targetTimestamp: number): Promise<number> {
-  const res = await db.deleteFrom('logs').where('created_at', '<', targetTimestamp).executeTakeFirst();
-  return Number(res.numDeletedRows);
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Usage dashboard (new-api-compat.md §2.11, §5.8): hourly buckets in `quota_data` (main database).
 

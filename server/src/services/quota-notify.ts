@@ -35,6 +35,12 @@ export const CHANNEL_NOTICE_WINDOW_SEC = 3600;
 /** Most notice slots held in memory (without Redis); past it, expired ones go first, then the oldest. */
 export const NOTICE_SLOTS_MAX = 100_000;
 
+/** The notice's content with its `{{value}}` placeholders filled by its values, in order (as new-api's mail). */
+export function fillNoticeValues(notice: Pick<Notice, 'content' | 'values'>): string {
+  let at = 0;
+  return notice.content.replace(/\{\{value\}\}/g, (placeholder) => notice.values[at++] ?? placeholder);
+}
+
 export class QuotaNotifier {
   private readonly sentAt = new Map<string, number>();
   /** tests: the bound on sentAt */
@@ -86,7 +92,8 @@ export class QuotaNotifier {
       title: '您的额度即将用尽',
       content:
         '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>',
-      values: [shown, link],
+      // one value per {{value}}, in order (the link fills its address and its text), as a webhook receiver fills them
+      values: [shown, link, link],
       timestamp: Math.floor(Date.now() / 1000),
     };
   }
@@ -157,9 +164,7 @@ export class QuotaNotifier {
     }
     const to = (typeof user.setting.notification_email === 'string' && user.setting.notification_email) || user.email;
     if (!to) return false;
-    let html = notice.content;
-    for (const v of notice.values) html = html.replace('{{value}}', v);
-    await sendEmail(this.ctx, notice.title, to, html);
+    await sendEmail(this.ctx, notice.title, to, fillNoticeValues(notice));
     return true;
   }
 

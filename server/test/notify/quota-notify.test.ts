@@ -73,7 +73,10 @@ describe('low-quota notices', () => {
     expect(notice).toMatchObject({
       type: 'quota_exceed',
       title: '您的额度即将用尽',
-      values: ['＄0.50', 'https://gw.example.com/topup'],
+      // one value per {{value}} of the content, in order: the balance, the link's address, its text
+      content:
+        '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>',
+      values: ['＄0.50', 'https://gw.example.com/topup', 'https://gw.example.com/topup'],
     });
     expect(typeof notice.timestamp).toBe('number');
     expect(await notifier.check(user, 100000)).toBe('limited');
@@ -94,7 +97,11 @@ describe('low-quota notices', () => {
       expect(smtp.mails).toHaveLength(1);
       expect(smtp.mails[0].to).toEqual(['alerts@example.com']);
       expect(smtp.mails[0].subject).toBe('您的额度即将用尽');
-      expect(smtp.mails[0].body).toContain('https://gw.example.com/topup');
+      // every placeholder filled: the link's text is the address, not a literal {{value}}
+      expect(smtp.mails[0].body).toContain(
+        '当前剩余额度为 ＄0.00，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="https://gw.example.com/topup">https://gw.example.com/topup</a>',
+      );
+      expect(smtp.mails[0].body).not.toContain('{{value}}');
     } finally {
       await smtp.close();
     }

@@ -58,4 +58,28 @@ describe('Login page', () => {
     fireEvent.click(screen.getByRole('button', { name: /登\s*录/ }));
     expect(await screen.findByText('请输入用户名和密码！')).toBeTruthy();
   });
+
+  it('says 聊天数据解析失败 once when the Chats option is malformed, and lists no chat link', async () => {
+    await i18n.changeLanguage('zh');
+    localStorage.setItem('user', JSON.stringify({ id: 2, username: 'u', role: 1, status: 1, group: 'default' }));
+    renderAt(<SiderBar collapsed={false} onCollapse={() => {}} />, {
+      setup: true,
+      // as the option arrives when an admin saved broken JSON
+      chats: '[{"Lobe": ' as unknown as Status['chats'],
+    });
+    expect(await screen.findByText('聊天数据解析失败')).toBeTruthy();
+    expect(screen.getByText('操练场')).toBeTruthy();
+    expect(screen.queryByText('Lobe')).toBeNull();
+  });
+
+  it('says nothing about well-formed chat links', async () => {
+    await i18n.changeLanguage('zh');
+    localStorage.setItem('user', JSON.stringify({ id: 2, username: 'u', role: 1, status: 1, group: 'default' }));
+    renderAt(<SiderBar collapsed={false} onCollapse={() => {}} />, {
+      setup: true,
+      chats: [{ Lobe: 'https://lobe.example/?key={key}' }],
+    });
+    expect(await screen.findByText('Lobe')).toBeTruthy();
+    expect(screen.queryByText('聊天数据解析失败')).toBeNull();
+  });
 });

@@ -334,6 +334,11 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '该 Passkey 已注册': 'This passkey is already registered',
   'Passkey 不存在': 'Passkey not found',
   '每个用户最多注册 {0} 个 Passkey': 'Each user can register at most {0} passkeys',
+  // log cleanup (DELETE /api/log/)
+  日志类型无效: 'Invalid log type',
+  只有超级管理员可以删除消费和错误以外的日志: 'Only the root user can delete logs other than consume and error logs',
+  '用户 {0}（ID {1}）删除了创建时间早于 {2} 的日志 {3} 条，日志类型：{4}':
+    'User {0} (ID {1}) deleted {3} logs created before {2}, log types: {4}',
   // dashboard, generic
   '时间跨度不能超过 1 个月': 'The time span must not exceed 1 month',
   无效的请求路径: 'Invalid request path',

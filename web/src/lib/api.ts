@@ -140,6 +140,14 @@ export const api = {
   },
 };
 
+/** The generic failure texts of spec §8, for a refusal that carries no message of its own. */
+export type FailureKey = 'error.saveFailed' | 'error.updateFailed' | 'error.refreshFailed';
+
+/** A failed envelope's text: the server's message, else the action's generic failure (保存失败, 更新失败, 刷新失败). */
+export function failureText(res: Pick<Envelope<unknown>, 'message'>, fallback: FailureKey): string {
+  return res.message || t(fallback);
+}
+
 /** Shows a failed envelope's message as an error toast; returns whether it succeeded. */
 export function showIfError(res: Envelope<unknown>): boolean {
   if (!res.success) void message.error(res.message || t('error.unknown'));

@@ -2,7 +2,7 @@
 // the phone menu drawer (MobileNav). Visibility rules live here only, so both always agree.
 //
 // To add a group (e.g. the saved chat links), write a builder and put it in GROUP_BUILDERS at the place it should show.
-import { useMemo, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import type { MenuProps } from 'antd';
 import {
   ApiOutlined,
@@ -21,7 +21,8 @@ import { useTranslation } from 'react-i18next';
 import { useStatus, type Status } from '../../context/status.js';
 import { isAdmin, isRoot, useUser, type StoredUser } from '../../context/user.js';
 import { NAV_NS } from './i18n.js';
-import { chatSidebarItems } from '../../pages/chat/links.js';
+import { chatSidebarItems, parseChats } from '../../pages/chat/links.js';
+import { message } from '../../lib/feedback.js';
 
 export interface NavItem {
   /** The route the item opens; also the menu key. */
@@ -109,11 +110,27 @@ export function toMenuItems(groups: NavGroup[]): MenuItem[] {
   }));
 }
 
+/** the malformed `Chats` value last reported, so the sidebar and the phone menu say it once per value */
+let reportedChats: string | undefined;
+
+/** A malformed `Chats` option leaves the chat links out of the menu and says 聊天数据解析失败 (spec §8 "Chat"). */
+function useChatDataCheck(chats: unknown, signedIn: boolean): void {
+  const { t } = useTranslation();
+  useEffect(() => {
+    if (!signedIn || parseChats(chats) !== null) return;
+    const seen = typeof chats === 'string' ? chats : JSON.stringify(chats);
+    if (seen === reportedChats) return;
+    reportedChats = seen;
+    void message.error(t('chat.parseFailed'));
+  }, [chats, signedIn, t]);
+}
+
 /** The sidebar groups of the signed-in user as antd Menu items (nothing for a guest). */
 export function useNavMenuItems(): MenuItem[] {
   const { t, i18n } = useTranslation();
   const { status } = useStatus();
   const { user } = useUser();
+  useChatDataCheck(status.chats, !!user);
   return useMemo(
     () => (user ? toMenuItems(buildNavGroups({ t, status, user })) : []),
     // i18n.language: labels follow a language switch even when `t` keeps its identity

@@ -4,6 +4,8 @@
 // Tokens are single-use: a page resets the widget after every call that sent one, and the widget then issues a new
 // token by itself.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { App } from 'antd';
+import { useTranslation } from 'react-i18next';
 import { useStatus } from '../../context/status.js';
 
 export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
@@ -98,8 +100,13 @@ function TurnstileWidget({ siteKey, onToken, generation }: WidgetProps) {
 export interface Turnstile {
   /** the server wants a token on the guarded calls */
   required: boolean;
-  /** a token is there, or none is needed: the page's submit may be enabled */
+  /** a token is there, or none is needed */
   ready: boolean;
+  /**
+   * Call first in a guarded action: true when it may go on; else it says "请稍后几秒重试，Turnstile 正在检查用户环境！"
+   * (spec §5, new-api's pages) and returns false. The buttons stay enabled, as new-api's.
+   */
+  check(): boolean;
   /** the widget to place in the form (null when Turnstile is off) */
   widget: ReactNode;
   /** query parameters to add to a guarded call: `{turnstile: token}`, or none when Turnstile is off */
@@ -116,6 +123,13 @@ export function useTurnstile(): Turnstile {
   const required = !!status.turnstile_check && siteKey !== '';
   const [token, setToken] = useState('');
   const [generation, setGeneration] = useState(0);
+  const { message } = App.useApp();
+  const { t } = useTranslation();
+  const ready = !required || token !== '';
+  const check = useCallback(() => {
+    if (!ready) void message.info(t('turnstile.wait'));
+    return ready;
+  }, [ready, message, t]);
 
   const reset = useCallback(() => {
     setToken('');
@@ -133,7 +147,8 @@ export function useTurnstile(): Turnstile {
 
   return {
     required,
-    ready: !required || token !== '',
+    ready,
+    check,
     widget: required ? <TurnstileWidget siteKey={siteKey} onToken={setToken} generation={generation} /> : null,
     params,
     withToken,

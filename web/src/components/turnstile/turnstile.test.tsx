@@ -1,5 +1,6 @@
 // With Turnstile on, the login, register and password reset pages render Cloudflare's widget with the site key from
-// /api/status, keep their submit disabled until the widget gave a token, send it as the `turnstile` query parameter
+// /api/status, answer a click before the widget gave a token with "请稍后几秒重试，Turnstile 正在检查用户环境！" (spec §5,
+// new-api's pages; the buttons stay enabled) and send nothing, send the token as the `turnstile` query parameter
 // and ask for a fresh one after each attempt (tokens are single-use). `window.turnstile` is a fake here.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
@@ -62,6 +63,18 @@ afterEach(() => {
 });
 
 const submitButton = (name: RegExp) => screen.getByRole('button', { name }) as HTMLButtonElement;
+const WAIT = '请稍后几秒重试，Turnstile 正在检查用户环境！';
+/** Without a token a guarded button stays enabled, says to wait and sends nothing. */
+const refusedWithoutToken = async (button: HTMLButtonElement) => {
+  const before = calls.length;
+  const shown = screen.queryAllByText(WAIT).length;
+  expect(button.disabled).toBe(false);
+  await act(async () => {
+    fireEvent.click(button);
+  });
+  await vi.waitFor(() => expect(screen.queryAllByText(WAIT).length).toBeGreaterThan(shown));
+  expect(calls.length).toBe(before);
+};
 const give = async (token: string) => {
   await act(async () => widgets[widgets.length - 1]!.callback(token));
 };
@@ -80,12 +93,11 @@ describe('Turnstile on the login page', () => {
     expect(widgets[0]!.sitekey).toBe('site-key-1');
     expect(document.querySelector(`script[src="${TURNSTILE_SCRIPT_URL}"]`)).toBeNull();
     const login = submitButton(/登\s*录/);
-    expect(login.disabled).toBe(true);
 
     fireEvent.change(screen.getByPlaceholderText('请输入您的用户名或邮箱地址'), { target: { value: 'alice' } });
     fireEvent.change(screen.getByPlaceholderText('请输入您的密码'), { target: { value: 'password1' } });
+    await refusedWithoutToken(login);
     await give('token-1');
-    expect(login.disabled).toBe(false);
     await act(async () => {
       fireEvent.click(login);
     });
@@ -98,7 +110,7 @@ describe('Turnstile on the login page', () => {
 
     // the spent token is dropped and the widget reset: the button waits for the next token
     await vi.waitFor(() => expect(fake.reset).toHaveBeenCalledWith('w1'));
-    await vi.waitFor(() => expect(submitButton(/登\s*录/).disabled).toBe(true));
+    await refusedWithoutToken(submitButton(/登\s*录/));
     await give('token-2');
     loginOk = true;
     await act(async () => {
@@ -147,10 +159,9 @@ describe('Turnstile on the register, email verification and password reset forms
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
     const sendCode = submitButton(/获取验证码/);
     const register = submitButton(/注\s*册/);
-    expect(sendCode.disabled).toBe(true);
-    expect(register.disabled).toBe(true);
-
     fireEvent.change(screen.getByPlaceholderText('输入邮箱地址'), { target: { value: 'a@example.com' } });
+    await refusedWithoutToken(sendCode);
+    await refusedWithoutToken(register);
     await give('code-token');
     await act(async () => {
       fireEvent.click(sendCode);
@@ -158,7 +169,7 @@ describe('Turnstile on the register, email verification and password reset forms
     await vi.waitFor(() => expect(calls).toHaveLength(1));
     expect(calls[0]!.url).toBe('/api/verification?email=a%40example.com&turnstile=code-token');
     await vi.waitFor(() => expect(fake.reset).toHaveBeenCalledTimes(1));
-    await vi.waitFor(() => expect(submitButton(/注\s*册/).disabled).toBe(true));
+    await refusedWithoutToken(submitButton(/注\s*册/));
 
     fireEvent.change(screen.getByPlaceholderText('请输入用户名'), { target: { value: 'alice' } });
     fireEvent.change(screen.getByPlaceholderText('输入密码，最短 8 位，最长 20 位'), {
@@ -181,9 +192,8 @@ describe('Turnstile on the register, email verification and password reset forms
   it('password reset sends the token with the email', async () => {
     renderWithApp([{ path: '/reset', element: <PasswordReset /> }], '/reset', ON);
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
-    const submit = submitButton(/提\s*交/);
-    expect(submit.disabled).toBe(true);
     fireEvent.change(screen.getByPlaceholderText('邮箱地址'), { target: { value: 'a@example.com' } });
+    await refusedWithoutToken(submitButton(/提\s*交/));
     await give('reset-token');
     await act(async () => {
       fireEvent.click(submitButton(/提\s*交/));
@@ -201,8 +211,8 @@ describe('Turnstile on the register, email verification and password reset forms
     );
     await vi.waitFor(() => expect(fake.render).toHaveBeenCalledTimes(1));
     const send = await screen.findByRole('button', { name: /获取验证码/ });
-    expect((send as HTMLButtonElement).disabled).toBe(true);
     fireEvent.change(screen.getByPlaceholderText(/邮箱/), { target: { value: 'b@example.com' } });
+    await refusedWithoutToken(send as HTMLButtonElement);
     await give('bind-token');
     await act(async () => {
       fireEvent.click(screen.getByRole('button', { name: /获取验证码/ }));

@@ -34,6 +34,7 @@ export default function Login() {
   };
 
   const submit = async () => {
+    if (!turnstile.check()) return;
     const { username = '', password = '' } = form.getFieldsValue();
     if (!username.trim() || !password) {
       void message.error(t('loginEmpty'));
@@ -75,7 +76,7 @@ export default function Login() {
           <Input.Password prefix={<LockOutlined />} placeholder={t('passwordPh')} autoComplete="current-password" />
         </Form.Item>
         {turnstile.widget}
-        <Button type="primary" htmlType="submit" block loading={loading} disabled={!turnstile.ready}>
+        <Button type="primary" htmlType="submit" block loading={loading}>
           {t('login')}
         </Button>
       </Form>

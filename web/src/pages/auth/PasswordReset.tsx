@@ -18,6 +18,7 @@ export default function PasswordReset() {
   const turnstile = useTurnstile();
 
   const submit = async () => {
+    if (!turnstile.check()) return;
     if (!email.trim()) return void message.error(t('resetEmailRequired'));
     setLoading(true);
     try {
@@ -47,13 +48,7 @@ export default function PasswordReset() {
           />
         </Form.Item>
         {turnstile.widget}
-        <Button
-          type="primary"
-          htmlType="submit"
-          block
-          loading={loading}
-          disabled={countdown.left > 0 || !turnstile.ready}
-        >
+        <Button type="primary" htmlType="submit" block loading={loading} disabled={countdown.left > 0}>
           {countdown.left > 0 ? t('resetRetry', { n: countdown.left }) : t('resetSubmit')}
         </Button>
       </Form>

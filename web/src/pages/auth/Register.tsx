@@ -37,6 +37,7 @@ export default function Register() {
   }, [params]);
 
   const sendCode = async () => {
+    if (!turnstile.check()) return;
     const email = (form.getFieldValue('email') as string | undefined)?.trim();
     if (!email) {
       void message.error(t('emailRequired'));
@@ -56,6 +57,7 @@ export default function Register() {
   };
 
   const submit = async (v: RegisterForm) => {
+    if (!turnstile.check()) return;
     const username = v.username?.trim() ?? '';
     const password = v.password ?? '';
     if (!username || !password) return void message.error(t('required'));
@@ -103,7 +105,7 @@ export default function Register() {
                 <Form.Item name="email" noStyle>
                   <Input placeholder={t('emailPh')} type="email" />
                 </Form.Item>
-                <Button onClick={sendCode} disabled={countdown.left > 0 || !turnstile.ready}>
+                <Button onClick={sendCode} disabled={countdown.left > 0}>
                   {countdown.left > 0 ? t('resendIn', { n: countdown.left }) : t('sendCode')}
                 </Button>
               </Space.Compact>
@@ -114,7 +116,7 @@ export default function Register() {
           </>
         ) : null}
         {turnstile.widget}
-        <Button type="primary" htmlType="submit" block loading={loading} disabled={!turnstile.ready}>
+        <Button type="primary" htmlType="submit" block loading={loading}>
           {t('register')}
         </Button>
       </Form>

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
 import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
-import { api } from '../../lib/api.js';
+import { api, failureText } from '../../lib/api.js';
 import { fieldTexts, typeFormSpec, type Text } from './types.js';
 import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
 import {
@@ -156,7 +156,7 @@ export default function ChannelDrawer(props: {
       if (res.success) {
         message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
         onSaved();
-      } else message.error(res.message);
+      } else message.error(failureText(res, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
     } catch {
       /* toasted by api */
     } finally {

@@ -327,6 +327,33 @@ describe('channel drawer', () => {
   });
 });
 
+// spec §8's generic failures when the server refuses without a message of its own
+describe('refusals without a message', () => {
+  it('a list refresh says 刷新失败', async () => {
+    replies['GET /api/channel/'] = { success: false, message: '', data: null };
+    renderAt('/channel');
+    expect(await screen.findByText('刷新失败')).toBeTruthy();
+  });
+
+  it('a channel edit says 更新失败', async () => {
+    replies['PUT /api/channel/'] = { success: false, message: '', data: null };
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    expect(await screen.findByText('更新失败')).toBeTruthy();
+  });
+
+  it('the server message wins when there is one', async () => {
+    replies['GET /api/channel/'] = { success: false, message: '数据库忙', data: null };
+    renderAt('/channel');
+    expect(await screen.findByText('数据库忙')).toBeTruthy();
+    expect(screen.queryByText('刷新失败')).toBeNull();
+  });
+});
+
 describe('channel types from the server catalogue', () => {
   const typeSelect = () => screen.getByTestId('channel-type').closest('.ant-select') as HTMLElement;
   const openTypes = async () => {

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Form, Input, InputNumber, Modal, Select } from 'antd';
 import { quiet } from '../../components/quiet.js';
-import { api } from '../../lib/api.js';
+import { api, failureText } from '../../lib/api.js';
 import { buildTagEditPayload, type TagEditValues } from './logic.js';
 
 const empty = (tag: string): TagEditValues => ({
@@ -52,7 +52,7 @@ export default function TagEditModal(props: {
       if (res.success) {
         message.success(t('msg.updated'));
         onSaved();
-      } else message.error(res.message);
+      } else message.error(failureText(res, 'error.updateFailed'));
     } catch {
       /* toasted */
     } finally {

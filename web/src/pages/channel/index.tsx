@@ -8,7 +8,7 @@ import { translateServerMessage } from '../../i18n/server-message.js';
 import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Select, Space, Switch, Table, Typography } from 'antd';
 import { quiet } from '../../components/quiet.js';
 import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
-import { api } from '../../lib/api.js';
+import { api, failureText } from '../../lib/api.js';
 import { getPageSize } from '../../lib/storage.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
 import './i18n.js';
@@ -86,7 +86,7 @@ export default function ChannelPage() {
             tag_mode: tagMode,
           });
       if (res.success) setChannels(res.data ?? []);
-      else message.error(res.message);
+      else message.error(failureText(res, 'error.refreshFailed'));
     } catch {
       /* toasted by api */
     } finally {
@@ -113,7 +113,7 @@ export default function ChannelPage() {
   const putChannel = async (body: Record<string, unknown>, okText?: string) => {
     const res = await api.put<Channel>('/api/channel/', body);
     if (!res.success) {
-      message.error(res.message);
+      message.error(failureText(res, 'error.updateFailed'));
       return false;
     }
     if (okText) message.success(okText);

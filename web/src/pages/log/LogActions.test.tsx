@@ -67,7 +67,7 @@ describe('usage logs', () => {
     const writesBefore = calls.filter((c) => c.method !== 'GET').length;
     const expected = dayjs().subtract(1, 'month').unix();
     fireEvent.click(screen.getByTestId('log-clean'));
-    await screen.findByText(/之前的所有日志吗/);
+    await screen.findByText(/之前的消费和错误日志吗？充值、管理和系统日志保留/);
     expect(calls.filter((c) => c.method !== 'GET').length).toBe(writesBefore);
     await act(async () => {
       fireEvent.click(screen.getByTestId('log-clean-confirm'));

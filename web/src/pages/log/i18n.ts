@@ -47,7 +47,11 @@ registerBundle(
     'unit.seconds': ['{{s}} s', '{{s}} s'],
     'clean.label': ['清除此时间之前的日志：', 'Delete logs before:'],
     'clean.button': ['清除历史日志', 'Delete old logs'],
-    'clean.confirm': ['确定要删除 {{time}} 之前的所有日志吗？', 'Delete every log before {{time}}?'],
+    // the server deletes consume and error rows only (new-api-compat.md §3.4)
+    'clean.confirm': [
+      '确定要删除 {{time}} 之前的消费和错误日志吗？充值、管理和系统日志保留。',
+      'Delete the consume and error logs before {{time}}? Top-up, admin and system logs are kept.',
+    ],
     'msg.cleaned': ['{{count}} 条日志已清理！', '{{count}} logs deleted!'],
     'msg.cleaned_one': ['{{count}} 条日志已清理！', '{{count}} log deleted!'],
     'user.title': ['用户信息', 'User info'],

@@ -25,6 +25,7 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
   const turnstile = useTurnstile();
 
   const send = async () => {
+    if (!turnstile.check()) return;
     if (!email.trim()) return void message.error(t('emailRequired'));
     try {
       const res = await api.get('/api/verification', { email: email.trim(), ...turnstile.params() });
@@ -56,7 +57,7 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
       <Space direction="vertical" style={{ width: '100%' }}>
         <Space.Compact style={{ width: '100%' }}>
           <Input placeholder={t('emailPh')} value={email} onChange={(e) => setEmail(e.target.value)} type="email" />
-          <Button onClick={send} disabled={countdown.left > 0 || !turnstile.ready}>
+          <Button onClick={send} disabled={countdown.left > 0}>
             {countdown.left > 0 ? t('resendIn', { n: countdown.left }) : t('sendCode')}
           </Button>
         </Space.Compact>

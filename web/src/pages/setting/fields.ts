@@ -29,6 +29,8 @@ export const QUOTA_FIELDS: FieldDef[] = [
   f('QuotaForInviter', 'number', { min: 0, extra: 'extra.QuotaForInviter' }),
   f('QuotaForInvitee', 'number', { min: 0, extra: 'extra.QuotaForInvitee' }),
   f('QuotaRemindThreshold', 'number', { min: 0, extra: 'extra.QuotaRemindThreshold' }),
+  // new-api's option, kept editable for a shared database; streams here have no such queue (the note says so)
+  f('StreamCacheQueueLength', 'number', { min: 0, extra: 'extra.StreamCacheQueueLength' }),
 ];
 
 export const GROUP_FIELDS: FieldDef[] = [

@@ -89,6 +89,7 @@ export const pairs: Pairs = {
   'f.QuotaForInviter': ['邀请新用户奖励额度', 'Reward quota for the inviter'],
   'f.QuotaForInvitee': ['新用户使用邀请码奖励额度', 'Reward quota for the invitee'],
   'f.QuotaRemindThreshold': ['额度提醒阈值', 'Quota reminder threshold'],
+  'f.StreamCacheQueueLength': ['流缓存队列长度', 'Stream cache queue length'],
   'f.GroupRatio': ['分组倍率', 'Group ratios'],
   'f.UserUsableGroups': ['用户可选分组', 'User selectable groups'],
   'f.TopupGroupRatio': ['充值分组倍率', 'Top-up group ratios'],
@@ -236,6 +237,10 @@ export const pairs: Pairs = {
   'extra.PreConsumedQuota': ['请求结束后多退少补', 'Refunded or topped up when the request ends'],
   'extra.QuotaForInviter': ['例如：2000', 'e.g. 2000'],
   'extra.QuotaForInvitee': ['例如：1000', 'e.g. 1000'],
+  'extra.StreamCacheQueueLength': [
+    'new-api 的选项，仅为共用数据库而保存；本网关不使用此设置：流式响应按客户端的接收速度转发，没有缓存队列',
+    "new-api's option, saved only for a shared database; it has no effect on this gateway: streams are relayed at the client's pace, without a cache queue",
+  ],
   'extra.QuotaRemindThreshold': ['低于此额度时将发送邮件提醒用户', 'Users get an email reminder below this quota'],
   'extra.GroupRatio': ['分组倍率设置，JSON 格式，例如 {"vip": 0.5}', 'Group ratios as JSON, e.g. {"vip": 0.5}'],
   'extra.UserUsableGroups': [
@@ -394,8 +399,14 @@ export const pairs: Pairs = {
   'log.cleaned': ['{{count}} 条日志已清理！', '{{count}} logs deleted!'],
   'log.cleaned_one': ['{{count}} 条日志已清理！', '{{count}} log deleted!'],
   'log.cleanup': ['日志清理', 'Log cleanup'],
-  'log.cleanupHint': ['删除所选时间之前的所有日志', 'Deletes every log before the chosen time'],
-  'log.cleanupConfirm': ['确定要清除该时间之前的所有日志吗？', 'Delete all logs before this time?'],
+  'log.cleanupHint': [
+    '删除所选时间之前的消费和错误日志；充值、管理和系统日志保留，每次清理都会记入系统日志',
+    'Deletes consume and error logs before the chosen time; top-up, admin and system logs are kept, and each cleanup is recorded in a system log',
+  ],
+  'log.cleanupConfirm': [
+    '确定要清除该时间之前的消费和错误日志吗？',
+    'Delete the consume and error logs before this time?',
+  ],
   'log.cleanupButton': ['清除历史日志', 'Delete old logs'],
 
   'login.desc': ['开关立即生效', 'Switches take effect at once'],

@@ -9,7 +9,7 @@ import { StatusProvider } from '../../context/status.js';
 import OptionSection from './OptionSection.js';
 import LoginToggles from './system/LoginToggles.js';
 import RateLimitTab from './RateLimitTab.js';
-import { GROUP_FIELDS, RATE_LIMIT_FIELDS } from './fields.js';
+import { GROUP_FIELDS, QUOTA_FIELDS, RATE_LIMIT_FIELDS } from './fields.js';
 import type { Options } from './logic.js';
 
 const puts: Array<{ key: string; value: string }> = [];
@@ -155,5 +155,27 @@ describe('login toggles', () => {
     await waitFor(() => expect(puts).toEqual([{ key: 'PasswordLoginEnabled', value: 'false' }]));
     fireEvent.click(screen.getByTestId('toggle-RegisterEnabled'));
     await waitFor(() => expect(puts[1]).toEqual({ key: 'RegisterEnabled', value: 'false' }));
+  });
+});
+
+// StreamCacheQueueLength is a new-api option with no effect here (streams are relayed with backpressure, no queue):
+// the field stays editable for a shared database, and says so under it.
+describe('quota section: StreamCacheQueueLength', () => {
+  const quotaOptions: Options = { QuotaRemindThreshold: '1000', StreamCacheQueueLength: '0' };
+
+  it('shows the field with a note that it has no effect here, in Chinese', async () => {
+    const { container } = renderWith(
+      <OptionSection id="q" title="额度" fields={QUOTA_FIELDS} options={quotaOptions} />,
+    );
+    expect(container.querySelector('input#StreamCacheQueueLength')).toBeTruthy();
+    expect(screen.getByText('流缓存队列长度')).toBeTruthy();
+    expect(screen.getByText(/本网关不使用此设置/)).toBeTruthy();
+  });
+
+  it('and in English', async () => {
+    await i18n.changeLanguage('en');
+    renderWith(<OptionSection id="q" title="Quota" fields={QUOTA_FIELDS} options={quotaOptions} />);
+    expect(screen.getByText('Stream cache queue length')).toBeTruthy();
+    expect(screen.getByText(/has no effect on this gateway/)).toBeTruthy();
   });
 });

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, Select, Spin, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
-import { api } from '../../lib/api.js';
+import { api, failureText } from '../../lib/api.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import LimitsSection from '../../components/usage-limits/LimitsSection.js';
 import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
@@ -38,7 +38,7 @@ export function AddUserDrawer({ open, onClose, onDone }: { open: boolean; onClos
         form.resetFields();
         onDone();
         onClose();
-      } else void message.error(res.message);
+      } else void message.error(failureText(res, 'error.saveFailed'));
     } finally {
       setSaving(false);
     }
@@ -166,7 +166,7 @@ export function EditUserDrawer({
         void message.success(t('updated'));
         onDone();
         onClose();
-      } else void message.error(res.message);
+      } else void message.error(failureText(res, 'error.updateFailed'));
     } finally {
       setSaving(false);
     }
