@@ -1,6 +1,6 @@
 // Security headers (issue 39 point 8): the console's HTML carries a Content-Security-Policy that names its inline boot
 // script by hash, refuses framing by other sites and sets the referrer policy; every answer carries nosniff. The
-// policy itself is checked in a browser by web/e2e/csp.e2e.ts.
+// policy itself is checked in a browser by web/e2e/security-headers.e2e.ts.
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
