@@ -13,6 +13,7 @@ let b: Browser;
 let upstream: Server;
 const violations: string[] = [];
 let chatsBefore = '';
+let aboutBefore = '';
 let tokenId = 0;
 let channelId = 0;
 
@@ -68,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (b) {
     if (chatsBefore) await call(b.page, 'PUT', '/api/option/', { key: 'Chats', value: chatsBefore });
+    await call(b.page, 'PUT', '/api/option/', { key: 'About', value: aboutBefore });
     if (tokenId) await call(b.page, 'DELETE', `/api/token/${tokenId}`);
     if (channelId) await call(b.page, 'DELETE', `/api/channel/${channelId}`);
     await b.close();
@@ -132,6 +134,13 @@ describe('the console under its Content-Security-Policy', () => {
     // a chat link to this server (its not-found page): the iframe is framed under frame-src
     const options = await call<{ data: Array<{ key: string; value: string }> }>(page, 'GET', '/api/option/');
     chatsBefore = options.data.find((o) => o.key === 'Chats')?.value ?? '[]';
+    // operator HTML as new-api's consoles carry it: inline styles and a data: image
+    aboutBefore = options.data.find((o) => o.key === 'About')?.value ?? '';
+    await call(page, 'PUT', '/api/option/', {
+      key: 'About',
+      value:
+        '<p style="color: rgb(200, 0, 0)" data-testid="csp-about">CSP about</p><img alt="dot" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">',
+    });
     await call(page, 'PUT', '/api/option/', {
       key: 'Chats',
       value: JSON.stringify([{ 'CSP Chat': `${BASE_URL}/csp-chat?key={key}&url={address}` }]),
@@ -149,6 +158,10 @@ describe('the console under its Content-Security-Policy', () => {
       await page.goto(`${BASE_URL}${path}`);
       await page.getByTestId(ready).waitFor();
     }
+    await page.goto(`${BASE_URL}/about`);
+    const about = page.getByTestId('csp-about');
+    await about.waitFor();
+    expect(await about.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(200, 0, 0)');
     await page.goto(`${BASE_URL}/chat/0`);
     await page.frameLocator('[data-testid=chat-frame]').getByText('页面不存在').waitFor();
     // antd's CSS-in-JS styles were applied, not refused: its buttons are styled
