@@ -31,7 +31,8 @@ const INLINE_SCRIPT = /<script(?![^>]*\bsrc\s*=)[^>]*>([\s\S]*?)<\/script>/gi;
 export function inlineScriptHashes(html: string): string[] {
   const hashes: string[] = [];
   for (const m of html.matchAll(INLINE_SCRIPT)) {
-    const body = m[1] ?? '';
+    // the HTML parser turns CRLF and lone CR into LF before the browser hashes the text (a checkout with CRLF endings)
+    const body = (m[1] ?? '').replace(/\r\n?/g, '\n');
     if (body.trim() === '') continue;
     hashes.push(`'sha256-${createHash('sha256').update(body, 'utf8').digest('base64')}'`);
   }

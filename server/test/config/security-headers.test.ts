@@ -108,6 +108,8 @@ describe('policy pieces', () => {
       '<script src="/a.js"></script><script>a()</script><script type="module">\n</script><SCRIPT>b()</SCRIPT>';
     const hash = (t: string) => `'sha256-${createHash('sha256').update(t).digest('base64')}'`;
     expect(inlineScriptHashes(html)).toEqual([hash('a()'), hash('b()')]);
+    // the parser's line-ending normalisation comes before the hash
+    expect(inlineScriptHashes('<script>a()\r\nb()\r</script>')).toEqual([hash('a()\nb()\n')]);
   });
 
   it('never lets a chat link open script-capable schemes in a frame', () => {
