@@ -1,15 +1,16 @@
 // The browser-facing security headers: `X-Content-Type-Options: nosniff` on every Fastify answer, and on the console's
 // HTML (index.html, the SPA fallback) a Content-Security-Policy, X-Frame-Options and Referrer-Policy.
 //
-// What the policy must allow, and why (docs/new-api-compat.md §1 "Security headers"):
+// What the policy must allow, and why (docs/new-api-compat.md §11.6):
 // - scripts: the built bundle ('self'), index.html's inline boot script by its hash (computed from the served file, so
-//   a rebuild cannot drift), Cloudflare Turnstile's and Telegram's login widget scripts when those logins are on.
+//   a rebuild cannot drift), Cloudflare Turnstile's and Telegram's login widget scripts (loaded only when those are on).
 // - styles: antd's CSS-in-JS injects <style> tags at run time, hence 'unsafe-inline' (no hash may sit beside it: a
 //   hash switches 'unsafe-inline' off); operator HTML (home page, about, footer) may link a stylesheet or font.
 // - frames: the operator's chat links, home-page and about URLs are arbitrary sites, http or https; a chat link may be
 //   an app's own scheme (ama://, opencat://), added from the `Chats` option; Turnstile and Telegram render in frames.
 // - connections: the console's API ('self'), plus the root's OIDC "fetch config" (any well-known URL) and the
 //   release check (api.github.com).
+// - no form-action: the top-up page posts a form to the operator's pay gateway, wherever it is.
 // The console itself may be framed only by itself (frame-ancestors, and X-Frame-Options for old browsers).
 import { createHash } from 'node:crypto';
 
