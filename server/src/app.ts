@@ -1,5 +1,5 @@
 // The HTTP server: console API under /api, the relay under /v1 (and friends), the built console everywhere else.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Fastify, {
@@ -23,6 +23,7 @@ import { rateLimitHook } from './lib/rate-limit.js';
 import { registerGlobalApiRateLimit } from './lib/rate-limit.js';
 import { registerConsoleFiles } from './lib/console-files.js';
 import { registerJsonCompression } from './lib/compress-json.js';
+import { consoleHtmlHeaderSource, NOSNIFF_HEADER } from './lib/security-headers.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 import { startLogRetention } from './services/log-retention.js';
 import { metricsOf } from './services/metrics.js';
@@ -66,6 +67,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Oneapi-Request-Id', req.id);
+    // no answer is ever reinterpreted by the browser as another type (the relay writes its own headers: unchanged)
+    reply.header(NOSNIFF_HEADER, 'nosniff');
   });
 
   await app.register(fastifyCookie, { secret: ctx.config.sessionSecret });
@@ -83,8 +86,13 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   startLogRetention(ctx);
 
   const dist = webDistDir(ctx);
-  const hasWeb = existsSync(resolve(dist, 'index.html'));
-  if (hasWeb) await registerConsoleFiles(app, dist);
+  const indexPath = resolve(dist, 'index.html');
+  const hasWeb = existsSync(indexPath);
+  // CSP, X-Frame-Options, Referrer-Policy of the console's HTML: its inline script's hash, the chat links' schemes
+  const htmlHeaders = consoleHtmlHeaderSource(hasWeb ? readFileSync(indexPath, 'utf8') : '', () =>
+    ctx.options.get('Chats'),
+  );
+  if (hasWeb) await registerConsoleFiles(app, dist, htmlHeaders);
 
   // GlobalWebRateLimit (mark GW) counts console page loads; the hashed, long-cached assets are not counted.
   const webRateLimit = rateLimitHook(ctx, 'GW', ctx.config.globalWebRateLimit);

@@ -18,7 +18,17 @@ export function consoleCacheControl(filePath: string): string {
   return 'max-age=604800';
 }
 
-export async function registerConsoleFiles(app: FastifyInstance, dist: string): Promise<void> {
+/** Whether a served file is the console's HTML page (its .br/.gz copies included). */
+export function isConsoleHtml(filePath: string): boolean {
+  return filePath.replace(COMPRESSED_SUFFIX, '').endsWith('.html');
+}
+
+/** `htmlHeaders`: the security headers of the console's HTML (lib/security-headers.ts), asked at each HTML answer. */
+export async function registerConsoleFiles(
+  app: FastifyInstance,
+  dist: string,
+  htmlHeaders: () => Record<string, string>,
+): Promise<void> {
   await app.register(fastifyStatic, {
     root: dist,
     prefix: '/',
@@ -29,6 +39,7 @@ export async function registerConsoleFiles(app: FastifyInstance, dist: string): 
     globIgnore: ['**/*.br', '**/*.gz'],
     setHeaders: (res, path) => {
       res.header('Cache-Control', consoleCacheControl(path));
+      if (isConsoleHtml(path)) for (const [name, value] of Object.entries(htmlHeaders())) res.header(name, value);
     },
   });
 }

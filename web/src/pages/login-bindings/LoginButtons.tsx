@@ -1,5 +1,6 @@
 // WeChat and Telegram on the login page, beside the OAuth buttons (pages/oauth/OAuthButtons.tsx): a WeChat button
-// opening the QR code + code dialog, and Telegram's own widget. Both log in as the password form does.
+// opening the QR code + code dialog, and Telegram's own widget. Both log in as the password form does (Telegram through
+// the /oauth/telegram return page, pages/oauth/Callback.tsx).
 import { useState } from 'react';
 import { Button } from 'antd';
 import { WechatOutlined } from '@ant-design/icons';
@@ -10,7 +11,7 @@ import { message } from '../../lib/feedback.js';
 import { useStatus, type Status } from '../../context/status.js';
 import { useUser, type StoredUser } from '../../context/user.js';
 import WeChatCodeDialog from './WeChatCodeDialog.js';
-import TelegramWidget, { telegramParams, type TelegramAuthUser } from './TelegramWidget.js';
+import TelegramWidget from './TelegramWidget.js';
 import { NS } from './i18n.js';
 
 export const wechatLoginOn = (s: Status) => !!s.wechat_login;
@@ -44,11 +45,6 @@ export default function ExtraLoginButtons() {
   const loggedIn = useLoggedIn();
 
   const wechatLogin = async (code: string) => loggedIn(await api.get<StoredUser>('/api/oauth/wechat', { code }));
-  const telegramLogin = (user: TelegramAuthUser) =>
-    void api
-      .get<StoredUser>('/api/oauth/telegram/login', telegramParams(user))
-      .then(loggedIn)
-      .catch(() => undefined);
 
   return (
     <>
@@ -63,7 +59,7 @@ export default function ExtraLoginButtons() {
         </Button>
       ) : null}
       {telegramLoginOn(status) ? (
-        <TelegramWidget botName={status.telegram_bot_name ?? ''} onAuth={telegramLogin} />
+        <TelegramWidget botName={status.telegram_bot_name ?? ''} authUrl={`${window.location.origin}/oauth/telegram`} />
       ) : null}
       <WeChatCodeDialog
         open={wechatOpen}

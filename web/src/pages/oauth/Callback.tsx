@@ -1,5 +1,6 @@
 // OAuth return page (/oauth/:provider, spec §2 "OAuth callback", §4): the provider sent the browser back with code
-// and state; the server turns them into a login or, when a session exists, a binding.
+// and state; the server turns them into a login or, when a session exists, a binding. Telegram's login widget sends the
+// browser to /oauth/telegram with its signed fields instead (pages/login-bindings/TelegramWidget.tsx).
 import { useEffect, useRef, useState } from 'react';
 import { Flex, Spin } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +8,7 @@ import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { message } from '../../lib/feedback.js';
 import { useUser, type StoredUser } from '../../context/user.js';
+import { telegramParams } from '../login-bindings/TelegramWidget.js';
 import { NS } from './i18n.js';
 
 /** How long the failure prompt stays before leaving, so it can be read. */
@@ -33,10 +35,13 @@ export default function OAuthCallback() {
       failureTimer.current = setTimeout(() => navigate('/setting', { replace: true }), FAILURE_REDIRECT_MS);
     };
     const run = async () => {
-      const res = await api.get<StoredUser>(`/api/oauth/${encodeURIComponent(provider)}`, {
-        code: params.get('code') ?? '',
-        state: params.get('state') ?? '',
-      });
+      const res =
+        provider === 'telegram'
+          ? await api.get<StoredUser>('/api/oauth/telegram/login', telegramParams(Object.fromEntries(params)))
+          : await api.get<StoredUser>(`/api/oauth/${encodeURIComponent(provider)}`, {
+              code: params.get('code') ?? '',
+              state: params.get('state') ?? '',
+            });
       if (!res.success) return fail(res.message);
       if (res.message === 'bind') {
         void message.success(t('bindSuccess'));

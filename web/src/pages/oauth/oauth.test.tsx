@@ -197,6 +197,18 @@ describe('OAuth return page', () => {
     expect(oauthCalls(calls).map((c) => c.url)).toEqual(['/api/oauth/oidc?code=abc&state=xyz']);
   });
 
+  it("logs in with Telegram's signed fields, which its widget sends here, and drops the empty ones", async () => {
+    const user = { id: 8, username: 'telegram_8', display_name: 'Tele', role: 1, status: 1, group: 'default' };
+    const calls = recordFetch(() => new Response(JSON.stringify({ success: true, message: '', data: user })));
+    const router = renderCallback('/oauth/telegram?id=42&first_name=Tele&username=&auth_date=1700000000&hash=ab12');
+    expect(await screen.findByText('token page')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/token');
+    expect(JSON.parse(localStorage.getItem('user')!)).toEqual(user);
+    expect(oauthCalls(calls).map((c) => c.url)).toEqual([
+      '/api/oauth/telegram/login?id=42&first_name=Tele&auth_date=1700000000&hash=ab12',
+    ]);
+  });
+
   it('fails: shows the error, then the redirect prompt, then /setting', async () => {
     const calls = recordFetch(
       () => new Response(JSON.stringify({ success: false, message: '用户已被封禁', data: null })),
