@@ -32,14 +32,42 @@ import { usageOfHub } from './hub/usage.js';
 import { SseParser } from './stream/sse-parser.js';
 import { pumpTranslated, type EventFraming } from './stream/translate.js';
 import { awsEventFraming } from './stream/aws-framing.js';
+import { checkAnswer, checkAnswerBytes, StreamScanners, type OutputCheck } from './sensitive-output.js';
 
 export type AttemptResult =
   /** clientLeft: the client went away after the request had gone upstream; it is billed all the same */
-  | { kind: 'done'; usage: UpstreamUsage; frt: number; isStream: boolean; upstreamModel: string; clientLeft: boolean }
+  | {
+      kind: 'done';
+      usage: UpstreamUsage;
+      frt: number;
+      isStream: boolean;
+      upstreamModel: string;
+      clientLeft: boolean;
+      /** the completion's sensitive words (relay/sensitive-output.ts): found (masked or refused), for the log row */
+      sensitive?: Sensitive;
+    }
   | { kind: 'gone' }
   | { kind: 'failed'; error: RelayError };
 
 const GONE: AttemptResult = { kind: 'gone' };
+
+/** What the completion's sensitive-word check did to an answer that contained words. */
+export interface Sensitive {
+  words: string[];
+  /** a whole answer refused (StopOnSensitiveEnabled): the client gets this error, the answer is charged all the same */
+  refused: RelayError | null;
+  /** a stream ended by the relay at the word (StopOnSensitiveEnabled), billed for what was delivered */
+  stopped: boolean;
+}
+
+/** The attempt's sensitive-word outcome, or undefined when the check is off or found nothing. */
+function sensitiveOutcome(
+  check: OutputCheck | null,
+  refused: RelayError | null,
+  stopped: boolean,
+): Sensitive | undefined {
+  return check && check.found.length ? { words: [...new Set(check.found)], refused, stopped } : undefined;
+}
 
 const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
 
@@ -66,6 +94,8 @@ export interface AttemptInput {
   gate: Promise<Reservation> | null;
   /** pings of a silent stream (relay/keepalive.ts), when general_setting.ping_interval_enabled is on */
   keepAlive: StreamKeepAlive | null;
+  /** the completion's sensitive-word check, null when off (read once per request: relay/sensitive-output.ts) */
+  sensitive: OutputCheck | null;
 }
 
 /** The channel settings' transforms of a chat stream's events (force_format, then thinking_to_content), if any. */
@@ -297,7 +327,14 @@ export async function attempt(
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
-    if ((!native && !translation) || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
+    if (
+      (!native && !translation) ||
+      (a.isStream &&
+        (mode.decodeStreams ||
+          adaptor.framing === 'aws-eventstream' ||
+          // the sensitive-word check reads hub chunks: a native Claude stream is decoded and re-encoded for it
+          (a.sensitive && info.clientFormat === 'anthropic')))
+    )
       return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone);
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call, {
@@ -318,6 +355,8 @@ export async function attempt(
           : mode.name === 'chat'
             ? chatStreamTransform(channel)
             : undefined,
+        // typed-event streams (Responses) are not checked
+        sensitive: a.sensitive && !mode.eventStream ? new StreamScanners(a.sensitive) : null,
       });
       if (!r.started) {
         if (r.clientGone) return GONE;
@@ -326,7 +365,14 @@ export async function attempt(
         }
       }
       let usage = r.usage;
-      if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+      if (r.stoppedOnSensitive) {
+        // stopped at a word: billed for what the client was given, counted locally, and the prompt
+        usage = {
+          prompt_tokens: a.prompt(),
+          completion_tokens: countCompletion(r.deliveredText(), a.model),
+          cached_tokens: 0,
+        };
+      } else if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
         usage = {
           prompt_tokens: a.prompt(),
           completion_tokens: mode.inputOnly ? 0 : countCompletion(r.deliveredText(), a.model),
@@ -343,6 +389,7 @@ export async function attempt(
         isStream: true,
         upstreamModel: info.upstreamModel,
         clientLeft: r.clientGone,
+        sensitive: sensitiveOutcome(a.sensitive, null, r.stoppedOnSensitive),
       };
     }
 
@@ -361,9 +408,13 @@ export async function attempt(
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
+    // the completion's sensitive words: masked, or the answer refused (and charged below all the same, as new-api)
+    const checked = a.sensitive ? checkAnswerBytes(buf, a.sensitive) : null;
+    if (checked) buf = checked.body;
+    const refused = checked?.refused ?? null;
     // a client that left gets nothing (and is billed below all the same); a stream request answered with JSON, after
     // pings committed an event stream: the answer as one event
-    if (!clientGone) {
+    if (!clientGone && !refused) {
       if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
       else
         sendJson(
@@ -385,7 +436,15 @@ export async function attempt(
       }
       usage = { prompt_tokens: a.prompt(), completion_tokens: completion, cached_tokens: 0 };
     }
-    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
+    return {
+      kind: 'done',
+      usage,
+      frt,
+      isStream: false,
+      upstreamModel: info.upstreamModel,
+      clientLeft: clientGone,
+      sensitive: sensitiveOutcome(a.sensitive, refused, false),
+    };
   } catch (err) {
     if (clientGone) return GONE;
     return badResponse(err as Error, 'upstream read failed');
@@ -455,13 +514,21 @@ async function decodedAnswer(
     completion_tokens: countCompletion(delivered, a.model),
     cached_tokens: 0,
   });
-  const done = (usage: UpstreamUsage, isStream: boolean, left: boolean, at: number): AttemptResult => ({
+  const done = (
+    usage: UpstreamUsage,
+    isStream: boolean,
+    left: boolean,
+    at: number,
+    refused: RelayError | null = null,
+    stopped = false,
+  ): AttemptResult => ({
     kind: 'done',
     usage,
     frt: at,
     isStream,
     upstreamModel: info.upstreamModel,
     clientLeft: left,
+    sensitive: sensitiveOutcome(a.sensitive, refused, stopped),
   });
   if (a.isStream) {
     const framing: EventFraming = framingKind === 'aws-eventstream' ? awsEventFraming() : new SseParser();
@@ -474,19 +541,32 @@ async function decodedAnswer(
       keepAlive: a.keepAlive,
       // the provider speaks the client's format: events pass as they came, only reframed
       pass: providerFormat === info.clientFormat,
+      sensitive: a.sensitive && {
+        scanners: new StreamScanners(a.sensitive),
+        deliveredUsage: (d) => {
+          const prompt = a.prompt();
+          const completion = countCompletion(d, a.model);
+          return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+        },
+      },
     });
     if (!r.started) {
       if (r.clientGone) return GONE;
       if (r.error) return badResponse(r.error, 'upstream stream failed');
     }
-    let usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
+    // stopped at a word: billed for what the client was given, counted locally, and the prompt
+    let usage = r.stoppedOnSensitive ? fallback(r.delivered) : (usageOfHub(r.usage, claude) ?? fallback(r.delivered));
     if (r.error || r.clientGone) usage = atLeastDelivered(usage, r.delivered, a.model);
-    return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
+    const at = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
+    return done(usage, true, r.clientGone, at, null, r.stoppedOnSensitive);
   }
   if (call.error) throw call.error;
   const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
   const answer = client.responseFromHub(hub, encoderOptions);
-  if (!clientGoneBefore && !res.destroyed) sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
+  // the completion's sensitive words: masked, or the answer refused (and charged all the same, as new-api)
+  const refused = (a.sensitive && checkAnswer(answer, a.sensitive)?.refused) || null;
+  if (!clientGoneBefore && !res.destroyed && !refused)
+    sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
   let usage = usageOfHub(hub.usage ?? null, claude);
   if (!usage) {
     const m = hub.choices[0]?.message;
@@ -495,7 +575,7 @@ async function decodedAnswer(
     const args = calls.map((c) => c.function.name + c.function.arguments).join('');
     usage = fallback({ text: text + args, toolCalls: calls.length });
   }
-  return done(usage, false, clientGoneBefore, frt);
+  return done(usage, false, clientGoneBefore, frt, refused);
 }
 
 /**

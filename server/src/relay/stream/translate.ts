@@ -8,6 +8,7 @@ import type { HubChunk, HubUsage } from '../hub/types.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 import { drained, pumpChunks, type UpstreamStream } from '../stream.js';
 import type { StreamDelta } from '../modes/mode.js';
+import { stopChunk, type StreamScanners } from '../sensitive-output.js';
 
 /** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
 export interface EventFraming {
@@ -28,6 +29,12 @@ export interface TranslateOptions {
    * decoder still reads every event, for the usage and the delivered text
    */
   pass?: boolean;
+  /**
+   * the completion's sensitive-word check (relay/sensitive-output.ts), when on (events are then re-encoded, never
+   * passed): words are masked in the hub chunks; a stop ends the stream there, in the client's format, with a
+   * content_filter finish and the usage of what was delivered, and aborts the upstream
+   */
+  sensitive?: { scanners: StreamScanners; deliveredUsage(delivered: StreamDelta): HubUsage } | null;
 }
 
 export interface TranslateResult {
@@ -38,6 +45,8 @@ export interface TranslateResult {
   error: Error | null;
   /** what reached the client, for local counting when the upstream reported no usage */
   delivered: StreamDelta;
+  /** the stream was ended by the relay for a sensitive word (StopOnSensitiveEnabled) */
+  stoppedOnSensitive: boolean;
 }
 
 export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promise<TranslateResult> {
@@ -46,6 +55,7 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   let clientGone = false;
   let firstChunkAt = 0;
   let error: Error | null = null;
+  let stoppedOnSensitive = false;
   let text = '';
   const toolIds = new Set<string>();
 
@@ -94,7 +104,8 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     return out;
   };
 
-  const pass = o.pass && o.encoder.passEvent ? o.encoder : null;
+  const sensitive = o.sensitive ?? null;
+  const pass = o.pass && o.encoder.passEvent && !sensitive ? o.encoder : null;
   /** The events' bytes for the client, and the error of an event that reports the stream failed (the events before
    * it arrived in the same read and were delivered, so they are written and billed, then the error is told). */
   const decode = (events: { data: string; event?: string }[]): { out: string; failed: Error | null } => {
@@ -105,6 +116,15 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
         chunks = o.decoder.push(ev.data, ev.event);
       } catch (err) {
         return { out, failed: err as Error };
+      }
+      if (sensitive && sensitive.scanners.maskChunks(chunks)) {
+        // stopped for a word: this event (masked) is the last one sent, the rest of the upstream is not read
+        stoppedOnSensitive = true;
+        out += encode(chunks);
+        const last = chunks[chunks.length - 1];
+        if (last) out += encode([stopChunk(last)]);
+        out += o.encoder.end(sensitive.deliveredUsage({ text, toolCalls: toolIds.size }));
+        break;
       }
       if (!pass) out += encode(chunks);
       else {
@@ -118,17 +138,22 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   const failure = await pumpChunks(
     body,
     (chunk) => {
+      if (stoppedOnSensitive) return;
       if (!firstChunkAt) firstChunkAt = Date.now();
       const { out, failed } = decode(o.framing.push(chunk));
       const written = write(out);
+      if (stoppedOnSensitive) {
+        body.destroy();
+        return written;
+      }
       if (failed) throw failed;
       return written;
     },
     () => clientGone,
   );
-  if (failure && !clientGone) error = failure;
+  if (failure && !clientGone && !stoppedOnSensitive) error = failure;
 
-  if (!error && !clientGone) {
+  if (!error && !clientGone && !stoppedOnSensitive) {
     try {
       const last = decode(o.framing.end());
       if (last.failed) {
@@ -155,5 +180,6 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     clientGone,
     error,
     delivered: { text, toolCalls: toolIds.size },
+    stoppedOnSensitive,
   };
 }
