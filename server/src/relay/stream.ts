@@ -132,7 +132,8 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   /** the response was ended together with its last bytes (one socket write instead of two) */
   let ended = false;
   let stoppedOnSensitive = false;
-  const convert = sensitiveConvert(o.convert, o.sensitive, () => (stoppedOnSensitive = true));
+  // with the check off (the default) the converter is the caller's, and nothing else is made
+  const convert = o.sensitive ? sensitiveConvert(o.convert, o.sensitive, () => (stoppedOnSensitive = true)) : o.convert;
 
   const onClose = () => {
     if (!res.writableFinished) {
@@ -393,10 +394,9 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
 /** The stream's payload converter with the sensitive-word masking after it (or the converter alone when it is off). */
 function sensitiveConvert(
   convert: ((data: string) => string[]) | undefined,
-  scanners: StreamScanners | null | undefined,
+  scanners: StreamScanners,
   onStop: () => void,
-): ((data: string) => string[]) | undefined {
-  if (!scanners) return convert;
+): (data: string) => string[] {
   let stopped = false;
   const mask = (data: string): string[] => {
     if (stopped) return [];

@@ -8,12 +8,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
+import { ANTHROPIC_MOCK_KEY, MockAnthropic } from '../helpers/mock-anthropic.js';
+import { GEMINI_MOCK_KEY, MockGemini } from '../helpers/mock-gemini.js';
 import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, userRow } from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 import { outputCheck, StreamTextScanner } from '../../src/relay/sensitive-output.js';
 import { sensitiveMatcher } from '../../src/services/sensitive-words.js';
 
 const MODEL = 'sens-out-model';
+const CLAUDE = 'claude-3-5-sonnet-20241022';
+const GEMINI = 'gemini-2.0-flash';
+// the native mocks split their text at spaces: the word comes whole, in the second piece
+const NATIVE_TEXT = 'Hello test_sensitive world and more';
+const NATIVE_DELIVERED = 'Hello **###** ';
 const PROMPT = 'Tell me something';
 const WORD = 'test_sensitive';
 // the word arrives in two events: "test_sen" ends the first, "sitive" begins the second
@@ -59,18 +66,22 @@ function payloads(body: string): string[] {
 await describeEachDb('sensitive words in completions', (kind) => {
   let s: TestServer;
   let up: MockUpstream;
+  let anthropic: MockAnthropic;
+  let gemini: MockGemini;
   let key: string;
   let userId: number;
 
   beforeAll(async () => {
     s = await startTestServer({ kind });
-    up = await MockUpstream.start();
+    [up, anthropic, gemini] = await Promise.all([MockUpstream.start(), MockAnthropic.start(), MockGemini.start()]);
     await setOptions(s, {
-      ModelRatio: { [MODEL]: 1 },
-      CompletionRatio: { [MODEL]: 1 },
+      ModelRatio: { [MODEL]: 1, [CLAUDE]: 1, [GEMINI]: 1 },
+      CompletionRatio: { [MODEL]: 1, [CLAUDE]: 1, [GEMINI]: 1 },
       CheckSensitiveOnCompletionEnabled: 'true',
     });
     await addChannel(s, { baseUrl: up.url, models: [MODEL] });
+    await addChannel(s, { type: 14, baseUrl: anthropic.url, key: ANTHROPIC_MOCK_KEY, models: [CLAUDE] });
+    await addChannel(s, { type: 24, baseUrl: gemini.url, key: GEMINI_MOCK_KEY, models: [GEMINI] });
     await channelsChanged(s);
     const u = await addUser(s, { quota: 10_000_000 });
     userId = u.id;
@@ -78,10 +89,12 @@ await describeEachDb('sensitive words in completions', (kind) => {
   });
   afterAll(async () => {
     await s?.close();
-    await up?.close();
+    await Promise.all([up?.close(), anthropic?.close(), gemini?.close()]);
   });
   beforeEach(async () => {
     up.reset();
+    anthropic.reset();
+    gemini.reset();
     await setOptions(s, { StopOnSensitiveEnabled: 'true' });
   });
 
@@ -111,13 +124,21 @@ await describeEachDb('sensitive words in completions', (kind) => {
     (up.behave = () => ({ kind: 'stream', spec: { pieces: SPLIT, hangAfter: 2, usage: 'never' } }));
 
   /** The bill of a stream stopped at the word: the prompt and the delivered text, counted locally. */
-  function expectStoppedBill(row: Awaited<ReturnType<typeof billed>>) {
-    expect(row.completion_tokens).toBe(countTextTokens(DELIVERED, MODEL));
+  function expectStoppedBill(
+    row: Awaited<ReturnType<typeof billed>>,
+    o: { delivered: string; model: string; aborted: () => number } = {
+      delivered: DELIVERED,
+      model: MODEL,
+      aborted: () => up.closedEarly,
+    },
+  ) {
+    expect(row.completion_tokens).toBe(countTextTokens(o.delivered, o.model));
     expect(row.prompt_tokens).toBeGreaterThan(0);
-    expect(row.quota).toBe(row.prompt_tokens + row.completion_tokens);
+    // ratios of 1 (the Claude and Gemini models keep new-api's fixed completion ratios)
+    if (o.model === MODEL) expect(row.quota).toBe(row.prompt_tokens + row.completion_tokens);
     expect(row.content).toContain(`，敏感词：${WORD}`);
     expect(row.otherJson).toMatchObject({ sensitive_words: [WORD], stopped_on_sensitive: true });
-    expect(up.closedEarly).toBe(1);
+    expect(o.aborted()).toBe(1);
   }
 
   it('a whole OpenAI chat answer with a word: refused with 400, charged for its usage (stop on)', async () => {
@@ -293,5 +314,98 @@ await describeEachDb('sensitive words in completions', (kind) => {
     expect(j.candidates[0].content.parts[0].text).toBe('Sure: **###**.');
     expect(row.quota).toBe(18);
     expect(row.otherJson.sensitive_words).toEqual(['Test_Sensitive']);
+  });
+
+  it('an OpenAI completions stream stops at a split word with a content_filter finish (stop on)', async () => {
+    const event = (text: string, finish: string | null) =>
+      `data: ${JSON.stringify({ id: 'cmpl-s', object: 'text_completion', created: 1, model: MODEL, choices: [{ index: 0, text, finish_reason: finish }] })}\n\n`;
+    up.behave = () => ({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body: SPLIT.map((t) => event(t, null)).join('') + event('', 'stop') + 'data: [DONE]\n\n',
+    });
+    let body = '';
+    const row = await billed(async () => {
+      const r = await post('/v1/completions', { model: MODEL, stream: true, prompt: PROMPT });
+      expect(r.status).toBe(200);
+      body = await r.text();
+    });
+    const data = payloads(body);
+    expect(data[data.length - 1]).toBe('[DONE]');
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    expect(chunks.map((c) => c.choices[0].text).join('')).toBe(DELIVERED);
+    expect(chunks[chunks.length - 1].choices[0]).toMatchObject({ text: '', finish_reason: 'content_filter' });
+    expect(row.completion_tokens).toBe(countTextTokens(DELIVERED, MODEL));
+    expect(row.otherJson).toMatchObject({ sensitive_words: [WORD], stopped_on_sensitive: true });
+  });
+
+  it('a Claude client on an Anthropic channel (native lane): the stream stops at the word (stop on)', async () => {
+    anthropic.behave = () => ({
+      kind: 'answer',
+      content: [{ type: 'text', text: NATIVE_TEXT }],
+      stream: { pieces: 5, hangAfterEvents: 6 },
+    });
+    let body = '';
+    const row = await billed(async () => {
+      const r = await post(
+        '/v1/messages',
+        { model: CLAUDE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: PROMPT }] },
+        { 'x-api-key': `sk-${key}`, 'anthropic-version': '2023-06-01' },
+      );
+      expect(r.status).toBe(200);
+      body = await r.text();
+    });
+    // Claude's named events survive the re-encoding the check needs
+    expect(body).toContain('event: message_stop');
+    const events = payloads(body).map((d) => JSON.parse(d));
+    const text = events
+      .filter((e) => e.type === 'content_block_delta')
+      .map((e) => e.delta.text)
+      .join('');
+    expect(text).toBe(NATIVE_DELIVERED);
+    expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('refusal');
+    expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: CLAUDE, aborted: () => anthropic.closedEarly });
+  });
+
+  it('a Gemini client on a Gemini channel (native lane): the stream stops at the word (stop on)', async () => {
+    gemini.behave = () => ({
+      kind: 'answer',
+      parts: [{ text: NATIVE_TEXT }],
+      stream: { pieces: 5, hangAfterChunks: 3 },
+    });
+    let body = '';
+    const row = await billed(async () => {
+      const r = await post(
+        `/v1beta/models/${GEMINI}:streamGenerateContent?alt=sse`,
+        { contents: [{ role: 'user', parts: [{ text: PROMPT }] }] },
+        { 'x-goog-api-key': `sk-${key}` },
+      );
+      expect(r.status).toBe(200);
+      body = await r.text();
+    });
+    const events = payloads(body).map((d) => JSON.parse(d));
+    const text = events.map((e) => (e.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join(''));
+    expect(text.join('')).toBe(NATIVE_DELIVERED);
+    expect(events[events.length - 1].candidates[0].finishReason).toBe('SAFETY');
+    expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: GEMINI, aborted: () => gemini.closedEarly });
+  });
+
+  it('a whole Claude answer on an Anthropic channel (native lane) is masked (stop off)', async () => {
+    await setOptions(s, { StopOnSensitiveEnabled: 'false' });
+    anthropic.behave = () => ({ kind: 'answer', content: [{ type: 'text', text: NATIVE_TEXT }] });
+    let j: any;
+    const row = await billed(async () => {
+      const r = await post(
+        '/v1/messages',
+        { model: CLAUDE, max_tokens: 100, messages: [{ role: 'user', content: PROMPT }] },
+        { 'x-api-key': `sk-${key}`, 'anthropic-version': '2023-06-01' },
+      );
+      expect(r.status).toBe(200);
+      j = await r.json();
+    });
+    expect(j.content[0].text).toBe('Hello **###** world and more');
+    expect(j.model).toBe(CLAUDE);
+    expect(row.otherJson.sensitive_words).toEqual([WORD]);
   });
 });
