@@ -355,8 +355,7 @@ export async function attempt(
           : mode.name === 'chat'
             ? chatStreamTransform(channel)
             : undefined,
-        // typed-event streams (Responses) are not checked
-        sensitive: a.sensitive && !mode.eventStream ? new StreamScanners(a.sensitive) : null,
+        sensitive: a.sensitive && new StreamScanners(a.sensitive),
       });
       if (!r.started) {
         if (r.clientGone) return GONE;

@@ -33,8 +33,8 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
   }
   const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
   const passThrough = ctx.options.bool('global.pass_through_request_enabled');
-  // the completion's sensitive-word check: one flag test when off (the default)
-  const sensitive = outputCheck(ctx.options);
+  // the completion's sensitive-word check of the text modes: one flag test when off (the default)
+  const sensitive = mode.checksCompletion ? outputCheck(ctx.options) : null;
   const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
   const failed = new Set<number>();
   for (let i = 0; ; i++) {
