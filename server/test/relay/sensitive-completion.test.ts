@@ -408,4 +408,37 @@ await describeEachDb('sensitive words in completions', (kind) => {
     expect(j.model).toBe(CLAUDE);
     expect(row.otherJson.sensitive_words).toEqual([WORD]);
   });
+
+  it('an OpenAI client on an Anthropic channel: a word in the unterminated last event ends the stream once', async () => {
+    const ev = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}`;
+    const delta = (text: string) =>
+      ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+    const message = { id: 'msg_s', type: 'message', role: 'assistant', model: CLAUDE, content: [], stop_reason: null };
+    anthropic.behave = () => ({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      // the upstream closes without the blank line after its last event
+      body: [
+        ev('message_start', {
+          type: 'message_start',
+          message: { ...message, usage: { input_tokens: 5, output_tokens: 1 } },
+        }),
+        ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+        delta('Hello '),
+        delta('test_sensitive'),
+      ].join('\n\n'),
+    });
+    const r = await post('/v1/chat/completions', {
+      model: CLAUDE,
+      stream: true,
+      messages: [{ role: 'user', content: PROMPT }],
+    });
+    const data = payloads(await r.text());
+    expect(data.filter((d) => d === '[DONE]')).toHaveLength(1);
+    expect(data[data.length - 1]).toBe('[DONE]');
+    const chunks = data.slice(0, -1).map((d) => JSON.parse(d));
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toBe('Hello **###**');
+    expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(['content_filter']);
+  });
 });

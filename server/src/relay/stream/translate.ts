@@ -106,6 +106,19 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
 
   const sensitive = o.sensitive ?? null;
   const pass = o.pass && o.encoder.passEvent && !sensitive ? o.encoder : null;
+
+  /** The client's bytes for decoded chunks, their sensitive words masked (chosen once: nothing per event when off). */
+  const emit = !sensitive
+    ? encode
+    : (chunks: HubChunk[]): string => {
+        if (!sensitive.scanners.maskChunks(chunks)) return encode(chunks);
+        // stopped for a word: these chunks (masked) are the last ones sent, the rest of the upstream is not read
+        stoppedOnSensitive = true;
+        let out = encode(chunks);
+        const last = chunks[chunks.length - 1];
+        if (last) out += encode([stopChunk(last)]);
+        return out + o.encoder.end(sensitive.deliveredUsage({ text, toolCalls: toolIds.size }));
+      };
   /** The events' bytes for the client, and the error of an event that reports the stream failed (the events before
    * it arrived in the same read and were delivered, so they are written and billed, then the error is told). */
   const decode = (events: { data: string; event?: string }[]): { out: string; failed: Error | null } => {
@@ -117,17 +130,10 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
       } catch (err) {
         return { out, failed: err as Error };
       }
-      if (sensitive && sensitive.scanners.maskChunks(chunks)) {
-        // stopped for a word: this event (masked) is the last one sent, the rest of the upstream is not read
-        stoppedOnSensitive = true;
-        out += encode(chunks);
-        const last = chunks[chunks.length - 1];
-        if (last) out += encode([stopChunk(last)]);
-        out += o.encoder.end(sensitive.deliveredUsage({ text, toolCalls: toolIds.size }));
-        break;
-      }
-      if (!pass) out += encode(chunks);
-      else {
+      if (!pass) {
+        out += emit(chunks);
+        if (stoppedOnSensitive) break;
+      } else {
         account(chunks);
         out += pass.passEvent!(ev.data, ev.event);
       }
@@ -160,8 +166,12 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
         await write(last.out);
         throw last.failed;
       }
-      const tail = last.out + (pass ? '' : encode(o.decoder.end()));
-      await write(tail + (pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage())));
+      if (stoppedOnSensitive) await write(last.out);
+      else {
+        const tail = last.out + (pass ? '' : emit(o.decoder.end()));
+        const end = stoppedOnSensitive ? '' : pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage());
+        await write(tail + end);
+      }
     } catch (err) {
       error = err as Error;
     }
