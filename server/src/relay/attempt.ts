@@ -34,6 +34,7 @@ import { pumpTranslated, type EventFraming } from './stream/translate.js';
 import { awsEventFraming } from './stream/aws-framing.js';
 import { lazyChannelRedactor, redactProviderError } from './redact.js';
 import type { Redact } from '../lib/redact.js';
+import { checkAnswer, checkAnswerBytes, StreamScanners, type OutputCheck } from './sensitive-output.js';
 
 export type AttemptResult =
   /**
@@ -48,11 +49,31 @@ export type AttemptResult =
       upstreamModel: string;
       clientLeft: boolean;
       unanswered?: boolean;
+      /** the completion's sensitive words (relay/sensitive-output.ts): found (masked or refused), for the log row */
+      sensitive?: Sensitive;
     }
   | { kind: 'gone' }
   | { kind: 'failed'; error: RelayError };
 
 const GONE: AttemptResult = { kind: 'gone' };
+
+/** What the completion's sensitive-word check did to an answer that contained words. */
+export interface Sensitive {
+  words: string[];
+  /** a whole answer refused (StopOnSensitiveEnabled): the client gets this error, the answer is charged all the same */
+  refused: RelayError | null;
+  /** a stream ended by the relay at the word (StopOnSensitiveEnabled), billed for what was delivered */
+  stopped: boolean;
+}
+
+/** The attempt's sensitive-word outcome, or undefined when the check is off or found nothing. */
+function sensitiveOutcome(
+  check: OutputCheck | null,
+  refused: RelayError | null,
+  stopped: boolean,
+): Sensitive | undefined {
+  return check && check.found.length ? { words: [...new Set(check.found)], refused, stopped } : undefined;
+}
 
 const INCLUDE_USAGE = Buffer.from('"stream_options":{"include_usage":true},');
 
@@ -79,6 +100,8 @@ export interface AttemptInput {
   gate: Promise<Reservation> | null;
   /** pings of a silent stream (relay/keepalive.ts), when general_setting.ping_interval_enabled is on */
   keepAlive: StreamKeepAlive | null;
+  /** the completion's sensitive-word check, null when off (read once per request: relay/sensitive-output.ts) */
+  sensitive: OutputCheck | null;
 }
 
 /** The channel settings' transforms of a chat stream's events (force_format, then thinking_to_content), if any. */
@@ -311,7 +334,14 @@ export async function attempt(
       }
       return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: r.clientGone };
     }
-    if ((!native && !translation) || (a.isStream && (mode.decodeStreams || adaptor.framing === 'aws-eventstream')))
+    if (
+      (!native && !translation) ||
+      (a.isStream &&
+        (mode.decodeStreams ||
+          adaptor.framing === 'aws-eventstream' ||
+          // the sensitive-word check reads hub chunks: a native Claude stream is decoded and re-encoded for it
+          (a.sensitive && info.clientFormat === 'anthropic')))
+    )
       return await decodedAnswer(res, call, a, info, providerFormat, adaptor.framing, frt, clientGone, redact);
     if (a.isStream && (ctype.includes('text/event-stream') || adaptor.convertStreamEvent)) {
       const r = await pipeSse(call, {
@@ -333,11 +363,19 @@ export async function attempt(
           : mode.name === 'chat'
             ? chatStreamTransform(channel)
             : undefined,
+        sensitive: a.sensitive && new StreamScanners(a.sensitive),
       });
       // a client that left before the first byte: the stream was read to its end (stream.ts), billed below
       if (!r.started && !r.clientGone && r.error) return badResponse(r.error, 'upstream stream failed', redact);
       let usage = r.usage;
-      if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
+      if (r.stoppedOnSensitive) {
+        // stopped at a word: billed for what the client was given, counted locally, and the prompt
+        usage = {
+          prompt_tokens: a.prompt(),
+          completion_tokens: countCompletion(r.deliveredText(), a.model),
+          cached_tokens: 0,
+        };
+      } else if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
         usage = {
           prompt_tokens: a.prompt(),
           completion_tokens: mode.inputOnly ? 0 : countCompletion(r.deliveredText(), a.model),
@@ -354,6 +392,7 @@ export async function attempt(
         isStream: true,
         upstreamModel: info.upstreamModel,
         clientLeft: r.clientGone,
+        sensitive: sensitiveOutcome(a.sensitive, null, r.stoppedOnSensitive),
       };
     }
 
@@ -372,9 +411,13 @@ export async function attempt(
     } else usage = mode.responseUsage ? mode.responseUsage(buf, body, a.model) : extractUsage(buf);
     if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
     if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
+    // the completion's sensitive words: masked, or the answer refused (and charged below all the same, as new-api)
+    const checked = a.sensitive ? checkAnswerBytes(buf, a.sensitive) : null;
+    if (checked) buf = checked.body;
+    const refused = checked?.refused ?? null;
     // a client that left gets nothing (and is billed below all the same); a stream request answered with JSON, after
     // pings committed an event stream: the answer as one event
-    if (!clientGone) {
+    if (!clientGone && !refused) {
       if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
       else
         sendJson(
@@ -396,7 +439,15 @@ export async function attempt(
       }
       usage = { prompt_tokens: a.prompt(), completion_tokens: completion, cached_tokens: 0 };
     }
-    return { kind: 'done', usage, frt, isStream: false, upstreamModel: info.upstreamModel, clientLeft: clientGone };
+    return {
+      kind: 'done',
+      usage,
+      frt,
+      isStream: false,
+      upstreamModel: info.upstreamModel,
+      clientLeft: clientGone,
+      sensitive: sensitiveOutcome(a.sensitive, refused, false),
+    };
   } catch (err) {
     if (clientGone) return GONE;
     return badResponse(err as Error, 'upstream read failed', redact);
@@ -467,13 +518,21 @@ async function decodedAnswer(
     completion_tokens: countCompletion(delivered, a.model),
     cached_tokens: 0,
   });
-  const done = (usage: UpstreamUsage, isStream: boolean, left: boolean, at: number): AttemptResult => ({
+  const done = (
+    usage: UpstreamUsage,
+    isStream: boolean,
+    left: boolean,
+    at: number,
+    refused: RelayError | null = null,
+    stopped = false,
+  ): AttemptResult => ({
     kind: 'done',
     usage,
     frt: at,
     isStream,
     upstreamModel: info.upstreamModel,
     clientLeft: left,
+    sensitive: sensitiveOutcome(a.sensitive, refused, stopped),
   });
   if (a.isStream) {
     const framing: EventFraming = framingKind === 'aws-eventstream' ? awsEventFraming() : new SseParser();
@@ -487,17 +546,30 @@ async function decodedAnswer(
       // the provider speaks the client's format: events pass as they came, only reframed
       pass: providerFormat === info.clientFormat,
       redact,
+      sensitive: a.sensitive && {
+        scanners: new StreamScanners(a.sensitive),
+        deliveredUsage: (d) => {
+          const prompt = a.prompt();
+          const completion = countCompletion(d, a.model);
+          return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+        },
+      },
     });
     // a client that left before the first byte: the stream was read to its end (stream/translate.ts), billed below
     if (!r.started && !r.clientGone && r.error) return badResponse(r.error, 'upstream stream failed', redact);
-    let usage = usageOfHub(r.usage, claude) ?? fallback(r.delivered);
+    // stopped at a word: billed for what the client was given, counted locally, and the prompt
+    let usage = r.stoppedOnSensitive ? fallback(r.delivered) : (usageOfHub(r.usage, claude) ?? fallback(r.delivered));
     if (r.error || r.clientGone) usage = atLeastDelivered(usage, r.delivered, a.model);
-    return done(usage, true, r.clientGone, r.firstChunkAt ? r.firstChunkAt - a.start : -1000);
+    const at = r.firstChunkAt ? r.firstChunkAt - a.start : -1000;
+    return done(usage, true, r.clientGone, at, null, r.stoppedOnSensitive);
   }
   if (call.error) throw call.error;
   const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
   const answer = client.responseFromHub(hub, encoderOptions);
-  if (!clientGoneBefore && !res.destroyed) sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
+  // the completion's sensitive words: masked, or the answer refused (and charged all the same, as new-api)
+  const refused = (a.sensitive && checkAnswer(answer, a.sensitive)?.refused) || null;
+  if (!clientGoneBefore && !res.destroyed && !refused)
+    sendJson(res, 200, JSON.stringify(answer), baseHeaders(a.reqId, a.origin));
   let usage = usageOfHub(hub.usage ?? null, claude);
   if (!usage) {
     const m = hub.choices[0]?.message;
@@ -506,7 +578,7 @@ async function decodedAnswer(
     const args = calls.map((c) => c.function.name + c.function.arguments).join('');
     usage = fallback({ text: text + args, toolCalls: calls.length });
   }
-  return done(usage, false, clientGoneBefore, frt);
+  return done(usage, false, clientGoneBefore, frt, refused);
 }
 
 /**

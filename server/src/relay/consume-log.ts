@@ -8,6 +8,7 @@ import type { AudioUsage, PriceData } from '../services/pricing/index.js';
 import { getAudioCompletionRatio, getAudioRatio } from '../services/pricing/media.js';
 import type { RelayCaller } from './auth.js';
 import type { UpstreamUsage } from './providers/index.js';
+import type { Sensitive } from './attempt.js';
 import { CappedMap } from '../lib/bounded.js';
 
 export interface LogInput {
@@ -30,6 +31,8 @@ export interface LogInput {
   audio?: AudioUsage;
   /** the client went away before its answer was complete */
   clientLeft?: boolean;
+  /** the completion's sensitive words, found and masked or refused (relay/sensitive-output.ts) */
+  sensitive?: Sensitive;
 }
 
 /** The ratio line and the price parts of `other` (JSON text) of a consume log: the same for every request at a price. */
@@ -95,6 +98,8 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
   const t = priceText(l.model, l.price);
   let content = l.content ?? t.content;
   if (tokens === 0 && l.content === undefined) content += '(可能是上游超时)';
+  // new-api's note of the words found in the completion; the stop is told in `other`
+  if (l.sensitive) content += `，敏感词：${l.sensitive.words.join(', ')}`;
   // the keys in new-api's order: frt, the ratios, cache_tokens, cache_ratio, model_price, then the optional ones
   let other = `{"frt":${jsonNum(l.frt)},${t.ratios},"cache_tokens":${jsonNum(l.usage.cached_tokens)},${t.tail}`;
   if (l.usage.claude || l.usage.cache_creation_tokens) {
@@ -112,6 +117,11 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
     other += `,"audio_ratio":${jsonNum(getAudioRatio(l.model))},"audio_completion_ratio":${jsonNum(getAudioCompletionRatio(l.model))}`;
   }
   if (l.clientLeft) other += ',"client_left":true';
+  if (l.sensitive) {
+    other += `,"sensitive_words":${JSON.stringify(l.sensitive.words)}`;
+    if (l.sensitive.refused) other += ',"sensitive_refused":true';
+    if (l.sensitive.stopped) other += ',"stopped_on_sensitive":true';
+  }
   other += `,"admin_info":{"use_channel":[${l.used.map((id) => `"${id}"`).join(',')}]}}`;
   const now = Date.now();
   const row: NewLog = {

@@ -7,6 +7,7 @@ import type { StreamKeepAlive } from './keepalive.js';
 import type { RelayMode, StreamDelta } from './modes/mode.js';
 import type { UpstreamUsage } from './providers/types.js';
 import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
+import type { StreamScanners } from './sensitive-output.js';
 
 export interface StreamOptions {
   res: HttpResponse;
@@ -24,6 +25,11 @@ export interface StreamOptions {
   keepAlive?: StreamKeepAlive | null;
   /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
   redact?: (text: string) => string;
+  /**
+   * the completion's sensitive-word check (relay/sensitive-output.ts), when on: every event is then decoded, its words
+   * masked, and a stop ends the stream with a content_filter finish and [DONE], the upstream aborted
+   */
+  sensitive?: StreamScanners | null;
 }
 
 export interface StreamResult {
@@ -37,6 +43,8 @@ export interface StreamResult {
   error: Error | null;
   /** the stream's own end arrived: `[DONE]`, or the format's last event (mode.streamTerminal) */
   completed: boolean;
+  /** the stream was ended by the relay for a sensitive word (StopOnSensitiveEnabled) */
+  stoppedOnSensitive: boolean;
   /** text delivered to the client, for local counting when usage is missing */
   deliveredText(): StreamDelta;
 }
@@ -125,6 +133,9 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   let error: Error | null = null;
   /** the response was ended together with its last bytes (one socket write instead of two) */
   let ended = false;
+  let stoppedOnSensitive = false;
+  // with the check off (the default) the converter is the caller's, and nothing else is made
+  const convert = o.sensitive ? sensitiveConvert(o.convert, o.sensitive, () => (stoppedOnSensitive = true)) : o.convert;
 
   // A client that leaves mid-stream aborts the upstream (billed for what was delivered). One that leaves before its
   // first byte, the upstream having answered, is billed as a whole answer is: the stream is read to its end for its
@@ -238,7 +249,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
    * special events are decoded.
    */
   const slowPath = (region: Buffer, found: Candidates = new Candidates(region)): Buffer[] => {
-    if (o.convert) return convertPath(region);
+    if (convert) return convertPath(region);
     const cr = region.indexOf(13) >= 0;
     const out: Buffer[] = [];
     let pos = 0;
@@ -291,7 +302,7 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
         special(DONE_EVENT, 'data: [DONE]', out);
         break;
       }
-      for (const p of o.convert!(data)) {
+      for (const p of convert!(data)) {
         const pb = Buffer.from(`data: ${p}\n\n`);
         if (hasUsageObject(pb) || p === '[DONE]') special(pb, `data: ${p}`, out);
         else {
@@ -319,8 +330,8 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     const region = cut === buf.length ? buf : buf.subarray(0, cut);
     let found: Candidates | undefined;
     // the format's last event (Anthropic's message_stop) ends the response like [DONE]: with the bytes before it
-    const last = terminal !== undefined && !o.convert && region.lastIndexOf(terminal) >= 0;
-    if (!o.convert) {
+    const last = terminal !== undefined && !convert && region.lastIndexOf(terminal) >= 0;
+    if (!convert) {
       const done = region.indexOf(DONE);
       const usageAt = indexOfUsage(region);
       if (done < 0 && (usageAt < 0 || !hasUsageObject(region, usageAt))) {
@@ -337,12 +348,14 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     if ((sawDone && !o.mode.eventStream) || last) {
       sawDone = true;
       endWith(out);
+      // stopped for a word: nothing more is read, the upstream stops generating
+      if (stoppedOnSensitive) body.destroy();
       return;
     }
     if (parts.length) return write(out);
   };
   const failure = await pumpChunks(body, onChunk, () => clientGone && started);
-  if (failure && !clientGone) error = failure;
+  if (failure && !clientGone && !stoppedOnSensitive) error = failure;
   try {
     if (pending && !sawDone && !clientGone && !error) {
       const parts = slowPath(Buffer.concat([pending, Buffer.from('\n\n')]));
@@ -382,8 +395,29 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     clientGone,
     error,
     completed: sawDone,
+    stoppedOnSensitive,
     deliveredText,
   };
+}
+
+/** The stream's payload converter with the sensitive-word masking after it (or the converter alone when it is off). */
+function sensitiveConvert(
+  convert: ((data: string) => string[]) | undefined,
+  scanners: StreamScanners,
+  onStop: () => void,
+): (data: string) => string[] {
+  let stopped = false;
+  const mask = (data: string): string[] => {
+    if (stopped) return [];
+    if (data === '[DONE]') return [data];
+    const r = scanners.maskOpenAiEvent(data);
+    if (r.stop) {
+      stopped = true;
+      onStop();
+    }
+    return r.out;
+  };
+  return convert ? (d) => convert(d).flatMap(mask) : mask;
 }
 
 /**

@@ -364,6 +364,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   未提供令牌: 'No token provided',
   '(可能是上游超时)': ' (possibly an upstream timeout)',
   '{0}(可能是上游超时)': '{0} (possibly an upstream timeout)',
+  '，敏感词：{0}': ', sensitive words: {0}',
+  '{0}，敏感词：{1}': '{0}, sensitive words: {1}',
   '模型价格 {0}，分组倍率 {1}': 'Model price {0}, group ratio {1}',
   '模型倍率 {0}，补全倍率 {1}，分组倍率 {2}': 'Model ratio {0}, completion ratio {1}, group ratio {2}',
   '无效的请求, {0}': 'Invalid request, {0}',

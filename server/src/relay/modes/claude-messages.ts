@@ -71,6 +71,7 @@ export const claudeMessagesMode: RelayMode = {
   name: 'claude messages',
   format: 'anthropic',
   hub: true,
+  checksCompletion: true,
   hubOf: claudeHub,
   // the OpenAI path a Claude request is translated to, on an OpenAI-compatible channel
   upstreamPath: '/v1/chat/completions',

@@ -60,6 +60,7 @@ const generate: Omit<RelayMode, 'name'> = {
   azureTask: 'chat/completions',
   canStream: false,
   decodeStreams: true,
+  checksCompletion: true,
   // Gemini's first check only: what the hub cannot convert is refused on a translated lane (attempt.ts), and still
   // reaches a Gemini provider unchanged
   validate(body) {

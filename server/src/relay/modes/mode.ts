@@ -95,6 +95,11 @@ export interface RelayMode {
   maxTokens?(body: Record<string, any>): number;
   /** Gemini: the action on the model sent upstream (embedContent, …); default generateContent / stream */
   geminiAction?: string;
+  /**
+   * its answers are text checked for sensitive words when CheckSensitiveOnCompletionEnabled is on
+   * (relay/sensitive-output.ts): chat, completions, Claude messages, Gemini generateContent
+   */
+  checksCompletion?: boolean;
   /** native streams are decoded event by event: their usage is where the OpenAI byte scanner does not look */
   decodeStreams?: boolean;
   /** Gemini streams: `alt=sse` or the JSON array */

@@ -35,6 +35,7 @@ export const chatMode: RelayMode = {
   name: 'chat',
   // providers of other formats serve it through the hub (relay/formats/)
   hub: true,
+  checksCompletion: true,
   upstreamPath: '/v1/chat/completions',
   azureTask: 'chat/completions',
   canStream: true,
@@ -88,6 +89,7 @@ export const chatMode: RelayMode = {
 
 export const completionsMode: RelayMode = {
   name: 'completions',
+  checksCompletion: true,
   upstreamPath: '/v1/completions',
   azureTask: 'completions',
   canStream: true,

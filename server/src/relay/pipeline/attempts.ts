@@ -7,6 +7,7 @@ import { StreamKeepAlive } from '../keepalive.js';
 import { reroute } from './route.js';
 import type { RelayState } from './state.js';
 import { upstreamErrorClass } from '../../services/metrics.js';
+import { outputCheck } from '../sensitive-output.js';
 
 /** new-api's shouldRetry (new-api-compat.md §4.5), applied to the (mapped) status. */
 export function shouldRetry(err: RelayError, channelType: number): boolean {
@@ -32,6 +33,8 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
   }
   const clientWantsUsage = isStream && body.stream_options?.include_usage === true;
   const passThrough = ctx.options.bool('global.pass_through_request_enabled');
+  // the completion's sensitive-word check of the text modes: one flag test when off (the default)
+  const sensitive = mode.checksCompletion ? outputCheck(ctx.options) : null;
   const retryTimes = caller.channelId !== null ? 0 : Math.max(0, ctx.options.num('RetryTimes', 0));
   const failed = new Set<number>();
   for (let i = 0; ; i++) {
@@ -53,6 +56,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
       prompt: s.prompt,
       gate: i === 0 ? s.gate : null,
       keepAlive: s.keepAlive,
+      sensitive,
     });
     if (span) {
       span.set({ 'gateway.outcome': result.kind });

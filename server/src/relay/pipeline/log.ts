@@ -36,6 +36,7 @@ export function logRow(
       content: s.mode.logContent?.(s.body, s.price),
       audio,
       clientLeft: result.clientLeft,
+      sensitive: result.sensitive,
     });
   } catch (e) {
     s.ctx.log.error({ err: e, reqId: s.req.id }, 'consume log failed');

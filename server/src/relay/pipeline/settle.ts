@@ -75,7 +75,8 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   if (s.channel.setting) void limits.channelUsed(s.channel, total, quota, s.req.id);
   const after = s.quotaBefore - quota;
   if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after, s.req.id);
-  return null;
+  // a whole answer refused for its sensitive words is charged, as new-api did, and the client gets the error
+  return result.sensitive?.refused ?? null;
 }
 
 /** Gives a reservation back (the request failed, was refused or its client left). */

@@ -8,6 +8,7 @@ import type { HubChunk, HubUsage } from '../hub/types.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 import { drained, pumpChunks, type UpstreamStream } from '../stream.js';
 import type { StreamDelta } from '../modes/mode.js';
+import { stopChunk, type StreamScanners } from '../sensitive-output.js';
 
 /** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
 export interface EventFraming {
@@ -30,6 +31,12 @@ export interface TranslateOptions {
   pass?: boolean;
   /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
   redact?: (text: string) => string;
+  /**
+   * the completion's sensitive-word check (relay/sensitive-output.ts), when on (events are then re-encoded, never
+   * passed): words are masked in the hub chunks; a stop ends the stream there, in the client's format, with a
+   * content_filter finish and the usage of what was delivered, and aborts the upstream
+   */
+  sensitive?: { scanners: StreamScanners; deliveredUsage(delivered: StreamDelta): HubUsage } | null;
 }
 
 export interface TranslateResult {
@@ -40,6 +47,8 @@ export interface TranslateResult {
   error: Error | null;
   /** what reached the client, for local counting when the upstream reported no usage */
   delivered: StreamDelta;
+  /** the stream was ended by the relay for a sensitive word (StopOnSensitiveEnabled) */
+  stoppedOnSensitive: boolean;
 }
 
 export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promise<TranslateResult> {
@@ -48,6 +57,7 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   let clientGone = false;
   let firstChunkAt = 0;
   let error: Error | null = null;
+  let stoppedOnSensitive = false;
   let text = '';
   const toolIds = new Set<string>();
 
@@ -98,7 +108,21 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     return out;
   };
 
-  const pass = o.pass && o.encoder.passEvent ? o.encoder : null;
+  const sensitive = o.sensitive ?? null;
+  const pass = o.pass && o.encoder.passEvent && !sensitive ? o.encoder : null;
+
+  /** The client's bytes for decoded chunks, their sensitive words masked (chosen once: nothing per event when off). */
+  const emit = !sensitive
+    ? encode
+    : (chunks: HubChunk[]): string => {
+        if (!sensitive.scanners.maskChunks(chunks)) return encode(chunks);
+        // stopped for a word: these chunks (masked) are the last ones sent, the rest of the upstream is not read
+        stoppedOnSensitive = true;
+        let out = encode(chunks);
+        const last = chunks[chunks.length - 1];
+        if (last) out += encode([stopChunk(last)]);
+        return out + o.encoder.end(sensitive.deliveredUsage({ text, toolCalls: toolIds.size }));
+      };
   /** The events' bytes for the client, and the error of an event that reports the stream failed (the events before
    * it arrived in the same read and were delivered, so they are written and billed, then the error is told). */
   const decode = (events: { data: string; event?: string }[]): { out: string; failed: Error | null } => {
@@ -110,8 +134,10 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
       } catch (err) {
         return { out, failed: err as Error };
       }
-      if (!pass) out += encode(chunks);
-      else {
+      if (!pass) {
+        out += emit(chunks);
+        if (stoppedOnSensitive) break;
+      } else {
         account(chunks);
         out += pass.passEvent!(ev.data, ev.event);
       }
@@ -122,25 +148,34 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   const failure = await pumpChunks(
     body,
     (chunk) => {
+      if (stoppedOnSensitive) return;
       if (!firstChunkAt) firstChunkAt = Date.now();
       const { out, failed } = decode(o.framing.push(chunk));
       const written = write(out);
+      if (stoppedOnSensitive) {
+        body.destroy();
+        return written;
+      }
       if (failed) throw failed;
       return written;
     },
     () => clientGone && started,
   );
-  if (failure && !clientGone) error = failure;
+  if (failure && !clientGone && !stoppedOnSensitive) error = failure;
 
-  if (!error && !clientGone) {
+  if (!error && !clientGone && !stoppedOnSensitive) {
     try {
       const last = decode(o.framing.end());
       if (last.failed) {
         await write(last.out);
         throw last.failed;
       }
-      const tail = last.out + (pass ? '' : encode(o.decoder.end()));
-      await write(tail + (pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage())));
+      if (stoppedOnSensitive) await write(last.out);
+      else {
+        const tail = last.out + (pass ? '' : emit(o.decoder.end()));
+        const end = stoppedOnSensitive ? '' : pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage());
+        await write(tail + end);
+      }
     } catch (err) {
       error = err as Error;
     }
@@ -160,5 +195,6 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     clientGone,
     error,
     delivered: { text, toolCalls: toolIds.size },
+    stoppedOnSensitive,
   };
 }
