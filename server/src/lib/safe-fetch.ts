@@ -61,7 +61,7 @@ const systemResolver: Resolver = async (hostname) =>
 export class ForbiddenAddressError extends Error {
   readonly code = 'ERR_FORBIDDEN_ADDRESS';
   constructor(hostname: string, address: string) {
-    super(`${hostname} resolves to ${address}, a local, private or reserved address`);
+    super(`${hostname} resolves to ${address}, a local, private or reserved address, or one of this host's`);
   }
 }
 
