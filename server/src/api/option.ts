@@ -10,6 +10,7 @@ import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 import { loginSwitchProblem } from '../services/login-methods.js';
 import { isTimeZone } from '../services/limits/periods.js';
 import { LimitInputError, parseGroupDefaultsInput } from '../services/limits/index.js';
+import { workerUrlProblem } from '../services/worker-url.js';
 
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
@@ -133,7 +134,8 @@ export async function registerOptionRoutes(app: FastifyInstance, ctx: AppContext
     if (typeof key !== 'string' || !key) return reply.status(400).send(fail('无效的参数'));
     const value = asOptionString(raw);
     if (value === null) return fail(`${key} 的值类型无效`);
-    const problem = validateOption(ctx, key, value);
+    const problem =
+      validateOption(ctx, key, value) ?? (key === 'WorkerUrl' ? await workerUrlProblem(ctx, value) : null);
     if (problem) return fail(problem);
     await ctx.options.set(key, value);
     return ok(undefined, '');

@@ -1,67 +1,29 @@
-// Requests to URLs that users choose (the low-balance webhook, images a relay request links to): never to this host, its network or reserved addresses.
-// A user who could make the gateway POST to 127.0.0.1, 10.x or 169.254.169.254 would reach services that trust the
-// gateway's network position (admin ports, cloud metadata). The check sits in the socket opener of a dedicated undici
-// Agent: the name is resolved once, every address it resolves to must be public, and the socket is opened to the
-// checked address itself, so a name that answers differently a moment later (DNS rebinding) cannot slip through.
-// Redirects are never followed (undici's request does not follow them), so a public target cannot bounce the POST
-// inward. Channel probes are not made here: admins point channels at private hosts on purpose.
+// Requests to URLs that users (or root, for them) choose: the low-balance webhook, images a relay request links to,
+// OAuth discovery documents. Never to this host, its network or reserved addresses: a user who could make the gateway
+// POST to 127.0.0.1, 10.x, 169.254.169.254 or the host's own public address would reach services that trust the
+// gateway's network position (admin ports, cloud metadata). Refused: the IANA special-purpose registries whole
+// (special-addresses.ts) and every address of this host's interfaces (host-addresses.ts). The check sits in the socket
+// opener of a dedicated undici Agent: the name is resolved once, every address it resolves to must be allowed, and the
+// socket is opened to the checked address itself, so a name that answers differently a moment later (DNS rebinding)
+// cannot slip through. Redirects are never followed (undici's request does not follow them), so a public target cannot
+// bounce the POST inward. With root's worker (WorkerUrl) the target is checked here, then handed to the worker, and the
+// worker's own address goes through the same socket check: the rules hold for whatever the gateway dials.
+// Channel probes are not made here: admins point channels at private hosts on purpose.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Dispatcher, buildConnector as BuildConnector } from 'undici';
-import { compileIpAllowList, ipAllowed, ipToBig, type IpMatcher } from './ip-match.js';
+import { HostAddresses, thisHost, type InterfaceLister } from './host-addresses.js';
+import { bareAddress, isSpecialPurposeAddress } from './special-addresses.js';
 import { Agent, buildConnector } from './undici.js';
 
-const FORBIDDEN: IpMatcher = compileIpAllowList(
-  [
-    '0.0.0.0/8', // "this network", unspecified
-    '10.0.0.0/8',
-    '100.64.0.0/10', // carrier-grade NAT
-    '127.0.0.0/8',
-    '169.254.0.0/16', // link-local, cloud metadata
-    '172.16.0.0/12',
-    '192.0.0.0/24', // IETF protocol assignments
-    '192.168.0.0/16',
-    '198.18.0.0/15', // benchmarking networks, used inside some data centres
-    '224.0.0.0/4', // multicast
-    '240.0.0.0/4', // reserved, and 255.255.255.255
-    '::/128',
-    '::1/128',
-    '100::/64', // discard-only
-    '64:ff9b:1::/48', // local-use NAT64
-    'fc00::/7', // unique-local
-    'fec0::/10', // old site-local
-    'fe80::/10', // link-local
-    'ff00::/8', // multicast
-  ].join('\n'),
-)!;
-
-const NAT64_PREFIX = 0x0064ff9b_0000_0000_0000_0000n; // 64:ff9b::/96, upper 96 bits
-const SIX_TO_FOUR = 0x2002n; // 2002::/16
-
-/** The IPv4 address an IPv6 address carries and is routed to (mapped, compatible, NAT64, 6to4), or null. */
-function embeddedIpv4(n: bigint): bigint | null {
-  const upper = n >> 32n;
-  if (upper === 0n || upper === 0xffffn || upper === NAT64_PREFIX) return n & 0xffffffffn;
-  if (n >> 112n === SIX_TO_FOUR) return (n >> 80n) & 0xffffffffn;
-  return null;
-}
-
-const ipv4Text = (v: bigint) => [24n, 16n, 8n, 0n].map((s) => Number((v >> s) & 255n)).join('.');
-
 /**
- * Whether a user-chosen URL must not reach this address: loopback, private, link-local, unique-local, multicast,
- * unspecified or reserved, in IPv4 or IPv6, IPv6 forms that carry an IPv4 address judged by that address. Anything
- * that is not an address is refused too.
+ * Whether a user-chosen URL must not reach this address: anything in the IANA special-purpose registries (loopback,
+ * private, link-local, documentation, benchmarking, reserved, multicast, …; lib/special-addresses.ts), any address of
+ * this host's own interfaces (lib/host-addresses.ts), IPv6 forms that carry an IPv4 address judged by that address.
+ * Anything that is not an address is refused too.
  */
-export function isForbiddenAddress(address: string): boolean {
-  const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  const b = ipToBig(bare);
-  if (!b) return true;
-  if (b.v6) {
-    const v4 = embeddedIpv4(b.n);
-    if (v4 !== null) return ipAllowed(FORBIDDEN, ipv4Text(v4));
-  }
-  return ipAllowed(FORBIDDEN, bare);
+export function isForbiddenAddress(address: string, host: HostAddresses = thisHost): boolean {
+  return isSpecialPurposeAddress(address) || host.has(address);
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;
@@ -74,6 +36,11 @@ export interface AddressPolicy {
    * addresses only.
    */
   treatAsPublic?: (address: string, port: number) => boolean;
+  /**
+   * Tests only: this host's interfaces (os.networkInterfaces unless given). Their addresses are refused whatever
+   * treatAsPublic says: a listener on this host is never a public host.
+   */
+  interfaces?: InterfaceLister;
 }
 
 /** a resolver that hangs (unreachable DNS servers) must not hold a settings save or a notice for long */
@@ -94,30 +61,71 @@ const systemResolver: Resolver = async (hostname) =>
 export class ForbiddenAddressError extends Error {
   readonly code = 'ERR_FORBIDDEN_ADDRESS';
   constructor(hostname: string, address: string) {
-    super(`${hostname} resolves to ${address}, a local, private or reserved address`);
+    super(`${hostname} resolves to ${address}, a local, private or reserved address, or one of this host's`);
   }
 }
 
 export type UrlVerdict = 'ok' | 'forbidden' | 'unresolved' | 'invalid';
 
+/**
+ * Root's request relay (options WorkerUrl and WorkerValidKey), as new-api uses it: every request for a user-chosen URL
+ * is POSTed to the worker as JSON `{url, key, method?, headers?, body?}` (a GET leaves out method, a JSON body is
+ * embedded as JSON), and the worker's answer stands for the target's.
+ */
+export interface FetchWorker {
+  url: string;
+  key: string;
+}
+
+interface OutboundRequest {
+  url: string;
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function httpUrl(url: string): URL {
+  const u = new URL(url);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`unsupported URL scheme ${u.protocol}`);
+  return u;
+}
+
+/** new-api's WorkerRequest, field for field and in its order; `body` must be JSON (Go's json.RawMessage). */
+export function workerPayload(request: OutboundRequest, key: string): string {
+  const fields: Record<string, unknown> = { url: request.url, key };
+  if (request.method !== 'GET') fields.method = request.method;
+  if (Object.keys(request.headers).length) fields.headers = request.headers;
+  const head = JSON.stringify(fields);
+  if (request.body === undefined || request.body === '') return head;
+  JSON.parse(request.body); // throws on a body the worker could not take
+  return `${head.slice(0, -1)},"body":${request.body}}`;
+}
+
 const defaultPort = (protocol: string) => (protocol === 'https:' ? 443 : 80);
 
 export class SafeFetch {
   private agentInstance: Agent | null = null;
+  private injectedHost: HostAddresses | null = null;
 
-  /** Replaced by tests only (see AddressPolicy); read at every connection. */
-  constructor(public policy: AddressPolicy = {}) {}
+  constructor(
+    /** Replaced by tests only (see AddressPolicy); read at every connection. */
+    public policy: AddressPolicy = {},
+    /** root's worker, read at every request; null: requests go straight to their target */
+    private readonly worker: () => FetchWorker | null = () => null,
+  ) {}
 
   /** Every address `hostname` resolves to, each checked; throws ForbiddenAddressError if any is forbidden. */
   async addressesOf(hostname: string, port: number): Promise<string[]> {
-    const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+    const bare = bareAddress(hostname);
     const addresses = isIP(bare)
       ? [bare]
       : await withTimeout((this.policy.resolve ?? systemResolver)(bare), RESOLVE_TIMEOUT_MS, bare);
     if (!addresses.length) throw new Error(`${bare} has no address`);
-    const treatAsPublic = this.policy.treatAsPublic;
+    const { treatAsPublic } = this.policy;
+    const host = this.hostAddresses();
     for (const a of addresses)
-      if (isForbiddenAddress(a) && !treatAsPublic?.(a, port)) throw new ForbiddenAddressError(bare, a);
+      if (host.has(a) || (isSpecialPurposeAddress(a) && !treatAsPublic?.(a, port)))
+        throw new ForbiddenAddressError(bare, a);
     return addresses;
   }
 
@@ -141,19 +149,12 @@ export class SafeFetch {
     }
   }
 
-  /** POSTs `body`; resolves with the status once the answer is read (and dropped). Never follows a redirect. */
+  /**
+   * POSTs `body` (JSON when a worker carries it); resolves with the status once the answer is read (and dropped).
+   * Never follows a redirect.
+   */
   async post(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
-    const u = new URL(url);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`unsupported URL scheme ${u.protocol}`);
-    const res = await this.agent().request({
-      origin: u.origin,
-      path: `${u.pathname}${u.search}`,
-      method: 'POST',
-      headers,
-      body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
+    const res = await this.send({ url, method: 'POST', headers, body }, timeoutMs);
     await res.body.dump();
     return res.statusCode;
   }
@@ -162,18 +163,49 @@ export class SafeFetch {
    * GETs `url` and hands back the answer with its body unread: the caller reads it (within its own size limit) or
    * dumps it. Never follows a redirect; `timeoutMs` bounds the whole exchange, the body included.
    */
-  async get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-    const u = new URL(url);
-    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`unsupported URL scheme ${u.protocol}`);
+  get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    return this.send({ url, method: 'GET', headers }, timeoutMs);
+  }
+
+  /** Whether requests go through root's worker now (WorkerUrl set). */
+  usesWorker(): boolean {
+    return this.worker() !== null;
+  }
+
+  /**
+   * Straight to the target, or, with a worker, to the worker carrying the target (after the target's own check: the
+   * worker would reach whatever the gateway hands it, so a private target is refused here, not there).
+   */
+  private async send(request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    const target = httpUrl(request.url);
+    const worker = this.worker();
+    if (!worker) return this.dispatch(target, request, timeoutMs);
+    await this.addressesOf(target.hostname, Number(target.port) || defaultPort(target.protocol));
+    const workerUrl = httpUrl(worker.url.endsWith('/') ? worker.url : `${worker.url}/`);
+    const payload = workerPayload(request, worker.key);
+    const headers = { 'content-type': 'application/json' };
+    return this.dispatch(workerUrl, { url: workerUrl.href, method: 'POST', headers, body: payload }, timeoutMs);
+  }
+
+  /** One request through the guarded agent: the address check runs when the socket opens. */
+  private dispatch(u: URL, request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
     return this.agent().request({
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
-      method: 'GET',
-      headers,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
+  }
+
+  private hostAddresses(): HostAddresses {
+    const list = this.policy.interfaces;
+    if (!list) return thisHost;
+    if (this.injectedHost?.list !== list) this.injectedHost = new HostAddresses(list);
+    return this.injectedHost;
   }
 
   close(): Promise<void> {
@@ -202,21 +234,28 @@ export class SafeFetch {
   }
 }
 
-/** what the client needs of the application: closing with it */
+/** what the client needs of the application: closing with it, and the worker options */
 interface Closable {
   onClose(fn: () => Promise<void> | void): void;
+  options: { get(key: string): string };
+}
+
+/** The worker root configured (WorkerUrl, WorkerValidKey), or null when WorkerUrl is empty. */
+export function configuredWorker(options: Closable['options']): FetchWorker | null {
+  const url = options.get('WorkerUrl').trim();
+  return url ? { url, key: options.get('WorkerValidKey') } : null;
 }
 
 const perContext = new WeakMap<Closable, SafeFetch>();
 
 /**
- * The instance's client for user-chosen URLs (webhook save check and delivery, remote images the relay inlines),
- * closed with the instance.
+ * The instance's client for user-chosen URLs (webhook save check and delivery, remote images the relay inlines, OAuth
+ * discovery), through root's worker when one is set, closed with the instance.
  */
 export function userUrlFetch(ctx: Closable): SafeFetch {
   let f = perContext.get(ctx);
   if (!f) {
-    const created = new SafeFetch();
+    const created = new SafeFetch({}, () => configuredWorker(ctx.options));
     perContext.set(ctx, created);
     ctx.onClose(() => created.close());
     f = created;

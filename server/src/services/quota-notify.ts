@@ -3,6 +3,7 @@
 // notification_email or the account email) or by webhook (POST JSON signed with X-Webhook-Signature = hex
 // HMAC-SHA256(webhook_secret, body)). At most one notice per user every 2 hours (spec §9; new-api allows 2 per
 // clock hour), counted in Redis when configured so several nodes share the limit. Never blocks or fails a request.
+// With root's worker (WorkerUrl) the webhook goes through it, as new-api sends it (lib/safe-fetch.ts).
 // The same delivery tells the root user of automatic channel disables and enables (notifyRoot, new-api-compat.md §4.9).
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../context.js';
@@ -172,6 +173,8 @@ export class QuotaNotifier {
     const body = JSON.stringify(notice);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (secret) headers['X-Webhook-Signature'] = createHmac('sha256', secret).update(body).digest('hex');
+    // new-api adds the secret as a bearer token when its worker carries the webhook (service/webhook.go)
+    if (secret && this.webhooks.usesWorker()) headers.Authorization = `Bearer ${secret}`;
     const status = await this.webhooks.post(url, headers, body, 10_000);
     if (status >= 300) throw new Error(`webhook answered ${status}`);
   }

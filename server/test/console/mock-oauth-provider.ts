@@ -22,6 +22,8 @@ export interface MockOAuthProvider {
   tokenRequests: Array<{ vendor: Vendor; body: Record<string, string>; authorization?: string }>;
   /** whether the discovery document answers (false: 404) */
   discoveryUp: boolean;
+  /** how many times the OIDC discovery document was asked for */
+  discoveryRequests: number;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function startMockOAuthProvider(): Promise<MockOAuthProvider> {
     url: '',
     tokenRequests,
     discoveryUp: true,
+    discoveryRequests: 0,
     issueCode(vendor, userInfo) {
       const code = randomBytes(10).toString('hex');
       codes.set(code, { vendor, userInfo });
@@ -135,6 +138,7 @@ export async function startMockOAuthProvider(): Promise<MockOAuthProvider> {
         case 'GET /discord/api/v10/users/@me':
           return userEndpoint('discord', req, res);
         case 'GET /oidc/.well-known/openid-configuration':
+          provider.discoveryRequests += 1;
           if (!provider.discoveryUp) return send(res, 404, { error: 'not_found' });
           return send(res, 200, {
             issuer: `${base}/oidc`,

@@ -14,6 +14,7 @@ import {
   type Vendor,
 } from './mock-oauth-provider.js';
 import { registerVerificationCode } from '../../src/services/verification.js';
+import { userUrlFetch } from '../../src/lib/safe-fetch.js';
 
 const STATE_MISMATCH = { success: false, message: 'state is empty or not same' };
 
@@ -74,6 +75,10 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
       kind,
       env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', OAUTH_ENDPOINTS_JSON: endpointsEnv(idp.url) },
     });
+    // the OIDC discovery document is fetched like a user-chosen URL: the mock provider's port plays a public host
+    userUrlFetch(server.ctx).policy = {
+      treatAsPublic: (address, port) => address === '127.0.0.1' && port === Number(new URL(idp.url).port),
+    };
     root = await setupAndLoginRoot(server);
     rootId = root.userId!;
     rootAff = (await root.get('/api/user/aff')).body.data;
@@ -291,6 +296,49 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
       });
     } finally {
       idp.discoveryUp = true;
+    }
+  });
+
+  it('OIDC: a discovery document on a local, private or reserved address, or on this host, is not fetched', async () => {
+    const policy = userUrlFetch(server.ctx).policy;
+    const wellKnown = `${idp.url}/oidc/.well-known/openid-configuration`;
+    const failed = { success: false, message: '获取 OIDC 配置失败，请检查网络状况和 Well-Known URL 是否正确' };
+    const info = { sub: 'sub-private', email: 'sub-private@idp.example.com' };
+    const before = idp.discoveryRequests;
+    try {
+      // the provider's listener as what it is (loopback), then as a public address this host carries
+      const asLoopback = {};
+      const asThisHost = {
+        ...policy,
+        interfaces: () => ({
+          eth0: [
+            {
+              address: '127.0.0.1',
+              netmask: '255.0.0.0',
+              family: 'IPv4' as const,
+              mac: '02:00:00:00:00:01',
+              internal: false,
+              cidr: null,
+            },
+          ],
+        }),
+      };
+      for (const p of [asLoopback, asThisHost]) {
+        // the address is checked when a connection opens: the kept-alive one of the test above goes first
+        await userUrlFetch(server.ctx).close();
+        userUrlFetch(server.ctx).policy = p;
+        const c = new ConsoleClient(server.url);
+        const res = await callback(c, 'oidc', idp.issueCode('oidc', info), await newState(c));
+        expect(res.body).toEqual(failed);
+      }
+      await server.ctx.options.set('oidc.well_known', 'http://169.254.169.254/.well-known/openid-configuration');
+      userUrlFetch(server.ctx).policy = policy;
+      const c = new ConsoleClient(server.url);
+      expect((await callback(c, 'oidc', idp.issueCode('oidc', info), await newState(c))).body).toEqual(failed);
+      expect(idp.discoveryRequests).toBe(before);
+    } finally {
+      userUrlFetch(server.ctx).policy = policy;
+      await server.ctx.options.set('oidc.well_known', wellKnown);
     }
   });
 

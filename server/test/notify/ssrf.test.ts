@@ -219,6 +219,73 @@ describe('webhook URLs chosen by users', () => {
     expect(inside.connections).toBe(0);
   });
 
+  it('are refused when saved if they name a documentation, benchmarking or other special-purpose address', async () => {
+    userUrlFetch(s.ctx).policy = { resolve: resolverOf({ 'testnet.test': ['198.51.100.7'] }) };
+    const u = await registerAndLogin(s);
+    for (const url of [
+      'https://192.0.2.2/hook',
+      'https://198.51.100.7/hook',
+      'https://203.0.113.9/hook',
+      'https://198.18.0.1/hook',
+      'https://192.88.99.1/hook',
+      'https://[2001:db8::1]/hook',
+      'https://[3fff::1]/hook',
+      'https://[2001::1]/hook',
+      'https://[64:ff9b::c000:202]/hook',
+      'https://testnet.test/hook',
+    ]) {
+      const res = await u.client.put('/api/user/setting', webhookSetting(url));
+      expect(res.body, url).toEqual({ success: false, message: REFUSED });
+    }
+  });
+
+  it("are refused, when saved and when sent, if they reach one of this host's own interface addresses", async () => {
+    // The listener on 127.0.0.1 plays a service on the gateway's own public address: the test-only policy declares its
+    // port public (so the range rules let it through) and puts 127.0.0.1 on a non-loopback interface of this host.
+    const own = await receiver();
+    const ownInterfaces = () => ({
+      eth0: [
+        {
+          address: '127.0.0.1',
+          netmask: '255.255.255.0',
+          family: 'IPv4' as const,
+          mac: '02:00:00:00:00:01',
+          internal: false,
+          cidr: '127.0.0.1/24',
+        },
+      ],
+    });
+    userUrlFetch(s.ctx).policy = {
+      resolve: resolverOf({ 'gateway.test': ['127.0.0.1'] }),
+      treatAsPublic: (address, port) => address === '127.0.0.1' && port === own.port,
+      interfaces: ownInterfaces,
+    };
+    try {
+      const u = await registerAndLogin(s);
+      for (const url of [`https://gateway.test:${own.port}/hook`, `https://127.0.0.1:${own.port}/hook`]) {
+        const res = await u.client.put('/api/user/setting', webhookSetting(url));
+        expect(res.body, url).toEqual({ success: false, message: REFUSED });
+      }
+      const notifier = new QuotaNotifier(s.ctx);
+      let id = 3000;
+      for (const url of [`http://gateway.test:${own.port}/hook`, `http://[::ffff:127.0.0.1]:${own.port}/hook`])
+        expect(await notifier.check({ id: ++id, email: '', setting: webhookSetting(url) }, 1), url).toBe('failed');
+      expect(own.hits).toEqual([]);
+      // the same listener, once it is not this host's, is reached: the refusal above was the host rule's
+      userUrlFetch(s.ctx).policy = { ...userUrlFetch(s.ctx).policy, interfaces: () => ({}) };
+      expect(
+        await notifier.check(
+          { id: 3100, email: '', setting: webhookSetting(`http://gateway.test:${own.port}/hook`) },
+          1,
+        ),
+      ).toBe('sent');
+      expect(own.hits).toHaveLength(1);
+    } finally {
+      await own.close();
+      await userUrlFetch(s.ctx).close();
+    }
+  });
+
   it('are sent to a public address, resolved once, and a redirect from there to a local address is not followed', async () => {
     const redirecting = await receiver((res) => {
       res.writeHead(302, { location: `http://127.0.0.1:${inside.port}/hook` });

@@ -304,4 +304,37 @@ describe('remote images inlined for Gemini and Bedrock', () => {
       await safe.close();
     }
   });
+
+  it('goes through root’s worker when WorkerUrl is set: the worker fetches, the image host is not dialled', async () => {
+    const carried: Array<Record<string, unknown>> = [];
+    const worker = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        carried.push(JSON.parse(raw));
+        res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      });
+    });
+    await new Promise<void>((r) => worker.listen(0, '127.0.0.1', r));
+    const workerPort = (worker.address() as AddressInfo).port;
+    const policy = userUrlFetch(s.ctx).policy;
+    userUrlFetch(s.ctx).policy = {
+      ...policy,
+      treatAsPublic: (address, port) => address === '127.0.0.1' && (port === images.port || port === workerPort),
+    };
+    await setOptions(s, { WorkerUrl: `http://127.0.0.1:${workerPort}`, WorkerValidKey: 'img-worker-key' });
+    const hitsBefore = images.hits.length;
+    try {
+      const r = await ask(GEMINI_MODEL, good());
+      expect(r.status).toBe(200);
+      expect(carried).toEqual([{ url: good(), key: 'img-worker-key', headers: { accept: 'image/*' } }]);
+      expect(images.hits.length).toBe(hitsBefore);
+      const parts = gemini.requests.at(-1)!.body.contents[0].parts;
+      expect(parts).toContainEqual({ inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } });
+    } finally {
+      await setOptions(s, { WorkerUrl: '', WorkerValidKey: '' });
+      userUrlFetch(s.ctx).policy = policy;
+      await new Promise((r) => worker.close(r));
+    }
+  });
 });

@@ -213,6 +213,9 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'Webhook地址必须以https://开头': 'The webhook URL must start with https://',
   'Webhook地址不能指向本机、内网或保留地址':
     'The webhook URL must not point to this machine, a private network or a reserved address',
+  'Worker 地址无效，仅支持 http/https': 'Invalid worker URL: only http and https are supported',
+  'Worker 地址不能指向本机、内网或保留地址':
+    'The worker URL must not point to this machine, a private network or a reserved address',
   无效的邮箱地址: 'Invalid email address',
   '输入不合法 用户名长度不能超过 {0} 个字符': 'Invalid input: the username must not exceed {0} characters',
   '输入不合法 密码长度不得小于 {0} 位': 'Invalid input: the password must be at least {0} characters',

@@ -2,8 +2,9 @@
 // image, and Bedrock's Claude refuses URL image sources. Before such a provider's codec builds the upstream body, the
 // request's http(s) image URLs are fetched and replaced by `data:` URLs, which every codec sends inline.
 // The URLs are the client's choice, so they are fetched like any user-chosen URL (lib/safe-fetch.ts): only public
-// addresses, checked at connect time, no redirects; with a size limit, a timeout, and an image content type. A URL
-// that cannot be fetched is the client's error: a 400 (FormatError) in the client's shape.
+// addresses, not this host's, checked at connect time, no redirects, through root's worker when WorkerUrl is set; with
+// a size limit, a timeout, and an image content type. A URL that cannot be fetched is the client's error: a 400
+// (FormatError) in the client's shape.
 import { FormatError } from '../formats/codec.js';
 import type { HubContentPart, HubRequest } from '../hub/types.js';
 import type { SafeFetch } from '../../lib/safe-fetch.js';

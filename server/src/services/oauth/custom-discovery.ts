@@ -35,7 +35,8 @@ export function discoveryUrl(body: Record<string, unknown>): string {
   return target;
 }
 
-async function readLimited(body: AsyncIterable<unknown>): Promise<string> {
+/** The document's text, refused past DISCOVERY_MAX_BYTES (a discovery document is a few kB). */
+export async function readLimited(body: AsyncIterable<unknown>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

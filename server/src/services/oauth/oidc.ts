@@ -1,9 +1,14 @@
 // OpenID Connect login (new-api-compat.md §9.4). The token and userinfo endpoints are the options' when set, else
 // read from the `oidc.well_known` discovery document at each login (an operator changing the provider's document
-// needs no restart). The provider must return `sub` and `email`.
+// needs no restart). The provider must return `sub` and `email`. The discovery document is fetched like any URL
+// chosen for someone (lib/safe-fetch.ts: public addresses only, not this host, no redirects, root's worker when set),
+// as the custom providers' is; an identity provider on a private network gets its two endpoints typed in instead.
 import type { AppContext } from '../../context.js';
 import type { LineLog } from '../../lib/request-log.js';
+import { userUrlFetch } from '../../lib/safe-fetch.js';
+import { readLimited } from './custom-discovery.js';
 import {
+  OAUTH_HTTP_TIMEOUT_MS,
   OAuthError,
   accessTokenOf,
   callProvider,
@@ -30,9 +35,11 @@ async function oidcEndpoints(ctx: AppContext, log: LineLog): Promise<OidcEndpoin
   if (!wellKnown) throw new OAuthError(OIDC_DISCOVERY_FAILED);
   let doc: Record<string, unknown>;
   try {
-    const answer = await callProvider(log, 'OIDC', wellKnown, { headers: { accept: 'application/json' } });
-    if (answer.status !== 200) throw new Error(`status ${answer.status}`);
-    doc = answer.body;
+    const res = await userUrlFetch(ctx).get(wellKnown, { accept: 'application/json' }, OAUTH_HTTP_TIMEOUT_MS);
+    const raw = await readLimited(res.body);
+    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+    const parsed: unknown = JSON.parse(raw);
+    doc = parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
   } catch (err) {
     log.warn({ err }, 'oidc discovery failed');
     throw new OAuthError(OIDC_DISCOVERY_FAILED);
