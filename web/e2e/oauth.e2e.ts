@@ -109,10 +109,11 @@ describe.skipIf(!IDP)('third-party sign-in in the browser', () => {
     await toast(page, '绑定成功！');
     await page.waitForURL(/\/personal$/, { timeout: 15_000 });
     await expect.poll(() => page.getByTestId('bind-github').textContent()).toContain('已绑定');
-    await page.getByText(GITHUB_LOGIN).first().waitFor();
 
+    // the binding is GitHub's numeric user id (new-api-compat.md §9.4), shown as stored
     const self = await consoleCall(page, 'GET', '/api/user/self');
-    expect(self.data).toMatchObject({ username: OIDC_LOGIN, github_id: GITHUB_LOGIN });
+    expect(self.data).toMatchObject({ username: OIDC_LOGIN, github_id: expect.stringMatching(/^id:\d+$/) });
+    await page.getByText(String(self.data?.github_id)).first().waitFor();
     expect(visitor.pageErrors).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ import {
   issueOAuthState,
 } from '../services/oauth/state.js';
 import { USER_BANNED, bindProviderAccount, loginWithProviderAccount, notEnabled } from '../services/oauth/accounts.js';
-import { PURPOSE_EMAIL_VERIFICATION, deleteCode, verifyCode } from '../services/verification.js';
+import { PURPOSE_EMAIL_VERIFICATION, spendCode, verifyCode } from '../services/verification.js';
 import { isValidEmail } from '../services/users.js';
 
 const STATE_MISMATCH = 'state is empty or not same';
@@ -113,9 +113,9 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
       .executeTakeFirst();
     // soft-deleted accounts included, as the verification call counts them
     if (taken) return fail('邮箱地址已被占用');
+    if (!(await spendCode(ctx, email, code, PURPOSE_EMAIL_VERIFICATION))) return fail('验证码错误或已过期');
     await ctx.db.updateTable('users').set({ email }).where('id', '=', me.id).execute();
     ctx.changes.publish({ kind: 'user', id: me.id });
-    await deleteCode(ctx, email, PURPOSE_EMAIL_VERIFICATION);
     return ok(undefined, '');
   });
   app.get('/api/oauth/email/bind', { onRequest: critical, preHandler: auth.user }, emailBind);

@@ -39,9 +39,9 @@ import {
   PURPOSE_EMAIL_VERIFICATION,
   PURPOSE_PASSWORD_RESET,
   VERIFICATION_VALID_SEC,
-  deleteCode,
   newVerificationCode,
   registerVerificationCode,
+  spendCode,
   verifyCode,
 } from '../services/verification.js';
 import { sendEmail } from '../services/mail.js';
@@ -99,8 +99,10 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
         if (!(await verifyCode(ctx, email, code, PURPOSE_EMAIL_VERIFICATION))) return fail('验证码错误或已过期');
       }
       if (await userExistsOrDeleted(ctx.db, username, email)) return fail(USER_EXISTS_MESSAGE);
+      // the code is used up here, once: two sign-ups racing with it cannot both pass
+      if (email && !(await spendCode(ctx, email, str(b.verification_code).trim(), PURPOSE_EMAIL_VERIFICATION)))
+        return fail('验证码错误或已过期');
       await registerUser(ctx, { username, password, email, affCode: str(b.aff_code).trim() || undefined });
-      if (email) await deleteCode(ctx, email, PURPOSE_EMAIL_VERIFICATION);
       return ok(undefined, '');
     }),
   );
@@ -190,9 +192,8 @@ export async function registerUserRoutes(app: FastifyInstance, ctx: AppContext):
       const email = str(b.email).trim();
       const token = str(b.token).trim();
       if (!email || !token) return fail('无效的参数');
-      if (!(await verifyCode(ctx, email, token, PURPOSE_PASSWORD_RESET))) return fail('重置链接非法或已过期');
-      // Spend the token first: two concurrent submits cannot both reset.
-      await deleteCode(ctx, email, PURPOSE_PASSWORD_RESET);
+      // checked and spent in one step: of concurrent submits of the same link, one resets
+      if (!(await spendCode(ctx, email, token, PURPOSE_PASSWORD_RESET))) return fail('重置链接非法或已过期');
       const password = await resetPasswordByEmail(ctx, email);
       return ok(password);
     }),

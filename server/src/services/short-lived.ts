@@ -60,6 +60,32 @@ export async function takeShortLived(ctx: AppContext, key: string): Promise<stri
   return row.value;
 }
 
+/** Deletes KEYS[1] only while it still holds ARGV[1]: 1 when it did. */
+const DELETE_IF_EQUAL =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+/**
+ * Takes the live value under `key` out if `accepts` it (a code compared in constant time by the caller): of callers
+ * racing with the same accepted value, exactly one gets true; a refused value leaves the entry in place. The
+ * removal is conditional on the value read, so a value replaced meanwhile (a new code mailed) is not taken.
+ */
+export async function takeShortLivedIf(
+  ctx: AppContext,
+  key: string,
+  accepts: (value: string) => boolean,
+): Promise<boolean> {
+  const value = await getShortLived(ctx, key);
+  if (value === null || !accepts(value)) return false;
+  if (ctx.redis) return Number(await ctx.redis.eval(DELETE_IF_EQUAL, 1, redisKey(ctx, key), value)) === 1;
+  const res = await ctx.db
+    .deleteFrom('short_lived_entries')
+    .where('key_hash', '=', hashOf(key))
+    .where('value', '=', value)
+    .where('expires_at', '>', nowSec())
+    .executeTakeFirst();
+  return Number(res.numDeletedRows) === 1;
+}
+
 export async function deleteShortLived(ctx: AppContext, key: string): Promise<void> {
   if (ctx.redis) await ctx.redis.del(redisKey(ctx, key));
   else await ctx.db.deleteFrom('short_lived_entries').where('key_hash', '=', hashOf(key)).execute();

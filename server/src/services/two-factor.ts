@@ -221,29 +221,66 @@ async function spendBackupCode(ctx: AppContext, userId: number, code: string, no
   return false;
 }
 
-/** One more failure; the fifth in a row locks the codes for LOCKOUT_SEC and starts the count again. */
-async function recordFailure(ctx: AppContext, row: TwoFaRow, now: number): Promise<void> {
-  await ctx.db
+const lockedError = (lockedUntil: number) => new UserFacingError(`账户已被锁定，请在${localTime(lockedUntil)}后重试`);
+
+/**
+ * Takes one of the MAX_FAILED_ATTEMPTS tries before the lockout, before the code is checked: one conditional UPDATE,
+ * so that codes sent in parallel cannot all pass a lock read before any of them is counted. The try that takes the
+ * last one sets the lock in the same statement; its code, if right, lifts it again (a success ends the series). So at
+ * most MAX_FAILED_ATTEMPTS codes are checked per lockout, however many arrive at once. While locked, the count stays
+ * at the limit (new-api resets it to 0 when it locks; its lock reads the time only, so it reads ours the same).
+ */
+async function takeAttempt(ctx: AppContext, rowId: number, now: number): Promise<boolean> {
+  const res = await ctx.db
     .updateTable('two_fas')
-    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: new Date(now) }))
-    .where('id', '=', row.id)
-    .execute();
-  const after = await ctx.db
-    .selectFrom('two_fas')
-    .select('failed_attempts')
-    .where('id', '=', row.id)
+    // locked_until first: MySQL evaluates SET left to right, so it must read the count before its increment
+    .set((eb) => ({
+      locked_until: eb
+        .case()
+        .when('failed_attempts', '>=', MAX_FAILED_ATTEMPTS - 1)
+        .then(new Date(now + LOCKOUT_SEC * 1000))
+        .else(eb.ref('locked_until'))
+        .end(),
+      failed_attempts: eb('failed_attempts', '+', 1),
+      updated_at: new Date(now),
+    }))
+    .where('id', '=', rowId)
+    .where('failed_attempts', '<', MAX_FAILED_ATTEMPTS)
     .executeTakeFirst();
-  if (Number(after?.failed_attempts ?? 0) < MAX_FAILED_ATTEMPTS) return;
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** A lock that has run out starts a new series, unless someone already did (or a newer lock replaced it). */
+async function endExpiredLock(ctx: AppContext, row: TwoFaRow): Promise<void> {
   await ctx.db
     .updateTable('two_fas')
-    .set({ failed_attempts: 0, locked_until: new Date(now + LOCKOUT_SEC * 1000) })
+    .set({ failed_attempts: 0, locked_until: null })
     .where('id', '=', row.id)
+    .where('failed_attempts', '>=', MAX_FAILED_ATTEMPTS)
+    .where((eb) =>
+      row.locked_until === null ? eb('locked_until', 'is', null) : eb('locked_until', '=', row.locked_until),
+    )
     .execute();
+}
+
+/** Reserves a try for the user's code, or throws the lock's message. */
+async function reserveAttempt(ctx: AppContext, userId: number, now: number): Promise<TwoFaRow> {
+  // a second round only when a series ended (a lock ran out, a right code reset it) between the read and the UPDATE
+  for (let round = 0; round < 3; round++) {
+    const row = await twoFactorRow(ctx, userId);
+    if (!row?.is_enabled) throw new UserFacingError(NOT_ENABLED);
+    if (isLocked(row, now)) throw lockedError(timeOf(row.locked_until)!);
+    if (Number(row.failed_attempts) >= MAX_FAILED_ATTEMPTS) await endExpiredLock(ctx, row);
+    if (await takeAttempt(ctx, row.id, now)) return row;
+  }
+  const row = await twoFactorRow(ctx, userId);
+  throw lockedError(timeOf(row?.locked_until ?? null) ?? now + LOCKOUT_SEC * 1000);
 }
 
 /**
  * Checks the second factor of a user with two-factor enabled: a TOTP code, or (when allowed) an unused backup code.
- * Throws the message for the caller when it is refused; a wrong code counts toward the lockout.
+ * Throws the message for the caller when it is refused. Every code takes a try before it is checked (takeAttempt);
+ * a right one gives the tries back.
  */
 export async function proveSecondFactor(
   ctx: AppContext,
@@ -252,18 +289,13 @@ export async function proveSecondFactor(
   opts: { allowBackupCode: boolean },
   now = Date.now(),
 ): Promise<void> {
-  const row = await twoFactorRow(ctx, userId);
-  if (!row?.is_enabled) throw new UserFacingError(NOT_ENABLED);
-  if (isLocked(row, now)) throw new UserFacingError(`账户已被锁定，请在${localTime(timeOf(row.locked_until)!)}后重试`);
+  const row = await reserveAttempt(ctx, userId, now);
   const code = rawCode.trim();
   const compact = code.replace(/\s/g, '');
   const accepted =
     (await spendTotp(ctx, row, compact, now)) ||
     (opts.allowBackupCode && !isTotpForm(compact) && (await spendBackupCode(ctx, userId, code, now)));
-  if (!accepted) {
-    await recordFailure(ctx, row, now);
-    throw new UserFacingError(WRONG_CODE);
-  }
+  if (!accepted) throw new UserFacingError(WRONG_CODE);
   await ctx.db
     .updateTable('two_fas')
     .set({ failed_attempts: 0, locked_until: null, last_used_at: new Date(now), updated_at: new Date(now) })

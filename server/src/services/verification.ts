@@ -4,7 +4,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { LineLog } from '../lib/request-log.js';
-import { deleteShortLived, getShortLived, putShortLived } from './short-lived.js';
+import { getShortLived, putShortLived, takeShortLivedIf } from './short-lived.js';
 
 export const PURPOSE_EMAIL_VERIFICATION = 'v';
 export const PURPOSE_PASSWORD_RESET = 'r';
@@ -38,8 +38,13 @@ export async function verifyCode(ctx: AppContext, email: string, code: string, p
   return stored !== null && sameText(stored, code);
 }
 
-export async function deleteCode(ctx: AppContext, email: string, purpose: string): Promise<void> {
-  await deleteShortLived(ctx, storeKey(email, purpose));
+/**
+ * Checks the code and uses it up in one step: of requests racing with the same right code, exactly one gets true
+ * (a check followed by a separate delete let them all through). A wrong code leaves the code in place.
+ */
+export async function spendCode(ctx: AppContext, email: string, code: string, purpose: string): Promise<boolean> {
+  if (!email || !code) return false;
+  return takeShortLivedIf(ctx, storeKey(email, purpose), (stored) => sameText(stored, code));
 }
 
 const TURNSTILE_VERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';

@@ -4,6 +4,45 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { ConsoleClient } from '../helpers/console-client.js';
 import { registerAndLogin, setOption, setupAndLoginRoot, uname } from './fixtures.js';
 import { startFakeSmtp } from './fake-smtp.js';
+import {
+  PURPOSE_EMAIL_VERIFICATION,
+  PURPOSE_PASSWORD_RESET,
+  registerVerificationCode,
+} from '../../src/services/verification.js';
+
+/** Submits one reset link `times` times at once; the answers. */
+async function resetsAtOnce(server: TestServer, email: string, token: string, times: number) {
+  return Promise.all(
+    Array.from(
+      { length: times },
+      async () => (await new ConsoleClient(server.url).post('/api/user/reset', { email, token })).body,
+    ),
+  );
+}
+
+/** A user with an address and a reset token for it, as the mailed link carries. */
+async function userWithResetToken(server: TestServer) {
+  const u = await registerAndLogin(server);
+  const email = `${u.username}@example.com`;
+  await server.ctx.db.updateTable('users').set({ email }).where('id', '=', u.id).execute();
+  const token = 'a1b2c3d4'.repeat(4);
+  await registerVerificationCode(server.ctx, email, token, PURPOSE_PASSWORD_RESET);
+  return { ...u, email, token };
+}
+
+/** Exactly one success among the answers, its new password the one that now logs in. */
+async function expectOneReset(
+  server: TestServer,
+  username: string,
+  answers: Array<{ success: boolean; data?: string }>,
+) {
+  const won = answers.filter((a) => a.success);
+  expect(won).toHaveLength(1);
+  expect(answers.filter((a) => !a.success)).toEqual(
+    Array.from({ length: answers.length - 1 }, () => ({ success: false, message: '重置链接非法或已过期' })),
+  );
+  expect((await new ConsoleClient(server.url).login(username, won[0].data!)).body.success).toBe(true);
+}
 
 await describeEachDb('email verification and password reset', (kind) => {
   let server: TestServer;
@@ -120,6 +159,51 @@ await describeEachDb('email verification and password reset', (kind) => {
     expect((await new ConsoleClient(server.url).login(u.username, u.password)).body.success).toBe(false);
     expect((await new ConsoleClient(server.url).login(u.username, newPassword)).body.success).toBe(true);
     expect((await anon.post('/api/user/reset', { email, token: link![2] })).body.success).toBe(false);
+  });
+
+  // issue 39: the code was checked, then deleted in a second step, so requests racing with it all passed the check
+  it('spends a reset link once when it is submitted ten times at once', async () => {
+    const u = await userWithResetToken(server);
+    await expectOneReset(server, u.username, await resetsAtOnce(server, u.email, u.token, 10));
+  });
+
+  it('registers one account when five sign-ups race with the same emailed code', async () => {
+    await setOption(root, 'EmailVerificationEnabled', true);
+    try {
+      const email = `${uname('race')}@example.com`;
+      await registerVerificationCode(server.ctx, email, 'c0ffee', PURPOSE_EMAIL_VERIFICATION);
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const body = { username: uname('rc'), password: 'password123', email, verification_code: 'c0ffee' };
+          return (await new ConsoleClient(server.url).post('/api/user/register', body)).body;
+        }),
+      );
+      expect(answers.filter((a) => a.success)).toHaveLength(1);
+      for (const a of answers.filter((x) => !x.success))
+        expect(a.message).toMatch(/^(验证码错误或已过期|用户名已存在.*)$/);
+      const holders = await server.ctx.db.selectFrom('users').select('id').where('email', '=', email).execute();
+      expect(holders).toHaveLength(1);
+    } finally {
+      await setOption(root, 'EmailVerificationEnabled', false);
+    }
+  });
+});
+
+describe('a reset link spent once through Redis', async () => {
+  const redisUp = await redisAvailable();
+  it.skipIf(!redisUp)('spends a reset link once when it is submitted ten times at once', async () => {
+    const server = await startTestServer({
+      kind: 'sqlite',
+      env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', REDIS_CONN_STRING: REDIS_URL },
+    });
+    try {
+      await setupAndLoginRoot(server);
+      expect(server.ctx.redis).toBeTruthy();
+      const u = await userWithResetToken(server);
+      await expectOneReset(server, u.username, await resetsAtOnce(server, u.email, u.token, 10));
+    } finally {
+      await server.close();
+    }
   });
 });
 

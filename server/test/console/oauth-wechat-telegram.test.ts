@@ -196,6 +196,34 @@ await describeEachDb('WeChat and Telegram logins, unbinding, sign-up races', (ki
     }
   });
 
+  it('Telegram: refuses a signature dated beyond the allowed clock skew in the future, accepts one within it', async () => {
+    await setOption(root, 'TelegramBotToken', BOT_TOKEN);
+    await setOption(root, 'TelegramOAuthEnabled', true);
+    const anon = new ConsoleClient(server.url);
+    const tg = tgUser();
+    const u = await registerAndLogin(server);
+    expect((await telegramBind(u.client, telegramQuery(tg))).status).toBe(302);
+    // signed for a day ahead: it would outlive the one-day limit on a signature's age
+    for (const ahead of [24 * 3600, 10 * 60]) {
+      const later = telegramQuery({ ...tg, auth_date: String(nowSec() + ahead) });
+      expect((await anon.get(`/api/oauth/telegram/login?${later}`)).body).toEqual({
+        success: false,
+        message: 'Telegram 授权时间晚于服务器时间，请检查服务器时钟或重新登录',
+      });
+      // binding takes the same check
+      expect((await telegramBind(u.client, later)).body).toEqual({
+        success: false,
+        message: 'Telegram 授权时间晚于服务器时间，请检查服务器时钟或重新登录',
+      });
+    }
+    // a minute ahead: the two clocks may differ that much
+    const skewed = telegramQuery({ ...tg, auth_date: String(nowSec() + 60) });
+    expect((await anon.get(`/api/oauth/telegram/login?${skewed}`)).body).toMatchObject({
+      success: true,
+      data: { id: u.id },
+    });
+  });
+
   it('Telegram: checks the signature and its age, logs in only a bound account, binds with a redirect', async () => {
     const anon = new ConsoleClient(server.url);
     const tg = tgUser({ last_name: 'Gram', photo_url: 'https://t.me/i/userpic/1.jpg' });

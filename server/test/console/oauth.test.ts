@@ -57,9 +57,15 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
 
   const userRow = (id: number) =>
     server.ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  /** GitHub's numeric user id of each login name used here (one account per name unless a test says otherwise) */
+  const githubIds = new Map<string, number>();
+  const ghId = (login: string) => {
+    if (!githubIds.has(login)) githubIds.set(login, 10_000 + githubIds.size);
+    return githubIds.get(login)!;
+  };
   const githubUser = (login: string, extra: Record<string, unknown> = {}) => ({
     login,
-    id: Math.floor(Math.random() * 1e8),
+    id: ghId(login),
     node_id: 'MDQ6VXNlcjE=',
     type: 'User',
     name: `The ${login}`,
@@ -130,12 +136,16 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
     expect(res.body.data).toMatchObject({ display_name: 'The octocat', role: 1, status: 1, group: 'default' });
     expect(res.body.data.username).toMatch(/^github_\d+$/);
     const row = await userRow(res.body.data.id);
-    expect(row).toMatchObject({ github_id: 'octocat', email: 'octocat@users.example.com', inviter_id: rootId });
+    expect(row).toMatchObject({
+      github_id: `id:${ghId('octocat')}`,
+      email: 'octocat@users.example.com',
+      inviter_id: rootId,
+    });
     // the token call carried the client credentials and the code as JSON
     const sent = idp.tokenRequests.at(-1)!;
     expect(sent.body).toMatchObject({ client_id: CLIENTS.github.id, client_secret: CLIENTS.github.secret });
     // the session cookie works like a password login's
-    expect((await c.get('/api/user/self')).body.data).toMatchObject({ id: row.id, github_id: 'octocat' });
+    expect((await c.get('/api/user/self')).body.data).toMatchObject({ id: row.id, github_id: `id:${ghId('octocat')}` });
 
     const again = new ConsoleClient(server.url);
     const second = await githubLogin(again, 'octocat');
@@ -179,7 +189,7 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
       await newState(u.client),
     );
     expect(res.body).toEqual({ success: true, message: 'bind' });
-    expect((await userRow(u.id)).github_id).toBe('bind-me');
+    expect((await userRow(u.id)).github_id).toBe(`id:${ghId('bind-me')}`);
     const other = await registerAndLogin(server);
     const taken = await callback(
       other.client,
@@ -220,6 +230,86 @@ await describeEachDb('third-party login (OAuth)', (kind) => {
     } finally {
       await setOption(root, 'RegisterEnabled', true);
     }
+  });
+
+  describe("GitHub bindings by GitHub's numeric user id", () => {
+    beforeAll(() => setOption(root, 'GitHubOAuthEnabled', true));
+    const githubClaims = (userId: number) =>
+      server.ctx.db
+        .selectFrom('identity_claims')
+        .select('external_id')
+        .where('provider', '=', 'github')
+        .where('user_id', '=', userId)
+        .execute();
+    /** A GitHub login as the account with this numeric id, under whatever login name it has now. */
+    const loginAs = async (c: ConsoleClient, login: string, id: number) =>
+      callback(c, 'github', idp.issueCode('github', githubUser(login, { id })), await newState(c));
+
+    it('does not let a recycled login name into the account bound to the first holder of the name', async () => {
+      const first = await loginAs(new ConsoleClient(server.url), 'alice', 1);
+      expect(first.body.success, JSON.stringify(first.body)).toBe(true);
+      const aliceId = first.body.data.id;
+      expect((await userRow(aliceId)).github_id).toBe('id:1');
+      // alice renames herself on GitHub; someone else (id 2) takes the name
+      const squatter = await loginAs(new ConsoleClient(server.url), 'alice', 2);
+      expect(squatter.body.success, JSON.stringify(squatter.body)).toBe(true);
+      expect(squatter.body.data.id).not.toBe(aliceId);
+      expect((await userRow(squatter.body.data.id)).github_id).toBe('id:2');
+      // with registration closed, the name alone opens nothing
+      await setOption(root, 'RegisterEnabled', false);
+      try {
+        expect((await loginAs(new ConsoleClient(server.url), 'alice', 3)).body).toEqual({
+          success: false,
+          message: '管理员关闭了新用户注册',
+        });
+        // alice under her new name still reaches her account
+        const renamed = await loginAs(new ConsoleClient(server.url), 'alice-renamed', 1);
+        expect(renamed.body).toMatchObject({ success: true, data: { id: aliceId } });
+      } finally {
+        await setOption(root, 'RegisterEnabled', true);
+      }
+    });
+
+    it('moves a binding new-api made by login name to the id at its next login; the name then opens nothing', async () => {
+      const u = await registerAndLogin(server);
+      // as new-api leaves it: the login name in github_id (and its claim, as the migration adopts it)
+      await server.ctx.db.updateTable('users').set({ github_id: 'legacy-bob' }).where('id', '=', u.id).execute();
+      await server.ctx.db
+        .insertInto('identity_claims')
+        .values({ provider: 'github', external_id: 'legacy-bob', user_id: u.id, claimed_at: 0 })
+        .execute();
+      // another user cannot bind the account while the old binding may be its owner's
+      const other = await registerAndLogin(server);
+      expect((await loginAs(other.client, 'legacy-bob', 77)).body).toEqual({
+        success: false,
+        message: '该 GitHub 账户已被绑定',
+      });
+
+      const res = await loginAs(new ConsoleClient(server.url), 'legacy-bob', 77);
+      expect(res.body).toMatchObject({ success: true, data: { id: u.id } });
+      expect((await userRow(u.id)).github_id).toBe('id:77');
+      expect(await githubClaims(u.id)).toEqual([{ external_id: 'id:77' }]);
+      // the moved binding answers to the id, under any name, and no longer to the name
+      expect((await loginAs(new ConsoleClient(server.url), 'bob-renamed', 77)).body).toMatchObject({
+        data: { id: u.id },
+      });
+      const recycled = await loginAs(new ConsoleClient(server.url), 'legacy-bob', 78);
+      expect(recycled.body.success).toBe(true);
+      expect(recycled.body.data.id).not.toBe(u.id);
+
+      // unbinding and binding again keep working on the id
+      expect((await u.client.delete('/api/user/self/bindings/github')).body).toMatchObject({ success: true });
+      expect((await userRow(u.id)).github_id).toBe('');
+      expect(await githubClaims(u.id)).toEqual([]);
+      expect((await loginAs(u.client, 'bob-renamed', 77)).body).toEqual({ success: true, message: 'bind' });
+      expect((await userRow(u.id)).github_id).toBe('id:77');
+    });
+
+    it('refuses a GitHub answer without its numeric id', async () => {
+      const c = new ConsoleClient(server.url);
+      const res = await callback(c, 'github', idp.issueCode('github', { login: 'no-id' }), await newState(c));
+      expect(res.body).toEqual({ success: false, message: 'GitHub 获取用户信息为空！请检查设置！' });
+    });
   });
 
   it('signs up through Linux DO (HTTP Basic client credentials) and Discord (its username when free)', async () => {

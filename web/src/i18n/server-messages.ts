@@ -118,6 +118,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '管理员未开启通过 Telegram 登录以及注册': 'The administrator has not enabled login and sign-up with Telegram',
   无效的请求: 'Invalid request',
   'Telegram 授权已过期，请重新登录': 'The Telegram authorization has expired, please log in again',
+  'Telegram 授权时间晚于服务器时间，请检查服务器时钟或重新登录':
+    "The Telegram authorization is dated after the server's time: check the server's clock or log in again",
   '该 Telegram 账户未绑定': 'This Telegram account is not bound',
   无效的绑定类型: 'Invalid binding type',
   该账户未绑定此登录方式: 'This account is not bound to this login method',

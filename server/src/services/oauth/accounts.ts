@@ -52,14 +52,24 @@ async function boundRows(ctx: AppContext, provider: AccountProvider, id: string)
   return storeOf(provider).boundUsers(ctx, id);
 }
 
-/** Binds the provider account to the signed-in user; refused when any account (even a deleted one) holds it. */
+/** The rows holding new-api's form of the account (GitHub: its login name), not yet moved to `account.id`. */
+async function legacyRows(ctx: AppContext, provider: AccountProvider, account: ProviderUser) {
+  if (!account.legacyId || account.legacyId === account.id) return [];
+  return boundRows(ctx, provider, account.legacyId);
+}
+
+/**
+ * Binds the provider account to the signed-in user; refused when any account (even a deleted one) holds it, or
+ * holds new-api's form of it: that may be the same person, whose binding moves to the id at their next login.
+ */
 export async function bindProviderAccount(
   ctx: AppContext,
   provider: AccountProvider,
   userId: number,
   account: ProviderUser,
 ): Promise<void> {
-  if ((await boundRows(ctx, provider, account.id)).length) throw new OAuthError(alreadyBound(provider));
+  if ((await boundRows(ctx, provider, account.id)).length || (await legacyRows(ctx, provider, account)).length)
+    throw new OAuthError(alreadyBound(provider));
   await storeOf(provider).bind(ctx, userId, account.id);
   ctx.changes.publish({ kind: 'user', id: userId });
 }
@@ -74,7 +84,8 @@ export async function loginWithProviderAccount(
   account: ProviderUser,
   affCode: string,
 ): Promise<User> {
-  const bound = await boundRows(ctx, provider, account.id);
+  let bound = await boundRows(ctx, provider, account.id);
+  if (!bound.length) bound = await moveLegacyBinding(ctx, provider, account);
   let user: User | undefined;
   if (bound.length) {
     const live = bound.find((row) => !row.deleted_at);
@@ -87,6 +98,29 @@ export async function loginWithProviderAccount(
   }
   if (Number(user.status) !== USER_STATUS_ENABLED) throw new OAuthError(USER_BANNED);
   return user;
+}
+
+/**
+ * A binding new-api made (GitHub: by login name) stands for the account only while it carries no id of its own, so a
+ * recycled name cannot reach an account already moved to another id. Such a binding is moved to `account.id` (claim
+ * and column together, services/oauth/claims.ts); the rows now bound to the id are returned (none: no legacy one).
+ */
+async function moveLegacyBinding(ctx: AppContext, provider: AccountProvider, account: ProviderUser) {
+  const legacy = await legacyRows(ctx, provider, account);
+  if (!legacy.length) return legacy;
+  const holder = legacy.find((row) => !row.deleted_at);
+  // a deleted user keeps its binding, as new-api: the login is refused below, nothing is moved
+  if (!holder) return legacy;
+  await storeOf(provider)
+    .bind(ctx, holder.id, account.id)
+    .catch((err: unknown) => {
+      // lost to a concurrent move or sign-up of the same account: whoever holds the id now is answered below
+      if (!(err instanceof OAuthError)) throw err;
+    });
+  ctx.changes.publish({ kind: 'user', id: holder.id });
+  const moved = await boundRows(ctx, provider, account.id);
+  if (!moved.length) throw new OAuthError(alreadyBound(provider));
+  return moved;
 }
 
 /**

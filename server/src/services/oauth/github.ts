@@ -1,5 +1,7 @@
 // GitHub login (new-api-compat.md §9.4): the code is exchanged with a JSON POST, the user read from the REST API.
-// The stored id is the GitHub login, as new-api stores it, so accounts bound by new-api keep working.
+// The binding is GitHub's numeric user id, stored in github_id as `id:<n>`: a login name can be renamed and then
+// taken by someone else, the id never changes. new-api stored the login name there; such a binding still logs in
+// and is moved to the id at its next login (services/oauth/accounts.ts, legacyId).
 import type { AppContext } from '../../context.js';
 import {
   accessTokenOf,
@@ -14,6 +16,12 @@ import {
 
 const TOKEN_URL = 'https://github.com/login/oauth/access_token';
 const USER_URL = 'https://api.github.com/user';
+
+/**
+ * The github_id value of a GitHub account: its numeric id behind a prefix that no login name can carry (GitHub
+ * allows only letters, digits and hyphens), so new-api, looking up login names, never mistakes one for the other.
+ */
+export const githubBindingId = (numericId: string | number) => `id:${numericId}`;
 
 export const github: OAuthProvider = {
   key: 'github',
@@ -44,7 +52,14 @@ export const github: OAuthProvider = {
       }),
     );
     const login = textField(info, 'login');
-    if (!login) throw emptyUserInfo(this.name);
-    return { id: login, login, displayName: textField(info, 'name'), email: textField(info, 'email') };
+    const numericId = textField(info, 'id');
+    if (!login || !/^\d{1,20}$/.test(numericId)) throw emptyUserInfo(this.name);
+    return {
+      id: githubBindingId(numericId),
+      legacyId: login,
+      login,
+      displayName: textField(info, 'name'),
+      email: textField(info, 'email'),
+    };
   },
 };

@@ -14,8 +14,13 @@ export class OAuthError extends UserFacingError {}
 
 /** The provider's account, reduced to what a login needs. */
 export interface ProviderUser {
-  /** the value stored in the user's provider column (GitHub: the login, as new-api) */
+  /** the value stored in the user's provider column (GitHub: `id:<numeric id>`) */
   id: string;
+  /**
+   * What new-api stored for this account when it differs from `id` (GitHub: the login name). A binding holding it
+   * logs in and is moved to `id`; a binding already holding another `id` is another account, whatever its name.
+   */
+  legacyId?: string;
   /** the provider's user name, for providers whose sign-ups take it as the username when free */
   login?: string;
   displayName?: string;

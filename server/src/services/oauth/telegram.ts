@@ -1,7 +1,8 @@
 // Telegram Login Widget (new-api-compat.md §9.4): the widget hands the browser the Telegram user's fields signed by
 // the bot, and the server checks the signature: HMAC-SHA256 keyed with SHA-256(bot token) over the fields other than
 // `hash`, as sorted `key=value` lines. Unlike new-api, a signature older than a day is refused, so a leaked login
-// URL (browser history, logs) cannot be replayed for ever.
+// URL (browser history, logs) cannot be replayed for ever; and one dated in the future beyond a small clock skew is
+// refused too, else a payload signed ahead of time (a leaked bot token) would outlive that day.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { nowSec } from '../../lib/time.js';
@@ -10,9 +11,12 @@ import { OAuthError, type AccountProvider, type ProviderUser } from './provider.
 export const TELEGRAM_NOT_ENABLED = '管理员未开启通过 Telegram 登录以及注册';
 export const TELEGRAM_INVALID = '无效的请求';
 export const TELEGRAM_EXPIRED = 'Telegram 授权已过期，请重新登录';
+export const TELEGRAM_FROM_FUTURE = 'Telegram 授权时间晚于服务器时间，请检查服务器时钟或重新登录';
 export const TELEGRAM_NOT_BOUND = '该 Telegram 账户未绑定';
 /** how long a widget signature is accepted */
 export const TELEGRAM_AUTH_MAX_AGE_SEC = 24 * 60 * 60;
+/** how far ahead of this server's clock a signature may be dated: Telegram's clock and ours may differ that much */
+export const TELEGRAM_CLOCK_SKEW_SEC = 5 * 60;
 
 export const telegram: AccountProvider = {
   key: 'telegram',
@@ -43,8 +47,10 @@ export function telegramUserOf(ctx: AppContext, query: Record<string, string>): 
   const expected = Buffer.from(telegramSignature(query, token), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(hash, 'hex'))) throw new OAuthError(TELEGRAM_INVALID);
   const authDate = Number(query.auth_date);
-  if (!Number.isSafeInteger(authDate) || nowSec() - authDate > TELEGRAM_AUTH_MAX_AGE_SEC)
+  const now = nowSec();
+  if (!Number.isSafeInteger(authDate) || now - authDate > TELEGRAM_AUTH_MAX_AGE_SEC)
     throw new OAuthError(TELEGRAM_EXPIRED);
+  if (authDate - now > TELEGRAM_CLOCK_SKEW_SEC) throw new OAuthError(TELEGRAM_FROM_FUTURE);
   const name = [query.first_name, query.last_name].filter(Boolean).join(' ');
   return { id, login: query.username, displayName: name || undefined };
 }
