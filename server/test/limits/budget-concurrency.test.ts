@@ -11,7 +11,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb, redisAvailable, REDIS_URL, type TestDbKind } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { MockUpstream } from '../helpers/mock-upstream.js';
+import { defaultBehaviour, MockUpstream, type Behaviour, type RecordedRequest } from '../helpers/mock-upstream.js';
 import {
   addChannel,
   addToken,
@@ -26,6 +26,7 @@ import {
   waitFor,
 } from '../relay/fixtures.js';
 import { usageLimits, type LimitSettings } from '../../src/services/limits/index.js';
+import { periodAt } from '../../src/services/limits/periods.js';
 
 const N = 30;
 /** one request's true cost: the mock's usage (11 prompt + 7 completion tokens) at ratio 1 */
@@ -36,7 +37,7 @@ const COST = 18;
  */
 const BUDGET = 400;
 const CAP = 400;
-const MODELS = ['bc-token', 'bc-user', 'bc-group', 'bc-cap'];
+const MODELS = ['bc-token', 'bc-user', 'bc-group', 'bc-cap', 'bc-fail', 'bc-retry'];
 const withRedis = await redisAvailable();
 
 for (const nodes of [1, 2] as const) {
@@ -52,6 +53,7 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
   let capUp: MockUpstream;
   let cappedId = 0;
   let fallbackId = 0;
+  let failingCappedId = 0;
 
   beforeAll(async () => {
     if (skip) return;
@@ -61,7 +63,11 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
     a = await startTestServer({ kind, env });
     servers = [a];
     if (nodes === 2) servers.push(await startTestServer({ database: a.database, redisPrefix: a.ctx.redisPrefix, env }));
-    await addChannel(a, { baseUrl: up.url, models: ['bc-token', 'bc-user', 'bc-group'], groups: ['default', 'bcg'] });
+    await addChannel(a, {
+      baseUrl: up.url,
+      models: ['bc-token', 'bc-user', 'bc-group', 'bc-fail'],
+      groups: ['default', 'bcg'],
+    });
     // the preferred channel for bc-cap has a daily quota cap; past it requests go to the other one
     cappedId = await addChannel(a, {
       baseUrl: capUp.url,
@@ -69,7 +75,22 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
       priority: 10,
       setting: { daily_quota_cap: CAP },
     });
-    fallbackId = await addChannel(a, { baseUrl: up.url, models: ['bc-cap'], priority: 0 });
+    fallbackId = await addChannel(a, { baseUrl: up.url, models: ['bc-cap', 'bc-retry'], priority: 0 });
+    // bc-retry: a capped channel that fails, tried first
+    failingCappedId = await addChannel(a, {
+      baseUrl: capUp.url,
+      models: ['bc-retry'],
+      priority: 10,
+      setting: { daily_quota_cap: CAP },
+    });
+    const failOn =
+      (model: string) =>
+      (req: RecordedRequest): Behaviour =>
+        req.body?.model === model
+          ? { kind: 'json', status: 500, body: { error: { message: 'upstream broke', type: 'server_error' } } }
+          : defaultBehaviour(req);
+    up.behave = failOn('bc-fail');
+    capUp.behave = failOn('bc-retry');
     for (const s of servers) {
       await setOptions(s, { ModelRatio: Object.fromEntries(MODELS.map((m) => [m, 1])) });
       await channelsChanged(s);
@@ -227,4 +248,36 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
     // every request was charged once, wherever it went
     expect((await tokenRow(a, tokenId)).used_quota).toBe(2 * N * COST);
   });
+  it.skipIf(skip)('a request that fails upstream gives its reservation back to the budget', async () => {
+    const { userId, tokenId } = await userWithToken();
+    await limit('token', tokenId, { budget: BUDGET, period: 'daily' });
+    const answers = await wave(tokenKeys.get(tokenId)!, 'bc-fail', up);
+    const failed = answers.filter((x) => x.status === 500).length;
+    expect(failed).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((x) => x.status === 429)).toHaveLength(N - failed);
+    // nothing charged, nothing left on the budget: the next request is admitted
+    await waitFor(async () => (await usageLimits(a.ctx).status(tokenId, userId, 'default')).budget?.used === 0);
+    expect(await charges(userId, 'bc-fail')).toEqual([]);
+    const after = await wave(tokenKeys.get(tokenId)!, 'bc-token', up);
+    expect(after.filter((x) => x.status === 200).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it.skipIf(skip)(
+    'a retry leaves a capped channel that failed: its hold goes back, the charge counts where it was served',
+    async () => {
+      const { userId, tokenId } = await userWithToken();
+      for (const s of servers) await setOptions(s, { RetryTimes: 1 });
+      try {
+        const answers = await wave(tokenKeys.get(tokenId)!, 'bc-retry', capUp);
+        expect(answers.map((x) => x.status)).toEqual(Array(N).fill(200));
+        const rows = await charges(userId, 'bc-retry');
+        expect(rows.map((r) => r.channel_id)).toEqual(Array(N).fill(fallbackId));
+        const limits = usageLimits(a.ctx);
+        const day = periodAt('daily', Date.now(), limits.timeZone()).start;
+        await waitFor(async () => (await limits.counters.read([`lim:cq:${failingCappedId}:${day}`]))[0] === 0);
+      } finally {
+        for (const s of servers) await setOptions(s, { RetryTimes: 0 });
+      }
+    },
+  );
 }
