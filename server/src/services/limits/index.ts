@@ -1,7 +1,9 @@
 // Governance per key and per user (issue 35; new-api-compat.md §13.3): the settings of tokens and users (table
 // usage_limits, all loaded in memory: one map lookup per request), the groups' defaults (option
-// UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
-// daily caps. Calendar periods and the caps' days are those of the site's time zone (option UsageLimitTimeZone).
+// UsageLimitGroupDefaults), the check before a request goes upstream (counting its token bound and its reservation, so
+// requests in flight together cannot pass a limit together), the correction after it settled, and the channels' daily
+// caps (counted the same way when a channel is picked). Calendar periods and the caps' days are those of the site's
+// time zone (option UsageLimitTimeZone).
 // Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
