@@ -105,7 +105,9 @@ export class MockUpstream {
         res.on('close', () => {
           if (!res.writableFinished) self!.closedEarly++;
         });
-        void respond(self!.behave(rec), rec, res);
+        const b = self!.behave(rec);
+        if (self!.held) void self!.held.then(() => respond(b, rec, res));
+        else void respond(b, rec, res);
       });
     });
     server.keepAliveTimeout = 60_000;
@@ -117,6 +119,22 @@ export class MockUpstream {
       s.on('close', () => self!.sockets.delete(s));
     });
     return self;
+  }
+
+  /** while set, answers wait for it (requests are still recorded as they arrive): see hold() */
+  held: Promise<void> | null = null;
+
+  /**
+   * Holds every answer until the returned function is called, so requests are in flight together however fast the
+   * gateway is (a concurrency test releases them once each request has arrived or been answered otherwise).
+   */
+  hold(): () => void {
+    let release!: () => void;
+    this.held = new Promise<void>((r) => (release = r));
+    return () => {
+      this.held = null;
+      release();
+    };
   }
 
   reset(): void {

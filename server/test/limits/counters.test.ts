@@ -32,10 +32,11 @@ describe('memory counters', () => {
   it('refuses tokens that would pass the limit, but admits one request alone in an empty window', () => {
     const c = new MemoryCounters(() => 0);
     expect(c.admit([{ key: 'k', limit: 100, add: 500, ttlMs: 60_000 }])).toBeNull();
-    c.adjust('k', -480); // settled: 20 tokens used, not 500
+    expect(c.adjust('k', -480)).toBe(20); // settled: 20 tokens used, not 500; the new value
     expect(c.admit([{ key: 'k', limit: 100, add: 80, ttlMs: 60_000 }])).toBeNull();
     expect(c.admit([{ key: 'k', limit: 100, add: 1, ttlMs: 60_000 }])).toEqual({ index: 0, retryMs: 60_000 });
-    c.adjust('gone', 5); // a correction never creates a window
+    expect(c.adjust('k', -500)).toBe(0); // never below zero
+    expect(c.adjust('gone', 5)).toBe(0); // a correction never creates a window
     expect(c.read(['gone'])).toEqual([0]);
   });
 

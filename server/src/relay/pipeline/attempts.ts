@@ -4,7 +4,7 @@
 import { attempt, type AttemptResult } from '../attempt.js';
 import { RelayError, sseHeaders } from '../errors.js';
 import { StreamKeepAlive } from '../keepalive.js';
-import { reroute } from './route.js';
+import { rerouteHeld } from './channel-cap.js';
 import type { RelayState } from './state.js';
 import { upstreamErrorClass } from '../../services/metrics.js';
 import { outputCheck } from '../sensitive-output.js';
@@ -85,7 +85,7 @@ export async function attempts(s: RelayState): Promise<AttemptResult> {
     }
     if (i >= retryTimes || !shouldRetry(err, channel.type)) return result;
     failed.add(channel.id);
-    const next = reroute(s, i + 1, failed);
+    const next = await rerouteHeld(s, i + 1, failed);
     if (!next) return result;
     svc.metrics.retries.inc({ route: mode.name });
     s.channel = next;

@@ -1,8 +1,10 @@
 // Step 6b, limit: the usage limits of the key, its user and the user's group (services/limits/; new-api-compat.md
 // §13.3), checked and counted before the reservation, so a refused request never reaches the upstream and is never
-// charged. Tokens per minute count the request's bound (its prompt's bound plus max_tokens) until settle corrects it.
+// charged. Tokens per minute count the request's bound (its prompt's bound plus max_tokens), a budget the quota the
+// request is about to reserve (quote, reserve.ts), until settle corrects them or a failure releases them: requests in
+// flight together cannot spend a budget twice.
 import { isUtf8 } from 'node:buffer';
-import { LimitRefusal, usageLimits } from '../../services/limits/index.js';
+import { LimitRefusal, usageLimits, type Rules, type UsageLimits } from '../../services/limits/index.js';
 import { RelayError } from '../errors.js';
 import type { RelayState } from './state.js';
 
@@ -11,14 +13,19 @@ function num(v: unknown): number {
   return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-export async function limit(s: RelayState): Promise<void> {
+/** Nothing to wait for in the common case (no limit applies): one map lookup, and no promise. */
+export function limit(s: RelayState): Promise<void> | undefined {
   const limits = usageLimits(s.ctx);
-  if (!limits.loaded) await limits.ready;
+  if (!limits.loaded) return limits.ready.then(() => limit(s));
   const { caller } = s;
   const rules = limits.rulesFor(caller.token?.id ?? 0, caller.user.id, caller.user.group);
   if (!rules) return;
+  return admit(s, limits, rules);
+}
+
+async function admit(s: RelayState, limits: UsageLimits, rules: Rules): Promise<void> {
   try {
-    s.limits = await limits.admit(rules, rules.tpm ? tokenBound(s) : 0);
+    s.limits = await limits.admit(rules, rules.tpm ? tokenBound(s) : 0, rules.budget ? s.reserveAmount : 0);
   } catch (e) {
     if (!(e instanceof LimitRefusal)) throw e;
     // new-api's rate-limit answer (new-api-compat.md §10): 429, type new_api_error, no code
@@ -28,8 +35,20 @@ export async function limit(s: RelayState): Promise<void> {
   }
 }
 
+/** A request that failed or was refused after its admission: what it counted on its limits and its channel goes back. */
+export function releaseLimits(s: RelayState): Promise<void> | undefined {
+  const { limits: admitted, channelHold } = s;
+  if (!admitted && !channelHold) return;
+  s.limits = null;
+  s.channelHold = null;
+  const limits = usageLimits(s.ctx);
+  return Promise.all([admitted && limits.released(admitted), channelHold && limits.channelReleased(channelHold)]).then(
+    () => undefined,
+  );
+}
+
 /** The most tokens the request may use: its prompt (a cheap bound when the mode has one, else the count) + output. */
-function tokenBound(s: RelayState): number {
+export function tokenBound(s: RelayState): number {
   const { mode, body, raw } = s;
   const output = mode.maxTokens
     ? mode.maxTokens(body)

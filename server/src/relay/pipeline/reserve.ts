@@ -1,6 +1,7 @@
-// Step 7, reserve: the quota held for the request (new-api-compat.md §5.2), taken atomically in the database
-// (services/billing/). A well-funded caller's request goes upstream while its reservation commits; the answer is read
-// only once it stands (`gate`). Everyone else waits for the reservation first.
+// Step 7, reserve: the quota held for the request (new-api-compat.md §5.2), its amount quoted before the usage limits
+// (which count it against a budget), taken atomically in the database (services/billing/). A well-funded caller's
+// request goes upstream while its reservation commits; the answer is read only once it stands (`gate`). Everyone else
+// waits for the reservation first.
 import { isUtf8 } from 'node:buffer';
 import type { AppContext } from '../../context.js';
 import { QuotaError } from '../../services/billing/index.js';
@@ -15,15 +16,27 @@ function num(v: unknown): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-export async function reserve(s: RelayState): Promise<void> {
-  const { svc, ctx, caller, mode, body } = s;
+/**
+ * The amount the request will reserve, computed before the usage limits (limit.ts) so a budget counts it at admission;
+ * reserve() then takes it.
+ */
+export function quote(s: RelayState): void {
+  const { ctx, caller, mode, body } = s;
   const maxTokens = mode.maxTokens
     ? mode.maxTokens(body)
     : Math.max(num(body.max_tokens), num(body.max_completion_tokens), num(body.max_output_tokens));
-  const { amount: pre, exact } =
+  const { amount, exact } =
     s.fixed >= 0
       ? { amount: s.fixed, exact: null }
       : reservationFor(caller, mode, body, s.raw, s.price, s.prompt, maxTokens, ctx);
+  s.reserveAmount = amount;
+  s.reserveExact = exact;
+}
+
+export async function reserve(s: RelayState): Promise<void> {
+  const { svc, caller, mode } = s;
+  const pre = s.reserveAmount;
+  const exact = s.reserveExact;
   const forgetCaller = () => {
     // the cached balance that let the request go ahead, or be reserved a bound, was wrong: read it again next time
     void svc.users.forget(caller.user.id);

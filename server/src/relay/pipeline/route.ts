@@ -7,7 +7,7 @@ import type { RelayState } from './state.js';
 import { usageLimits } from '../../services/limits/index.js';
 
 export function route(s: RelayState): void {
-  const { svc, caller, mode, body, model, group } = s;
+  const { svc, caller, mode, body, model } = s;
   if (caller.channelId !== null) {
     const channel = svc.channels.get(caller.channelId);
     if (!channel) throw new RelayError(400, '无效的渠道 Id');
@@ -21,14 +21,17 @@ export function route(s: RelayState): void {
   const invalid = !model ? mode.validate(body) : null;
   if (invalid) throw new RelayError(400, invalid, 'new_api_error', 'invalid_text_request');
   const channel = pickUncapped(s, 0, undefined);
-  if (!channel) {
-    const message = `当前分组 ${group} 下对于模型 ${model} 无可用渠道`;
-    // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
-    throw s.opts.playground
-      ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed')
-      : new RelayError(503, message);
-  }
+  if (!channel) throw noChannel(s);
   s.channel = channel;
+}
+
+/** new-api's answer when no channel serves the group and model. */
+export function noChannel(s: RelayState): RelayError {
+  const message = `当前分组 ${s.group} 下对于模型 ${s.model} 无可用渠道`;
+  // the playground answers as new-api's Playground handler: 500 get_playground_channel_failed
+  return s.opts.playground
+    ? new RelayError(500, message, 'new_api_error', 'get_playground_channel_failed')
+    : new RelayError(503, message);
 }
 
 /** The channel for retry `i` (1, 2, …), skipping the failed ones; null when none is left. */
@@ -40,7 +43,7 @@ export function reroute(s: RelayState, i: number, failed: Set<number>): CachedCh
  * The channel cache's pick, skipping channels past their daily cap (services/limits/): the common case (no channel
  * over a cap) is the plain pick. A pick that can only fall back to a capped channel finds none.
  */
-function pickUncapped(s: RelayState, i: number, failed: Set<number> | undefined): CachedChannel | null {
+export function pickUncapped(s: RelayState, i: number, failed: Set<number> | undefined): CachedChannel | null {
   const capped = usageLimits(s.ctx).cappedChannels();
   if (!capped.size) return s.svc.channels.pick(s.group, s.model, i, failed);
   const skip = new Set(capped);

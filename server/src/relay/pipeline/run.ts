@@ -12,11 +12,11 @@ import { admit } from './admit.js';
 import { route } from './route.js';
 import { validate } from './validate.js';
 import { price } from './price.js';
-import { limit } from './limit.js';
-import { reserve } from './reserve.js';
+import { limit, releaseLimits } from './limit.js';
+import { holdChannel } from './channel-cap.js';
+import { quote, reserve } from './reserve.js';
 import { attempts } from './attempts.js';
 import { refund, settle } from './settle.js';
-import { usageLimits } from '../../services/limits/index.js';
 import { newState, type JsonRelayOptions, type RelayState } from './state.js';
 import { observe } from './observe.js';
 
@@ -46,7 +46,12 @@ async function run(s: RelayState): Promise<void> {
     route(s);
     validate(s);
     price(s);
-    await limit(s);
+    quote(s);
+    // the common case (no limit, no capped channel) goes on without waiting
+    const limited = limit(s);
+    if (limited) await limited;
+    const held = holdChannel(s);
+    if (held) await held;
     await reserve(s);
     const failure = await settle(s, await attempts(s));
     if (failure) answerError(s, failure);
@@ -56,7 +61,7 @@ async function run(s: RelayState): Promise<void> {
     // an overlapped reservation may still be committing: whatever it took goes back
     if (!s.reservation && s.reserving) await s.reserving.catch(() => null);
     if (s.reservation) await refund(s, s.reservation);
-    if (s.limits) await usageLimits(s.ctx).released(s.limits);
+    await releaseLimits(s);
     if (!(err instanceof RelayError)) s.ctx.log.error({ err, reqId: s.req.id }, 'relay failed');
     const answer = asRelayError(err);
     status = answer.status;

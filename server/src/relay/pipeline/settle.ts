@@ -8,6 +8,7 @@ import type { UpstreamUsage } from '../providers/index.js';
 import { modelRateLimit } from '../rate-limit.js';
 import { usageLimits } from '../../services/limits/index.js';
 import { logRow } from './log.js';
+import { releaseLimits } from './limit.js';
 import type { RelayState } from './state.js';
 import type { RelayError } from '../errors.js';
 
@@ -31,7 +32,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   const { svc, ctx } = s;
   if (result.kind !== 'done') {
     await refund(s, held);
-    if (s.limits) void usageLimits(ctx).released(s.limits);
+    void releaseLimits(s);
     if (result.kind === 'gone') return null;
     return result.error.status === 429 ? result.error.withMessage(SATURATED) : result.error;
   }
@@ -70,13 +71,19 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
     { quota, channelId: s.channel.id, countRequest: total > 0 || (s.fixed > 0 && !unanswered) },
     row,
   );
-  const limits = usageLimits(ctx);
-  if (s.limits) void limits.settled(s.limits, total, quota, s.req.id);
-  if (s.channel.setting) void limits.channelUsed(s.channel, total, quota, s.req.id);
+  if (s.limits || s.channel.setting) settleLimits(s, total, quota);
   const after = s.quotaBefore - quota;
   if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after, s.req.id);
   // a whole answer refused for its sensitive words is charged, as new-api did, and the client gets the error
   return result.sensitive?.refused ?? null;
+}
+
+/** The limits and the channel's cap corrected from what the request counted at admission to its charge. */
+function settleLimits(s: RelayState, tokens: number, quota: number): void {
+  const limits = usageLimits(s.ctx);
+  if (s.limits) void limits.settled(s.limits, tokens, quota, s.req.id);
+  if (s.channelHold) void limits.channelSettled(s.channelHold, tokens, quota, s.req.id);
+  else if (s.channel.setting) void limits.channelUsed(s.channel, tokens, quota, s.req.id);
 }
 
 /** Gives a reservation back (the request failed, was refused or its client left). */

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import type { HttpResponse } from '../../lib/http-response.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { Reservation } from '../../services/billing/index.js';
-import type { Admitted } from '../../services/limits/index.js';
+import type { Admitted, ChannelHold } from '../../services/limits/index.js';
 import type { PriceData } from '../../services/pricing/index.js';
 import type { RelayCaller } from '../auth.js';
 import type { StreamKeepAlive } from '../keepalive.js';
@@ -50,9 +50,17 @@ export interface RelayState {
   fixed: number;
   /** the local prompt count, made once and only when asked */
   prompt: () => number;
+  // ---- quote (reserve.ts)
+  /** the quota the request will reserve, known before the limits count it */
+  reserveAmount: number;
+  /** new-api's exact amount, taken if the database refuses `reserveAmount` (a bound of the prompt); else null */
+  reserveExact: (() => number) | null;
   // ---- limit
   /** what the usage limits counted (null: no limit applies) */
   limits: Admitted | null;
+  // ---- channel cap (channel-cap.ts)
+  /** the request's bound counted on its channel's daily cap (null: the channel has none, or is pinned) */
+  channelHold: ChannelHold | null;
   // ---- reserve
   reservation: Reservation | null;
   reserving: Promise<Reservation> | null;
@@ -108,7 +116,10 @@ export function newState(
     price: undefined!,
     fixed: -1,
     prompt: () => 0,
+    reserveAmount: 0,
+    reserveExact: null,
     limits: null,
+    channelHold: null,
     reservation: null,
     reserving: null,
     gate: null,

@@ -8,7 +8,7 @@ import { redisAsk } from '../cache/redis-outage.js';
 export interface Check {
   key: string;
   limit: number;
-  /** counted when every check passes (1 for a request, the token bound for tokens, 0 for a budget) */
+  /** counted when every check passes (1 for a request, the token bound for tokens, the reservation for a budget) */
   add: number;
   /** the life of a counter this check creates */
   ttlMs: number;
@@ -25,8 +25,8 @@ export interface CounterStore {
   admit(checks: Check[]): Refusal | Promise<Refusal>;
   /** Adds to a counter, creating it for `ttlMs`; the new value. */
   add(key: string, amount: number, ttlMs: number): number | Promise<number>;
-  /** Corrects a counter while it still lives (a window that has ended is not created again). */
-  adjust(key: string, delta: number): void | Promise<void>;
+  /** Corrects a counter while it still lives (a window that has ended is not created again); the new value, or 0. */
+  adjust(key: string, delta: number): number | Promise<number>;
   read(keys: string[]): number[] | Promise<number[]>;
   /** How long a counter still lives (ms); 0 when there is none (a rolling budget's reset time). */
   expiresIn(key: string): number | Promise<number>;
@@ -104,9 +104,9 @@ export class MemoryCounters implements CounterStore {
     return this.addAt(key, amount, ttlMs, this.now());
   }
 
-  adjust(key: string, delta: number): void {
+  adjust(key: string, delta: number): number {
     const e = this.live(key, this.now());
-    if (e) e.value = Math.max(0, e.value + delta);
+    return e ? (e.value = Math.max(0, e.value + delta)) : 0;
   }
 
   read(keys: string[]): number[] {
@@ -151,7 +151,11 @@ return v
 const ADJUST_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local v = redis.call('INCRBY', KEYS[1], ARGV[1])
-  if v < 0 then redis.call('SET', KEYS[1], 0, 'KEEPTTL') end
+  if v < 0 then
+    redis.call('SET', KEYS[1], 0, 'KEEPTTL')
+    return 0
+  end
+  return v
 end
 return 0
 `;
@@ -188,10 +192,11 @@ export class RedisCounters implements CounterStore {
     return Number(v ?? 0);
   }
 
-  async adjust(key: string, delta: number): Promise<void> {
-    await redisAsk(this.redis, this.log, 'usage limits', (redis) =>
+  async adjust(key: string, delta: number): Promise<number> {
+    const v = await redisAsk(this.redis, this.log, 'usage limits', (redis) =>
       redis.eval(ADJUST_LUA, 1, this.prefix + key, Math.round(delta)),
     );
+    return Number(v ?? 0);
   }
 
   async read(keys: string[]): Promise<number[]> {

@@ -1,7 +1,9 @@
 // Governance per key and per user (issue 35; new-api-compat.md §13.3): the settings of tokens and users (table
 // usage_limits, all loaded in memory: one map lookup per request), the groups' defaults (option
-// UsageLimitGroupDefaults), the check before a request goes upstream, the count after it settled, and the channels'
-// daily caps. Calendar periods and the caps' days are those of the site's time zone (option UsageLimitTimeZone).
+// UsageLimitGroupDefaults), the check before a request goes upstream (counting its token bound and its reservation, so
+// requests in flight together cannot pass a limit together), the correction after it settled, and the channels' daily
+// caps (counted the same way when a channel is picked). Calendar periods and the caps' days are those of the site's
+// time zone (option UsageLimitTimeZone).
 // Without any setting a request costs a size check and nothing else: no counter, no Redis round trip.
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
@@ -30,6 +32,23 @@ export interface Admitted {
   /** the tokens-per-minute counter the request's bound went to, and that bound */
   tpmKey: string | null;
   bound: number;
+  /** the budget counter the request's reservation went to (its period's, or its rolling window's), and that amount */
+  budgetKey: string | null;
+  reserved: number;
+  /** the start of the calendar period counted (0 for a rolling window) */
+  periodStart: number;
+}
+
+/** A request's bound counted on a capped channel's day counters when the channel was picked (channelHeld). */
+export interface ChannelHold {
+  channelId: number;
+  caps: ChannelCaps;
+  tokensKey: string;
+  quotaKey: string;
+  tokens: number;
+  quota: number;
+  /** the end of the channel's day (ms): past it the channel is skipped no longer */
+  dayEnd: number;
 }
 
 export interface ChannelCaps {
@@ -157,9 +176,10 @@ export class UsageLimits {
 
   /**
    * Counts a request against its rules, or throws the 429 (nothing counted then). `bound` is the most tokens the
-   * request can use (its prompt's bound plus max_tokens), corrected by `settled` once its usage is known.
+   * request can use (its prompt's bound plus max_tokens), `reserved` the quota it reserves; both count at once, so
+   * requests in flight together cannot pass a limit together, and `settled` corrects them once the usage is known.
    */
-  async admit(rules: Rules, bound: number): Promise<Admitted> {
+  async admit(rules: Rules, bound: number, reserved = 0): Promise<Admitted> {
     const now = this.now();
     const checks: Check[] = [];
     const kinds: Array<'rpm' | 'tpm' | 'budget'> = [];
@@ -174,11 +194,15 @@ export class UsageLimits {
       kinds.push('tpm');
     }
     let resetAt = 0;
+    let budget: string | null = null;
+    let periodStart = 0;
     if (rules.budget) {
-      const rolling = rules.budget.reset === 'rolling';
-      const span = rolling ? null : periodAt(rules.budget.period, now, this.timeZone());
+      const span = rules.budget.reset === 'rolling' ? null : periodAt(rules.budget.period, now, this.timeZone());
       resetAt = span?.end ?? 0;
-      checks.push({ key: budgetKey(rules.budget, span?.start ?? 0), limit: rules.budget.limit, add: 0, ttlMs: 0 });
+      periodStart = span?.start ?? 0;
+      budget = budgetKey(rules.budget, periodStart);
+      const add = Math.max(0, reserved);
+      checks.push({ key: budget, limit: rules.budget.limit, add, ttlMs: this.budgetTtl(rules.budget, periodStart) });
       kinds.push('budget');
     }
     const refused = await this.counters.admit(checks);
@@ -203,31 +227,46 @@ export class UsageLimits {
         resetAt - now,
       );
     }
-    return { rules, tpmKey, bound: tpmKey ? Math.max(0, bound) : 0 };
+    return {
+      rules,
+      tpmKey,
+      bound: tpmKey ? Math.max(0, bound) : 0,
+      budgetKey: budget,
+      reserved: budget ? Math.max(0, reserved) : 0,
+      periodStart,
+    };
   }
 
-  /** After the charge: the tokens window corrected from the bound to the usage, the charge added to the budget. */
+  /**
+   * The life of a budget counter created now: a rolling window's whole span from now; a calendar period's counter
+   * until a day after the period ends (a request admitted in it may settle just after).
+   */
+  private budgetTtl(b: NonNullable<Rules['budget']>, periodStart: number): number {
+    const now = this.now();
+    const zone = this.timeZone();
+    if (b.reset === 'rolling') return rollingWindowMs(b.period, now, zone);
+    return Math.max(1, periodAt(b.period, periodStart, zone).end - now + DAY_MS);
+  }
+
+  /**
+   * After the charge: the tokens window corrected from the bound to the usage, the budget from the reservation to
+   * the charge (in the period the request was admitted in). A charge above the reservation adds the difference,
+   * creating the counter if it has gone (a rolling window that ended meanwhile starts again with it).
+   */
   async settled(a: Admitted, tokens: number, quota: number, reqId?: string): Promise<void> {
     try {
       if (a.tpmKey && tokens !== a.bound) await this.counters.adjust(a.tpmKey, tokens - a.bound);
       const b = a.rules.budget;
-      if (b && quota > 0) {
-        const now = this.now();
-        const zone = this.timeZone();
-        if (b.reset === 'rolling')
-          // the first charge creates the counter for the whole window; later ones add to it
-          await this.counters.add(budgetKey(b, 0), quota, rollingWindowMs(b.period, now, zone));
-        else {
-          const span = periodAt(b.period, now, zone);
-          await this.counters.add(budgetKey(b, span.start), quota, span.end - now + DAY_MS);
-        }
-      }
+      const delta = Math.max(0, quota) - a.reserved;
+      if (b && a.budgetKey && delta < 0) await this.counters.adjust(a.budgetKey, delta);
+      else if (b && a.budgetKey && delta > 0)
+        await this.counters.add(a.budgetKey, delta, this.budgetTtl(b, a.periodStart));
     } catch (err) {
       this.ctx.log.warn({ err, reqId }, 'usage limits: counting a settled request failed');
     }
   }
 
-  /** A request that failed or was refused later uses no tokens: its bound leaves the window. */
+  /** A request that failed or was refused later uses nothing: its bound and its reservation leave their counters. */
   async released(a: Admitted): Promise<void> {
     await this.settled(a, 0, 0);
   }
@@ -245,7 +284,72 @@ export class UsageLimits {
     return this.cappedIds;
   }
 
-  /** A channel's share of a settled request, when it has a daily cap; past the cap it is skipped until tomorrow. */
+  /**
+   * Counts a request's bound (its reservation, its tokens' bound) on a capped channel's day counters when the channel
+   * is picked, so concurrent requests cannot pass the cap together; null when the request would pass it (nothing
+   * counted: the caller picks another channel). An empty day admits one request whatever its bound.
+   */
+  async channelHeld(
+    channel: { id: number },
+    caps: ChannelCaps,
+    tokens: number,
+    quota: number,
+    reqId?: string,
+  ): Promise<ChannelHold | null> {
+    const now = this.now();
+    const day = periodAt('daily', now, this.timeZone());
+    const ttlMs = day.end - now + 60_000;
+    const hold: ChannelHold = {
+      channelId: channel.id,
+      caps,
+      tokensKey: `lim:ct:${channel.id}:${day.start}`,
+      quotaKey: `lim:cq:${channel.id}:${day.start}`,
+      tokens: caps.tokens ? Math.max(0, Math.round(tokens)) : 0,
+      quota: caps.quota ? Math.max(0, Math.round(quota)) : 0,
+      dayEnd: day.end,
+    };
+    const checks: Check[] = [];
+    if (caps.tokens) checks.push({ key: hold.tokensKey, limit: caps.tokens, add: hold.tokens, ttlMs });
+    if (caps.quota) checks.push({ key: hold.quotaKey, limit: caps.quota, add: hold.quota, ttlMs });
+    try {
+      return (await this.counters.admit(checks)) ? null : hold;
+    } catch (err) {
+      // a counter store that fails lets the request through, as the other limits do
+      this.ctx.log.warn({ err, reqId }, 'usage limits: counting a channel cap failed');
+      return { ...hold, tokens: 0, quota: 0 };
+    }
+  }
+
+  /** After the charge: the channel's day counters corrected from the bound to the usage; past a cap, skipped. */
+  async channelSettled(hold: ChannelHold, tokens: number, quota: number, reqId?: string): Promise<void> {
+    try {
+      const ttlMs = Math.max(1, hold.dayEnd - this.now() + 60_000);
+      const correct = (key: string, delta: number) =>
+        delta > 0 ? this.counters.add(key, delta, ttlMs) : this.counters.adjust(key, delta);
+      const usedTokens = hold.caps.tokens ? await correct(hold.tokensKey, tokens - hold.tokens) : 0;
+      const usedQuota = hold.caps.quota ? await correct(hold.quotaKey, quota - hold.quota) : 0;
+      this.markIfCapped(hold.channelId, hold.caps, usedTokens, usedQuota, hold.dayEnd);
+    } catch (err) {
+      this.ctx.log.warn({ err, reqId }, 'usage limits: counting a channel cap failed');
+    }
+  }
+
+  /** A request that did not use the channel after all (it failed there, or was refused): its bound goes back. */
+  async channelReleased(hold: ChannelHold): Promise<void> {
+    await this.channelSettled(hold, 0, 0);
+  }
+
+  private markIfCapped(id: number, caps: ChannelCaps, usedTokens: number, usedQuota: number, dayEnd: number): void {
+    if ((caps.tokens && usedTokens >= caps.tokens) || (caps.quota && usedQuota >= caps.quota)) {
+      this.capped.set(id, dayEnd);
+      this.cappedIds.add(id);
+    }
+  }
+
+  /**
+   * A channel's share of a settled request that held nothing on it (a channel pinned by the key, `sk-…-<id>`, is
+   * used whatever its cap): counted, and past the cap the channel is skipped by picks until tomorrow.
+   */
   async channelUsed(
     channel: { id: number; setting: Record<string, unknown> | null },
     tokens: number,
@@ -260,10 +364,7 @@ export class UsageLimits {
     try {
       const usedTokens = caps.tokens ? await this.counters.add(`lim:ct:${channel.id}:${day.start}`, tokens, ttl) : 0;
       const usedQuota = caps.quota ? await this.counters.add(`lim:cq:${channel.id}:${day.start}`, quota, ttl) : 0;
-      if ((caps.tokens && usedTokens >= caps.tokens) || (caps.quota && usedQuota >= caps.quota)) {
-        this.capped.set(channel.id, day.end);
-        this.cappedIds.add(channel.id);
-      }
+      this.markIfCapped(channel.id, caps, usedTokens, usedQuota, day.end);
     } catch (err) {
       this.ctx.log.warn({ err, reqId }, 'usage limits: counting a channel cap failed');
     }
