@@ -51,6 +51,10 @@ describe.skipIf(!IDP)('third-party sign-in in the browser', () => {
       RegisterEnabled: 'true',
       'oidc.well_known': `${IDP}/oidc/.well-known/openid-configuration`,
       'oidc.authorization_endpoint': `${IDP}/oidc/authorize`,
+      // the provider listens on loopback, where discovery is never fetched (SSRF rule): its endpoints typed in, as an
+      // operator of an identity provider on a private network does
+      'oidc.token_endpoint': `${IDP}/oidc/token`,
+      'oidc.user_info_endpoint': `${IDP}/oidc/userinfo`,
       'oidc.client_id': CLIENTS.oidc.id,
       'oidc.client_secret': CLIENTS.oidc.secret,
       'oidc.enabled': 'true',

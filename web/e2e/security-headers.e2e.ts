@@ -126,7 +126,11 @@ describe('the console under its Content-Security-Policy', () => {
     tokenId = token.id;
     const relayed = await fetch(`${BASE_URL}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer sk-${token.key.replace(/^sk-/, '')}` },
+      // pinned to this channel (root's key, `-<channel id>`): the channels earlier files made point at upstreams gone now
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer sk-${token.key.replace(/^sk-/, '')}-${channelId}`,
+      },
       body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
     });
     expect(relayed.status).toBe(200);

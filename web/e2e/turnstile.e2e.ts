@@ -22,7 +22,12 @@ const FAKE_WIDGET_SCRIPT = `
 window.turnstile = (() => {
   let issued = 0;
   const widgets = {};
-  const issue = (id) => setTimeout(() => widgets[id] && widgets[id].callback('e2e-turnstile-' + (++issued)), 150);
+  const issue = (id) =>
+    setTimeout(() => {
+      if (!widgets[id]) return;
+      widgets[id].callback('e2e-turnstile-' + (++issued));
+      window.__turnstileIssued = issued;
+    }, 150);
   return {
     render(el, o) {
       const id = 'w' + Object.keys(widgets).length;
@@ -153,7 +158,9 @@ describe('Turnstile on the console', () => {
     const submit = page.locator('form button[type=submit]');
     await page.locator('input#username').fill('root');
     await page.locator('input#password').fill('wrong-password');
-    await expect.poll(() => submit.isEnabled(), { timeout: 10_000 }).toBe(true);
+    // the button stays enabled while the check runs (a click then says 请稍后几秒重试…): wait for the widget's token
+    const issued = () => page.evaluate(() => (window as { __turnstileIssued?: number }).__turnstileIssued ?? 0);
+    await expect.poll(issued, { timeout: 10_000 }).toBe(1);
     await submit.click();
     await toast(page, /用户名或密码错误|密码/);
     expect(checks).toHaveLength(1);
@@ -162,7 +169,7 @@ describe('Turnstile on the console', () => {
     // the spent token is not sent again: the widget is reset and the next attempt carries a new one; the server,
     // which saw this browser pass a moment ago, does not ask Cloudflare again (once per session, as new-api)
     await page.locator('input#password').fill(PASSWORD);
-    await expect.poll(() => submit.isEnabled(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(issued, { timeout: 10_000 }).toBe(2);
     const second = page.waitForRequest((r) => r.url().includes('/api/user/login'));
     await submit.click();
     const sentToken = new URL((await second).url()).searchParams.get('turnstile');
