@@ -4,7 +4,7 @@
 // request (all threads, /proc/<pid>/stat), RPS and peak RSS (VmHWM), and the head/base ratio per pair of runs.
 // Env: CASE (none | budget: every token gets a daily budget far above what the run spends, so the budget is counted
 // on every request but never refuses), RATE (requests per second; empty: as many as the connections manage), ROUNDS
-// (6), DURATION (s per run, 6), CONNS (32), PROBE=1 (checks that the budget settings are loaded: a token with a budget
+// (6), DURATION (s per run, 6), CONNS (32), MODE (json | stream: the OpenAI chat request whole or streamed), PROBE=1 (checks that the budget settings are loaded: a token with a budget
 // of 1 quota is refused its second request). Linux only (/proc).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,8 @@ const autocannon = require('autocannon');
 const Database = require('better-sqlite3');
 
 const CASE = process.env.CASE ?? 'none';
+const MODE = process.env.MODE ?? 'json';
+if (MODE !== 'json' && MODE !== 'stream') throw new Error('MODE: json or stream');
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const DURATION = Number(process.env.DURATION ?? 6);
 const CONNS = Number(process.env.CONNS ?? 32);
@@ -67,6 +69,7 @@ const keys = Array.from({ length: TOKENS }, (_, i) => `sk-${`bench${String(i).pa
 const body = JSON.stringify({
   model: 'gpt-4o-mini',
   messages: [{ role: 'user', content: 'Say hello in one short sentence.' }],
+  ...(MODE === 'stream' ? { stream: true } : {}),
 });
 if (CASE === 'budget') {
   for (const g of gws) {
@@ -175,7 +178,7 @@ summary.ratio = summary.head.cpuUsMedian / summary.base.cpuUsMedian;
 const pairs = results.base.map((b, i) => results.head[i].cpuUs / b.cpuUs);
 summary.pairRatios = pairs.map((x) => +x.toFixed(3));
 summary.pairMedian = med(pairs);
-console.log('SUMMARY', CASE, process.env.RATE ?? 'max', JSON.stringify(summary));
+console.log('SUMMARY', CASE, process.env.RATE ?? 'max', MODE, JSON.stringify(summary));
 // the gateways too (their BENCH_SERVE parents may exit first), and wait until their ports are free
 for (const g of gws) process.kill(g.pid, 'SIGTERM');
 stop();

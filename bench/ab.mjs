@@ -1,0 +1,80 @@
+// `npm run bench:ab -- <base-ref>`: this working tree (head) against a base commit, side by side in one run
+// (docs/perf/bench-ab.md). The base is checked out once per commit in a cached worktree under the system's temp folder
+// and built there; head is built here. Then bench/ab-cpu.mjs serves both gateways on one mock upstream and alternates
+// load between them, once per cell (AB_CELLS, default "json stream"; AB_CASES, default "none"; "budget" gives every
+// token a budget), and this prints one table: CPU time per relayed request of each side (the figure to read), the
+// head/base ratio of the medians and the spread of the pair ratios, and each gateway's peak RSS.
+// Env: ROUNDS (8), DURATION (5 s), CONNS (32), RATE (requests per second; empty: as fast as they go).
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const ref = process.argv[2];
+if (!ref) {
+  console.error('usage: npm run bench:ab -- <base-ref>   (a commit, branch or tag to measure this tree against)');
+  process.exit(2);
+}
+const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim();
+const sha = git('rev-parse', '--verify', `${ref}^{commit}`);
+
+function build(dir) {
+  console.log(`building ${dir}`);
+  execFileSync('npm', ['run', 'build', '-w', 'server'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+// the base: one detached worktree per commit, kept between runs (its build too); it shares this tree's node_modules
+const cache = join(tmpdir(), 'gateway-bench-ab');
+const base = join(cache, sha.slice(0, 12));
+if (!existsSync(join(base, 'server', 'dist', 'index.js'))) {
+  mkdirSync(cache, { recursive: true });
+  if (!existsSync(base)) git('worktree', 'add', '--detach', base, sha);
+  if (!existsSync(join(base, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(base, 'node_modules'));
+  build(base);
+}
+build(root);
+
+const run = (env) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bench', 'ab-cpu.mjs')], {
+      cwd: root,
+      env: { ...process.env, AB_BASE: base, AB_HEAD: root, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.on('exit', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith('SUMMARY '));
+      if (code !== 0 || !line) reject(new Error(`bench/ab-cpu.mjs exited ${code}`));
+      else resolve(JSON.parse(line.slice(line.indexOf('{'))));
+    });
+  });
+
+const words = (v, d) => (v ?? d).split(/\s+/).filter(Boolean);
+const rows = [];
+for (const kase of words(process.env.AB_CASES, 'none'))
+  for (const mode of words(process.env.AB_CELLS, 'json stream')) {
+    const s = await run({
+      CASE: kase,
+      MODE: mode,
+      ROUNDS: process.env.ROUNDS ?? '8',
+      DURATION: process.env.DURATION ?? '5',
+    });
+    const pairs = [...s.pairRatios].sort((a, b) => a - b);
+    rows.push(
+      `| ${mode} | ${kase} | ${s.base.cpuUsMedian.toFixed(1)} | ${s.head.cpuUsMedian.toFixed(1)} | ` +
+        `**${s.ratio.toFixed(3)}** | ${s.pairMedian.toFixed(3)} (${pairs[0]}–${pairs[pairs.length - 1]}) | ` +
+        `${s.base.peakRssMB.toFixed(1)} | ${s.head.peakRssMB.toFixed(1)} | ${(s.head.peakRssMB - s.base.peakRssMB).toFixed(1)} |`,
+    );
+  }
+console.log(`\nbase ${sha.slice(0, 12)} (${ref}) against head (this tree), ${process.env.RATE ?? 'max'} req/s`);
+console.log(
+  '| cell | limits | CPU µs/req base | head | head/base | pair ratios: median (min–max) | peak RSS MB base | head | Δ |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
