@@ -147,8 +147,6 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     }
   };
   res.once('close', onClose);
-  // gone before this pump listened (between the response head and now)
-  if (res.destroyed) clientGone = true;
 
   const keepAlive = o.keepAlive;
   const write = (buf: Buffer | string): Promise<void> | undefined => {

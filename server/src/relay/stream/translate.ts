@@ -69,7 +69,6 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     }
   };
   res.once('close', onClose);
-  if (res.destroyed) clientGone = true;
 
   const write = (s: string): Promise<void> | undefined => {
     if (clientGone || !s) return;
