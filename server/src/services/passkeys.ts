@@ -3,15 +3,14 @@
 // them. The ceremonies are checked by @simplewebauthn/server; this module chooses the relying party, keeps the rows
 // in new-api's `passkey_credentials` form (ids and keys as standard base64, the user handle the decimal user id, as
 // go-webauthn did) so passkeys registered under new-api keep working, and applies the account rules.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+//
+// The library (with its ASN.1 / X.509 tree, ~250 files) is loaded when the first ceremony needs it, not at start: a
+// gateway that only relays never does (docs/perf/startup-loads.md).
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
@@ -34,6 +33,10 @@ export const PASSKEY_UNKNOWN = 'Passkey 不存在';
 export const MAX_PASSKEYS_PER_USER = 20;
 export const PASSKEY_LIMIT = `每个用户最多注册 ${MAX_PASSKEYS_PER_USER} 个 Passkey`;
 export const PASSKEY_NAME_MAX = 64;
+
+let webauthnModule: Promise<typeof import('@simplewebauthn/server')> | null = null;
+/** @simplewebauthn/server, imported on first use */
+const webauthn = () => (webauthnModule ??= import('@simplewebauthn/server'));
 
 /** How long the browser lets the user take over a ceremony, in ms (new-api: 2 minutes). */
 const CEREMONY_TIMEOUT_MS = 2 * 60 * 1000;
@@ -156,6 +159,7 @@ export async function beginRegistration(
 ): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
   const existing = await passkeyRows(ctx, user.id);
   if (existing.length >= MAX_PASSKEYS_PER_USER) throw new UserFacingError(PASSKEY_LIMIT);
+  const { generateRegistrationOptions } = await webauthn();
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -207,6 +211,7 @@ export async function finishRegistration(
   if (!credentialShape(body)) throw new UserFacingError('无效的参数');
   const response = body as RegistrationResponseJSON;
   let info;
+  const { verifyRegistrationResponse } = await webauthn();
   try {
     const verified = await verifyRegistrationResponse({
       response,
@@ -264,6 +269,7 @@ export async function beginLogin(
   rp: RelyingParty,
 ): Promise<Ceremony<PublicKeyCredentialRequestOptionsJSON>> {
   // no allowCredentials: the browser offers every passkey it holds for this RP id
+  const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CEREMONY_TIMEOUT_MS,
@@ -293,6 +299,7 @@ export async function finishLogin(ctx: AppContext, rp: RelyingParty, handle: str
 
   let newCounter: number;
   let backedUp: boolean;
+  const { verifyAuthenticationResponse } = await webauthn();
   try {
     const verified = await verifyAuthenticationResponse({
       response,

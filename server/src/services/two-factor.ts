@@ -5,7 +5,6 @@
 // tests can fix the clock.
 import { randomInt } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import { generateSecret, generateURI, verify } from 'otplib';
 import type { AppContext } from '../context.js';
 import type { Selectable } from 'kysely';
 import type { TwoFasTable } from '../db/schema.js';
@@ -28,6 +27,10 @@ export const NOT_ENABLED = '用户未启用2FA';
 const CODE_FORMAT = '验证码必须是6位数字';
 
 type TwoFaRow = Selectable<TwoFasTable>;
+
+let otplibModule: Promise<typeof import('otplib')> | null = null;
+/** otplib (and its @otplib/*, @noble/hashes, @scure/base), imported when a code is first made or checked */
+const otp = () => (otplibModule ??= import('otplib'));
 
 /** A datetime column as ms: a Date (PostgreSQL, MySQL) or a string (SQLite: ours ISO, gorm's with a space). */
 function timeOf(value: Date | string | null): number | null {
@@ -136,6 +139,7 @@ export async function beginSetup(
   const existing = await twoFactorRow(ctx, user.id);
   if (existing?.is_enabled) throw new UserFacingError('用户已启用2FA，请先禁用后重新设置');
   if (existing) await deleteTwoFactor(ctx, user.id);
+  const { generateSecret, generateURI } = await otp();
   const secret = generateSecret();
   const backupCodes = newBackupCodes();
   await ctx.db
@@ -153,6 +157,7 @@ export async function beginSetup(
 
 /** The time step of a valid TOTP code for the secret at `now`, or null. */
 async function totpStep(secret: string, code: string, now: number): Promise<number | null> {
+  const { verify } = await otp();
   try {
     const epoch = Math.floor(now / 1000);
     const result = await verify({ secret, token: code, epoch, epochTolerance: TOTP_TOLERANCE_SEC });

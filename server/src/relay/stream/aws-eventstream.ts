@@ -2,10 +2,31 @@
 // each a prelude (total length, headers length, CRC), typed headers, a payload and a message CRC. AWS's codec
 // decodes one whole message and checks its CRCs; this module cuts whole messages out of a byte stream that arrives
 // split anywhere, and turns Bedrock's `chunk` events into the Claude stream events they carry.
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+//
+// AWS's codec (@smithy/eventstream-codec, which brings @smithy/core) is required with the first message decoded or
+// encoded, not at start: a gateway without Bedrock channels never needs it (docs/perf/startup-loads.md). It is a
+// synchronous require (of the packages' CommonJS builds) because the splitter's push() is synchronous.
+import { createRequire } from 'node:module';
+import type { EventStreamCodec } from '@smithy/eventstream-codec';
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+const requireCjs = createRequire(import.meta.url);
+
+interface Codec {
+  codec: EventStreamCodec;
+  toUtf8: (input: Uint8Array | string) => string;
+  fromUtf8: (input: string) => Uint8Array;
+}
+let loaded: Codec | null = null;
+
+/** AWS's event-stream codec and its UTF-8 helpers, required on first use. */
+function aws(): Codec {
+  if (loaded) return loaded;
+  const { EventStreamCodec: CodecClass } = requireCjs(
+    '@smithy/eventstream-codec',
+  ) as typeof import('@smithy/eventstream-codec');
+  const { fromUtf8, toUtf8 } = requireCjs('@smithy/util-utf8') as typeof import('@smithy/util-utf8');
+  return (loaded = { codec: new CodecClass(toUtf8, fromUtf8), toUtf8, fromUtf8 });
+}
 
 type Message = ReturnType<EventStreamCodec['decode']>;
 type MessageHeaders = Message['headers'];
@@ -67,7 +88,7 @@ export class EventStreamSplitter {
         this.needed = total;
         break;
       }
-      out.push(codec.decode(buf.subarray(offset, offset + total)));
+      out.push(aws().codec.decode(buf.subarray(offset, offset + total)));
       offset += total;
     }
     const rest = buf.subarray(offset);
@@ -104,7 +125,7 @@ export class BedrockEventDecoder {
 
 function readMessage(message: Message): BedrockStreamEvent | null {
   const messageType = headerString(message.headers, ':message-type');
-  const payload = toUtf8(message.body);
+  const payload = aws().toUtf8(message.body);
   if (messageType === 'exception' || messageType === 'error') {
     // exceptions name themselves in `:exception-type`; the older `error` type uses `:error-code`/`:error-message`
     const type =
@@ -146,6 +167,7 @@ export function encodeBedrockChunk(json: unknown, padding?: string): Uint8Array 
   const text = typeof json === 'string' ? json : JSON.stringify(json);
   const payload: Record<string, string> = { bytes: Buffer.from(text, 'utf8').toString('base64') };
   if (padding !== undefined) payload.p = padding;
+  const { codec, fromUtf8 } = aws();
   return codec.encode({
     headers: stringHeaders({ ':event-type': 'chunk', ':content-type': 'application/json', ':message-type': 'event' }),
     body: fromUtf8(JSON.stringify(payload)),
@@ -154,6 +176,7 @@ export function encodeBedrockChunk(json: unknown, padding?: string): Uint8Array 
 
 /** An exception message, as Bedrock sends one mid-stream (`throttlingException`, `modelStreamErrorException`, …). */
 export function encodeBedrockException(type: string, message: string): Uint8Array {
+  const { codec, fromUtf8 } = aws();
   return codec.encode({
     headers: stringHeaders({
       ':exception-type': type,
