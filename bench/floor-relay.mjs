@@ -7,13 +7,14 @@
 // Usage: node bench/floor-relay.mjs <upstream base URL>; prints FLOOR_PORT=<port> once listening.
 import http from 'node:http';
 // the gateway's own modules and settings (`npm run bench` builds server/dist first)
-import { Agent, UPSTREAM_POOL } from '../server/dist/lib/undici.js';
+import { loadUndici, UPSTREAM_POOL } from '../server/dist/lib/undici.js';
 import { LeanHttpFront } from '../server/dist/lib/lean-http/front.js';
 import { LeanHttpClient } from '../server/dist/lib/lean-http/client.js';
 import { UpstreamCall } from '../server/dist/relay/upstream-call.js';
 import { directTransport } from '../server/dist/relay/transport/index.js';
 
 const upstream = new URL(process.argv[2]);
+const { Agent } = await loadUndici();
 const agent = new Agent(UPSTREAM_POOL);
 const lean = new LeanHttpClient({ keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout });
 // the gateway's transport for channels without a proxy: the lean client first, undici's pool for what it does not take

@@ -14,7 +14,7 @@ import { isIP } from 'node:net';
 import type { Dispatcher, buildConnector as BuildConnector } from 'undici';
 import { HostAddresses, thisHost, type InterfaceLister } from './host-addresses.js';
 import { bareAddress, isSpecialPurposeAddress } from './special-addresses.js';
-import { Agent, buildConnector } from './undici.js';
+import { loadUndici } from './undici.js';
 
 /**
  * Whether a user-chosen URL must not reach this address: anything in the IANA special-purpose registries (loopback,
@@ -104,7 +104,7 @@ export function workerPayload(request: OutboundRequest, key: string): string {
 const defaultPort = (protocol: string) => (protocol === 'https:' ? 443 : 80);
 
 export class SafeFetch {
-  private agentInstance: Agent | null = null;
+  private agentInstance: Dispatcher | null = null;
   private injectedHost: HostAddresses | null = null;
 
   constructor(
@@ -188,8 +188,8 @@ export class SafeFetch {
   }
 
   /** One request through the guarded agent: the address check runs when the socket opens. */
-  private dispatch(u: URL, request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-    return this.agent().request({
+  private async dispatch(u: URL, request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+    return (await this.agent()).request({
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
       method: request.method,
@@ -214,7 +214,11 @@ export class SafeFetch {
     return a ? a.close().catch(() => undefined) : Promise.resolve();
   }
 
-  private agent(): Dispatcher {
+  /** The guarded agent, made (undici imported: lib/undici.ts) with the first request. */
+  private async agent(): Promise<Dispatcher> {
+    if (this.agentInstance) return this.agentInstance;
+    const { Agent, buildConnector } = await loadUndici();
+    // another request may have made it while undici loaded
     if (this.agentInstance) return this.agentInstance;
     const open = buildConnector({ timeout: 10_000 });
     const connect: BuildConnector.connector = (opts, callback) => {

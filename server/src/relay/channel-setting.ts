@@ -2,7 +2,6 @@
 // calls), `thinking_to_content` (reasoning_content is turned into content wrapped in <think>…</think>) and
 // `force_format` (chat answers keep only the fields of OpenAI's format). Parsed once by the channel cache; the hot path
 // only checks these fields.
-import { ProxyAgent, Socks5ProxyAgent } from '../lib/undici.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { UndiciTransport, type Transport } from './transport/index.js';
 import { CappedMap } from '../lib/bounded.js';
@@ -12,10 +11,7 @@ import { CappedMap } from '../lib/bounded.js';
  * over the process's life: bounded, the oldest closed once its requests are done (a channel still using it gets a
  * new one).
  */
-export const proxies = new CappedMap<string, UndiciTransport>(
-  64,
-  (t) => void t.dispatcher.close().catch(() => undefined),
-);
+export const proxies = new CappedMap<string, UndiciTransport>(64, (t) => void t.close().catch(() => undefined));
 
 /**
  * The transport for a channel's upstream calls (the relay's and the probes'): through its proxy when `setting.proxy`
@@ -27,7 +23,10 @@ export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Tr
   const url = p.trim();
   let t = proxies.get(url);
   if (!t) {
-    t = new UndiciTransport(/^socks5h?:\/\//i.test(url) ? new Socks5ProxyAgent(url) : new ProxyAgent(url));
+    // undici's proxy agents: undici is imported with the first proxied request (lib/undici.ts)
+    t = new UndiciTransport((undici) =>
+      /^socks5h?:\/\//i.test(url) ? new undici.Socks5ProxyAgent(url) : new undici.ProxyAgent(url),
+    );
     proxies.set(url, t);
   }
   return t;
@@ -36,7 +35,7 @@ export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Tr
 export async function closeProxies(): Promise<void> {
   const all = [...proxies.values()];
   proxies.clear();
-  await Promise.allSettled(all.map((t) => t.dispatcher.close()));
+  await Promise.allSettled(all.map((t) => t.close()));
 }
 
 export const thinkingToContent = (channel: CachedChannel): boolean => channel.setting?.thinking_to_content === true;

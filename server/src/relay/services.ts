@@ -1,8 +1,8 @@
 // One set of relay services per AppContext (caches, billing, log writer, dashboard buckets, channel health, the
 // upstream HTTP pool), created once at start-up by initRelayServices and shut down through ctx.onClose.
-import { Agent, UPSTREAM_POOL } from '../lib/undici.js';
+import { UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
-import { directTransport, type Transport } from './transport/index.js';
+import { directTransport, UndiciTransport, type Transport } from './transport/index.js';
 import { providerSettings, type VertexTokenSource } from './provider-settings.js';
 import { VertexTokenCache } from './providers/vertex/token.js';
 import { parseServiceAccount } from './providers/vertex/credentials.js';
@@ -33,8 +33,11 @@ export interface RelayServices {
   /** low-balance notices after a charge (new-api-compat.md §5.9) */
   notifier: QuotaNotifier;
   channelStatus: ChannelStatus;
-  /** keep-alive connection pools, one per upstream origin */
-  http: Agent;
+  /**
+   * keep-alive connection pools, one per upstream origin (undici's Agent): made, undici imported, with the first
+   * request the lean client does not take; at start when LEAN_HTTP is off (undici is then the relay's client)
+   */
+  http: UndiciTransport;
   /** the relay's upstream calls through `http` that lib/lean-http/client.ts takes (LEAN_HTTP; null when off) */
   lean: LeanHttpClient | null;
   /** upstream calls without a proxy: `lean` when it takes them, else `http` (relay/transport/) */
@@ -72,13 +75,14 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const channels = new ChannelCache(ctx);
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
-    const http = new Agent(UPSTREAM_POOL);
+    const http = new UndiciTransport((undici) => new undici.Agent(UPSTREAM_POOL));
     const lean = ctx.config.leanHttp
       ? new LeanHttpClient({
           keepAliveTimeout: UPSTREAM_POOL.keepAliveTimeout!,
           connections: UPSTREAM_POOL.connections!,
         })
       : null;
+    if (!lean) await http.ready();
     const notifier = new QuotaNotifier(ctx);
     const tracer = await startTracing(ctx);
     // registered before the hook below, so it runs after it: the spans of the requests that drain are exported too

@@ -9,7 +9,7 @@ import { OptionStore } from '../../src/services/options.js';
 import { priceText, priceTexts } from '../../src/relay/consume-log.js';
 import { originCache, splitBase } from '../../src/relay/providers/openai/index.js';
 import { closeProxies, proxies, transportFor } from '../../src/relay/channel-setting.js';
-import type { Transport } from '../../src/relay/transport/index.js';
+import type { Transport, UndiciTransport } from '../../src/relay/transport/index.js';
 import type { PriceData } from '../../src/services/pricing/index.js';
 import { wrapSqlite } from '../../src/db/connect.js';
 import BetterSqlite3 from 'better-sqlite3';
@@ -83,14 +83,15 @@ describe('bounded in-process maps', () => {
   it('channel proxies (relay/channel-setting.ts): at most their bound, the forgotten ones closed', async () => {
     const direct = {} as Transport;
     try {
-      const first = transportFor({ setting: { proxy: 'http://127.0.0.1:1' } } as never, direct);
+      const first = transportFor({ setting: { proxy: 'http://127.0.0.1:1' } } as never, direct) as UndiciTransport;
+      // its proxy agent, made (undici imported) as for a first request
+      const agent = await first.ready();
       for (let i = 2; i <= proxies.max + 10; i++)
         transportFor({ setting: { proxy: `http://127.0.0.1:${i}` } } as never, direct);
       expect(proxies.size).toBe(proxies.max);
       expect(proxies.has('http://127.0.0.1:1')).toBe(false);
-      await vi.waitFor(() =>
-        expect((first as unknown as { dispatcher: { closed: boolean } }).dispatcher.closed).toBe(true),
-      );
+      expect(first.closed).toBe(true);
+      await vi.waitFor(() => expect((agent as unknown as { closed: boolean }).closed).toBe(true));
       // a kept proxy's transport is reused; a channel without a proxy goes direct
       const lastUrl = `http://127.0.0.1:${proxies.max + 10}`;
       expect(transportFor({ setting: { proxy: lastUrl } } as never, direct)).toBe(proxies.get(lastUrl));

@@ -27,8 +27,11 @@ class LeanFirstTransport implements Transport {
   }
 }
 
-/** The transport for upstreams reached without a proxy: `lean` first when there is one, else undici's `pool`. */
-export function directTransport(pool: Dispatcher, lean: LeanHttpClient | null): Transport {
-  const undici = new UndiciTransport(pool);
+/**
+ * The transport for upstreams reached without a proxy: `lean` first when there is one, else undici's `pool` (a
+ * dispatcher, or an UndiciTransport that makes it on first use).
+ */
+export function directTransport(pool: Dispatcher | UndiciTransport, lean: LeanHttpClient | null): Transport {
+  const undici = pool instanceof UndiciTransport ? pool : new UndiciTransport(pool);
   return lean ? new LeanFirstTransport(lean, undici) : undici;
 }
