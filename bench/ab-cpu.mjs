@@ -16,6 +16,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import { checkAnswer } from './answer-check.mjs';
 const require = createRequire(import.meta.url);
 const dirs = { base: process.env.AB_BASE, head: process.env.AB_HEAD };
@@ -75,7 +76,16 @@ async function gateway(name, port) {
   const envOf = (k) => (environ.find((l) => l.startsWith(`${k}=`)) ?? '').slice(k.length + 1);
   return { name, port, pid, child, dsn: envOf('SQL_DSN'), sqlite: envOf('SQLITE_PATH') };
 }
-const gws = [await gateway('base', 3311), await gateway('head', 3312)];
+/** A port free right now (another bench:ab may be running on this machine: no fixed ports). */
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+const gws = [await gateway('base', await freePort()), await gateway('head', await freePort())];
 if (gws[0].dsn && gws[0].dsn === gws[1].dsn) throw new Error(`both gateways on one database: ${gws[0].dsn}`);
 /**
  * Stops the gateways too (their BENCH_SERVE parents may exit first), waits until their ports are free and every
@@ -183,6 +193,13 @@ if (spec.anthropicChannel) {
   }
 }
 
+/** Exits with a line ab.mjs prints as the cell's row: `side` cannot serve this cell, for want of `what`. */
+async function unsupported(side, what, detail) {
+  console.error(`${MODE} ${CASE}: the ${side} gateway has no ${what} (${detail})`);
+  console.log(`UNSUPPORTED ${side} ${what}`);
+  await shutdown(3);
+}
+
 /** One request of the side `t` read whole and checked (status 200, its format's fields, the mock's text). */
 async function answerOf(t) {
   const res = await fetch(`http://127.0.0.1:${t.port}${t.spec.path}`, {
@@ -205,12 +222,8 @@ for (const g of gws) {
         throw new Error(`text ${JSON.stringify(text)}, not the mock's ${JSON.stringify(expected)}`);
       break;
     } catch (e) {
-      if (e.noRoute) {
-        // not this cell's to measure: ab.mjs prints it as such and goes on with the other cells
-        console.error(`${MODE}: the ${g.name} gateway has no ${g.spec.path} (${e.message})`);
-        console.log(`UNSUPPORTED ${g.name} ${g.spec.path}`);
-        await shutdown(3);
-      }
+      // not this cell's to measure: ab.mjs prints it as such and goes on with the other cells
+      if (e.noRoute) await unsupported(g.name, g.spec.path, e.message);
       if (tries >= 30) throw new Error(`${MODE}: the ${g.name} gateway's answer: ${e.message}`);
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -221,12 +234,19 @@ if (CASE === 'budget') {
   for (const g of gws) {
     const db = await openDb(g);
     const ids = (await db.all('select id from tokens')).map((r) => r.id);
-    for (const id of ids)
-      await db.run("insert into usage_limits (scope, target_id, limits) values ('token', ?, ?)", [
-        id,
-        JSON.stringify({ budget: 1e15, period: 'daily' }),
-      ]);
-    await db.close();
+    try {
+      for (const id of ids)
+        await db.run("insert into usage_limits (scope, target_id, limits) values ('token', ?, ?)", [
+          id,
+          JSON.stringify({ budget: 1e15, period: 'daily' }),
+        ]);
+    } catch (e) {
+      // a build from before budgets has no such table
+      if (/no such table|does not exist/.test(e.message)) await unsupported(g.name, 'usage_limits table', e.message);
+      throw e;
+    } finally {
+      await db.close();
+    }
   }
   // the limits reload every SYNC_FREQUENCY (3 s); check one refusal-free request each and wait for the reload
   await new Promise((r) => setTimeout(r, 7000));

@@ -74,8 +74,8 @@ for (const kase of words(process.env.AB_CASES, 'none'))
       DURATION: process.env.DURATION ?? '5',
     });
     if (s.unsupported) {
-      const [side, path] = s.unsupported;
-      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${path} |${' |'.repeat(9)}`);
+      const [side, ...what] = s.unsupported;
+      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${what.join(' ')} |${' |'.repeat(9)}`);
       continue;
     }
     database = s.database;
@@ -88,6 +88,8 @@ for (const kase of words(process.env.AB_CASES, 'none'))
         `${s.base.peakRssMB.toFixed(1)} | ${s.head.peakRssMB.toFixed(1)} | ${(s.head.peakRssMB - s.base.peakRssMB).toFixed(1)} |`,
     );
   }
+// the database both gateways ran on (ab-cpu.mjs reads it from their environment); a DSN's kind when no cell ran
+database ||= process.env.BENCH_SQL_DSN ? process.env.BENCH_SQL_DSN.split(':')[0] : 'SQLite';
 console.log(
   `\nbase ${sha.slice(0, 12)} (${ref}) against head (this tree), ${process.env.RATE ?? 'max'} req/s, ${database}`,
 );
