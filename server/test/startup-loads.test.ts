@@ -37,6 +37,7 @@ const LAZY = [
   '@opentelemetry/sdk-trace-base',
   '@opentelemetry/exporter-trace-otlp-http',
   'undici',
+  'zod',
 ];
 
 /** The packages named in the record: `node_modules/<name>` or `node_modules/@scope/<name>`, the last one in a path. */

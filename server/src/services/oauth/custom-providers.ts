@@ -1,11 +1,11 @@
 // Custom OAuth providers an operator adds in the settings (new-api-compat.md §9.9): the rows of
 // custom_oauth_providers, their validation, and the views the console and the login page get. The client secret is
 // write-only: no view carries it.
-import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { CustomOAuthProvidersTable } from '../../db/schema.js';
 import type { Selectable } from 'kysely';
 import { UserFacingError } from '../users.js';
+import type { ProviderInput } from './custom-provider-input.js';
 
 export type CustomProviderRow = Selectable<CustomOAuthProvidersTable>;
 
@@ -29,52 +29,6 @@ export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
 /** How the client credentials reach the token endpoint: 0 and 1 in the form body (client_secret_post), 2 Basic. */
 export const AUTH_STYLE_BASIC = 2;
 
-const httpUrl = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max)
-    .refine((v) => v === '' || /^https?:\/\/[^\s/]+/i.test(v), { message: '必须是 http(s) 地址' });
-
-/** Dotted paths into the user-info JSON (`sub`, `data.user.id`, `emails.0.value`). */
-const fieldPath = z
-  .string()
-  .trim()
-  .max(128)
-  .regex(/^[A-Za-z0-9_\-:]+(\.[A-Za-z0-9_\-:]+)*$|^$/, { message: '字段路径只能由字母、数字、_、-、: 和 . 组成' });
-
-// Every field optional: a create is checked for the required ones after defaults, an update after merging.
-const providerFields = z.object({
-  name: z.string().trim().min(1).max(64),
-  slug: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .min(1)
-    .max(64)
-    .regex(/^[a-z0-9-]+$/, { message: 'Slug 只能包含小写字母、数字和连字符' }),
-  icon: z.string().trim().max(128),
-  kind: z.literal('oauth_code', { message: '本网关只支持 oauth_code 类型' }),
-  enabled: z.boolean(),
-  client_id: z.string().trim().max(256),
-  client_secret: z.string().max(512),
-  authorization_endpoint: httpUrl(512),
-  token_endpoint: httpUrl(512),
-  user_info_endpoint: httpUrl(512),
-  scopes: z.string().trim().max(256),
-  user_id_field: fieldPath,
-  username_field: fieldPath,
-  display_name_field: fieldPath,
-  email_field: fieldPath,
-  well_known: httpUrl(512),
-  auth_style: z.union([z.literal(0), z.literal(1), z.literal(2)]),
-});
-
-export type ProviderInput = z.infer<typeof providerFields>;
-
-const createSchema = providerFields.partial().required({ name: true, slug: true });
-const updateSchema = providerFields.partial();
-
 const DEFAULTS = {
   icon: '',
   kind: 'oauth_code',
@@ -92,15 +46,6 @@ const DEFAULTS = {
   well_known: '',
   auth_style: 0,
 } satisfies Omit<ProviderInput, 'name' | 'slug'>;
-
-/** new-api's wording for a body that does not parse: the first problem, with its field. */
-function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue?.path.join('.') ?? '';
-  throw new UserFacingError(`无效的请求参数: ${field ? `${field}: ` : ''}${issue?.message ?? ''}`);
-}
 
 /** What a provider must have to log anyone in (new-api refuses to save one without them). */
 type LoginFields = 'client_id' | 'authorization_endpoint' | 'token_endpoint' | 'user_info_endpoint' | 'user_id_field';
@@ -203,7 +148,7 @@ async function requireProvider(ctx: AppContext, id: number): Promise<CustomProvi
 }
 
 export async function createProvider(ctx: AppContext, body: unknown): Promise<CustomProviderRow> {
-  const input = parsed(createSchema, body);
+  const input = (await import('./custom-provider-input.js')).parseCreate(body);
   const values = { ...DEFAULTS, ...input };
   requireLoginFields(values);
   await checkSlugFree(ctx, values.slug);
@@ -225,7 +170,7 @@ export async function createProvider(ctx: AppContext, body: unknown): Promise<Cu
 
 /** Changes the fields given; an empty or missing client_secret keeps the stored one (the console never sees it). */
 export async function updateProvider(ctx: AppContext, id: number, body: unknown): Promise<CustomProviderRow> {
-  const input = parsed(updateSchema, body);
+  const input = (await import('./custom-provider-input.js')).parseUpdate(body);
   const current = await requireProvider(ctx, id);
   const { client_secret: secret, ...rest } = input;
   const merged = { ...DEFAULTS, ...withoutNulls(adminView(current)), ...rest };
