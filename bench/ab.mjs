@@ -39,6 +39,17 @@ if (!existsSync(join(base, 'server', 'dist', 'index.js'))) {
 }
 build(root);
 
+// AB_PROFILE=1: profiles and heap snapshots of both sides per cell (bench/ab-profile.mjs) instead of the CPU table
+if (process.env.AB_PROFILE) {
+  for (const mode of (process.env.AB_CELLS ?? 'json stream').split(/\s+/).filter(Boolean))
+    execFileSync(process.execPath, [join(root, 'bench', 'ab-profile.mjs')], {
+      cwd: root,
+      env: { ...process.env, AB_BASE: base, AB_HEAD: root, MODE: mode },
+      stdio: 'inherit',
+    });
+  process.exit(0);
+}
+
 const run = (env) =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(root, 'bench', 'ab-cpu.mjs')], {
