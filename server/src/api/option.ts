@@ -102,6 +102,11 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
       }
     }
   }
+  // read as a share of max_tokens (relay/provider-settings.ts): only 0 < p < 1 is used, anything else would be ignored
+  if (key.endsWith('.thinking_adapter_budget_tokens_percentage')) {
+    const p = numberInput(value);
+    if (p === null || !(p > 0 && p < 1)) return `${key} 的值必须大于 0 且小于 1`;
+  }
   if (key === 'UsageLimitTimeZone' && value !== '' && !isTimeZone(value))
     return `${value} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）`;
   if (key === 'EmailDomainWhitelist' && value.trim() !== '') {

@@ -78,7 +78,13 @@ export async function testChannel(
   requestedModel?: string,
 ): Promise<ProbeResult> {
   const sent: SentRequest = { headers: {} };
-  const r = await runTest(ctx, svc, ch, requestedModel, sent);
+  let r: ProbeResult;
+  try {
+    r = await runTest(ctx, svc, ch, requestedModel, sent);
+  } catch (e) {
+    // a channel whose request cannot even be built (an Azure channel without a base URL: Invalid URL) failed its test
+    r = { ok: false, message: (e as Error).message || '测试失败', time: 0, disableWorthy: false };
+  }
   return r.ok ? r : { ...r, message: channelRedactor(ch.key, sent)(r.message) };
 }
 
@@ -270,17 +276,22 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
       // POLLING_INTERVAL: spread test-all over time so upstream rate limits are not hit by the tests themselves.
       if (!first && pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       first = false;
-      const r = await testChannel(ctx, svc, ch);
-      let ban = r.disableWorthy;
-      let reason = r.message;
-      if (ch.status === CHANNEL_STATUS_ENABLED && threshold > 0 && r.time > threshold) {
-        ban = true;
-        reason = `响应时间 ${r.time.toFixed(2)}s 超过阈值 ${threshold.toFixed(2)}s`;
+      // one channel's failure (its test, or storing its outcome) never stops the run: the next channel is tested
+      try {
+        const r = await testChannel(ctx, svc, ch);
+        let ban = r.disableWorthy;
+        let reason = r.message;
+        if (ch.status === CHANNEL_STATUS_ENABLED && threshold > 0 && r.time > threshold) {
+          ban = true;
+          reason = `响应时间 ${r.time.toFixed(2)}s 超过阈值 ${threshold.toFixed(2)}s`;
+        }
+        if (ch.status === CHANNEL_STATUS_ENABLED && ban && disableOn && ch.autoBan)
+          await svc.channelStatus.disable(ch.id, reason);
+        else if (ch.status === CHANNEL_STATUS_AUTO_DISABLED && r.ok && enableOn) await svc.channelStatus.enable(ch.id);
+        await recordTest(ctx, ch.id, r.time);
+      } catch (err) {
+        ctx.log.warn({ err, channelId: ch.id }, 'channel test failed');
       }
-      if (ch.status === CHANNEL_STATUS_ENABLED && ban && disableOn && ch.autoBan)
-        await svc.channelStatus.disable(ch.id, reason);
-      else if (ch.status === CHANNEL_STATUS_AUTO_DISABLED && r.ok && enableOn) await svc.channelStatus.enable(ch.id);
-      await recordTest(ctx, ch.id, r.time);
     }
     ctx.changes.publish({ kind: 'channels' });
   } finally {

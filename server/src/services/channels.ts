@@ -16,6 +16,8 @@ export const CHANNEL_STATUS_ENABLED = 1;
 export const CHANNEL_STATUS_MANUALLY_DISABLED = 2;
 export const CHANNEL_STATUS_AUTO_DISABLED = 3;
 const VERTEX_AI = 41;
+/** Azure, custom and Xinference have no default address: every request is built on the channel's base URL. */
+const BASE_URL_REQUIRED = new Set([3, 8, 47]);
 const XUNFEI = 18;
 
 // The console API names the organization as new-api's JSON does (openai_organization), not as its column.
@@ -195,6 +197,45 @@ function channelFields(body: Body): ChannelFields {
   return out;
 }
 
+/** A type without a default address needs an http(s) base URL, else every request fails with Invalid URL. */
+function checkBaseUrl(type: number, baseUrl: string | null | undefined): void {
+  if (!BASE_URL_REQUIRED.has(type)) return;
+  if (!baseUrl) throw new ChannelInputError('该渠道类型必须填写代理地址（Base URL）');
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = null;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host)
+    throw new ChannelInputError('代理地址（Base URL）必须是以 http:// 或 https:// 开头的合法地址');
+}
+
+/**
+ * A Vertex AI key is a service-account key file: the fields the Vertex provider signs its token requests with
+ * (relay/providers/vertex/credentials.ts, which the services may not import) must be there, or every request fails.
+ */
+function checkVertexKey(key: string): void {
+  let sa: unknown;
+  try {
+    sa = JSON.parse(key);
+  } catch {
+    throw new ChannelInputError('Vertex AI 密钥必须是合法的 JSON 格式（服务账号密钥文件）');
+  }
+  if (!sa || typeof sa !== 'object' || Array.isArray(sa))
+    throw new ChannelInputError('Vertex AI 密钥必须是服务账号密钥文件的 JSON 对象');
+  const o = sa as Record<string, unknown>;
+  if (o.type !== undefined && o.type !== 'service_account')
+    throw new ChannelInputError('Vertex AI 密钥的 type 必须是 service_account');
+  const missing = ['project_id', 'private_key_id', 'private_key', 'client_email'].filter(
+    (f) => typeof o[f] !== 'string' || !(o[f] as string).trim(),
+  );
+  if (missing.length) throw new ChannelInputError(`Vertex AI 密钥缺少字段：${missing.join(', ')}`);
+  const pem = o.private_key as string;
+  if (!pem.includes('-----BEGIN') || !pem.includes('PRIVATE KEY-----'))
+    throw new ChannelInputError('Vertex AI 密钥的 private_key 不是 PEM 格式的私钥');
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // reads
 
@@ -334,6 +375,7 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
   const fields = channelFields(body);
   const type = fields.type ?? 1;
   if (!hasAdaptor(type)) throw new ChannelInputError(unsupportedTypeMessage(type));
+  checkBaseUrl(type, fields.base_url);
   let keys: string[];
   if (type === VERTEX_AI) {
     const other = (fields.other ?? '').trim();
@@ -348,11 +390,7 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
       if (!regions || typeof regions !== 'object' || !('default' in regions))
         throw new ChannelInputError('部署地区必须包含default字段');
     }
-    try {
-      JSON.parse(key);
-    } catch {
-      throw new ChannelInputError('Vertex AI 密钥必须是合法的 JSON 格式（服务账号密钥文件）');
-    }
+    checkVertexKey(key);
     keys = [key.trim()];
   } else if (split) {
     keys = key
@@ -433,13 +471,19 @@ export async function updateChannel(ctx: AppContext, body: Body): Promise<Public
   return inTx(ctx, async (trx) => {
     const current = await trx
       .selectFrom('channels')
-      .select(['id', 'type', 'other'])
+      .select(['id', 'type', 'other', 'base_url', 'key'])
       .where('id', '=', id)
       .executeTakeFirst();
     if (!current) throw new ChannelInputError('渠道不存在');
     const type = fields.type ?? current.type;
     // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
     if (!hasAdaptor(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
+    // the base URL and the Vertex key are checked when the edit sets them (or the type), so an inline edit of another
+    // field still goes through on a channel saved before these checks
+    if (fields.base_url !== undefined || fields.type !== undefined)
+      checkBaseUrl(type, fields.base_url ?? current.base_url);
+    if (type === VERTEX_AI && (fields.key !== undefined || current.type !== VERTEX_AI))
+      checkVertexKey(fields.key ?? current.key);
     if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
     await rebuildAbilitiesFor(trx, [id]);
     return (await getChannel(trx, id))!;

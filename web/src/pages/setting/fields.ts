@@ -123,7 +123,7 @@ export const GEMINI_FIELDS: FieldDef[] = [
   f('gemini.thinking_adapter_enabled', 'switch', { extra: 'extra.geminiThinking' }),
   f('gemini.thinking_adapter_budget_tokens_percentage', 'number', {
     min: 0.1,
-    max: 1,
+    max: 0.99,
     step: 0.1,
     extra: 'extra.budget',
   }),
@@ -135,7 +135,7 @@ export const CLAUDE_FIELDS: FieldDef[] = [
   f('claude.thinking_adapter_enabled', 'switch', { extra: 'extra.claudeThinking' }),
   f('claude.thinking_adapter_budget_tokens_percentage', 'number', {
     min: 0.1,
-    max: 1,
+    max: 0.99,
     step: 0.1,
     extra: 'extra.budget',
   }),

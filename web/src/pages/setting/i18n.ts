@@ -306,8 +306,8 @@ export const pairs: Pairs = {
   'extra.geminiImagine': ['JSON 列表', 'JSON list'],
   'extra.geminiThinking': ['模型名以 -thinking 结尾时开启思考', 'Model names ending in -thinking enable thinking'],
   'extra.budget': [
-    '0.1 到 1 之间的小数，思考预算 = 最大 Token 数 × 占比（超过 24576 将被忽略）',
-    'Between 0.1 and 1: budget = max tokens × share (above 24576 it is ignored)',
+    '0.1 到 0.99 之间的小数（小于 1），思考预算 = 最大 Token 数 × 占比（超过 24576 将被忽略）',
+    'Between 0.1 and 0.99 (below 1): budget = max tokens × share (above 24576 it is ignored)',
   ],
   'extra.claudeHeaders': ['JSON 格式：模型名 → 额外请求头', 'JSON: model → extra request headers'],
   'extra.claudeMaxTokens': [
