@@ -194,7 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     batchUpdateEnabled: bool(env, 'BATCH_UPDATE_ENABLED', false),
     batchUpdateIntervalSec: int(env, 'BATCH_UPDATE_INTERVAL', 5, 1),
     generateDefaultToken: bool(env, 'GENERATE_DEFAULT_TOKEN', false),
-    azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2024-12-01-preview',
+    azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2025-04-01-preview',
     vertexTokenUrl: env.VERTEX_TOKEN_URL?.trim() || '',
     oauthEndpoints: oauthEndpointsOf(env),
     globalApiRateLimit: {

@@ -87,7 +87,7 @@ const KEY_HINTS: Record<number, string> = {
 };
 
 const OTHER_FIELDS: Record<number, { kind: OtherFieldKind; hint: string }> = {
-  3: { kind: 'api_version', hint: '2024-12-01-preview' },
+  3: { kind: 'api_version', hint: '2025-04-01-preview' },
   17: { kind: 'plugin', hint: 'WebSearch' },
   18: { kind: 'spark_version', hint: 'v2.1' },
   21: { kind: 'knowledge_id', hint: '123456' },

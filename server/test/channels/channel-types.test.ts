@@ -64,6 +64,38 @@ await describeEachDb('channel type catalogue', (kind) => {
     for (const e of catalogue) expect(e.color, String(e.value)).toMatch(/^[a-z]+$/);
   });
 
+  it("lists the old OpenAI resellers new-api still knows, relayable, under new-api's names and base URLs", async () => {
+    const resellers = [
+      [6, 'OpenAIMax', 'https://api.openaimax.com'],
+      [7, 'OhMyGPT', 'https://api.ohmygpt.com'],
+      [9, 'AILS', 'https://api.caipacity.com'],
+      [10, 'AIProxy', 'https://api.aiproxy.io'],
+      [12, 'API2GPT', 'https://api.api2gpt.com'],
+      [13, 'AIGC2D', 'https://api.aigc2d.com'],
+    ] as const;
+    for (const [type, label, url] of resellers) {
+      expect(entry(type), String(type)).toMatchObject({
+        label,
+        default_base_url: url,
+        relayable: true,
+        key_hint: '',
+        other_hint: '',
+      });
+      expect(entry(type).other_kind).toBeUndefined();
+      expect(entry(type).models).toEqual(entry(1).models);
+    }
+    // so the console can create one, with the type's default base URL
+    const res = await root.post('/api/channel/', { name: 'ohmygpt', type: 7, key: 'sk-omg', models: 'gpt-4o' });
+    expect(res.body).toMatchObject({ success: true });
+    const row = await server.ctx.db
+      .selectFrom('channels')
+      .select(['type', 'base_url', 'key'])
+      .where('name', '=', 'ohmygpt')
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ type: 7, key: 'sk-omg' });
+    expect(row.base_url ?? '').toBe('');
+  });
+
   it('tells the key format and the meaning of `other` for the vendors with their own', () => {
     expect(entry(14).key_hint).toMatch(/^sk-ant-/);
     expect(entry(24).key_hint).toMatch(/^AIza/);
@@ -72,7 +104,7 @@ await describeEachDb('channel type catalogue', (kind) => {
     expect(entry(41)).toMatchObject({ other_kind: 'region_or_model_map' });
     expect(entry(41).key_hint).toContain('service_account');
     expect(entry(41).other_hint).toContain('us-central1');
-    expect(entry(3)).toMatchObject({ other_kind: 'api_version', other_hint: '2024-12-01-preview' });
+    expect(entry(3)).toMatchObject({ other_kind: 'api_version', other_hint: '2025-04-01-preview' });
     expect(entry(1)).toMatchObject({ other_hint: '' });
     expect(entry(1).other_kind).toBeUndefined();
   });

@@ -28,6 +28,8 @@ describe('configuration from the environment', () => {
       'TRUSTED_PROXIES: "cloudflare" is not an IP address or CIDR range',
     );
     expect(c.nodeType).toBe('master');
+    expect(c.azureDefaultApiVersion).toBe('2025-04-01-preview');
+    expect(loadConfig({ AZURE_DEFAULT_API_VERSION: ' 2024-10-21 ' }).azureDefaultApiVersion).toBe('2024-10-21');
     expect(c.sessionSecretGenerated).toBe(true);
   });
 

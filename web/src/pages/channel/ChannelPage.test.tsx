@@ -383,6 +383,43 @@ describe('channel types from the server catalogue', () => {
     expect(base.placeholder).toContain('https://api.anthropic.com');
   });
 
+  it('creates a channel of an old OpenAI reseller the server lists (OhMyGPT, type 7)', async () => {
+    const ohmygpt = {
+      value: 7,
+      label: 'OhMyGPT',
+      color: 'gray',
+      default_base_url: 'https://api.ohmygpt.com',
+      relayable: true,
+      key_hint: '',
+      other_hint: '',
+      models: ['gpt-4o'],
+    };
+    replies['GET /api/channel/types'] = {
+      success: true,
+      message: '',
+      data: [CATALOGUE[0], ohmygpt, ...CATALOGUE.slice(1)],
+    };
+    renderAt('/channel/add');
+    await drawerInput('name');
+    expect(await openTypes()).toEqual(['OpenAI', 'OhMyGPT', 'Anthropic Claude', 'AWS Claude']);
+    fireEvent.click(screen.getByText('OhMyGPT', { selector: '.ant-select-item-option-content' }));
+    const base = (await drawerInput('base_url')) as HTMLInputElement;
+    await vi.waitFor(() => expect(base.placeholder).toContain('https://api.ohmygpt.com'));
+    fireEvent.change(await drawerInput('name'), { target: { value: 'omg' } });
+    fireEvent.change(await drawerInput('key'), { target: { value: 'sk-omg' } });
+    await vi.waitFor(() => expect(screen.getAllByText('gpt-4o').length).toBeGreaterThan(0));
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('channel-submit'));
+    });
+    await vi.waitFor(() => expect(sent('POST', '/api/channel/')).toHaveLength(1));
+    expect(sent('POST', '/api/channel/')[0]!.body).toMatchObject({
+      type: 7,
+      name: 'omg',
+      key: 'sk-omg',
+      models: 'gpt-4o',
+    });
+  });
+
   it('refuses a Bedrock key that is not AK|SK|region before sending it', async () => {
     renderAt('/channel/add');
     await drawerInput('name');

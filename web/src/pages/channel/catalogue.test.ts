@@ -15,7 +15,7 @@ const entry = (over: Partial<ChannelTypeEntry> & { value: number }): ChannelType
 
 const CATALOGUE: ChannelTypeEntry[] = [
   entry({ value: 1, label: 'OpenAI', default_base_url: 'https://api.openai.com', key_hint: 'sk-...' }),
-  entry({ value: 3, label: 'Azure OpenAI', other_kind: 'api_version', other_hint: '2024-12-01-preview' }),
+  entry({ value: 3, label: 'Azure OpenAI', other_kind: 'api_version', other_hint: '2025-04-01-preview' }),
   entry({
     value: 14,
     label: 'Anthropic Claude',
@@ -45,6 +45,32 @@ describe('type select', () => {
     expect(typeSelectOptions(CATALOGUE, 2, unknown).at(-1)).toEqual({ value: 2, label: 'Midjourney Proxy' });
     expect(typeSelectOptions(CATALOGUE, 99, unknown).at(-1)).toEqual({ value: 99, label: 'unknown 99' });
     expect(typeSelectOptions(CATALOGUE, 14, unknown)).toHaveLength(5);
+  });
+
+  it("offers the old OpenAI resellers the server relays, under new-api's names, with their default base URL", () => {
+    const resellers = [
+      entry({ value: 6, label: 'OpenAIMax', default_base_url: 'https://api.openaimax.com' }),
+      entry({ value: 7, label: 'OhMyGPT', default_base_url: 'https://api.ohmygpt.com' }),
+      entry({ value: 9, label: 'AILS', default_base_url: 'https://api.caipacity.com' }),
+      entry({ value: 10, label: 'AIProxy', default_base_url: 'https://api.aiproxy.io' }),
+      entry({ value: 12, label: 'API2GPT', default_base_url: 'https://api.api2gpt.com' }),
+      entry({ value: 13, label: 'AIGC2D', default_base_url: 'https://api.aigc2d.com' }),
+    ];
+    const catalogue = [...CATALOGUE.slice(0, 5), ...resellers, ...CATALOGUE.slice(5)];
+    expect(typeSelectOptions(catalogue, undefined, unknown).slice(5)).toEqual([
+      { value: 6, label: 'OpenAIMax' },
+      { value: 7, label: 'OhMyGPT' },
+      { value: 9, label: 'AILS' },
+      { value: 10, label: 'AIProxy' },
+      { value: 12, label: 'API2GPT' },
+      { value: 13, label: 'AIGC2D' },
+    ]);
+    // an OpenAI-protocol form: a plain key, the base URL optional with the reseller's own as its placeholder
+    expect(fieldTexts(typeFormSpec(7), entryOf(catalogue, 7))).toEqual({
+      baseUrl: ['form.baseUrlDefaultPh', { url: 'https://api.ohmygpt.com' }],
+      key: ['form.keyPh'],
+    });
+    expect(typeFormSpec(7).baseUrlRequired).toBeUndefined();
   });
 
   it('is empty until the catalogue is loaded', () => {
@@ -82,7 +108,7 @@ describe('field texts from the catalogue', () => {
   it('labels `other` by what it holds, with the catalogue example', () => {
     expect(textsOf(3).other).toEqual({
       label: ['form.azureVersion'],
-      placeholder: ['form.azureVersionPh', { example: '2024-12-01-preview' }],
+      placeholder: ['form.azureVersionPh', { example: '2025-04-01-preview' }],
       multiline: false,
     });
     expect(textsOf(39).other?.label).toEqual(['form.accountId']);

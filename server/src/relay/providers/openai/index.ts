@@ -1,8 +1,10 @@
 // OpenAI and the OpenAI-compatible channel types listed in providers/index.ts (Ollama's chat too). Requests go to
 // `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also serves the
 // Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them through the hub.
+// OpenRouter (type 20) also gets new-api's attribution headers and asks for the cost in the usage.
 import { CappedMap } from '../../../lib/bounded.js';
 import type { WireFormat } from '../../formats/codec.js';
+import { openaiCodec } from '../../formats/openai/index.js';
 import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
 
 /**
@@ -23,6 +25,21 @@ export function splitBase(base: string): { origin: string; prefix: string } {
     originCache.set(base, hit);
   }
   return hit;
+}
+
+const OPENROUTER = 20;
+
+/** OpenRouter's app attribution, the values new-api sends (new-api-compat.md §7). */
+const OPENROUTER_HEADERS = { 'HTTP-Referer': 'https://www.newapi.ai', 'X-OpenRouter-Title': 'New API' } as const;
+
+/**
+ * OpenRouter's usage accounting: the answer's usage then carries the cost (and a stream ends with a usage chunk).
+ * A client's own `usage` field is left as it is. Returns whether the body changed.
+ */
+function askUsageCost(body: Record<string, unknown>): boolean {
+  if (body.usage !== undefined) return false;
+  body.usage = { include: true };
+  return true;
 }
 
 const RESPONSES: readonly WireFormat[] = ['responses'];
@@ -158,15 +175,20 @@ export const openaiAdaptor: Adaptor = {
   headers(info) {
     const h: Record<string, string> = { authorization: `Bearer ${info.channel.key}` };
     if (info.channel.type === 1 && info.channel.organization) h['OpenAI-Organization'] = info.channel.organization;
-    if (info.channel.type === 20) {
-      h['HTTP-Referer'] = 'https://github.com/Calcium-Ion/new-api';
-      h['X-Title'] = 'New API';
-    }
+    if (info.channel.type === OPENROUTER) Object.assign(h, OPENROUTER_HEADERS);
     return h;
   },
 
   convertRequest(info, body) {
-    return info.mode.name === 'chat' || info.mode.name === 'completions' ? reasoningModelTweaks(body, info) : false;
+    if (info.mode.name !== 'chat' && info.mode.name !== 'completions') return false;
+    const usage = info.channel.type === OPENROUTER && askUsageCost(body);
+    return reasoningModelTweaks(body, info) || usage;
+  },
+
+  fromHub(info, hub) {
+    const body = openaiCodec.requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
+    if (info.channel.type === OPENROUTER) askUsageCost(body);
+    return body;
   },
 
   parseError: parseOpenAIStyleError,
