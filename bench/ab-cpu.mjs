@@ -278,9 +278,11 @@ if (process.env.PROBE) {
   }
 }
 
-const cpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10; // ms (100 Hz)
+/** CPU ms (user + system, 100 Hz ticks) of a process (all its threads), or of one thread with `tid` */
+const cpu = (pid, tid) => {
+  const stat = readFileSync(tid ? `/proc/${pid}/task/${tid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 };
 const hwm = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 
@@ -288,6 +290,8 @@ const hwm = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/sta
 async function load(t, seconds) {
   let k = 0;
   const before = t.pid ? cpu(t.pid) : 0;
+  // the main thread's share (its thread id is the pid): the rest is the log worker, GC helpers and libuv's pool
+  const mainBefore = t.pid ? cpu(t.pid, t.pid) : 0;
   const r = await autocannon({
     url: `http://127.0.0.1:${t.port}${t.spec.path}`,
     method: 'POST',
@@ -300,8 +304,16 @@ async function load(t, seconds) {
       c.setHeaders({ 'content-type': 'application/json', ...t.spec.auth(t.keys[k++ % t.keys.length]) }),
   });
   const ms = t.pid ? cpu(t.pid) - before : NaN;
+  const mainMs = t.pid ? cpu(t.pid, t.pid) - mainBefore : NaN;
   const n = r.requests.total;
-  return { n, non2xx: r.non2xx, errors: r.errors, rps: r.requests.average, cpuUs: (ms * 1000) / n };
+  return {
+    n,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    rps: r.requests.average,
+    cpuUs: (ms * 1000) / n,
+    mainUs: (mainMs * 1000) / n,
+  };
 }
 
 const sides = [...gws, direct];
@@ -324,6 +336,7 @@ for (let i = 0; i < ROUNDS; i++) {
         gw: t.name,
         ...r,
         cpuUs: +r.cpuUs.toFixed(1),
+        mainUs: +r.mainUs.toFixed(1),
         rss: +rss.toFixed(1),
         hwm: +hwm(t.pid).toFixed(1),
       }),
@@ -343,6 +356,7 @@ const summary = { database: dbLabel(gws[0]) };
 for (const g of gws)
   summary[g.name] = {
     cpuUsMedian: med(results[g.name].map((r) => r.cpuUs)),
+    mainUsMedian: med(results[g.name].map((r) => r.mainUs)),
     rpsMedian: med(results[g.name].map((r) => r.rps)),
     // RPS as a share of the direct run of the same round, the median of the rounds
     directShareMedian: med(results[g.name].map((r, i) => r.rps / results.direct[i].rps)),

@@ -86,7 +86,7 @@ for (const kase of words(process.env.AB_CASES, 'none'))
     });
     if (s.unsupported) {
       const [side, ...what] = s.unsupported;
-      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${what.join(' ')} |${' |'.repeat(9)}`);
+      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${what.join(' ')} |${' |'.repeat(11)}`);
       continue;
     }
     database = s.database;
@@ -94,7 +94,8 @@ for (const kase of words(process.env.AB_CASES, 'none'))
     const share = (x) => `${(100 * x).toFixed(1)} %`;
     rows.push(
       `| ${mode} | ${kase} | ${s.base.cpuUsMedian.toFixed(1)} | ${s.head.cpuUsMedian.toFixed(1)} | ` +
-        `**${s.ratio.toFixed(3)}** | ${share(s.base.directShareMedian)} | ${share(s.head.directShareMedian)} | ` +
+        `**${s.ratio.toFixed(3)}** | ${s.base.mainUsMedian.toFixed(1)} | ${s.head.mainUsMedian.toFixed(1)} | ` +
+        `${share(s.base.directShareMedian)} | ${share(s.head.directShareMedian)} | ` +
         `${s.direct.rpsMedian.toFixed(0)} | ${s.pairMedian.toFixed(3)} (${pairs[0]}–${pairs[pairs.length - 1]}) | ` +
         `${s.base.peakRssMB.toFixed(1)} | ${s.head.peakRssMB.toFixed(1)} | ${(s.head.peakRssMB - s.base.peakRssMB).toFixed(1)} |`,
     );
@@ -105,8 +106,8 @@ console.log(
   `\nbase ${sha.slice(0, 12)} (${ref}) against head (this tree), ${process.env.RATE ?? 'max'} req/s, ${database}`,
 );
 console.log(
-  '| cell | limits | CPU µs/req base | head | head/base | share of direct base | head | direct RPS | ' +
+  '| cell | limits | CPU µs/req base | head | head/base | main thread µs base | head | share of direct base | head | direct RPS | ' +
     'pair ratios: median (min–max) | peak RSS MB base | head | Δ |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
