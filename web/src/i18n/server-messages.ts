@@ -31,6 +31,16 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   部署地区不能为空: 'The deployment region must not be empty',
   '部署地区必须是合法的 JSON 格式': 'The deployment region must be valid JSON',
   部署地区必须包含default字段: 'The deployment region must contain a default field',
+  'Vertex AI 密钥必须是服务账号密钥文件的 JSON 对象':
+    "A Vertex AI key must be the service account key file's JSON object",
+  'Vertex AI 密钥的 type 必须是 service_account': 'The type of a Vertex AI key must be service_account',
+  'Vertex AI 密钥缺少字段：{0}': 'The Vertex AI key lacks the fields: {0}',
+  'Vertex AI 密钥的 private_key 不是 PEM 格式的私钥': "The Vertex AI key's private_key is not a PEM private key",
+  '该渠道类型必须填写代理地址（Base URL）': 'This channel type needs a base URL',
+  '代理地址（Base URL）必须是以 http:// 或 https:// 开头的合法地址':
+    'The base URL must be a valid address starting with http:// or https://',
+  '{0} 的值必须大于 0 且小于 1': 'The value of {0} must be greater than 0 and less than 1',
+  测试失败: 'Test failed',
   'Vertex AI 密钥必须是合法的 JSON 格式（服务账号密钥文件）':
     'The Vertex AI key must be valid JSON (a service account key file)',
   '渠道 ID 无效': 'Invalid channel ID',
