@@ -30,7 +30,7 @@ await describeEachDb(
       expect(Number(open[0].n)).toBe(3);
     });
 
-    // PostgreSQL only: SQL_MAX_LIFETIME is measured on pg's pool here; the MySQL pool has its own test
+    // PostgreSQL only: it tells connections apart by pg_backend_pid(), which only PostgreSQL has
     it.runIf(kind === 'postgres')('replaces a PostgreSQL connection older than SQL_MAX_LIFETIME', async () => {
       s = await startTestServer({ kind, env: { SQL_MAX_OPEN_CONNS: '1', SQL_MAX_LIFETIME: '1' } });
       const pid = async () => Number((await q<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0].pid);
