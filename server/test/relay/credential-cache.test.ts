@@ -14,19 +14,27 @@ import { relayServices } from '../../src/relay/services.js';
 const MINUTE = 60_000;
 const settings = {} as ProviderSettings;
 
-/** A credential whose exchanges are counted and answered when the test says so (all at once by default). */
-function countingCredential(lifetimeMs = 60 * MINUTE) {
-  const c = {
+interface CountingCredential {
+  exchanges: number;
+  /** when set, exchanges wait for it */
+  gate: Promise<void> | null;
+  /** when set, the next exchange fails with it */
+  failWith: Error | null;
+  lifetimeMs: number;
+  credential: ExchangedCredential;
+}
+
+/** A credential whose exchanges are counted, answered when the test says so, and named `<key>#<exchange number>`. */
+function countingCredential(lifetimeMs = 60 * MINUTE): CountingCredential {
+  const c: CountingCredential = {
     exchanges: 0,
-    /** when set, exchanges wait for it */
-    gate: null as Promise<void> | null,
-    /** when set, the next exchange fails with it */
-    failWith: null as Error | null,
+    gate: null,
+    failWith: null,
     lifetimeMs,
     credential: {
       kind: 'exchanged',
       id: 'counting',
-      exchange: async (key: string) => {
+      exchange: async (key) => {
         const n = ++c.exchanges;
         const fail = c.failWith;
         c.failWith = null;
@@ -34,7 +42,7 @@ function countingCredential(lifetimeMs = 60 * MINUTE) {
         if (fail) throw fail;
         return { token: `${key}#${n}`, lifetimeMs: c.lifetimeMs };
       },
-    } satisfies ExchangedCredential,
+    },
   };
   return c;
 }
