@@ -3,7 +3,7 @@
 // and a JSON option is parsed again only when its text changed.
 import type { AppContext } from '../context.js';
 import type { OptionStore } from '../services/options.js';
-import type { ProviderSettings } from './providers/types.js';
+import type { ExchangedCredential, ProviderSettings } from './providers/types.js';
 
 /** Parses a JSON option once per distinct text; a malformed value counts as `fallback`. */
 function jsonOption<T>(options: OptionStore, key: string, fallback: T): () => T {
@@ -41,14 +41,15 @@ function perModel<T>(
 const isPositive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-export interface VertexTokenSource {
-  get(serviceAccountJson: string): Promise<string>;
-  invalidate(serviceAccountJson: string): void;
+/** Where exchanged tokens are kept (relay/credential-cache.ts; tests give a fixed token). */
+export interface CredentialStore {
+  get(credential: ExchangedCredential, key: string, settings: ProviderSettings): Promise<string>;
+  invalidate(credential: ExchangedCredential, key: string): void;
 }
 
 export function providerSettings(
   ctx: AppContext,
-  vertex?: VertexTokenSource,
+  credentials?: CredentialStore,
   fetchImage?: ProviderSettings['fetchImage'],
 ): ProviderSettings {
   const o = ctx.options;
@@ -61,7 +62,7 @@ export function providerSettings(
     const r = o.num(key, dflt);
     return r > 0 && r < 1 ? r : dflt;
   };
-  return {
+  const settings: ProviderSettings = {
     azureDefaultApiVersion: ctx.config.azureDefaultApiVersion,
     claude: {
       defaultMaxTokens: (models) => perModel(claudeMaxTokens(), models, isPositive) ?? 8192,
@@ -105,10 +106,16 @@ export function providerSettings(
       },
       imageModels: () => geminiImage().filter(isText),
     },
-    vertexToken: vertex ? (sa) => vertex.get(sa) : undefined,
-    vertexTokenRefused: vertex ? (sa) => vertex.invalidate(sa) : undefined,
+    vertexTokenUrl: ctx.config.vertexTokenUrl,
     fetchImage,
   };
+  // an exchange reads the settings (a token endpoint named by the config): the store is handed them here, once
+  if (credentials)
+    settings.credentials = {
+      get: (credential, key) => credentials.get(credential, key, settings),
+      invalidate: (credential, key) => credentials.invalidate(credential, key),
+    };
+  return settings;
 }
 
 /** The harm categories new-api sends in every Gemini request's safetySettings. */

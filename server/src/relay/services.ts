@@ -3,9 +3,8 @@
 import { UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
 import { directTransport, UndiciTransport, type Transport } from './transport/index.js';
-import { providerSettings, type VertexTokenSource } from './provider-settings.js';
-import { VertexTokenCache } from './providers/vertex/token.js';
-import { parseServiceAccount } from './providers/vertex/credentials.js';
+import { providerSettings } from './provider-settings.js';
+import { CredentialCache } from './credential-cache.js';
 import { remoteImageFetcher } from './providers/media.js';
 import { userUrlFetch } from '../lib/safe-fetch.js';
 import type { ProviderSettings } from './providers/types.js';
@@ -57,15 +56,6 @@ export interface RelayServices {
 const registry = new WeakMap<AppContext, RelayServices>();
 const starting = new WeakMap<AppContext, Promise<RelayServices>>();
 
-/** Vertex AI access tokens, one cache for the process: a channel's key (a service-account JSON) → its token. */
-function vertexTokens(ctx: AppContext): VertexTokenSource {
-  const cache = new VertexTokenCache({ tokenUrl: ctx.config.vertexTokenUrl || undefined });
-  return {
-    get: (json) => cache.get(parseServiceAccount(json)),
-    invalidate: (json) => cache.invalidate(parseServiceAccount(json)),
-  };
-}
-
 export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
   const existing = starting.get(ctx);
   if (existing) return existing;
@@ -73,6 +63,9 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
     const tokens = new TokenCache(ctx);
     const users = new UserCache(ctx);
     const channels = new ChannelCache(ctx);
+    // exchanged tokens (Vertex AI's), one cache for the process; a key no channel holds any more loses its token
+    const credentials = new CredentialCache();
+    channels.onKeyRetired((key) => credentials.forget(key));
     const logs = new LogWriter(ctx);
     const quotaData = new QuotaData(ctx);
     const http = new UndiciTransport((undici) => new undici.Agent(UPSTREAM_POOL));
@@ -103,7 +96,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       lean,
       upstream: directTransport(http, lean),
       // remote images are user-chosen URLs: fetched with the instance's SSRF-safe client (tests set its policy)
-      providers: providerSettings(ctx, vertexTokens(ctx), remoteImageFetcher(userUrlFetch(ctx))),
+      providers: providerSettings(ctx, credentials, remoteImageFetcher(userUrlFetch(ctx))),
       inFlight: new Set(),
       leftBehind: new Set(),
       metrics: metricsOf(ctx),

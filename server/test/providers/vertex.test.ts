@@ -5,12 +5,8 @@ import { toVertexClaudeBody } from '../../src/relay/providers/vertex/body.js';
 import { parseServiceAccount, ServiceAccountError } from '../../src/relay/providers/vertex/credentials.js';
 import { vertexTarget } from '../../src/relay/providers/vertex/endpoint.js';
 import { vertexRegion, VertexRegionError } from '../../src/relay/providers/vertex/region.js';
-import {
-  GOOGLE_TOKEN_URL,
-  tokenUrlFor,
-  VertexTokenCache,
-  VertexTokenError,
-} from '../../src/relay/providers/vertex/token.js';
+import { GOOGLE_TOKEN_URL, tokenUrlFor, VertexTokenError } from '../../src/relay/providers/vertex/token.js';
+import { VertexTokenCache } from '../helpers/vertex-tokens.js';
 import { SseParser } from '../../src/relay/stream/sse-parser.js';
 import { makeServiceAccount, MockVertex } from '../helpers/mock-vertex.js';
 

@@ -15,7 +15,17 @@ import { codecFor } from '../formats/index.js';
 import type { HubRequest } from '../hub/types.js';
 import { relayableTypes, type ChannelProtocol } from '../../services/channel-protocols.js';
 
-const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
+/**
+ * A provider whose key is exchanged for a token has that token dropped from the relay's credential cache when the
+ * upstream refuses it (401), so the next request exchanges again: declared once, not written per provider.
+ */
+function withCredentialRefusal(adaptor: Adaptor): Adaptor {
+  const credential = adaptor.credential;
+  if (credential?.kind !== 'exchanged' || adaptor.unauthorized) return adaptor;
+  return { ...adaptor, unauthorized: (info) => info.settings.credentials?.invalidate(credential, info.channel.key) };
+}
+
+const DECLARED: Record<ChannelProtocol, Adaptor> = {
   openai: openaiAdaptor,
   azure: azureAdaptor,
   ollama: ollamaAdaptor,
@@ -24,6 +34,10 @@ const BY_PROTOCOL: Record<ChannelProtocol, Adaptor> = {
   bedrock: bedrockAdaptor,
   vertex: vertexAdaptor,
 };
+
+const BY_PROTOCOL = Object.fromEntries(
+  Object.entries(DECLARED).map(([protocol, adaptor]) => [protocol, withCredentialRefusal(adaptor)]),
+) as Record<ChannelProtocol, Adaptor>;
 
 const BY_TYPE = new Map<number, Adaptor>(
   relayableTypes().map(([type, protocol]): [number, Adaptor] => [type, BY_PROTOCOL[protocol]]),
@@ -68,6 +82,10 @@ export async function upstreamBodyFromHub(
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type {
   Adaptor,
+  CredentialSource,
+  ExchangedCredential,
+  ExchangedToken,
+  ProviderCredential,
   SignableRequest,
   ProviderChannel,
   ProviderError,

@@ -44,15 +44,48 @@ export interface ProviderSettings {
     /** gemini.supported_imagine_models: models asked for image output */
     imageModels(): string[];
   };
-  /** an OAuth access token for a Vertex AI service account (cached process-wide by the relay's services) */
-  vertexToken?(serviceAccountJson: string): Promise<string>;
-  /** a Vertex token the upstream refused: fetch a new one next time */
-  vertexTokenRefused?(serviceAccountJson: string): void;
+  /** where Vertex AI's service-account grant is exchanged (VERTEX_TOKEN_URL); empty: the key's own or Google's */
+  vertexTokenUrl?: string;
+  /** the tokens of providers whose key is exchanged for one (relay/credential-cache.ts, one per process) */
+  credentials?: CredentialSource;
   /**
    * fetches an image a request links to, for a provider that must send it inline (providers/media.ts): only public
    * addresses, size- and time-limited; throws FormatError (a 400 for the client) when it cannot
    */
   fetchImage?(url: string): Promise<{ mimeType: string; data: string }>;
+}
+
+/**
+ * What a channel's key is to its upstream. `static`: sent as it is (a bearer key; the default). `signed`: the
+ * provider's `authorize` signs every request with it (Bedrock's SigV4); nothing is cached. `exchanged`: the key buys a
+ * token that lasts a while (Vertex AI's OAuth token, an AK/SK token, a JWT): the relay's credential cache keeps one per
+ * key and asks again before it lapses, after the upstream refuses it (401) and never for a key no channel holds.
+ */
+export type ProviderCredential = { kind: 'static' } | { kind: 'signed' } | ExchangedCredential;
+
+export interface ExchangedCredential {
+  kind: 'exchanged';
+  /** the provider's name in the cache: tokens of different providers never meet, even for the same key */
+  id: string;
+  /** trades the channel's key for a token; throws (with a message free of the key) when refused */
+  exchange(key: string, settings: ProviderSettings): Promise<ExchangedToken>;
+}
+
+export interface ExchangedToken {
+  token: string;
+  /**
+   * how long the token is good for, counted from when the exchange was asked (vendors answer `expires_in`): relative,
+   * so the vendor's clock and ours need not agree
+   */
+  lifetimeMs: number;
+}
+
+/** The exchanged tokens a provider reads through `info.settings.credentials`. */
+export interface CredentialSource {
+  /** the token for `key`: the cached one while it is fresh, else one exchange however many requests wait for it */
+  get(credential: ExchangedCredential, key: string): Promise<string>;
+  /** the upstream refused the token (401): the next `get` exchanges again */
+  invalidate(credential: ExchangedCredential, key: string): void;
 }
 
 export interface RelayInfo {
@@ -124,11 +157,16 @@ export interface Adaptor {
    * (a provider that needs remote images inlined fetches them here)
    */
   fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** what the channel's key is to the upstream (default static) */
+  credential?: ProviderCredential;
   /** once the final request is known: sign it or add a token fetched for it (sets headers) */
   authorize?(info: RelayInfo, req: SignableRequest): Promise<void>;
   /** the provider has no endpoint for this request's mode (Vertex AI's embeddings): a 400, nothing is sent */
   cannotServe?(info: RelayInfo): boolean;
-  /** the upstream answered 401: credentials it cached (an OAuth token) are dropped */
+  /**
+   * the upstream answered 401: credentials it cached are dropped (a provider with an exchanged credential gets this
+   * from the registry, providers/index.ts)
+   */
   unauthorized?(info: RelayInfo): void;
   /** Whether `stream_options.include_usage` may be sent to this channel type (new-api-compat.md §4.6 step 7, §7). */
   supportsStreamOptions(info: RelayInfo): boolean;

@@ -62,8 +62,17 @@ export class ChannelCache {
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> | null = null;
   private dirty = false;
+  private readonly keyRetired: ((key: string) => void)[] = [];
 
   constructor(private readonly ctx: AppContext) {}
+
+  /**
+   * `listener` hears each key that a reload finds no channel holding any more (the channel's key was edited, or the
+   * channel deleted): what was derived from it (an exchanged token) can be dropped.
+   */
+  onKeyRetired(listener: (key: string) => void): void {
+    this.keyRetired.push(listener);
+  }
 
   async start(): Promise<void> {
     await this.reload();
@@ -158,8 +167,22 @@ export class ChannelCache {
       }
       index.set(group, m);
     }
+    const previous = this.byId;
     this.byId = byId;
     this.index = index;
+    if (this.keyRetired.length) this.announceRetiredKeys(previous, byId);
+  }
+
+  private announceRetiredKeys(previous: Map<number, CachedChannel>, current: Map<number, CachedChannel>): void {
+    let held: Set<string> | undefined;
+    const retired = new Set<string>();
+    for (const [id, old] of previous) {
+      if (current.get(id)?.key === old.key) continue;
+      // the same key may still be another channel's
+      held ??= new Set([...current.values()].map((c) => c.key));
+      if (!held.has(old.key)) retired.add(old.key);
+    }
+    for (const key of retired) for (const listener of this.keyRetired) listener(key);
   }
 
   get(id: number): CachedChannel | undefined {

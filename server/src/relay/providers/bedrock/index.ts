@@ -50,6 +50,8 @@ export const bedrockAdaptor: Adaptor = {
       info,
       toBedrockClaudeBody(claudeBodyFromHub(info, await inlineRemoteImages(hub, info.settings.fetchImage))),
     ),
+  // SigV4: every request is signed with the key, nothing is kept between them
+  credential: { kind: 'signed' },
   async authorize(info, req) {
     const signed = await signRequest(parseBedrockKey(info.channel.key), {
       method: req.method,

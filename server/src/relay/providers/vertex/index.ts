@@ -1,7 +1,7 @@
 // Vertex AI (channel type 41): Gemini models at `…/publishers/google/models/{m}:generateContent` (Gemini's body) and
 // Claude models at `…/publishers/anthropic/models/{m}:rawPredict` (Claude's body with Vertex's anthropic_version).
-// The key is a service-account JSON; each request carries an OAuth access token obtained with it (token.ts, cached
-// process-wide by the relay's services and dropped when Vertex answers 401). The region comes from the channel's
+// The key is a service-account JSON; each request carries an OAuth access token obtained with it (token.ts, kept by
+// the relay's credential cache and dropped when Vertex answers 401). The region comes from the channel's
 // `other` (plain, or JSON per model with `default`).
 import type { Adaptor, RelayInfo } from '../types.js';
 import type { WireFormat } from '../../formats/codec.js';
@@ -14,6 +14,7 @@ import { parseServiceAccount } from './credentials.js';
 import { vertexRegion } from './region.js';
 import { vertexTarget } from './endpoint.js';
 import { toVertexClaudeBody } from './body.js';
+import { vertexCredential } from './token.js';
 import { inlineRemoteImages } from '../media.js';
 
 const isClaude = (info: RelayInfo) => info.upstreamModel.startsWith('claude');
@@ -89,11 +90,11 @@ export const vertexAdaptor: Adaptor = {
     prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel, 'translated');
     return body;
   },
+  credential: vertexCredential,
   async authorize(info, req) {
-    if (!info.settings.vertexToken) throw new Error('Vertex AI tokens are not available');
-    req.headers.authorization = `Bearer ${await info.settings.vertexToken(info.channel.key)}`;
+    if (!info.settings.credentials) throw new Error('Vertex AI tokens are not available');
+    req.headers.authorization = `Bearer ${await info.settings.credentials.get(vertexCredential, info.channel.key)}`;
   },
-  unauthorized: (info) => info.settings.vertexTokenRefused?.(info.channel.key),
   parseError(status, body) {
     // Vertex's own errors (auth, quota, routing) are Google-shaped even on the Anthropic publisher; Claude's own
     // (overloaded, invalid request) keep Anthropic's `{"type":"error","error":{"type",…}}`, whose `error` object the
