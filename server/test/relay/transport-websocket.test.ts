@@ -198,6 +198,45 @@ describe('websocket transport', () => {
     expect(t.active(`ws://127.0.0.1:${silent.port}`)).toBe(0);
   });
 
+  it('counts the proxy tunnel in headersTimeout: a proxy that never answers CONNECT is given up', async () => {
+    const m = await mock();
+    const stalled: Socket[] = [];
+    const server = http.createServer();
+    server.on('connect', (_req: http.IncomingMessage, client: Socket) => {
+      stalled.push(client);
+      // read (and drop) what comes: a socket whose bytes are never read never sees its peer's end
+      client.resume();
+    });
+    server.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    cleanups.push(async () => {
+      for (const s of stalled) s.destroy();
+      await new Promise((r) => server.close(r));
+    });
+    const proxy = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const err = await open(transport(), m.url, { proxy, headersTimeout: 150 }).catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(stalled).toHaveLength(1);
+    // the tunnel's request is aborted with the handshake: the proxy sees its client's end
+    await new Promise<void>((r) => (stalled[0].readableEnded ? r() : stalled[0].once('end', () => r())));
+    expect(m.tcpConnections).toBe(0);
+  });
+
+  it('keeps many early frames in order, reading again once a reader comes', async () => {
+    let allSent!: () => void;
+    const sent = new Promise<void>((r) => (allSent = r));
+    const m = await mock((c) => {
+      for (let i = 0; i < 199; i++) c.ws.send(`{"n":${i}}`);
+      c.ws.send('{"n":199}', () => allSent());
+      c.ws.close(1000);
+    });
+    const socket = await open(transport(), m.url);
+    await sent;
+    const got: number[] = [];
+    for await (const f of socket) got.push(JSON.parse(f.data.toString()).n);
+    expect(got).toEqual(Array.from({ length: 200 }, (_, i) => i));
+  });
+
   it('gives up an upstream silent for longer than bodyTimeout, and closes the socket', async () => {
     const m = await mock((c) => c.ws.send('{"first":true}'));
     const socket = await open(transport(), m.url, { bodyTimeout: 150 });
@@ -372,6 +411,44 @@ describe('a chat provider over a websocket (test provider)', () => {
     expect(sent).toMatchObject({ model: 'ws-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     expect(result).toMatchObject({ started: true, clientGone: false, error: null });
     expect(result!.usage).toMatchObject({ prompt_tokens: 5, completion_tokens: 2 });
+  });
+
+  it('closes the upstream socket when the HTTP client departs mid-stream', async () => {
+    const m = await mock((c) => c.nextFrame().then(() => c.ws.send(chunk({ role: 'assistant', content: 'Hel' }))));
+    let result: Awaited<ReturnType<typeof streamChatOverWebsocket>> | undefined;
+    const settled = new Promise<void>((resolve) => {
+      const server = http.createServer((_req, res) => {
+        const departure = new AbortController();
+        res.once('close', () => departure.abort());
+        void streamChatOverWebsocket({
+          transport: transport(),
+          url: m.url,
+          apiKey: 'sk-upstream',
+          clientFormat: 'openai',
+          body: { model: 'gpt-x', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+          model: 'ws-model',
+          res,
+          signal: departure.signal,
+        }).then((r) => {
+          result = r;
+          resolve();
+        });
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const port = (server.address() as AddressInfo).port;
+        const client = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/' }, (res) => {
+          // the first chunk reached the client: it leaves
+          res.once('data', () => client.destroy());
+        });
+        client.on('error', () => undefined);
+        client.end();
+      });
+      cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    });
+    const c = await m.connection(1);
+    expect(await c.closed).toBe(1006);
+    await settled;
+    expect(result).toMatchObject({ started: true, clientGone: true });
   });
 
   it('streams the same upstream to an Anthropic client in its own events', async () => {

@@ -70,6 +70,9 @@ export class UpgradeRefusedError extends Error {
   }
 }
 
+/** frames kept for a reader still to come before the socket stops reading */
+const EARLY_FRAMES = 64;
+
 /** how much of a refused handshake's answer is kept for the provider's error parser */
 const REFUSAL_BODY_LIMIT = 64 * 1024;
 
@@ -179,6 +182,8 @@ export class UpstreamSocket implements AsyncIterable<WsFrame> {
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly idleMs: number;
   private paused = false;
+  /** paused because frames came before any reader (EARLY_FRAMES) */
+  private heldForReader = false;
   private readonly early: WsFrame[] = [];
   private onFrame: ((f: WsFrame) => void) | null = null;
   private onEnd: ((err: Error | null) => void) | null = null;
@@ -232,14 +237,18 @@ export class UpstreamSocket implements AsyncIterable<WsFrame> {
     this.ws.on('open', () => {
       this.isOpen = true;
       this.clearHandshakeTimer();
-      if (this.idleMs > 0) this.idleTimer = setTimeout(() => this.fail(bodyTimeoutError()), this.idleMs);
+      this.armIdleTimer();
       settleOpen(null);
     });
     this.ws.on('message', (data: Buffer, binary: boolean) => {
-      if (this.idleTimer && !this.paused) this.idleTimer.refresh();
+      this.idleTimer?.refresh();
       const frame = { data, binary };
       if (this.onFrame) this.onFrame(frame);
-      else this.early.push(frame);
+      // nobody reads yet: a bounded few are kept, then the socket's reading waits for the reader
+      else if (this.early.push(frame) >= EARLY_FRAMES && !this.paused) {
+        this.heldForReader = true;
+        this.pause();
+      }
     });
     // the reason is kept by fail(); 'close' follows every error
     this.ws.on('error', (err: Error) => {
@@ -340,6 +349,11 @@ export class UpstreamSocket implements AsyncIterable<WsFrame> {
   private consume(onFrame: (f: WsFrame) => void, onEnd: (err: Error | null) => void): void {
     if (this.onFrame) throw new Error('the socket is already being read');
     this.onFrame = onFrame;
+    // frames arrive from socket reads, never during this loop: the reader's own pause() in it stands
+    if (this.heldForReader) {
+      this.heldForReader = false;
+      this.resume();
+    }
     for (const f of this.early.splice(0)) onFrame(f);
     if (this.ending) onEnd(this.ending.err);
     else this.onEnd = onEnd;
@@ -351,13 +365,21 @@ export class UpstreamSocket implements AsyncIterable<WsFrame> {
     this.ws.pause();
     // a reader that holds the stream is not the upstream's silence
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   private resume(): void {
     if (!this.paused) return;
     this.paused = false;
     this.ws.resume();
-    if (this.idleTimer && !this.ending) this.idleTimer.refresh();
+    if (this.isOpen && !this.ending) this.armIdleTimer();
+  }
+
+  /** bodyTimeout, counted from now */
+  private armIdleTimer(): void {
+    if (this.idleMs <= 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.fail(bodyTimeoutError()), this.idleMs);
   }
 
   private clearHandshakeTimer(): void {
