@@ -298,6 +298,18 @@ describe('websocket transport', () => {
     expect(t.active(m.url)).toBe(0);
   });
 
+  it('drops every socket when the gateway stops, and opens no new one', async () => {
+    const m = await mock();
+    const t = transport();
+    const socket = await open(t, m.url);
+    const ended = endOf(socket);
+    await t.close();
+    expect(await ended).toMatchObject({ message: 'the gateway is stopping' });
+    expect(await (await m.connection(1)).closed).toBe(1006);
+    await expect(open(t, m.url)).rejects.toMatchObject({ message: 'the websocket transport is closed' });
+    expect(m.tcpConnections).toBe(1);
+  });
+
   describe('with the SSRF guard on', () => {
     it('refuses a loopback address before connecting', async () => {
       const m = await mock();

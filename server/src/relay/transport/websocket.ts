@@ -130,6 +130,9 @@ class OriginSlots {
 export class WebSocketTransport {
   private readonly slots: OriginSlots;
   private readonly guard: AddressGuard | null;
+  /** the sockets open or opening, for close() */
+  private readonly live = new Set<UpstreamSocket>();
+  private isClosed = false;
 
   constructor(o: WebSocketTransportOptions) {
     this.slots = new OriginSlots(o.connections);
@@ -146,6 +149,7 @@ export class WebSocketTransport {
     const u = new URL(req.url);
     if (u.protocol !== 'ws:' && u.protocol !== 'wss:') throw new Error(`not a websocket URL: ${u.protocol}`);
     if (req.signal?.aborted) throw departedError();
+    if (this.isClosed) throw new UpstreamSocketError('the websocket transport is closed', 'ERR_WS_CLOSED');
     const { WebSocket } = await loadWs();
     await this.slots.acquire(u.origin, req.signal);
     let socket: UpstreamSocket;
@@ -157,9 +161,21 @@ export class WebSocketTransport {
       this.slots.release(u.origin);
       throw err;
     }
-    socket.closed.then(() => this.slots.release(u.origin));
+    this.live.add(socket);
+    void socket.closed.then(() => {
+      this.live.delete(socket);
+      this.slots.release(u.origin);
+    });
     await socket.opened;
     return socket;
+  }
+
+  /** The gateway stops: every socket is dropped (their readers end with an error) and no new one opens. */
+  async close(): Promise<void> {
+    this.isClosed = true;
+    const all = [...this.live];
+    for (const s of all) s.destroy(new UpstreamSocketError('the gateway is stopping', 'ERR_WS_CLOSED'));
+    await Promise.all(all.map((s) => s.closed));
   }
 }
 
