@@ -154,8 +154,9 @@ export class WebSocketTransport {
     await this.slots.acquire(u.origin, req.signal);
     let socket: UpstreamSocket;
     try {
-      // departed in the moment between its turn coming and now
+      // departed, or the gateway began stopping, while it waited for its turn
       if (req.signal?.aborted) throw departedError();
+      if (this.isClosed) throw new UpstreamSocketError('the websocket transport is closed', 'ERR_WS_CLOSED');
       socket = new UpstreamSocket(WebSocket, u, req, this.guard);
     } catch (err) {
       this.slots.release(u.origin);
