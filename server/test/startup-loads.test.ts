@@ -38,6 +38,7 @@ const LAZY = [
   '@opentelemetry/exporter-trace-otlp-http',
   'undici',
   'zod',
+  'ws',
 ];
 
 /** The packages named in the record: `node_modules/<name>` or `node_modules/@scope/<name>`, the last one in a path. */

@@ -18,9 +18,8 @@ export const proxies = new CappedMap<string, UndiciTransport>(64, (t) => void t.
  * is set, else `direct` (the shared keep-alive pools).
  */
 export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Transport): Transport {
-  const p = channel.setting?.proxy;
-  if (typeof p !== 'string' || !p.trim()) return direct;
-  const url = p.trim();
+  const url = proxyOf(channel);
+  if (!url) return direct;
   let t = proxies.get(url);
   if (!t) {
     // undici's proxy agents: undici is imported with the first proxied request (lib/undici.ts)
@@ -30,6 +29,12 @@ export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Tr
     proxies.set(url, t);
   }
   return t;
+}
+
+/** The channel's proxy URL (`setting.proxy`, trimmed), or null: the HTTP transports and the websockets use it. */
+export function proxyOf(channel: Pick<CachedChannel, 'setting'>): string | null {
+  const p = channel.setting?.proxy;
+  return typeof p === 'string' && p.trim() ? p.trim() : null;
 }
 
 export async function closeProxies(): Promise<void> {

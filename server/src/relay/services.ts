@@ -5,6 +5,7 @@ import { LeanHttpClient } from '../lib/lean-http/client.js';
 import { directTransport, UndiciTransport, type Transport } from './transport/index.js';
 import { providerSettings } from './provider-settings.js';
 import { CredentialCache } from './credential-cache.js';
+import { WebSocketTransport } from './transport/websocket.js';
 import { remoteImageFetcher } from './providers/media.js';
 import { userUrlFetch } from '../lib/safe-fetch.js';
 import type { ProviderSettings } from './providers/types.js';
@@ -41,6 +42,11 @@ export interface RelayServices {
   lean: LeanHttpClient | null;
   /** upstream calls without a proxy: `lean` when it takes them, else `http` (relay/transport/) */
   upstream: Transport;
+  /**
+   * upstream websockets (relay/transport/websocket.ts), proxied or not, under the HTTP pool's per-origin connection
+   * limit; `ws` is imported with the first socket
+   */
+  websockets: WebSocketTransport;
   /** what providers read: vendor options, credentials caches (provider-settings.ts) */
   providers: ProviderSettings;
   /** relay requests in flight: a stop waits for them (they settle and log) before the final flushes */
@@ -95,6 +101,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       http,
       lean,
       upstream: directTransport(http, lean),
+      websockets: new WebSocketTransport({ connections: UPSTREAM_POOL.connections! }),
       // remote images are user-chosen URLs: fetched with the instance's SSRF-safe client (tests set its policy)
       providers: providerSettings(ctx, credentials, remoteImageFetcher(userUrlFetch(ctx))),
       inFlight: new Set(),
@@ -135,6 +142,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       await logs.stop();
       await quotaData.stop();
       await http.close().catch(() => undefined);
+      await svc.websockets.close();
       lean?.close();
     });
     registry.set(ctx, svc);

@@ -2,7 +2,8 @@
 // (test, balance, model list) all call a Transport with an OutgoingRequest and a ResponseSink (lib/response-sink.ts).
 // Which client carries it is chosen here and in channel-setting.ts's transportFor: a channel with a proxy goes
 // through undici's proxy agent; every other request goes to the lean client (lib/lean-http/client.ts) when it is on
-// (LEAN_HTTP) and takes the request, else to undici's keep-alive pool.
+// (LEAN_HTTP) and takes the request, else to undici's keep-alive pool. Upstream websockets have their own transport
+// beside these (websocket.ts), under the same proxy, timeouts and connection limit.
 import type { Dispatcher } from 'undici';
 import type { LeanHttpClient } from '../../lib/lean-http/client.js';
 import type { OutgoingRequest, ResponseSink } from '../../lib/response-sink.js';
