@@ -5,6 +5,7 @@ import type { PriceData } from '../../services/pricing/index.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import type { WireFormat } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
+import type { EndpointKind } from '../providers/endpoint-kind.js';
 
 export interface StreamDelta {
   text: string;
@@ -34,10 +35,11 @@ export interface TranslationContext {
 
 export interface RelayMode {
   name: string;
-  /** OpenAI path sent upstream */
-  upstreamPath: string;
-  /** Azure deployment task (…/deployments/{model}/{task}) */
-  azureTask: string;
+  /**
+   * the endpoint the client asked for; a provider serves it only when its manifest declares it (providers/endpoints.ts).
+   * Chat-like modes of other client formats (Claude messages, Gemini generateContent) are `chat`.
+   */
+  endpoint: EndpointKind;
   canStream: boolean;
   /** billed per input only (embeddings): no completion tokens */
   inputOnly?: boolean;
