@@ -22,12 +22,12 @@ import {
 import {
   adaptorFor,
   declares,
-  defineProvider,
+  openaiCompatible,
   providerEntries,
   registerProvider,
   type RelayInfo,
 } from '../../src/relay/providers/index.js';
-import { OPENAI_ENDPOINTS, parseOpenAIStyleError } from '../../src/relay/providers/openai/index.js';
+import { OPENAI_ENDPOINTS } from '../../src/relay/providers/openai/index.js';
 import { JSON_RELAY_ROUTES } from '../../src/relay/modes/routes.js';
 import { embeddingsMode } from '../../src/relay/modes/text.js';
 import type { WireFormat } from '../../src/relay/formats/codec.js';
@@ -37,13 +37,10 @@ const CHAT_ONLY_TYPE = 9101;
 const EMBEDDINGS_ONLY_TYPE = 9102;
 
 /** A vendor that serves chat only (an OpenAI-compatible manifest with one entry): its embeddings are refused. */
-const chatOnlyVendor = defineProvider({
+const chatOnlyVendor = openaiCompatible({
   id: 'chat-only-test-vendor',
   types: [CHAT_ONLY_TYPE],
   endpoints: { chat: OPENAI_ENDPOINTS.chat },
-  supportsStreamOptions: () => false,
-  headers: (info) => ({ authorization: `Bearer ${info.channel.key}` }),
-  parseError: parseOpenAIStyleError,
 });
 
 const TYPE_OF: Record<string, number> = {
@@ -56,13 +53,10 @@ const TYPE_OF: Record<string, number> = {
 };
 
 /** A vendor that serves embeddings only: a Claude client's messages must not reach its chat path. */
-const embeddingsOnlyVendor = defineProvider({
+const embeddingsOnlyVendor = openaiCompatible({
   id: 'embeddings-only-test-vendor',
   types: [EMBEDDINGS_ONLY_TYPE],
   endpoints: { embeddings: OPENAI_ENDPOINTS.embeddings },
-  supportsStreamOptions: () => false,
-  headers: (info) => ({ authorization: `Bearer ${info.channel.key}` }),
-  parseError: parseOpenAIStyleError,
 });
 
 const MODELS = {

@@ -2,13 +2,14 @@
 // made with defineProvider (manifest.ts, the contract in types.ts).
 //
 // Adding an OpenAI-compatible vendor is one folder and one line:
-//   providers/<vendor>/index.ts  export const acmeAdaptor = defineProvider({ id: '<vendor>', types: [<channel type>],
-//                                  endpoints: OPENAI_ENDPOINTS (or the subset it serves), headers, supportsStreamOptions,
-//                                  parseError: parseOpenAIStyleError })   (all from openai/index.ts)
-//   below                        acmeAdaptor,
-// Its base URL is the channel's, else its channel type's default (services/channel-types.ts); an endpoint it leaves
-// out of `endpoints` is refused before anything is sent (declares). A vendor with its own protocol declares its own
-// entries (target, body conversion) and, for a new protocol, its recorded fixtures (test/formats/provider-conformance).
+//   providers/<vendor>/index.ts   export const acmeAdaptor = openaiCompatible({ id: '<vendor>', types: [<type>],
+//                                   headers: () => ({ … }) })            (openai/compatible.ts; `endpoints` to narrow)
+//   the PROVIDERS list below      acmeAdaptor,
+// The folder also holds the vendor's recorded answers (__fixtures__/, which test/formats/provider-conformance.test.ts
+// asks of every provider listed here). Its base URL is the channel's, else its channel type's default
+// (services/channel-types.ts); an endpoint it leaves out of `endpoints` is refused before anything is sent
+// (manifest.ts `declares`). A vendor with its own protocol declares its own entries (target, body conversion) with
+// defineProvider.
 import { anthropicAdaptor } from './anthropic/index.js';
 import { azureAdaptor } from './azure/index.js';
 import { geminiAdaptor } from './gemini/index.js';
@@ -77,6 +78,7 @@ export async function upstreamBodyFromHub(
 }
 
 export { declares, defineProvider, requestedEndpoint, wireOf } from './manifest.js';
+export { openaiCompatible, type OpenAICompatibleVendor } from './openai/compatible.js';
 export { ENDPOINT_KINDS, type EndpointKind } from './endpoint-kind.js';
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type {
