@@ -95,7 +95,7 @@ export interface RelayMode {
   alwaysStream?: boolean;
   /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */
   maxTokens?(body: Record<string, any>): number;
-  /** Gemini: the action on the model sent upstream (embedContent, …); default generateContent / stream */
+  /** a Gemini client's embedding action (embedContent or batchEmbedContents), sent upstream as it asked */
   geminiAction?: string;
   /**
    * its answers are text checked for sensitive words when CheckSensitiveOnCompletionEnabled is on

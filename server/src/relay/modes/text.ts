@@ -116,8 +116,7 @@ export const completionsMode: RelayMode = {
 export const embeddingsMode: RelayMode = {
   name: 'embeddings',
   endpoint: 'embeddings',
-  // on a Gemini channel: one batch call embeds every input (modes/embeddings-translate.ts)
-  geminiAction: 'batchEmbedContents',
+  // on a Gemini channel: one batch call embeds every input (modes/embeddings-translate.ts, Gemini's embeddings entry)
   translate: { gemini: openAIEmbeddingsOnGemini },
   canStream: false,
   inputOnly: true,

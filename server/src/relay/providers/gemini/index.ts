@@ -42,8 +42,8 @@ export const geminiAdaptor = defineProvider({
         return body;
       },
     },
-    // a Gemini client's embedContent / batchEmbedContents as it asked; an OpenAI client's embeddings are translated
-    // to batchEmbedContents by its mode
+    // a Gemini client's embedContent / batchEmbedContents as it asked; an OpenAI client's embeddings, which its mode
+    // translates to one batch, go to batchEmbedContents
     embeddings: {
       target: (info) => modelTarget(info, info.mode.geminiAction ?? 'batchEmbedContents'),
       convertRequest(_info, body) {
