@@ -1,6 +1,7 @@
-// OpenAI and the OpenAI-compatible channel types listed in services/channel-protocols.ts (Ollama's chat too). Requests go to
-// `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also serves the
-// Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them through the hub.
+// OpenAI and the OpenAI-compatible channel types listed in services/channel-protocols.ts (Ollama's chat too). Requests
+// go to `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also
+// serves the Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them
+// through the hub.
 // OpenRouter (type 20) also gets new-api's attribution headers and asks for the cost in the usage.
 import { CappedMap } from '../../../lib/bounded.js';
 import type { WireFormat } from '../../formats/codec.js';
