@@ -11,6 +11,7 @@ import type { StreamKeepAlive } from './keepalive.js';
 import { countCompletion, type ModeTranslation, type RelayMode } from './modes/mode.js';
 import type { RelayRequest } from './request.js';
 import { adaptorFor, upstreamBodyFromHub, wireOf, type RelayInfo, type UpstreamUsage } from './providers/index.js';
+import { declares } from './providers/manifest.js';
 import { pipeSse } from './stream.js';
 import { UpstreamCall } from './upstream-call.js';
 import type { OutgoingRequest } from './transport/index.js';
@@ -121,7 +122,7 @@ export async function attempt(
   const native = info.clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(info.clientFormat);
   // a mode without a hub form (embeddings) may still know how to ask this provider's format
   const translation = native ? undefined : mode.translate?.[providerFormat];
-  if ((!native && !mode.hub && !translation) || adaptor.cannotServe?.(info))
+  if (!declares(adaptor, info))
     return {
       kind: 'failed',
       error: new RelayError(

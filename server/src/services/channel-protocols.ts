@@ -3,7 +3,8 @@
 // created or updated, left out of routing and never sent a request (new-api sent them an OpenAI request with the raw
 // key, which for Vertex AI is a whole service-account JSON as a Bearer token).
 // It lives in services so that channel management and the channel cache can ask it without importing the relay;
-// relay/providers/index.ts maps each protocol to its adaptor.
+// relay/providers/index.ts maps each protocol to its adaptor; a provider registered there with a type not listed here
+// adds it (registerRelayableTypes), so a vendor whose channel type the console already knows is one folder and one line.
 import { channelTypeName } from './channel-types.js';
 
 /** The protocols an adaptor in relay/providers/ speaks. */
@@ -17,9 +18,11 @@ export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gem
  * 47 Xinference, 48 xAI. Types with their own path scheme, key format or signature (Ali's compatible mode, Qianfan
  * V2, Zhipu's JWT, MiniMax, Cloudflare's account path, …) are not here until an adaptor handles them.
  */
-const OPENAI_COMPATIBLE_TYPES = [1, 6, 7, 8, 9, 10, 12, 13, 19, 20, 22, 25, 27, 31, 40, 42, 43, 45, 47, 48];
+export const OPENAI_COMPATIBLE_TYPES: readonly number[] = [
+  1, 6, 7, 8, 9, 10, 12, 13, 19, 20, 22, 25, 27, 31, 40, 42, 43, 45, 47, 48,
+];
 
-const PROTOCOL_BY_TYPE = new Map<number, ChannelProtocol>([
+const PROTOCOL_BY_TYPE = new Map<number, string>([
   ...OPENAI_COMPATIBLE_TYPES.map((type): [number, ChannelProtocol] => [type, 'openai']),
   [3, 'azure'],
   [4, 'ollama'],
@@ -30,8 +33,21 @@ const PROTOCOL_BY_TYPE = new Map<number, ChannelProtocol>([
 ]);
 
 /** Every relayable channel type with the protocol the relay speaks to it. */
-export function relayableTypes(): [number, ChannelProtocol][] {
+export function relayableTypes(): [number, string][] {
   return [...PROTOCOL_BY_TYPE];
+}
+
+/**
+ * Makes a provider's channel types relayable (relay/providers/index.ts, when it registers the provider). A type another
+ * protocol already serves is refused: one type, one provider.
+ */
+export function registerRelayableTypes(protocol: string, types: readonly number[]): void {
+  for (const type of types) {
+    const held = PROTOCOL_BY_TYPE.get(type);
+    if (held !== undefined && held !== protocol)
+      throw new Error(`channel type ${type} is served by ${held} already, not by ${protocol}`);
+  }
+  for (const type of types) PROTOCOL_BY_TYPE.set(type, protocol);
 }
 
 /** Whether channels of this type can be relayed to (an adaptor speaks the vendor's protocol). */

@@ -16,8 +16,7 @@ const MAX_TTS_INPUT = 4096;
 
 export const speechMode: RelayMode = {
   name: 'audio_speech',
-  upstreamPath: '/v1/audio/speech',
-  azureTask: 'audio/speech',
+  endpoint: 'audio_speech',
   canStream: false,
   inputOnly: true,
   defaultModel: 'tts-1',
@@ -74,8 +73,7 @@ function transcriptUsage(buf: Buffer, body: Record<string, any>, model: string):
 function transcriptMode(name: string, task: 'transcriptions' | 'translations'): RelayMode {
   return {
     name,
-    upstreamPath: `/v1/audio/${task}`,
-    azureTask: `audio/${task}`,
+    endpoint: task === 'transcriptions' ? 'audio_transcription' : 'audio_translation',
     canStream: false,
     inputOnly: true,
     defaultModel: 'whisper-1',

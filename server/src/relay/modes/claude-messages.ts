@@ -73,9 +73,7 @@ export const claudeMessagesMode: RelayMode = {
   hub: true,
   checksCompletion: true,
   hubOf: claudeHub,
-  // the OpenAI path a Claude request is translated to, on an OpenAI-compatible channel
-  upstreamPath: '/v1/chat/completions',
-  azureTask: 'chat/completions',
+  endpoint: 'chat',
   canStream: true,
   eventStream: true,
   streamTerminal: Buffer.from('"type":"message_stop"'),

@@ -8,8 +8,7 @@ import { inputTexts } from '../../services/sensitive-words.js';
 
 export const editsMode: RelayMode = {
   name: 'edits',
-  upstreamPath: '/v1/edits',
-  azureTask: 'edits',
+  endpoint: 'edits',
   canStream: false,
   validate(body) {
     if (!body.model) return 'model is required';

@@ -56,8 +56,7 @@ const generate: Omit<RelayMode, 'name'> = {
   format: 'gemini',
   hub: true,
   hubOf: geminiHub,
-  upstreamPath: '/v1/chat/completions',
-  azureTask: 'chat/completions',
+  endpoint: 'chat',
   canStream: false,
   decodeStreams: true,
   checksCompletion: true,
@@ -114,8 +113,7 @@ function embedTexts(body: Record<string, any>): string[] {
 
 const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
   format: 'gemini',
-  upstreamPath: '/v1/embeddings',
-  azureTask: 'embeddings',
+  endpoint: 'embeddings',
   canStream: false,
   inputOnly: true,
   validate(body) {

@@ -47,8 +47,7 @@ const base = {
 export const imageGenerationsMode: RelayMode = {
   ...base,
   name: 'images',
-  upstreamPath: '/v1/images/generations',
-  azureTask: 'images/generations',
+  endpoint: 'images',
   defaultModel: 'dall-e',
   validate: validateImage,
 };
@@ -56,8 +55,7 @@ export const imageGenerationsMode: RelayMode = {
 export const imageEditsMode: RelayMode = {
   ...base,
   name: 'image_edits',
-  upstreamPath: '/v1/images/edits',
-  azureTask: 'images/edits',
+  endpoint: 'image_edits',
   // new-api-compat.md §4.3 names no default for edits; OpenAI's own default for this endpoint is dall-e-2
   defaultModel: 'dall-e-2',
   multipart: true,

@@ -5,6 +5,7 @@ import type { PriceData } from '../../services/pricing/index.js';
 import type { UpstreamUsage } from '../providers/types.js';
 import type { WireFormat } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
+import type { EndpointKind } from '../providers/endpoint-kind.js';
 
 export interface StreamDelta {
   text: string;
@@ -34,10 +35,11 @@ export interface TranslationContext {
 
 export interface RelayMode {
   name: string;
-  /** OpenAI path sent upstream */
-  upstreamPath: string;
-  /** Azure deployment task (…/deployments/{model}/{task}) */
-  azureTask: string;
+  /**
+   * the endpoint the client asked for; a provider serves it only when its manifest declares it (providers/endpoints.ts).
+   * Chat-like modes of other client formats (Claude messages, Gemini generateContent) are `chat`.
+   */
+  endpoint: EndpointKind;
   canStream: boolean;
   /** billed per input only (embeddings): no completion tokens */
   inputOnly?: boolean;
@@ -93,7 +95,7 @@ export interface RelayMode {
   alwaysStream?: boolean;
   /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */
   maxTokens?(body: Record<string, any>): number;
-  /** Gemini: the action on the model sent upstream (embedContent, …); default generateContent / stream */
+  /** a Gemini client's embedding action (embedContent or batchEmbedContents), sent upstream as it asked */
   geminiAction?: string;
   /**
    * its answers are text checked for sensitive words when CheckSensitiveOnCompletionEnabled is on

@@ -8,8 +8,7 @@ const NONE = { text: '', toolCalls: 0 };
 
 export const moderationsMode: RelayMode = {
   name: 'moderations',
-  upstreamPath: '/v1/moderations',
-  azureTask: 'moderations',
+  endpoint: 'moderations',
   canStream: false,
   inputOnly: true,
   defaultModel: 'text-moderation-stable',

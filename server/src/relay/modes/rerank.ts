@@ -1,6 +1,6 @@
 // POST /v1/rerank {model, query, documents, top_n, return_documents} (new-api-compat.md §4.8). Cohere, Jina,
-// SiliconFlow and Xinference all serve it at {base}/v1/rerank, so the OpenAI adaptor's `{base}{upstreamPath}` is right
-// for them. Billed per input token: the upstream's count when it reports one (usage.prompt_tokens / usage.total_tokens
+// SiliconFlow and Xinference all serve it at {base}/v1/rerank, so the OpenAI provider's rerank entry is right for
+// them. Billed per input token: the upstream's count when it reports one (usage.prompt_tokens / usage.total_tokens
 // for Jina / SiliconFlow, meta.billed_units.input_tokens for Cohere), else query + documents counted locally.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from './mode.js';
@@ -22,8 +22,7 @@ function positive(v: unknown): number {
 
 export const rerankMode: RelayMode = {
   name: 'rerank',
-  upstreamPath: '/v1/rerank',
-  azureTask: 'rerank',
+  endpoint: 'rerank',
   canStream: false,
   inputOnly: true,
   validate(body) {

@@ -49,8 +49,7 @@ export const responsesMode: RelayMode = {
   name: 'responses',
   format: 'responses',
   hub: true,
-  upstreamPath: '/v1/responses',
-  azureTask: 'responses',
+  endpoint: 'responses',
   canStream: true,
   eventStream: true,
   validate(body) {

@@ -36,8 +36,7 @@ export const chatMode: RelayMode = {
   // providers of other formats serve it through the hub (relay/formats/)
   hub: true,
   checksCompletion: true,
-  upstreamPath: '/v1/chat/completions',
-  azureTask: 'chat/completions',
+  endpoint: 'chat',
   canStream: true,
   validate(body) {
     if (!body.model) return 'model is required';
@@ -90,8 +89,7 @@ export const chatMode: RelayMode = {
 export const completionsMode: RelayMode = {
   name: 'completions',
   checksCompletion: true,
-  upstreamPath: '/v1/completions',
-  azureTask: 'completions',
+  endpoint: 'completions',
   canStream: true,
   validate(body) {
     if (!body.model) return 'model is required';
@@ -117,10 +115,8 @@ export const completionsMode: RelayMode = {
 
 export const embeddingsMode: RelayMode = {
   name: 'embeddings',
-  upstreamPath: '/v1/embeddings',
-  azureTask: 'embeddings',
-  // on a Gemini channel: one batch call embeds every input (modes/embeddings-translate.ts)
-  geminiAction: 'batchEmbedContents',
+  endpoint: 'embeddings',
+  // on a Gemini channel: one batch call embeds every input (modes/embeddings-translate.ts, Gemini's embeddings entry)
   translate: { gemini: openAIEmbeddingsOnGemini },
   canStream: false,
   inputOnly: true,

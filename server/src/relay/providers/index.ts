@@ -1,7 +1,15 @@
-// Adaptor lookup by channel type. Which types are relayable, and over which protocol, is decided in
-// services/channel-protocols.ts; this maps each protocol to the adaptor that speaks it.
-// To add a provider: create providers/<name>/index.ts implementing Adaptor (types.ts), name its protocol in
-// services/channel-protocols.ts and map it here.
+// The provider registry: one line per provider, each a folder under providers/ whose index.ts exports its manifest
+// made with defineProvider (manifest.ts, the contract in types.ts).
+//
+// Adding an OpenAI-compatible vendor is one folder and one line:
+//   providers/<vendor>/index.ts   export const acmeAdaptor = openaiCompatible({ id: '<vendor>', types: [<type>],
+//                                   headers: () => ({ … }) })            (openai/compatible.ts; `endpoints` to narrow)
+//   the PROVIDERS list below      acmeAdaptor,
+// The folder also holds the vendor's recorded answers (__fixtures__/, which test/formats/provider-conformance.test.ts
+// asks of every provider listed here). Its base URL is the channel's, else its channel type's default
+// (services/channel-types.ts); an endpoint it leaves out of `endpoints` is refused before anything is sent
+// (manifest.ts `declares`). A vendor with its own protocol declares its own entries (target, body conversion) with
+// defineProvider.
 import { anthropicAdaptor } from './anthropic/index.js';
 import { azureAdaptor } from './azure/index.js';
 import { geminiAdaptor } from './gemini/index.js';
@@ -10,10 +18,10 @@ import { vertexAdaptor } from './vertex/index.js';
 import { ollamaAdaptor } from './ollama/index.js';
 import { openaiAdaptor } from './openai/index.js';
 import type { Adaptor, RelayInfo } from './types.js';
-import type { WireFormat } from '../formats/codec.js';
+import { wireOf } from './manifest.js';
 import { codecFor } from '../formats/index.js';
 import type { HubRequest } from '../hub/types.js';
-import { relayableTypes, type ChannelProtocol } from '../../services/channel-protocols.js';
+import { registerRelayableTypes } from '../../services/channel-protocols.js';
 
 /**
  * A provider whose key is exchanged for a token has that token dropped from the relay's credential cache when the
@@ -25,30 +33,36 @@ function withCredentialRefusal(adaptor: Adaptor): Adaptor {
   return { ...adaptor, unauthorized: (info) => info.settings.credentials?.invalidate(credential, info.channel.key) };
 }
 
-const DECLARED: Record<ChannelProtocol, Adaptor> = {
-  openai: openaiAdaptor,
-  azure: azureAdaptor,
-  ollama: ollamaAdaptor,
-  anthropic: anthropicAdaptor,
-  gemini: geminiAdaptor,
-  bedrock: bedrockAdaptor,
-  vertex: vertexAdaptor,
-};
+const PROVIDERS: readonly Adaptor[] = [
+  openaiAdaptor,
+  azureAdaptor,
+  ollamaAdaptor,
+  anthropicAdaptor,
+  geminiAdaptor,
+  bedrockAdaptor,
+  vertexAdaptor,
+].map(withCredentialRefusal);
 
-const BY_PROTOCOL = Object.fromEntries(
-  Object.entries(DECLARED).map(([protocol, adaptor]) => [protocol, withCredentialRefusal(adaptor)]),
-) as Record<ChannelProtocol, Adaptor>;
+const BY_ID = new Map<string, Adaptor>();
+const BY_TYPE = new Map<number, Adaptor>();
 
-const BY_TYPE = new Map<number, Adaptor>(
-  relayableTypes().map(([type, protocol]): [number, Adaptor] => [type, BY_PROTOCOL[protocol]]),
-);
+/** Makes a provider's channel types relayable and routes them to it (the list above; tests add their own). */
+export function registerProvider(declared: Adaptor): void {
+  const provider = withCredentialRefusal(declared);
+  if (BY_ID.has(provider.id)) throw new Error(`provider ${provider.id} is registered already`);
+  registerRelayableTypes(provider.id, provider.types);
+  BY_ID.set(provider.id, provider);
+  for (const type of provider.types) BY_TYPE.set(type, provider);
+}
+
+for (const provider of PROVIDERS) registerProvider(provider);
 
 /**
- * Every provider with its protocol, which is also its folder under providers/ (where its recorded fixtures live):
+ * Every built-in provider with its id, which is also its folder under providers/ (where its recorded fixtures live):
  * test/formats/provider-conformance.test.ts runs the same checks over each one.
  */
-export function providerEntries(): readonly (readonly [ChannelProtocol, Adaptor])[] {
-  return Object.entries(BY_PROTOCOL) as [ChannelProtocol, Adaptor][];
+export function providerEntries(): readonly (readonly [string, Adaptor])[] {
+  return PROVIDERS.map((p) => [p.id, p] as const);
 }
 
 /** The adaptor of a relayable type; callers check hasAdaptor first (unsupported channels never reach here). */
@@ -56,11 +70,6 @@ export function adaptorFor(channelType: number): Adaptor {
   const adaptor = BY_TYPE.get(channelType);
   if (!adaptor) throw new Error(`no adaptor for channel type ${channelType}`);
   return adaptor;
-}
-
-/** The wire format an adaptor's upstream speaks for this request. */
-export function wireOf(adaptor: Adaptor, info: RelayInfo): WireFormat {
-  return typeof adaptor.wire === 'function' ? adaptor.wire(info) : (adaptor.wire ?? 'openai');
 }
 
 /**
@@ -79,6 +88,9 @@ export async function upstreamBodyFromHub(
   return body;
 }
 
+export { declares, defineProvider, requestedEndpoint, wireOf } from './manifest.js';
+export { openaiCompatible, type OpenAICompatibleVendor } from './openai/compatible.js';
+export { ENDPOINT_KINDS, type EndpointKind } from './endpoint-kind.js';
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type {
   Adaptor,
@@ -86,6 +98,9 @@ export type {
   ExchangedCredential,
   ExchangedToken,
   ProviderCredential,
+  EndpointEntry,
+  EndpointSet,
+  ProviderManifest,
   SignableRequest,
   ProviderChannel,
   ProviderError,

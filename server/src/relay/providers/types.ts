@@ -1,13 +1,15 @@
-// The provider adaptor contract. An adaptor turns the client's OpenAI-format request into the upstream's request
-// and, when the upstream speaks another protocol, the upstream's response back into OpenAI format.
-// OpenAI-compatible providers (openai/, azure/) implement only the request side: the engine passes their responses
-// through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
+// The provider contract. A provider is a manifest (ProviderManifest): its id, the channel types it serves, and one entry
+// per endpoint it supports (chat, embeddings, …) with what that endpoint does differently from the provider's shared
+// parts (target URL, body conversion, headers, answer conversion). An endpoint it does not declare is refused before
+// anything is sent (providers/manifest.ts `declares`). defineProvider turns a manifest into the Adaptor the relay calls,
+// each call going to the entry of the request's endpoint.
 // An adaptor sees a plain channel value and its own settings, never the application context or the cache's types,
 // so a provider cannot reach the database, Redis or the relay's caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
 import type { WireFormat } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
+import type { EndpointKind } from './endpoint-kind.js';
 
 /** The channel fields an adaptor reads (the relay's cached channel is one). */
 export interface ProviderChannel {
@@ -139,7 +141,41 @@ export interface ProviderError {
   param: string | null;
 }
 
+/**
+ * What one endpoint of a provider does differently from the provider's shared parts; an entry may be empty (`{}`)
+ * when the shared parts serve it as they are.
+ */
+export interface EndpointEntry {
+  target?(info: RelayInfo): UpstreamTarget;
+  headers?(info: RelayInfo): Record<string, string>;
+  convertRequest?(info: RelayInfo, body: Record<string, unknown>): boolean | Promise<boolean>;
+  fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown> | Promise<Record<string, unknown>>;
+  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
+}
+
+/** The endpoints a provider serves, each with its entry. */
+export type EndpointSet = Partial<Record<EndpointKind, EndpointEntry>>;
+
+/**
+ * A provider as its folder declares it. The Adaptor methods it shares with EndpointEntry are the defaults of its
+ * entries (target and headers must come from one or the other); convertRequest defaults to leaving the body as it is.
+ */
+export interface ProviderManifest
+  extends
+    Omit<Adaptor, 'id' | 'types' | 'endpoints' | 'target' | 'headers' | 'convertRequest'>,
+    Omit<EndpointEntry, 'convertResponse' | 'fromHub'> {
+  /** its folder's name under providers/, where its recorded fixtures live */
+  id: string;
+  /** the channel types it serves (each also listed in services/channel-protocols.ts, read without the relay) */
+  types: readonly number[];
+  endpoints: EndpointSet;
+}
+
 export interface Adaptor {
+  readonly id: string;
+  readonly types: readonly number[];
+  /** the endpoints it serves: any other is refused before anything is sent */
+  readonly endpoints: EndpointSet;
   /**
    * the wire format the upstream speaks (default openai), or per request (Vertex: Claude or Gemini by model): the
    * client's own format passes through, others translate
@@ -161,8 +197,6 @@ export interface Adaptor {
   credential?: ProviderCredential;
   /** once the final request is known: sign it or add a token fetched for it (sets headers) */
   authorize?(info: RelayInfo, req: SignableRequest): Promise<void>;
-  /** the provider has no endpoint for this request's mode (Vertex AI's embeddings): a 400, nothing is sent */
-  cannotServe?(info: RelayInfo): boolean;
   /**
    * the upstream answered 401: credentials it cached are dropped (a provider with an exchanged credential gets this
    * from the registry, providers/index.ts)

@@ -3,6 +3,7 @@
 // Anthropic codec. claude.* options apply on both lanes (provider-settings.ts, thinking.ts).
 import { anthropicCodec } from '../../formats/anthropic/index.js';
 import type { Adaptor, RelayInfo } from '../types.js';
+import { defineProvider } from '../manifest.js';
 import { claudeModel, claudeOptionNames, prepareClaudeBody } from './thinking.js';
 
 const DEFAULT_VERSION = '2023-06-01';
@@ -46,20 +47,30 @@ export function claudeBodyFromHub(info: RelayInfo, hub: Parameters<NonNullable<A
   return prepareClaudeBody(info, body, 'translated');
 }
 
-export const anthropicAdaptor: Adaptor = {
+/** A Claude client's body on the native lane: the claude.* options applied, the model as the upstream names it. */
+function convertClaudeBody(info: RelayInfo, body: Record<string, unknown>): boolean {
+  const before = body.max_tokens;
+  const hadThinking = 'thinking' in body;
+  prepareClaudeBody(info, body, 'native');
+  const { model } = claudeModel(info.settings, info.upstreamModel);
+  const changed = body.model !== model || before !== body.max_tokens || hadThinking !== 'thinking' in body;
+  body.model = model;
+  return changed;
+}
+
+/** The Messages API is its only endpoint: every chat-like request (a Claude client's, or another's through the hub). */
+export const anthropicAdaptor = defineProvider({
+  id: 'anthropic',
+  types: [14],
   wire: 'anthropic',
-  supportsStreamOptions: () => false,
-  target: (info) => ({ origin: trimBase(info.channel.baseUrl), path: '/v1/messages' }),
-  headers: (info) => ({ 'x-api-key': info.channel.key, ...claudeHeaders(info) }),
-  convertRequest(info, body) {
-    const before = body.max_tokens;
-    const hadThinking = 'thinking' in body;
-    prepareClaudeBody(info, body, 'native');
-    const { model } = claudeModel(info.settings, info.upstreamModel);
-    const changed = body.model !== model || before !== body.max_tokens || hadThinking !== 'thinking' in body;
-    body.model = model;
-    return changed;
+  endpoints: {
+    chat: {
+      target: (info) => ({ origin: trimBase(info.channel.baseUrl), path: '/v1/messages' }),
+      convertRequest: convertClaudeBody,
+      fromHub: claudeBodyFromHub,
+    },
   },
-  fromHub: claudeBodyFromHub,
+  supportsStreamOptions: () => false,
+  headers: (info) => ({ 'x-api-key': info.channel.key, ...claudeHeaders(info) }),
   parseError: (status, body) => anthropicCodec.parseError(status, body),
-};
+});

@@ -5,37 +5,60 @@
 // cognitiveservices.azure.com host serve it at `/openai/responses` with the channel's dated api-version. Either way
 // it is spoken natively, so a Responses client's request passes through.
 import type { WireFormat } from '../../formats/codec.js';
-import { openaiAdaptor, parseOpenAIStyleError, splitBase } from '../openai/index.js';
-import type { Adaptor, RelayInfo } from '../types.js';
+import { OPENAI_ENDPOINTS, parseOpenAIStyleError, splitBase } from '../openai/index.js';
+import { defineProvider } from '../manifest.js';
+import type { EndpointEntry, RelayInfo, UpstreamTarget } from '../types.js';
 
 const RESPONSES: readonly WireFormat[] = ['responses'];
 
-function responsesPath(info: RelayInfo, version: string): string {
-  if (info.channel.baseUrl.includes('cognitiveservices.azure.com'))
-    return `/openai/responses?api-version=${encodeURIComponent(version)}`;
-  return '/openai/v1/responses?api-version=preview';
+function apiVersion(info: RelayInfo): string {
+  return info.channel.other.trim() || info.settings.azureDefaultApiVersion;
 }
 
-export const azureAdaptor: Adaptor = {
-  alsoSpeaks: () => RESPONSES,
-
-  supportsStreamOptions: () => true,
-
-  target(info) {
+/** `{base}/openai/deployments/{model without dots}/{task}?api-version=…` */
+function deploymentTarget(task: string): (info: RelayInfo) => UpstreamTarget {
+  return (info) => {
     const { origin, prefix } = splitBase(info.channel.baseUrl);
-    const version = info.channel.other.trim() || info.settings.azureDefaultApiVersion;
-    if (info.clientFormat === 'responses') return { origin, path: prefix + responsesPath(info, version) };
     const deployment = info.upstreamModel.replace(/\./g, '');
     return {
       origin,
-      path: `${prefix}/openai/deployments/${encodeURIComponent(deployment)}/${info.mode.azureTask}?api-version=${encodeURIComponent(version)}`,
+      path: `${prefix}/openai/deployments/${encodeURIComponent(deployment)}/${task}?api-version=${encodeURIComponent(apiVersion(info))}`,
     };
-  },
+  };
+}
 
-  headers(info) {
-    return { 'api-key': info.channel.key };
-  },
+function responsesTarget(info: RelayInfo): UpstreamTarget {
+  const { origin, prefix } = splitBase(info.channel.baseUrl);
+  if (info.channel.baseUrl.includes('cognitiveservices.azure.com'))
+    return { origin, path: `${prefix}/openai/responses?api-version=${encodeURIComponent(apiVersion(info))}` };
+  return { origin, path: `${prefix}/openai/v1/responses?api-version=preview` };
+}
 
-  convertRequest: openaiAdaptor.convertRequest,
+/** OpenAI's endpoints, each at its deployment task; chat and completions keep OpenAI's o1/o3 body rules. */
+const deployment = (task: string, openai: EndpointEntry = {}): EndpointEntry => ({
+  convertRequest: openai.convertRequest,
+  target: deploymentTarget(task),
+});
+
+export const azureAdaptor = defineProvider({
+  id: 'azure',
+  types: [3],
+  endpoints: {
+    chat: deployment('chat/completions', OPENAI_ENDPOINTS.chat),
+    completions: deployment('completions', OPENAI_ENDPOINTS.completions),
+    embeddings: deployment('embeddings'),
+    edits: deployment('edits'),
+    images: deployment('images/generations'),
+    image_edits: deployment('images/edits'),
+    audio_speech: deployment('audio/speech'),
+    audio_transcription: deployment('audio/transcriptions'),
+    audio_translation: deployment('audio/translations'),
+    rerank: deployment('rerank'),
+    moderations: deployment('moderations'),
+    responses: { target: responsesTarget },
+  },
+  alsoSpeaks: () => RESPONSES,
+  supportsStreamOptions: () => true,
+  headers: (info) => ({ 'api-key': info.channel.key }),
   parseError: parseOpenAIStyleError,
-};
+});

@@ -1,7 +1,8 @@
 // AWS Bedrock (channel type 33): Claude models through InvokeModel / InvokeModelWithResponseStream, the key
 // `AK|SK|region`, every request signed with SigV4 over its final bytes (sign.ts, AWS's own signer), streams in
 // AWS's binary event-stream framing. The body is Claude's with Bedrock's anthropic_version and no model or stream.
-import type { Adaptor, RelayInfo } from '../types.js';
+import type { RelayInfo } from '../types.js';
+import { defineProvider } from '../manifest.js';
 import { claudeBodyFromHub, claudeHeaders } from '../anthropic/index.js';
 import { claudeModel, prepareClaudeBody } from '../anthropic/thinking.js';
 import { parseBedrockKey } from './credentials.js';
@@ -24,32 +25,47 @@ function withBeta(info: RelayInfo, body: Record<string, unknown>): Record<string
   return body;
 }
 
-export const bedrockAdaptor: Adaptor = {
+/** A Claude client's body: remote images inline, claude.* options applied, in Bedrock's shape. */
+async function claudeBodyForBedrock(info: RelayInfo, body: Record<string, unknown>): Promise<boolean> {
+  // Bedrock fetches no image URLs: a Claude client's are fetched here and sent inline
+  await inlineClaudeImageUrls(body, info.settings.fetchImage);
+  prepareClaudeBody(info, body, 'native');
+  const out = withBeta(info, toBedrockClaudeBody(body));
+  for (const k of Object.keys(body)) delete body[k];
+  Object.assign(body, out);
+  return true;
+}
+
+/** Claude's Messages through InvokeModel is its only endpoint: every chat-like request. */
+export const bedrockAdaptor = defineProvider({
+  id: 'bedrock',
+  types: [33],
   wire: 'anthropic',
   framing: 'aws-eventstream',
-  supportsStreamOptions: () => false,
-  target(info) {
-    const { region } = parseBedrockKey(info.channel.key);
-    return bedrockTarget({ region, modelId: modelIdOf(info), stream: info.isStream, baseUrl: info.channel.baseUrl });
+  endpoints: {
+    chat: {
+      target(info) {
+        const { region } = parseBedrockKey(info.channel.key);
+        return bedrockTarget({
+          region,
+          modelId: modelIdOf(info),
+          stream: info.isStream,
+          baseUrl: info.channel.baseUrl,
+        });
+      },
+      convertRequest: claudeBodyForBedrock,
+      // Bedrock takes Claude images as base64 only (no URL sources): remote images go inline
+      fromHub: async (info, hub) =>
+        withBeta(
+          info,
+          toBedrockClaudeBody(claudeBodyFromHub(info, await inlineRemoteImages(hub, info.settings.fetchImage))),
+        ),
+    },
   },
+  supportsStreamOptions: () => false,
   headers: (info) => ({
     accept: info.isStream ? 'application/vnd.amazon.eventstream' : 'application/json',
   }),
-  async convertRequest(info, body) {
-    // Bedrock fetches no image URLs: a Claude client's are fetched here and sent inline
-    await inlineClaudeImageUrls(body, info.settings.fetchImage);
-    prepareClaudeBody(info, body, 'native');
-    const out = withBeta(info, toBedrockClaudeBody(body));
-    for (const k of Object.keys(body)) delete body[k];
-    Object.assign(body, out);
-    return true;
-  },
-  // Bedrock takes Claude images as base64 only (no URL sources): remote images go inline
-  fromHub: async (info, hub) =>
-    withBeta(
-      info,
-      toBedrockClaudeBody(claudeBodyFromHub(info, await inlineRemoteImages(hub, info.settings.fetchImage))),
-    ),
   // SigV4: every request is signed with the key, nothing is kept between them
   credential: { kind: 'signed' },
   async authorize(info, req) {
@@ -63,4 +79,4 @@ export const bedrockAdaptor: Adaptor = {
     Object.assign(req.headers, signed);
   },
   parseError: (status, body, headers) => parseBedrockProviderError(status, headers ?? {}, body),
-};
+});

@@ -4,10 +4,9 @@
 //   response {model, embeddings: [[…]], prompt_eval_count}   → OpenAI list of embeddings with usage
 // `encoding_format: "base64"` (what the official SDKs ask for by default) is honoured: each vector is returned as the
 // base64 of its little-endian float32 bytes, as OpenAI does.
-import { openaiAdaptor, splitBase } from '../openai/index.js';
-import type { Adaptor, RelayInfo, UpstreamUsage } from '../types.js';
-
-const isEmbeddings = (info: RelayInfo) => info.mode.name === 'embeddings';
+import { OPENAI_ENDPOINTS, openaiAdaptor, splitBase } from '../openai/index.js';
+import { defineProvider } from '../manifest.js';
+import type { EndpointEntry, RelayInfo, UpstreamUsage } from '../types.js';
 
 function base64Float32(v: number[]): string {
   const f = new Float32Array(v.length);
@@ -18,19 +17,18 @@ function base64Float32(v: number[]): string {
 /** What the client asked for that the response conversion needs (set by convertRequest, per request). */
 const wantsBase64 = new WeakMap<RelayInfo, boolean>();
 
-export const ollamaAdaptor: Adaptor = {
-  supportsStreamOptions: (info) => openaiAdaptor.supportsStreamOptions(info),
-
+/**
+ * An OpenAI client's embeddings: the native POST /api/embed, converted both ways. A Gemini client's embedContent is
+ * translated to an OpenAI embeddings body by its mode, which goes to Ollama's OpenAI-compatible /v1/embeddings.
+ */
+const embeddings: EndpointEntry = {
   target(info) {
-    if (!isEmbeddings(info)) return openaiAdaptor.target(info);
+    if (info.clientFormat !== 'openai') return OPENAI_ENDPOINTS.embeddings.target(info);
     const { origin, prefix } = splitBase(info.channel.baseUrl);
     return { origin, path: `${prefix}/api/embed` };
   },
 
-  headers: (info) => openaiAdaptor.headers(info),
-
   convertRequest(info, body) {
-    if (!isEmbeddings(info)) return openaiAdaptor.convertRequest(info, body);
     wantsBase64.set(info, body.encoding_format === 'base64');
     const native: Record<string, unknown> = { model: info.upstreamModel, input: body.input, truncate: true };
     if (body.dimensions !== undefined) native.dimensions = body.dimensions;
@@ -40,7 +38,6 @@ export const ollamaAdaptor: Adaptor = {
   },
 
   convertResponse(info, buf) {
-    if (!isEmbeddings(info)) return null;
     let j: { model?: string; embeddings?: unknown; prompt_eval_count?: number };
     try {
       j = JSON.parse(buf.toString('utf8'));
@@ -66,6 +63,16 @@ export const ollamaAdaptor: Adaptor = {
     };
     return { body: Buffer.from(JSON.stringify(out)), usage };
   },
-
-  parseError: (status, body) => openaiAdaptor.parseError(status, body),
 };
+
+// Ollama speaks no Responses API: a Responses client comes through the hub to chat (no `responses` entry)
+const { responses: _responses, ...openaiEndpoints } = OPENAI_ENDPOINTS;
+
+export const ollamaAdaptor = defineProvider({
+  id: 'ollama',
+  types: [4],
+  endpoints: { ...openaiEndpoints, embeddings },
+  supportsStreamOptions: (info) => openaiAdaptor.supportsStreamOptions(info),
+  headers: (info) => openaiAdaptor.headers(info),
+  parseError: (status, body) => openaiAdaptor.parseError(status, body),
+});

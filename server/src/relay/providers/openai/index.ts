@@ -1,11 +1,14 @@
-// OpenAI and the OpenAI-compatible channel types listed in providers/index.ts (Ollama's chat too). Requests go to
-// `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also serves the
-// Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them through the hub.
+// OpenAI and the OpenAI-compatible channel types listed in services/channel-protocols.ts (Ollama's chat too). Requests
+// go to `{base}{/v1/...}` with `Authorization: Bearer <key>`; responses pass through. OpenAI itself (type 1) also
+// serves the Responses API; the compatible vendors only serve Chat Completions, so a Responses client reaches them
+// through the hub.
 // OpenRouter (type 20) also gets new-api's attribution headers and asks for the cost in the usage.
 import { CappedMap } from '../../../lib/bounded.js';
 import type { WireFormat } from '../../formats/codec.js';
 import { openaiCodec } from '../../formats/openai/index.js';
-import type { Adaptor, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
+import type { EndpointSet, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
+import { defineProvider } from '../manifest.js';
+import { OPENAI_COMPATIBLE_TYPES } from '../../../services/channel-protocols.js';
 
 /**
  * Channel types that accept stream_options (new-api-compat.md §7, the OpenAI-compatible subset of
@@ -51,37 +54,30 @@ function alsoSpeaks(info: RelayInfo): readonly WireFormat[] {
 }
 
 /**
- * A request of another client format (Claude, Gemini, Responses) that reached this channel through the hub: its body
- * is a Chat Completions request whatever path the client called, so it goes where chat requests go.
+ * `{base}{path}`, the vendors' path rules applied; a custom channel's (type 8) base URL is the whole URL, `{model}`
+ * substituted.
  */
-function throughHub(info: RelayInfo): boolean {
-  return !!info.mode.hub && info.clientFormat !== 'openai' && !alsoSpeaks(info).includes(info.clientFormat);
+function openaiTarget(path: string | ((info: RelayInfo) => string)): (info: RelayInfo) => UpstreamTarget {
+  return (info) => {
+    const { channel } = info;
+    if (channel.type === 8) {
+      const u = new URL(channel.baseUrl.replace(/\{model\}/g, info.upstreamModel));
+      return { origin: u.origin, path: u.pathname + u.search };
+    }
+    let p = typeof path === 'string' ? path : path(info);
+    // Perplexity serves its API without the /v1 segment; Cloudflare AI Gateway bases already end in the provider's
+    if (channel.type === 27 || (channel.type === 1 && channel.baseUrl.includes('gateway.ai.cloudflare.com')))
+      p = p.replace(/^\/v1/, '');
+    const { origin, prefix } = splitBase(channel.baseUrl);
+    return { origin, path: prefix + p };
+  };
 }
 
-const CHAT_PATH = '/v1/chat/completions';
+const VOLCENGINE = 45;
 
-function upstreamPath(info: RelayInfo): string {
-  const { channel, mode, upstreamModel } = info;
-  const hub = throughHub(info);
-  const chat = mode.name === 'chat' || hub;
-  let path = hub ? CHAT_PATH : mode.upstreamPath;
-  switch (channel.type) {
-    case 43: // DeepSeek: FIM completions live under /beta
-      if (mode.name === 'completions') path = '/beta/completions';
-      break;
-    case 45: // VolcEngine Ark
-      if (chat) path = upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
-      else if (mode.name === 'embeddings') path = '/api/v3/embeddings';
-      break;
-    case 27: // Perplexity serves its chat API without the /v1 segment
-      path = path.replace(/^\/v1/, '');
-      break;
-    case 1:
-      // Cloudflare AI Gateway bases already end in the provider segment; the path goes without /v1
-      if (channel.baseUrl.includes('gateway.ai.cloudflare.com')) path = path.replace(/^\/v1/, '');
-      break;
-  }
-  return path;
+function chatPath(info: RelayInfo): string {
+  if (info.channel.type !== VOLCENGINE) return '/v1/chat/completions';
+  return info.upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
 }
 
 export function parseOpenAIStyleError(status: number, body: Buffer): ProviderError {
@@ -154,22 +150,47 @@ function reasoningModelTweaks(body: Record<string, unknown>, info: RelayInfo): b
   return changed;
 }
 
-export const openaiAdaptor: Adaptor = {
+/** o1/o3 rules and OpenRouter's usage cost on a client's own chat / completions body. */
+function convertTextRequest(info: RelayInfo, body: Record<string, unknown>): boolean {
+  const usage = info.channel.type === OPENROUTER && askUsageCost(body);
+  return reasoningModelTweaks(body, info) || usage;
+}
+
+/**
+ * Every endpoint of OpenAI's API at its `/v1/...` path. An OpenAI-compatible vendor's manifest re-uses this set
+ * (its own headers and stream options beside it); a chat request of another client format reaches `chat` through the
+ * hub.
+ */
+export const OPENAI_ENDPOINTS = {
+  chat: { target: openaiTarget(chatPath), convertRequest: convertTextRequest },
+  // DeepSeek serves FIM completions under /beta
+  completions: {
+    target: openaiTarget((info) => (info.channel.type === 43 ? '/beta/completions' : '/v1/completions')),
+    convertRequest: convertTextRequest,
+  },
+  embeddings: {
+    target: openaiTarget((info) => (info.channel.type === VOLCENGINE ? '/api/v3/embeddings' : '/v1/embeddings')),
+  },
+  edits: { target: openaiTarget('/v1/edits') },
+  images: { target: openaiTarget('/v1/images/generations') },
+  image_edits: { target: openaiTarget('/v1/images/edits') },
+  audio_speech: { target: openaiTarget('/v1/audio/speech') },
+  audio_transcription: { target: openaiTarget('/v1/audio/transcriptions') },
+  audio_translation: { target: openaiTarget('/v1/audio/translations') },
+  rerank: { target: openaiTarget('/v1/rerank') },
+  moderations: { target: openaiTarget('/v1/moderations') },
+  // spoken natively by OpenAI itself only (alsoSpeaks): other types' Responses clients come through the hub to `chat`
+  responses: { target: openaiTarget('/v1/responses') },
+} satisfies EndpointSet;
+
+export const openaiAdaptor = defineProvider({
+  id: 'openai',
+  types: OPENAI_COMPATIBLE_TYPES,
+  endpoints: OPENAI_ENDPOINTS,
   alsoSpeaks,
 
   supportsStreamOptions(info) {
     return STREAM_OPTIONS_TYPES.has(info.channel.type);
-  },
-
-  target(info): UpstreamTarget {
-    if (info.channel.type === 8) {
-      // custom channel: the base URL is the full URL, `{model}` substituted
-      const full = info.channel.baseUrl.replace(/\{model\}/g, info.upstreamModel);
-      const u = new URL(full);
-      return { origin: u.origin, path: u.pathname + u.search };
-    }
-    const { origin, prefix } = splitBase(info.channel.baseUrl);
-    return { origin, path: prefix + upstreamPath(info) };
   },
 
   headers(info) {
@@ -179,12 +200,6 @@ export const openaiAdaptor: Adaptor = {
     return h;
   },
 
-  convertRequest(info, body) {
-    if (info.mode.name !== 'chat' && info.mode.name !== 'completions') return false;
-    const usage = info.channel.type === OPENROUTER && askUsageCost(body);
-    return reasoningModelTweaks(body, info) || usage;
-  },
-
   fromHub(info, hub) {
     const body = openaiCodec.requestFromHub(hub, { model: info.upstreamModel, stream: info.isStream });
     if (info.channel.type === OPENROUTER) askUsageCost(body);
@@ -192,4 +207,4 @@ export const openaiAdaptor: Adaptor = {
   },
 
   parseError: parseOpenAIStyleError,
-};
+});

@@ -3,7 +3,8 @@
 // The key is a service-account JSON; each request carries an OAuth access token obtained with it (token.ts, kept by
 // the relay's credential cache and dropped when Vertex answers 401). The region comes from the channel's
 // `other` (plain, or JSON per model with `default`).
-import type { Adaptor, RelayInfo } from '../types.js';
+import type { EndpointEntry, RelayInfo } from '../types.js';
+import { defineProvider } from '../manifest.js';
 import type { WireFormat } from '../../formats/codec.js';
 import { claudeBodyFromHub, claudeHeaders } from '../anthropic/index.js';
 import { claudeModel, prepareClaudeBody } from '../anthropic/thinking.js';
@@ -43,11 +44,8 @@ function wireOf(info: RelayInfo): WireFormat {
   return isClaude(info) ? 'anthropic' : 'gemini';
 }
 
-export const vertexAdaptor: Adaptor = {
-  wire: wireOf,
-  supportsStreamOptions: () => false,
-  // Vertex embeds through `:predict`, a different API this provider does not speak
-  cannotServe: (info) => !!info.mode.inputOnly || !!info.mode.geminiAction,
+/** generateContent (Gemini models) or rawPredict (Claude models): every chat-like request. */
+const chat: EndpointEntry = {
   target(info) {
     const sa = parseServiceAccount(info.channel.key);
     const claude = isClaude(info);
@@ -90,6 +88,18 @@ export const vertexAdaptor: Adaptor = {
     prepareGeminiBody(info.settings, body as Record<string, any>, info.upstreamModel, 'translated');
     return body;
   },
+};
+
+/**
+ * Chat only: Vertex embeds through `:predict`, a different API this provider does not speak, so embeddings (an OpenAI
+ * client's, or a Gemini client's embedContent on a Gemini model) are refused before anything is sent.
+ */
+export const vertexAdaptor = defineProvider({
+  id: 'vertex',
+  types: [41],
+  wire: wireOf,
+  endpoints: { chat },
+  supportsStreamOptions: () => false,
   credential: vertexCredential,
   async authorize(info, req) {
     if (!info.settings.credentials) throw new Error('Vertex AI tokens are not available');
@@ -101,4 +111,4 @@ export const vertexAdaptor: Adaptor = {
     // Google reader would take for its own and lose the type of
     return isClaudeError(body) ? anthropicCodec.parseError(status, body) : geminiCodec.parseError(status, body);
   },
-};
+});
