@@ -77,6 +77,29 @@ export default tseslint.config(
     },
   },
   {
+    // the hub is the common form every format and provider meets at: it imports none of them, so either side can change
+    files: ['server/src/relay/hub/**'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'relay/hub/ is the core of the relay: it imports no format, mode, provider or relay step',
+        '^(\\.\\./)+api/',
+        '^\\.\\./(formats|modes|providers|pipeline|stream|transport|endpoints)/',
+        '^\\.\\./[^/]+\\.js$',
+      ),
+    },
+  },
+  {
+    // a wire format's codec speaks the hub and its own wire; providers use formats, never the reverse
+    files: ['server/src/relay/formats/**'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'relay/formats/ converts between a wire format and the hub: it imports no provider, mode or relay step',
+        '^(\\.\\./)+api/',
+        '^(\\.\\./)+(providers|modes|pipeline|transport|endpoints)/',
+      ),
+    },
+  },
+  {
     files: ['server/src/relay/providers/**'],
     rules: {
       'no-restricted-imports': refuse(

@@ -8,7 +8,7 @@
 //   new-api's audio helper charges them). srt/vtt answers are counted on their cue text only.
 import { countTextTokens, countTtsInputTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from './mode.js';
-import type { UpstreamUsage } from '../providers/types.js';
+import type { UpstreamUsage } from '../hub/usage.js';
 import { normaliseUsage } from '../usage.js';
 
 const NONE = { text: '', toolCalls: 0 };

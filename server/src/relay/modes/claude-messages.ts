@@ -12,7 +12,7 @@ import {
   countTextTokens,
   type ChatMessageLike,
 } from '../../services/tokenizer.js';
-import type { UpstreamUsage } from '../providers/types.js';
+import type { UpstreamUsage } from '../hub/usage.js';
 import { usageOfHub } from '../hub/usage.js';
 import { extractUsageObject } from '../usage.js';
 import type { RelayMode, StreamDelta } from './mode.js';

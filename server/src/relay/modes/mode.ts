@@ -2,10 +2,10 @@
 // completion text lives). The pipeline (relay/pipeline/) is the same for every mode.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { PriceData } from '../../services/pricing/index.js';
-import type { UpstreamUsage } from '../providers/types.js';
+import type { UpstreamUsage } from '../hub/usage.js';
 import type { WireFormat } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
-import type { EndpointKind } from '../providers/endpoint-kind.js';
+import type { EndpointKind } from './endpoint-kind.js';
 
 export interface StreamDelta {
   text: string;

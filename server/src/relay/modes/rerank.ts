@@ -4,7 +4,7 @@
 // for Jina / SiliconFlow, meta.billed_units.input_tokens for Cohere), else query + documents counted locally.
 import { countTextTokens } from '../../services/tokenizer.js';
 import type { RelayMode } from './mode.js';
-import type { UpstreamUsage } from '../providers/types.js';
+import type { UpstreamUsage } from '../hub/usage.js';
 
 const NONE = { text: '', toolCalls: 0 };
 

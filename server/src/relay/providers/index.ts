@@ -90,7 +90,7 @@ export async function upstreamBodyFromHub(
 
 export { declares, defineProvider, requestedEndpoint, wireOf } from './manifest.js';
 export { openaiCompatible, type OpenAICompatibleVendor } from './openai/compatible.js';
-export { ENDPOINT_KINDS, type EndpointKind } from './endpoint-kind.js';
+export { ENDPOINT_KINDS, type EndpointKind } from '../modes/endpoint-kind.js';
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type {
   Adaptor,

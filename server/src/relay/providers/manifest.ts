@@ -4,7 +4,7 @@
 // request goes through the hub (a Claude client on an OpenAI channel). A request with neither lane asks nothing the
 // provider could serve.
 import type { WireFormat } from '../formats/codec.js';
-import type { EndpointKind } from './endpoint-kind.js';
+import type { EndpointKind } from '../modes/endpoint-kind.js';
 import type { Adaptor, EndpointEntry, ProviderManifest, RelayInfo } from './types.js';
 
 /** The wire format an adaptor's upstream speaks for this request. */

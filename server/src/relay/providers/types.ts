@@ -7,9 +7,12 @@
 // so a provider cannot reach the database, Redis or the relay's caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
-import type { WireFormat } from '../formats/codec.js';
+import type { UpstreamError, WireFormat } from '../formats/codec.js';
+import type { UpstreamUsage } from '../hub/usage.js';
+
+export type { UpstreamUsage } from '../hub/usage.js';
 import type { HubRequest } from '../hub/types.js';
-import type { EndpointKind } from './endpoint-kind.js';
+import type { EndpointKind } from '../modes/endpoint-kind.js';
 
 /** The channel fields an adaptor reads (the relay's cached channel is one). */
 export interface ProviderChannel {
@@ -120,26 +123,8 @@ export interface UpstreamTarget {
   path: string;
 }
 
-export interface UpstreamUsage {
-  /** includes cache reads, excludes cache writes (services/pricing/index.ts) */
-  prompt_tokens: number;
-  completion_tokens: number;
-  cached_tokens: number;
-  /** Claude cache writes */
-  cache_creation_tokens?: number;
-  /** the usage came from a Claude model: billed with the Claude formula and logged with its fields */
-  claude?: boolean;
-  /** audio tokens within prompt_tokens / completion_tokens (gpt-4o-audio), when the upstream reports any */
-  audio_input?: number;
-  audio_output?: number;
-}
-
-export interface ProviderError {
-  message: string;
-  type: string;
-  code: string | number | null;
-  param: string | null;
-}
+/** an upstream's error read into the relay's fields: each wire format's parser (formats/<format>/errors.ts) makes one */
+export type ProviderError = UpstreamError;
 
 /**
  * What one endpoint of a provider does differently from the provider's shared parts; an entry may be empty (`{}`)

@@ -4,7 +4,7 @@
 // client on an OpenAI-compatible channel. The OpenAI native lane passes bytes and never calls it (relay/stream.ts).
 import type { HubChunk, HubRequest, HubResponse, HubResponseMessage, HubUsage } from '../../hub/types.js';
 import type { ClientError, EncoderOptions, FormatCodec, StreamDecoder, StreamEncoder } from '../codec.js';
-import { parseOpenAIStyleError } from '../../providers/openai/index.js';
+import { parseOpenAIStyleError } from './errors.js';
 import { FormatError } from '../codec.js';
 
 function num(v: unknown): number {

@@ -1,7 +1,7 @@
 // The OpenAI Responses API as a wire format (`POST /v1/responses`). As a client format it lets a Responses client
 // use a channel that only speaks Chat Completions (DeepSeek, Moonshot, Claude and Gemini through the hub); as a
 // provider format it lets a Responses-speaking upstream serve the other formats' clients.
-import { parseOpenAIStyleError } from '../../providers/openai/index.js';
+import { parseOpenAIStyleError } from '../openai/errors.js';
 import type { FormatCodec } from '../codec.js';
 import { openaiUsageToHub } from '../openai/index.js';
 import { errorBody } from './errors.js';

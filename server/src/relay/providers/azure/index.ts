@@ -5,7 +5,8 @@
 // cognitiveservices.azure.com host serve it at `/openai/responses` with the channel's dated api-version. Either way
 // it is spoken natively, so a Responses client's request passes through.
 import type { WireFormat } from '../../formats/codec.js';
-import { OPENAI_ENDPOINTS, parseOpenAIStyleError, splitBase } from '../openai/index.js';
+import { OPENAI_ENDPOINTS, splitBase } from '../openai/index.js';
+import { parseOpenAIStyleError } from '../../formats/openai/errors.js';
 import { defineProvider } from '../manifest.js';
 import type { EndpointEntry, RelayInfo, UpstreamTarget } from '../types.js';
 

@@ -3,7 +3,8 @@
 // of openaiCompatible, and the registry (providers/index.ts) one line.
 import { defineProvider } from '../manifest.js';
 import type { Adaptor, EndpointSet, RelayInfo } from '../types.js';
-import { OPENAI_ENDPOINTS, parseOpenAIStyleError } from './index.js';
+import { OPENAI_ENDPOINTS } from './index.js';
+import { parseOpenAIStyleError } from '../../formats/openai/errors.js';
 
 export interface OpenAICompatibleVendor {
   /** its folder's name under providers/ */

@@ -6,7 +6,8 @@
 import { CappedMap } from '../../../lib/bounded.js';
 import type { WireFormat } from '../../formats/codec.js';
 import { openaiCodec } from '../../formats/openai/index.js';
-import type { EndpointSet, ProviderError, RelayInfo, UpstreamTarget } from '../types.js';
+import type { EndpointSet, RelayInfo, UpstreamTarget } from '../types.js';
+import { parseOpenAIStyleError } from '../../formats/openai/errors.js';
 import { defineProvider } from '../manifest.js';
 import { OPENAI_COMPATIBLE_TYPES } from '../../../services/channel-protocols.js';
 
@@ -78,44 +79,6 @@ const VOLCENGINE = 45;
 function chatPath(info: RelayInfo): string {
   if (info.channel.type !== VOLCENGINE) return '/v1/chat/completions';
   return info.upstreamModel.startsWith('bot') ? '/api/v3/bots/chat/completions' : '/api/v3/chat/completions';
-}
-
-export function parseOpenAIStyleError(status: number, body: Buffer): ProviderError {
-  const fallback: ProviderError = {
-    message: '',
-    type: 'upstream_error',
-    code: 'bad_response_status_code',
-    param: String(status),
-  };
-  let j: any;
-  try {
-    j = JSON.parse(body.toString('utf8'));
-  } catch {
-    // as new-api: a body that is not JSON (a proxy's HTML page, a plain-text stack) is not shown to the client
-    fallback.message = `bad response status code ${status}`;
-    return fallback;
-  }
-  const e = j?.error;
-  if (e && typeof e === 'object' && (e.type || e.message)) {
-    // an OpenAI-shaped error object replaces the whole error (new-api-compat.md §4.6 step 9)
-    return {
-      message: String(e.message ?? ''),
-      type: String(e.type || 'upstream_error'),
-      code: e.code ?? null,
-      param: e.param == null ? null : String(e.param),
-    };
-  }
-  const msg =
-    (typeof e === 'string' && e) ||
-    j?.message ||
-    j?.msg ||
-    j?.err ||
-    j?.error_msg ||
-    j?.header?.message ||
-    j?.response?.error?.message ||
-    '';
-  fallback.message = msg ? String(msg) : `bad response status code ${status}`;
-  return fallback;
 }
 
 /** o1/o3 request rules (new-api-compat.md §4.7). Returns whether the body changed. */
