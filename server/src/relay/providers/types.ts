@@ -1,7 +1,6 @@
-// The provider adaptor contract. An adaptor turns the client's OpenAI-format request into the upstream's request
-// and, when the upstream speaks another protocol, the upstream's response back into OpenAI format.
-// OpenAI-compatible providers (openai/, azure/) implement only the request side: the engine passes their responses
-// through byte for byte. Claude / Gemini adaptors would add convertResponse / convertStreamEvent / parseUsage.
+// The provider adaptor contract. An adaptor builds the upstream's request (URL, headers, signing, vendor options);
+// a provider that speaks the client's format has its answers passed through byte for byte, one that speaks another
+// declares its wire format and the relay translates through the hub with that format's codec (relay/formats/).
 // An adaptor sees a plain channel value and its own settings, never the application context or the cache's types,
 // so a provider cannot reach the database, Redis or the relay's caches.
 import type { IncomingHttpHeaders } from 'node:http';
@@ -146,8 +145,6 @@ export interface Adaptor {
    * and goes through as it is). Throwing makes it a 502 bad response.
    */
   convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
-  /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
-  convertStreamEvent?(info: RelayInfo, data: string): string[];
   /** Extracts the error from a non-200 upstream body (new-api-compat.md §4.6 step 9). */
   parseError(status: number, body: Buffer, headers?: Record<string, string>): ProviderError;
 }

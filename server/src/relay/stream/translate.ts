@@ -9,12 +9,9 @@ import type { StreamKeepAlive } from '../keepalive.js';
 import { drained, pumpChunks, type UpstreamStream } from '../stream.js';
 import type { StreamDelta } from '../modes/mode.js';
 import { stopChunk, type StreamScanners } from '../sensitive-output.js';
+import type { EventFraming } from './framing.js';
 
-/** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
-export interface EventFraming {
-  push(bytes: Buffer): { data: string; event?: string }[];
-  end(): { data: string; event?: string }[];
-}
+export type { EventFraming } from './framing.js';
 
 export interface TranslateOptions {
   res: HttpResponse;

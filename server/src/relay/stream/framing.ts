@@ -1,0 +1,35 @@
+// The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
+// framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
+// whether the relay's SSE byte scanner (relay/stream.ts) can read the bytes as they are.
+import { awsEventFraming } from './aws-framing.js';
+import { SseParser } from './sse-parser.js';
+
+/** One upstream event: its data payload and, for SSE, its `event:` name. */
+export interface FramedEvent {
+  data: string;
+  event?: string;
+}
+
+/** Cuts an upstream byte stream into events (per request: it holds the bytes of an event not yet complete). */
+export interface EventFraming {
+  push(bytes: Buffer): FramedEvent[];
+  /** the upstream ended: a last event still owed, or a throw when the bytes ended inside one */
+  end(): FramedEvent[];
+}
+
+export interface FramingKind {
+  /** a new framing for one stream */
+  create(): EventFraming;
+  /** the bytes are Server-Sent Events the native lane's byte scanner may pass through without decoding them */
+  scannable: boolean;
+}
+
+const FRAMINGS: Record<'sse' | 'aws-eventstream', FramingKind> = {
+  sse: { create: () => new SseParser(), scannable: true },
+  'aws-eventstream': { create: awsEventFraming, scannable: false },
+};
+
+/** The framing a provider declared (SSE when it declared none). */
+export function framingOf(name: keyof typeof FRAMINGS | undefined): FramingKind {
+  return FRAMINGS[name ?? 'sse'];
+}
