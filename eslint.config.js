@@ -93,11 +93,11 @@ export default tseslint.config(
     files: ['server/src/relay/attempt.ts', 'server/src/relay/lanes/**'],
     rules: {
       'no-restricted-imports': refuse(
-        'the lanes see providers, formats and framings through providers/index, formats/index and stream/framing, and never the pipeline',
+        'the lanes see providers, formats and framings through providers/index, formats/index and the stream pump and its lanes, never the pipeline',
         '^(\\.\\./)+api/',
         '^\\.{1,2}/providers/[^/]+/',
         '^\\.{1,2}/formats/[^/]+/',
-        '^\\.{1,2}/stream/(?!framing\\.js$|translate\\.js$)',
+        '^\\.{1,2}/stream/(?!(framing|pump|sse-scan|translate)\\.js$)',
         '^\\.{1,2}/pipeline/',
       ),
     },

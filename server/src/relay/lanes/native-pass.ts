@@ -1,12 +1,12 @@
 // The native pass-through lane: the provider speaks the client's format, the bytes go through as they came and only
-// the usage is read (relay/stream.ts's byte scanner for a stream, relay/usage.ts for a whole answer).
+// the usage is read (relay/stream/sse-scan.ts's byte scanner for a stream, relay/usage.ts for a whole answer).
 import { atLeastDelivered, badResponse, sensitiveOutcome, type AttemptResult } from '../attempt-result.js';
 import { forceFormat, forceFormatChunk, thinkingStreamConverter, thinkingToContent } from '../channel-setting.js';
 import { sseHeaders } from '../errors.js';
 import { countCompletion } from '../modes/mode.js';
 import { StreamScanners } from '../sensitive-output.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
-import { pipeSse } from '../stream.js';
+import { pipeSse } from '../stream/sse-scan.js';
 import { jsonAnswer, jsonAnswerOfStream, type AnswerConversion } from './json-answer.js';
 import type { AnsweredAttempt, Lane } from './lane.js';
 import { nativeBody } from './native-body.js';
@@ -52,7 +52,7 @@ async function streamAnswer(l: AnsweredAttempt): Promise<AttemptResult> {
     convert: mode.name === 'chat' ? chatStreamTransform(a.channel) : undefined,
     sensitive: a.sensitive && new StreamScanners(a.sensitive),
   });
-  // a client that left before the first byte: the stream was read to its end (stream.ts), billed below
+  // a client that left before the first byte: the stream was read to its end (stream/pump.ts), billed below
   if (!r.started && !r.clientGone && r.error) return badResponse(r.error, 'upstream stream failed', redact);
   let usage = r.usage;
   if (r.stoppedOnSensitive) {

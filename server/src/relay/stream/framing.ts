@@ -1,6 +1,6 @@
 // The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
 // framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
-// whether the relay's SSE byte scanner (relay/stream.ts) can read the bytes as they are.
+// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are.
 import { awsEventFraming } from './aws-framing.js';
 import { SseParser } from './sse-parser.js';
 
