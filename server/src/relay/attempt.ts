@@ -5,14 +5,12 @@ import type { HttpResponse } from '../lib/http-response.js';
 import type { AppContext } from '../context.js';
 import { GONE, type AttemptResult } from './attempt-result.js';
 import { RelayError } from './errors.js';
-import { codecFor } from './formats/index.js';
 import { adaptorFor } from './providers/index.js';
 import type { RelayRequest } from './request.js';
 import type { RelayServices } from './services.js';
-import { framingOf } from './stream/framing.js';
 import { endpointTranslatedLane } from './lanes/endpoint-translated.js';
 import { laneAttempt, type AttemptInput, type Lane, type LaneAttempt } from './lanes/lane.js';
-import { nativeDecodedLane } from './lanes/native-decoded.js';
+import { decodesNative, nativeDecodedLane } from './lanes/native-decoded.js';
 import { nativePassLane } from './lanes/native-pass.js';
 import { rawLane } from './lanes/raw.js';
 import { runLane } from './lanes/run.js';
@@ -45,12 +43,7 @@ function laneOf(l: LaneAttempt): Lane | null {
   const { a } = l;
   if (!l.native) return l.translation ? endpointTranslatedLane : a.mode.hub ? translatedLane : null;
   if (a.mode.rawResponse) return rawLane;
-  // a stream is byte-scanned unless the mode, the provider's framing or the sensitive-word check needs its events
-  const decode =
-    a.mode.decodeStreams ||
-    !framingOf(l.adaptor.framing).scannable ||
-    (a.sensitive && codecFor(l.info.clientFormat).maskedAsHub);
-  return a.isStream && decode ? nativeDecodedLane : nativePassLane;
+  return decodesNative(l) ? nativeDecodedLane : nativePassLane;
 }
 
 function cannotServe({ a }: LaneAttempt): AttemptResult {

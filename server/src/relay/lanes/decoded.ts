@@ -55,6 +55,7 @@ export async function decodedStream(l: AnsweredAttempt, pass: boolean): Promise<
     encoder: codecFor(info.clientFormat).streamFromHub(encoderOptions(l)),
     keepAlive: a.keepAlive,
     pass,
+    transform: l.output,
     redact,
     sensitive: a.sensitive && {
       scanners: new StreamScanners(a.sensitive),
@@ -84,6 +85,7 @@ export function decodedJson(l: AnsweredAttempt): AttemptResult {
   const provider = codecFor(l.providerFormat);
   if (call.error) throw call.error;
   const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
+  l.output?.response(hub);
   const answer = codecFor(info.clientFormat).responseFromHub(hub, encoderOptions(l));
   // the completion's sensitive words: masked, or the answer refused (and charged all the same, as new-api)
   const refused = (a.sensitive && checkAnswer(answer, a.sensitive)?.refused) || null;

@@ -8,6 +8,8 @@ import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { Reservation } from '../../services/billing/index.js';
 import type { AttemptResult } from '../attempt-result.js';
 import type { WireFormat } from '../formats/codec.js';
+import { hubOutputTransformOf } from '../channel-setting.js';
+import type { HubOutputTransform } from '../hub/output-transforms.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 import type { ModeTranslation, RelayMode } from '../modes/mode.js';
 import { wireOf, type Adaptor, type RelayInfo } from '../providers/index.js';
@@ -52,6 +54,8 @@ export interface LaneAttempt {
   native: boolean;
   /** the mode's own translation to the provider's format (the endpoint-translated lane), or undefined */
   translation: ModeTranslation | undefined;
+  /** the channel's output settings (force_format, thinking_to_content) for an answer decoded to the hub, or null */
+  output: HubOutputTransform | null;
   /** once the upstream answered: the call, its first-response time, the channel's redactor */
   call: UpstreamCall | null;
   frt: number;
@@ -112,6 +116,7 @@ export function laneAttempt(
     providerFormat,
     native,
     translation,
+    output: mode.hub ? hubOutputTransformOf(channel) : null,
     call: null,
     frt: 0,
     redact: null,

@@ -4,6 +4,7 @@
 // decoder and encoder.
 import type { HttpResponse } from '../../lib/http-response.js';
 import type { StreamDecoder, StreamEncoder } from '../formats/codec.js';
+import type { HubOutputTransform } from '../hub/output-transforms.js';
 import type { HubChunk, HubUsage } from '../hub/types.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 import type { StreamDelta } from '../modes/mode.js';
@@ -28,6 +29,8 @@ export interface TranslateOptions {
   pass?: boolean;
   /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
   redact?: (text: string) => string;
+  /** the channel's output settings on the hub chunks (hub/output-transforms.ts): events are then re-encoded */
+  transform?: HubOutputTransform | null;
   /**
    * the completion's sensitive-word check (relay/sensitive-output.ts), when on (events are then re-encoded, never
    * passed): words are masked in the hub chunks; a stop ends the stream there, in the client's format, with a
@@ -72,7 +75,9 @@ export function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promi
     }
   };
 
+  const transform = o.transform ?? null;
   const encode = (chunks: HubChunk[]): string => {
+    if (transform) transform.chunks(chunks);
     account(chunks);
     let out = '';
     for (const c of chunks) out += o.encoder.push(c);
@@ -80,7 +85,7 @@ export function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promi
   };
 
   const sensitive = o.sensitive ?? null;
-  const pass = o.pass && o.encoder.passEvent && !sensitive ? o.encoder : null;
+  const pass = o.pass && o.encoder.passEvent && !sensitive && !transform ? o.encoder : null;
 
   /** The client's bytes for decoded chunks, their sensitive words masked (chosen once: nothing per event when off). */
   const emit = !sensitive
