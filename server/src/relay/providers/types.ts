@@ -5,6 +5,7 @@
 // so a provider cannot reach the database, Redis or the relay's caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
+import type { FramingName } from '../stream/framing.js';
 import type { WireFormat } from '../formats/codec.js';
 import type { HubRequest } from '../hub/types.js';
 
@@ -111,8 +112,8 @@ export interface Adaptor {
    * client's own format passes through, others translate
    */
   wire?: WireFormat | ((info: RelayInfo) => WireFormat);
-  /** how the upstream frames a stream (default SSE) */
-  framing?: 'sse' | 'aws-eventstream';
+  /** how the upstream frames a stream (default SSE; relay/stream/framing.ts) */
+  framing?: FramingName;
   /**
    * other client formats the upstream accepts as they are (OpenAI's own API also speaks the Responses API): a client of
    * one of them takes the native lane

@@ -1,7 +1,9 @@
 // The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
 // framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
-// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are.
+// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are. A new framing
+// (NDJSON, websocket frames) is one more entry here.
 import { awsEventFraming } from './aws-framing.js';
+import { JsonArraySplitter } from './json-array.js';
 import { SseParser } from './sse-parser.js';
 
 /** One upstream event: its data payload and, for SSE, its `event:` name. */
@@ -24,12 +26,24 @@ export interface FramingKind {
   scannable: boolean;
 }
 
-const FRAMINGS: Record<'sse' | 'aws-eventstream', FramingKind> = {
+/** A streamed top-level JSON array (Gemini's streamGenerateContent without alt=sse): each element is one event. */
+function jsonArrayFraming(): EventFraming {
+  const splitter = new JsonArraySplitter();
+  return {
+    push: (bytes) => splitter.push(bytes).map((data) => ({ data })),
+    end: () => splitter.end().map((data) => ({ data })),
+  };
+}
+
+export type FramingName = 'sse' | 'aws-eventstream' | 'json-array';
+
+const FRAMINGS: Record<FramingName, FramingKind> = {
   sse: { create: () => new SseParser(), scannable: true },
   'aws-eventstream': { create: awsEventFraming, scannable: false },
+  'json-array': { create: jsonArrayFraming, scannable: false },
 };
 
 /** The framing a provider declared (SSE when it declared none). */
-export function framingOf(name: keyof typeof FRAMINGS | undefined): FramingKind {
+export function framingOf(name: FramingName | undefined): FramingKind {
   return FRAMINGS[name ?? 'sse'];
 }
