@@ -111,6 +111,21 @@ export default tseslint.config(
     },
   },
   {
+    // the attempt's dispatcher and its lanes name no vendor and no framing: they reach providers, formats and
+    // framings through their registries and interfaces
+    files: ['server/src/relay/attempt.ts', 'server/src/relay/lanes/**'],
+    rules: {
+      'no-restricted-imports': refuse(
+        'the lanes see providers, formats and framings through providers/index, formats/index and the stream pump and its lanes, never the pipeline',
+        '^(\\.\\./)+api/',
+        '^\\.{1,2}/providers/[^/]+/',
+        '^\\.{1,2}/formats/[^/]+/',
+        '^\\.{1,2}/stream/(?!(framing|pump|sse-scan|translate)\\.js$)',
+        '^\\.{1,2}/pipeline/',
+      ),
+    },
+  },
+  {
     files: ['web/src/**'],
     rules: {
       'no-restricted-imports': refuse('the console talks to the server over HTTP only', '(^|/)server/'),

@@ -5,6 +5,7 @@
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { UndiciTransport, type Transport } from './transport/index.js';
 import { CappedMap } from '../lib/bounded.js';
+import { hubOutputTransform, type HubOutputTransform } from './hub/output-transforms.js';
 
 /**
  * One transport per proxy URL, kept across requests (its pool of connections). A proxy URL is channel setting, edited
@@ -158,4 +159,9 @@ export function forceFormatBody(buf: Buffer): Buffer {
   } catch {
     return buf;
   }
+}
+
+/** The channel's output settings as transforms of hub answers (hub/output-transforms.ts), or null when none is set. */
+export function hubOutputTransformOf(channel: CachedChannel): HubOutputTransform | null {
+  return hubOutputTransform(forceFormat(channel), thinkingToContent(channel));
 }

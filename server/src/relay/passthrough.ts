@@ -1,9 +1,9 @@
-// Non-JSON success bodies (audio/speech): piped to the client chunk by chunk as they arrive, with the upstream's
-// content-type (and length when known, the body being unchanged) and its other passable headers
-// (relay/response-headers.ts), honouring backpressure. Nothing is buffered or inspected.
+// Non-JSON success bodies (audio/speech), the raw lane of the stream pump (stream/pump.ts): piped to the client chunk
+// by chunk as they arrive, with the upstream's content-type (and length when known, the body being unchanged) and its
+// other passable headers (relay/response-headers.ts). Nothing is buffered or inspected.
 import type { HttpResponse } from '../lib/http-response.js';
 import { addUpstreamHeaderObject } from './response-headers.js';
-import { drained, type UpstreamStream } from './stream.js';
+import { StreamPump, type PumpLane, type UpstreamStream } from './stream/pump.js';
 
 export interface RawPipeResult {
   started: boolean;
@@ -39,42 +39,17 @@ export function pipeRaw(
   }
   if (!headers['Content-Type']) headers['Content-Type'] = 'application/octet-stream';
   addUpstreamHeaderObject(upstream, headers);
-  let started = false;
-  let clientGone = false;
-  const onClose = () => {
-    if (!res.writableFinished) {
-      clientGone = true;
-      body.destroy();
-    }
+  // the answer is billed from the request: a client that leaves before its first byte aborts it too
+  const pump = new StreamPump(body, { res, headers, abortBeforeStart: true });
+  return pump.run(rawLane(pump), () => ({ started: pump.started, clientGone: pump.clientGone, error: pump.error }));
+}
+
+function rawLane(pump: StreamPump): PumpLane {
+  return {
+    chunk: (bytes) => pump.write(bytes),
+    // an empty body still gets its head
+    end: () => (pump.started ? undefined : pump.write('')),
+    // a body broken after the first byte cannot be turned into an error response: the connection is cut
+    error: () => null,
   };
-  res.once('close', onClose);
-  return new Promise((resolve) => {
-    body.consume(
-      (chunk) => {
-        if (clientGone) return;
-        if (!started) {
-          started = true;
-          res.writeHead(200, headers);
-        }
-        if (!res.write(chunk)) {
-          body.pause();
-          void drained(res).then(() => body.resume());
-        }
-      },
-      (err) => {
-        res.off('close', onClose);
-        const error = clientGone ? null : err;
-        if (!clientGone) {
-          if (!started && !error) {
-            started = true;
-            res.writeHead(200, headers);
-          }
-          // a body broken after the first byte cannot be turned into an error response: cut the connection
-          if (error && started) res.destroy(error);
-          else if (started) res.end();
-        }
-        resolve({ started, clientGone, error });
-      },
-    );
-  });
 }

@@ -110,7 +110,7 @@ await describeEachDb('a stream left before its first byte', (kind) => {
     }
   });
 
-  // the OpenAI client on the native lane (relay/stream.ts), a Claude client on the translated one (stream/translate.ts)
+  // the OpenAI client on the native lane (relay/stream/sse-scan.ts), a Claude client on the translated one (stream/translate.ts)
   for (const [lane, path, auth] of [
     ['an OpenAI client (native lane)', '/v1/chat/completions', undefined],
     ['a Claude client (translated lane)', '/v1/messages', 'x-api-key'],

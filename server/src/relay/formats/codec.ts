@@ -87,6 +87,13 @@ export interface UpstreamError {
 
 export interface FormatCodec {
   readonly name: WireFormat;
+  /** an upstream of this format reports usage the way Claude bills it: billed and logged as Claude's (hub/usage.ts) */
+  readonly claudeUsage?: boolean;
+  /**
+   * the sensitive-word check cannot mask this format's native stream on its bytes (it masks OpenAI-shaped events):
+   * a native stream is then decoded to hub chunks and re-encoded
+   */
+  readonly maskedAsHub?: boolean;
   /** a client's request body in this format → hub; throws FormatError on what the format forbids */
   requestToHub(body: Record<string, any>): HubRequest;
   /** hub → the request body an upstream of this format expects */

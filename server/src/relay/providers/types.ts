@@ -7,6 +7,7 @@
 // so a provider cannot reach the database, Redis or the relay's caches.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
+import type { FramingName } from '../stream/framing.js';
 import type { UpstreamError, WireFormat } from '../formats/codec.js';
 import type { UpstreamUsage } from '../hub/usage.js';
 
@@ -166,8 +167,8 @@ export interface Adaptor {
    * client's own format passes through, others translate
    */
   wire?: WireFormat | ((info: RelayInfo) => WireFormat);
-  /** how the upstream frames a stream (default SSE) */
-  framing?: 'sse' | 'aws-eventstream';
+  /** how the upstream frames a stream (default SSE; relay/stream/framing.ts) */
+  framing?: FramingName;
   /**
    * other client formats the upstream accepts as they are (OpenAI's own API also speaks the Responses API): a client of
    * one of them takes the native lane
@@ -203,8 +204,6 @@ export interface Adaptor {
    * and goes through as it is). Throwing makes it a 502 bad response.
    */
   convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
-  /** Non-OpenAI upstreams: convert one SSE data payload into zero or more OpenAI chunk payloads. */
-  convertStreamEvent?(info: RelayInfo, data: string): string[];
   /** Extracts the error from a non-200 upstream body (new-api-compat.md §4.6 step 9). */
   parseError(status: number, body: Buffer, headers?: Record<string, string>): ProviderError;
 }

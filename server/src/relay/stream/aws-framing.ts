@@ -1,7 +1,7 @@
 // AWS event-stream framing for the translated-lane pump (stream/translate.ts): Bedrock's binary frames → the Claude
 // events they carry. A stream that ends inside a frame was cut short: an error, never a silent end.
 import { BedrockEventDecoder } from './aws-eventstream.js';
-import type { EventFraming } from './translate.js';
+import type { EventFraming } from './framing.js';
 
 export function awsEventFraming(): EventFraming {
   const decoder = new BedrockEventDecoder();

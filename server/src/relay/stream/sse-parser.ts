@@ -1,5 +1,5 @@
 // Incremental Server-Sent Events parser for the translated lane (the OpenAI native lane scans bytes instead:
-// relay/stream.ts). Bytes arrive split anywhere, even inside a UTF-8 character or a CRLF; complete events come out.
+// relay/stream/sse-scan.ts). Bytes arrive split anywhere, even inside a UTF-8 character or a CRLF; complete events come out.
 import { StringDecoder } from 'node:string_decoder';
 
 export interface SseEvent {

@@ -1,20 +1,18 @@
-// The translated lane's stream pump: upstream bytes → events (the provider's framing: SSE, AWS event-stream) → hub
-// chunks (the provider's wire codec) → the client's stream (the client's wire codec). Unlike the OpenAI native lane
-// (relay/stream.ts), every event is decoded; state lives in the per-request framing, decoder and encoder.
-// Backpressure: a write the client's socket refuses pauses the upstream until 'drain'.
+// The decoded lanes of the stream pump (stream/pump.ts): upstream bytes → events (the provider's framing,
+// stream/framing.ts) → hub chunks (the provider's wire codec) → the client's stream (the client's wire codec). Unlike
+// the native lane's byte scanner (stream/sse-scan.ts), every event is decoded; state lives in the per-request framing,
+// decoder and encoder.
 import type { HttpResponse } from '../../lib/http-response.js';
 import type { StreamDecoder, StreamEncoder } from '../formats/codec.js';
+import type { HubOutputTransform } from '../hub/output-transforms.js';
 import type { HubChunk, HubUsage } from '../hub/types.js';
 import type { StreamKeepAlive } from '../keepalive.js';
-import { drained, pumpChunks, type UpstreamStream } from '../stream.js';
 import type { StreamDelta } from '../modes/mode.js';
 import { stopChunk, type StreamScanners } from '../sensitive-output.js';
+import type { EventFraming } from './framing.js';
+import { StreamPump, type UpstreamStream } from './pump.js';
 
-/** Cuts an upstream byte stream into events: an SseParser, or the AWS event-stream decoder. */
-export interface EventFraming {
-  push(bytes: Buffer): { data: string; event?: string }[];
-  end(): { data: string; event?: string }[];
-}
+export type { EventFraming } from './framing.js';
 
 export interface TranslateOptions {
   res: HttpResponse;
@@ -31,6 +29,8 @@ export interface TranslateOptions {
   pass?: boolean;
   /** hides the channel's secrets in an error text told in-band (relay/redact.ts) */
   redact?: (text: string) => string;
+  /** the channel's output settings on the hub chunks (hub/output-transforms.ts): events are then re-encoded */
+  transform?: HubOutputTransform | null;
   /**
    * the completion's sensitive-word check (relay/sensitive-output.ts), when on (events are then re-encoded, never
    * passed): words are masked in the hub chunks; a stop ends the stream there, in the client's format, with a
@@ -51,38 +51,13 @@ export interface TranslateResult {
   stoppedOnSensitive: boolean;
 }
 
-export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promise<TranslateResult> {
-  const { res } = o;
-  let started = false;
-  let clientGone = false;
-  let firstChunkAt = 0;
-  let error: Error | null = null;
+export function pumpTranslated(body: UpstreamStream, o: TranslateOptions): Promise<TranslateResult> {
+  // the encoder's content type (the response starts with the first bytes the encoder gives)
+  o.headers['Content-Type'] = o.encoder.contentType;
+  const pump = new StreamPump(body, o);
   let stoppedOnSensitive = false;
   let text = '';
   const toolIds = new Set<string>();
-
-  // mid-stream the upstream is aborted; before the first byte it is read to its end for its usage (relay/stream.ts)
-  const onClose = () => {
-    if (!res.writableFinished) {
-      clientGone = true;
-      if (started) body.destroy();
-    }
-  };
-  res.once('close', onClose);
-
-  const write = (s: string): Promise<void> | undefined => {
-    if (clientGone || !s) return;
-    if (!started) {
-      started = true;
-      if (!res.headersSent) {
-        o.headers['Content-Type'] = o.encoder.contentType;
-        res.writeHead(200, o.headers);
-      }
-    }
-    o.keepAlive?.touch();
-    if (res.write(s)) return;
-    return drained(res);
-  };
 
   /** counts what the client is given, for local counting when the upstream reports no usage */
   const account = (chunks: HubChunk[]): void => {
@@ -100,7 +75,9 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     }
   };
 
+  const transform = o.transform ?? null;
   const encode = (chunks: HubChunk[]): string => {
+    if (transform) transform.chunks(chunks);
     account(chunks);
     let out = '';
     for (const c of chunks) out += o.encoder.push(c);
@@ -108,7 +85,7 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
   };
 
   const sensitive = o.sensitive ?? null;
-  const pass = o.pass && o.encoder.passEvent && !sensitive ? o.encoder : null;
+  const pass = o.pass && o.encoder.passEvent && !sensitive && !transform ? o.encoder : null;
 
   /** The client's bytes for decoded chunks, their sensitive words masked (chosen once: nothing per event when off). */
   const emit = !sensitive
@@ -116,7 +93,7 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     : (chunks: HubChunk[]): string => {
         if (!sensitive.scanners.maskChunks(chunks)) return encode(chunks);
         // stopped for a word: these chunks (masked) are the last ones sent, the rest of the upstream is not read
-        stoppedOnSensitive = true;
+        stoppedOnSensitive = pump.stopped = true;
         let out = encode(chunks);
         const last = chunks[chunks.length - 1];
         if (last) out += encode([stopChunk(last)]);
@@ -144,56 +121,46 @@ export async function pumpTranslated(body: UpstreamStream, o: TranslateOptions):
     return { out, failed: null };
   };
 
-  const failure = await pumpChunks(
-    body,
-    (chunk) => {
-      if (stoppedOnSensitive) return;
-      if (!firstChunkAt) firstChunkAt = Date.now();
-      const { out, failed } = decode(o.framing.push(chunk));
-      const written = write(out);
-      if (stoppedOnSensitive) {
-        body.destroy();
-        return written;
-      }
-      if (failed) throw failed;
+  const chunk = (bytes: Buffer): Promise<void> | undefined => {
+    if (stoppedOnSensitive) return;
+    const { out, failed } = decode(o.framing.push(bytes));
+    const written = out ? pump.write(out) : undefined;
+    if (stoppedOnSensitive) {
+      pump.abortUpstream();
       return written;
-    },
-    () => clientGone && started,
-  );
-  if (failure && !clientGone && !stoppedOnSensitive) error = failure;
-
-  if (!error && !clientGone && !stoppedOnSensitive) {
-    try {
-      const last = decode(o.framing.end());
-      if (last.failed) {
-        await write(last.out);
-        throw last.failed;
-      }
-      if (stoppedOnSensitive) await write(last.out);
-      else {
-        const tail = last.out + (pass ? '' : emit(o.decoder.end()));
-        const end = stoppedOnSensitive ? '' : pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage());
-        await write(tail + end);
-      }
-    } catch (err) {
-      error = err as Error;
     }
-  }
-  res.off('close', onClose);
-  if (error && started && !clientGone) {
-    const text = (error as Error).message || 'upstream stream error';
-    const msg = o.redact ? o.redact(text) : text;
-    await write(o.encoder.error({ status: 502, message: msg, type: 'upstream_error', code: 'stream_error' }));
-  }
-  if (started && !clientGone && !res.writableEnded) res.end();
+    if (failed) throw failed;
+    return written;
+  };
+  /** The upstream ended: the framing's and the decoder's last events, and the end of the client's stream. */
+  const end = (): Promise<void> | undefined => {
+    const last = decode(o.framing.end());
+    let out = last.out;
+    if (last.failed) {
+      const failed = last.failed;
+      const written = out ? pump.write(out) : undefined;
+      if (written)
+        return written.then(() => {
+          throw failed;
+        });
+      throw failed;
+    }
+    if (!stoppedOnSensitive) {
+      out += pass ? '' : emit(o.decoder.end());
+      if (!stoppedOnSensitive) out += pass ? (pass.passEnd?.() ?? '') : o.encoder.end(o.decoder.usage());
+    }
+    return out ? pump.write(out) : undefined;
+  };
+  const error = (message: string): string =>
+    o.encoder.error({ status: 502, message, type: 'upstream_error', code: 'stream_error' });
 
-  return {
+  return pump.run({ chunk, end, error }, () => ({
     usage: o.decoder.usage(),
-    firstChunkAt,
-    started,
-    clientGone,
-    error,
+    firstChunkAt: pump.firstChunkAt,
+    started: pump.started,
+    clientGone: pump.clientGone,
+    error: pump.error,
     delivered: { text, toolCalls: toolIds.size },
     stoppedOnSensitive,
-  };
+  }));
 }

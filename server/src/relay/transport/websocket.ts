@@ -11,7 +11,7 @@ import { connect as tlsConnect } from 'node:tls';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type WebSocket from 'ws';
 import type { SafeFetch } from '../../lib/safe-fetch.js';
-import type { UpstreamStream } from '../stream.js';
+import type { UpstreamStream } from '../stream/pump.js';
 import { connectTunnel } from './connect-tunnel.js';
 
 type WsModule = typeof import('ws');
@@ -315,7 +315,7 @@ export class UpstreamSocket implements AsyncIterable<WsFrame> {
     this.fail(err);
   }
 
-  /** Frames in, as the stream pumps read an upstream body (relay/stream.ts): each frame's payload one chunk. */
+  /** Frames in, as the stream pumps read an upstream body (relay/stream/pump.ts): each frame's payload one chunk. */
   stream(): UpstreamStream {
     return {
       consume: (onChunk, onEnd) => this.consume((f) => onChunk(f.data), onEnd),

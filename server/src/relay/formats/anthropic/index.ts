@@ -11,6 +11,8 @@ import { usageToHub } from './usage.js';
 
 export const anthropicCodec: FormatCodec = {
   name: 'anthropic',
+  claudeUsage: true,
+  maskedAsHub: true,
   requestToHub,
   requestFromHub,
   responseToHub,

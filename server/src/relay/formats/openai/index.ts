@@ -1,7 +1,7 @@
 // The OpenAI Chat Completions wire format. The hub is this format, so requests and answers convert by identity; the
 // stream encoder writes new-api's stream rules (a usage chunk only when the client asked include_usage, then
 // `data: [DONE]`). Used on the translated lane: an OpenAI client on a Claude or Gemini channel, or a Claude or Gemini
-// client on an OpenAI-compatible channel. The OpenAI native lane passes bytes and never calls it (relay/stream.ts).
+// client on an OpenAI-compatible channel. The OpenAI native lane passes bytes and never calls it (relay/stream/sse-scan.ts).
 import type { HubChunk, HubRequest, HubResponse, HubResponseMessage, HubUsage } from '../../hub/types.js';
 import type { ClientError, EncoderOptions, FormatCodec, StreamDecoder, StreamEncoder } from '../codec.js';
 import { parseOpenAIStyleError } from './errors.js';

@@ -1,13 +1,14 @@
-// SSE pass-through (new-api-compat.md §4.7) without new-api's one-chunk lag: every complete event is written as soon as
-// it is received. Regions of complete events without a usage object or [DONE] are forwarded as zero-copy slices; only
-// the (rare) events carrying usage or [DONE] are looked at one by one, so the cost per chunk is a couple of indexOf
-// calls. Backpressure: a write that returns false waits for 'drain' (or the client going away) before reading on.
-import type { HttpResponse } from '../lib/http-response.js';
-import type { StreamKeepAlive } from './keepalive.js';
-import type { RelayMode, StreamDelta } from './modes/mode.js';
-import type { UpstreamUsage } from './providers/types.js';
-import { hasUsageObject, indexOfUsage, normaliseUsage } from './usage.js';
-import type { StreamScanners } from './sensitive-output.js';
+// The native lane's SSE byte scanner, a lane of the stream pump (stream/pump.ts), without new-api's one-chunk lag
+// (new-api-compat.md §4.7): every complete event is written as soon as it is received. Regions of complete events
+// without a usage object or [DONE] are forwarded as zero-copy slices; only the (rare) events carrying usage or [DONE]
+// are looked at one by one, so the cost per chunk is a couple of indexOf calls.
+import type { HttpResponse } from '../../lib/http-response.js';
+import type { StreamKeepAlive } from '../keepalive.js';
+import type { RelayMode, StreamDelta } from '../modes/mode.js';
+import type { UpstreamUsage } from '../providers/types.js';
+import { hasUsageObject, indexOfUsage, normaliseUsage } from '../usage.js';
+import type { StreamScanners } from '../sensitive-output.js';
+import { StreamPump, type UpstreamStream } from './pump.js';
 
 export interface StreamOptions {
   res: HttpResponse;
@@ -111,69 +112,16 @@ function dataOf(event: string): string | null {
   return out;
 }
 
-/** The upstream body as pipeSse reads it (relay/upstream-call.ts). */
-export interface UpstreamStream {
-  /** delivers the chunks, then the end (null, or the error that cut the body) */
-  consume(onChunk: (chunk: Buffer) => void, onEnd: (err: Error | null) => void): void;
-  /** stop / go on reading the upstream socket (backpressure) */
-  pause(): void;
-  resume(): void;
-  /** abort the upstream request */
-  destroy(): void;
-}
-
-export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<StreamResult> {
-  const { res } = o;
+export function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<StreamResult> {
+  const pump = new StreamPump(body, o);
   const delivered: Buffer[] = [];
   let usage: UpstreamUsage | null = null;
-  let started = false;
-  let clientGone = false;
   let sawDone = false;
-  let firstChunkAt = 0;
-  let error: Error | null = null;
-  /** the response was ended together with its last bytes (one socket write instead of two) */
-  let ended = false;
   let stoppedOnSensitive = false;
   // with the check off (the default) the converter is the caller's, and nothing else is made
-  const convert = o.sensitive ? sensitiveConvert(o.convert, o.sensitive, () => (stoppedOnSensitive = true)) : o.convert;
-
-  // A client that leaves mid-stream aborts the upstream (billed for what was delivered). One that leaves before its
-  // first byte, the upstream having answered, is billed as a whole answer is: the stream is read to its end for its
-  // usage, nothing written (relay/attempt.ts keeps the call for a stop to abort).
-  const onClose = () => {
-    if (!res.writableFinished) {
-      clientGone = true;
-      if (started) body.destroy();
-    }
-  };
-  res.once('close', onClose);
-
-  const keepAlive = o.keepAlive;
-  const write = (buf: Buffer | string): Promise<void> | undefined => {
-    if (clientGone) return;
-    if (!started) {
-      started = true;
-      if (!res.headersSent) res.writeHead(200, o.headers);
-    }
-    keepAlive?.touch();
-    if (res.write(buf)) return;
-    return drained(res);
-  };
-
-  /** The region holding [DONE]: written with the end of the response in one go; nothing follows [DONE]. */
-  const endWith = (buf: Buffer): void => {
-    if (clientGone) return;
-    if (!started) {
-      started = true;
-      if (!res.headersSent) {
-        // the whole stream arrived at once: a sized response, without chunked framing
-        o.headers['Content-Length'] = String(buf.length);
-        res.writeHead(200, o.headers);
-      }
-    }
-    ended = true;
-    res.end(buf);
-  };
+  const convert = o.sensitive
+    ? sensitiveConvert(o.convert, o.sensitive, () => (stoppedOnSensitive = pump.stopped = true))
+    : o.convert;
 
   const deliveredText = (): StreamDelta => {
     let text = '';
@@ -316,7 +264,6 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
   let pending: Buffer | null = null;
   const terminal = o.mode.streamTerminal;
   const onChunk = (chunk: Buffer): Promise<void> | undefined => {
-    if (!firstChunkAt) firstChunkAt = Date.now();
     if (sawDone) return;
     const buf: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
     const cut = lastBoundary(buf, buf.indexOf(13) >= 0);
@@ -334,9 +281,9 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
       const usageAt = indexOfUsage(region);
       if (done < 0 && (usageAt < 0 || !hasUsageObject(region, usageAt))) {
         delivered.push(region);
-        if (!last) return write(region);
+        if (!last) return pump.write(region);
         sawDone = true;
-        endWith(region);
+        pump.endWith(region);
         return;
       }
       found = new Candidates(region, done, usageAt);
@@ -345,57 +292,46 @@ export async function pipeSse(body: UpstreamStream, o: StreamOptions): Promise<S
     const out = parts.length === 1 ? parts[0] : Buffer.concat(parts);
     if ((sawDone && !o.mode.eventStream) || last) {
       sawDone = true;
-      endWith(out);
+      pump.endWith(out);
       // stopped for a word: nothing more is read, the upstream stops generating
-      if (stoppedOnSensitive) body.destroy();
+      if (stoppedOnSensitive) pump.abortUpstream();
       return;
     }
-    if (parts.length) return write(out);
+    if (parts.length) return pump.write(out);
   };
-  const failure = await pumpChunks(body, onChunk, () => clientGone && started);
-  if (failure && !clientGone && !stoppedOnSensitive) error = failure;
-  try {
-    if (pending && !sawDone && !clientGone && !error) {
+  /** The upstream ended: a last event without its blank line, then [DONE] (and the usage asked for) if it never came. */
+  const end = (): Promise<void> | undefined => {
+    if (pending && !sawDone) {
       const parts = slowPath(Buffer.concat([pending, Buffer.from('\n\n')]));
-      if (parts.length) await write(Buffer.concat(parts));
+      const written = parts.length ? pump.write(Buffer.concat(parts)) : undefined;
+      if (written) return written.then(tail);
     }
-  } catch (err) {
-    if (!clientGone) error = err as Error;
-  }
-  res.off('close', onClose);
-
-  if (ended) {
-    // already complete on the client side; an upstream error after [DONE] changes nothing there
-  } else if (!clientGone && !error) {
+    return tail();
+  };
+  const tail = (): Promise<void> | undefined => {
+    if (pump.clientGone) return;
     if (!sawDone && !o.mode.eventStream) {
-      const tail: string[] = [];
-      if (o.clientWantsUsage && !usage) tail.push(usageEvent());
-      tail.push('data: [DONE]\n\n');
-      await write(tail.join(''));
-    } else if (!started) await write('');
-    if (!clientGone) res.end();
-  } else if (error && started && !clientGone) {
-    // upstream broke mid-stream: tell the client in-band, then close the stream properly
-    const msg = o.redact
-      ? o.redact(error.message || 'upstream stream error')
-      : error.message || 'upstream stream error';
-    await write(
-      `data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`,
-    );
-    if (!o.mode.eventStream) await write(DONE_EVENT);
-    if (!clientGone) res.end();
-  }
-
-  return {
+      const last: string[] = [];
+      if (o.clientWantsUsage && !usage) last.push(usageEvent());
+      last.push('data: [DONE]\n\n');
+      return pump.write(last.join(''));
+    }
+    if (!pump.started) return pump.write('');
+  };
+  const error = (msg: string): string => {
+    const event = `data: ${JSON.stringify({ error: { message: `${msg} (request id: ${o.reqId})`, type: 'upstream_error', code: 'stream_error' } })}\n\n`;
+    return o.mode.eventStream ? event : event + 'data: [DONE]\n\n';
+  };
+  return pump.run({ chunk: onChunk, end, error }, () => ({
     usage,
-    firstChunkAt,
-    started,
-    clientGone,
-    error,
+    firstChunkAt: pump.firstChunkAt,
+    started: pump.started,
+    clientGone: pump.clientGone,
+    error: pump.error,
     completed: sawDone,
     stoppedOnSensitive,
     deliveredText,
-  };
+  }));
 }
 
 /** The stream's payload converter with the sensitive-word masking after it (or the converter alone when it is off). */
@@ -416,59 +352,4 @@ function sensitiveConvert(
     return r.out;
   };
   return convert ? (d) => convert(d).flatMap(mask) : mask;
-}
-
-/**
- * Feeds an upstream body to `onChunk` until it ends, the client goes or `onChunk` throws, with backpressure: a chunk
- * whose write the client's socket refused (a returned promise) pauses the upstream until it drains. Resolves with the
- * error that ended the body, if any.
- */
-export function pumpChunks(
-  body: UpstreamStream,
-  onChunk: (chunk: Buffer) => Promise<void> | undefined,
-  clientGone: () => boolean,
-): Promise<Error | null> {
-  return new Promise((resolve) => {
-    let finished = false;
-    const finish = (err?: Error | null) => {
-      if (finished) return;
-      finished = true;
-      resolve(err ?? null);
-    };
-    body.consume(
-      (chunk: Buffer) => {
-        if (finished) return;
-        let p: Promise<void> | undefined;
-        try {
-          p = onChunk(chunk);
-        } catch (err) {
-          finish(err as Error);
-          body.destroy();
-          return;
-        }
-        if (clientGone()) return finish();
-        if (p) {
-          body.pause();
-          void p.then(() => {
-            if (clientGone()) finish();
-            else if (!finished) body.resume();
-          });
-        }
-      },
-      (err) => finish(err),
-    );
-  });
-}
-
-/** Resolves when a response that refused a write can take more (or the client went away): backpressure. */
-export function drained(res: HttpResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
 }

@@ -1,0 +1,49 @@
+// The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
+// framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
+// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are. A new framing
+// (NDJSON, websocket frames) is one more entry here.
+import { awsEventFraming } from './aws-framing.js';
+import { JsonArraySplitter } from './json-array.js';
+import { SseParser } from './sse-parser.js';
+
+/** One upstream event: its data payload and, for SSE, its `event:` name. */
+export interface FramedEvent {
+  data: string;
+  event?: string;
+}
+
+/** Cuts an upstream byte stream into events (per request: it holds the bytes of an event not yet complete). */
+export interface EventFraming {
+  push(bytes: Buffer): FramedEvent[];
+  /** the upstream ended: a last event still owed, or a throw when the bytes ended inside one */
+  end(): FramedEvent[];
+}
+
+export interface FramingKind {
+  /** a new framing for one stream */
+  create(): EventFraming;
+  /** the bytes are Server-Sent Events the native lane's byte scanner may pass through without decoding them */
+  scannable: boolean;
+}
+
+/** A streamed top-level JSON array (Gemini's streamGenerateContent without alt=sse): each element is one event. */
+function jsonArrayFraming(): EventFraming {
+  const splitter = new JsonArraySplitter();
+  return {
+    push: (bytes) => splitter.push(bytes).map((data) => ({ data })),
+    end: () => splitter.end().map((data) => ({ data })),
+  };
+}
+
+export type FramingName = 'sse' | 'aws-eventstream' | 'json-array';
+
+const FRAMINGS: Record<FramingName, FramingKind> = {
+  sse: { create: () => new SseParser(), scannable: true },
+  'aws-eventstream': { create: awsEventFraming, scannable: false },
+  'json-array': { create: jsonArrayFraming, scannable: false },
+};
+
+/** The framing a provider declared (SSE when it declared none). */
+export function framingOf(name: FramingName | undefined): FramingKind {
+  return FRAMINGS[name ?? 'sse'];
+}

@@ -1,0 +1,44 @@
+// The stream framings behind one interface (relay/stream/framing.ts): whatever the framing, bytes split anywhere give
+// the same events, and only SSE is left to the native lane's byte scanner.
+import { describe, expect, it } from 'vitest';
+import { encodeBedrockChunk } from '../../src/relay/stream/aws-eventstream.js';
+import { framingOf, type FramedEvent, type FramingName } from '../../src/relay/stream/framing.js';
+
+const payloads = [{ a: 1, text: 'héllo [1]' }, { b: '}{"' }, { c: [1, 2] }];
+
+const wire: Record<FramingName, Buffer> = {
+  sse: Buffer.from(payloads.map((p) => `data: ${JSON.stringify(p)}\n\n`).join('')),
+  'aws-eventstream': Buffer.concat(payloads.map((p) => Buffer.from(encodeBedrockChunk(p)))),
+  'json-array': Buffer.from(`[${payloads.map((p) => JSON.stringify(p)).join(',\n')}]`),
+};
+
+/** The events of `bytes` fed to a new framing in two pieces, cut at `at`. */
+function framed(name: FramingName, bytes: Buffer, at: number): FramedEvent[] {
+  const f = framingOf(name).create();
+  return [...f.push(bytes.subarray(0, at)), ...f.push(bytes.subarray(at)), ...f.end()];
+}
+
+describe('stream framings', () => {
+  for (const name of Object.keys(wire) as FramingName[])
+    it(`${name}: the same events wherever the bytes are cut`, () => {
+      const bytes = wire[name];
+      for (let at = 0; at <= bytes.length; at++) {
+        const events = framed(name, bytes, at);
+        // the AWS frames carry the payload base64-encoded in the chunk: the framing gives it decoded, like the others
+        expect(events.map((e) => JSON.parse(e.data))).toEqual(payloads);
+      }
+    });
+
+  it('leaves only SSE to the byte scanner, and SSE when a provider names none', () => {
+    expect(framingOf(undefined)).toBe(framingOf('sse'));
+    expect(framingOf('sse').scannable).toBe(true);
+    expect(framingOf('aws-eventstream').scannable).toBe(false);
+    expect(framingOf('json-array').scannable).toBe(false);
+  });
+
+  it('refuses an event stream cut inside a frame', () => {
+    const f = framingOf('aws-eventstream').create();
+    f.push(wire['aws-eventstream'].subarray(0, 20));
+    expect(() => f.end()).toThrow(/inside a frame/);
+  });
+});
