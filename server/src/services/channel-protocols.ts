@@ -5,6 +5,7 @@
 // It lives in services so that channel management and the channel cache can ask it without importing the relay;
 // relay/providers/index.ts maps each protocol to its adaptor.
 import { channelTypeName } from './channel-types.js';
+import { providerChannelFacts, type ChannelFacts } from '../relay/providers/channel-facts.js';
 
 /** The protocols an adaptor in relay/providers/ speaks. */
 export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex';
@@ -37,6 +38,12 @@ export function relayableTypes(): [number, ChannelProtocol][] {
 /** Whether channels of this type can be relayed to (an adaptor speaks the vendor's protocol). */
 export function hasAdaptor(channelType: number): boolean {
   return PROTOCOL_BY_TYPE.has(channelType);
+}
+
+/** What the provider serving a type knows about its channels' fields (its folder's channel.ts); undefined when none. */
+export function channelFactsOf(channelType: number): ChannelFacts | undefined {
+  const protocol = PROTOCOL_BY_TYPE.get(channelType);
+  return protocol && providerChannelFacts(protocol, channelType);
 }
 
 /** The console's and the relay's answer for a channel of a type without an adaptor. */
