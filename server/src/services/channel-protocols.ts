@@ -2,8 +2,9 @@
 // to. A type that is not listed here has no adaptor speaking its vendor's protocol, so its channels are refused when
 // created or updated, left out of routing and never sent a request (new-api sent them an OpenAI request with the raw
 // key, which for Vertex AI is a whole service-account JSON as a Bearer token).
-// It lives in services so that channel management and the channel cache can ask it without importing the relay;
-// relay/providers/index.ts maps each protocol to its adaptor.
+// It lives in services so that channel management and the channel cache can ask it without importing the relay's
+// core; relay/providers/index.ts maps each protocol to its adaptor, relay/providers/channel-facts.ts (a leaf) to the
+// provider's channel facts.
 import { channelTypeName } from './channel-types.js';
 import { providerChannelFacts, type ChannelFacts } from '../relay/providers/channel-facts.js';
 

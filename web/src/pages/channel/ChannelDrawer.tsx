@@ -22,6 +22,12 @@ import {
 
 const NS = 'channel';
 
+/** A field POST /api/channel/check refused, with the server's message (in the console's language). */
+interface FieldProblem {
+  field: 'key' | 'base_url' | 'other';
+  message: string;
+}
+
 export default function ChannelDrawer(props: {
   open: boolean;
   editId?: number;
@@ -41,6 +47,8 @@ export default function ChannelDrawer(props: {
   const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
   const [enabledModels, setEnabledModels] = useState<string[]>([]);
+  // the field the server's channel check refused, with its message, shown under that field until it is edited
+  const [fieldProblem, setFieldProblem] = useState<FieldProblem>();
   const isEdit = editId !== undefined;
   const spec = typeFormSpec(values.type);
   const catalogue = useChannelTypes().data;
@@ -51,6 +59,11 @@ export default function ChannelDrawer(props: {
 
   const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
     setValues((s) => ({ ...s, [key]: v }));
+
+  useEffect(() => setFieldProblem(undefined), [values.type, values.key, values.base_url, values.other, open]);
+  /** The Form.Item props showing the server's message under a field it refused. */
+  const problemUnder = (field: FieldProblem['field']) =>
+    fieldProblem?.field === field ? { validateStatus: 'error' as const, help: fieldProblem.message } : {};
 
   useEffect(() => {
     if (!open) return;
@@ -141,6 +154,23 @@ export default function ChannelDrawer(props: {
     submittingRef.current = true;
     setSaving(true);
     try {
+      // the provider's rules for its fields are the server's (the same a save applies): asked before saving so the
+      // message shows under the field
+      const { type, key, base_url, other } = check.payload;
+      const verdict = await api.post<{ field?: FieldProblem['field'] } | undefined>('/api/channel/check', {
+        type,
+        key,
+        base_url,
+        other,
+      });
+      if (!verdict.success) {
+        const field = verdict.data?.field;
+        const shownUnder =
+          field === 'key' || (field === 'base_url' && !spec.baseUrlChoices) || (field === 'other' && !!texts.other);
+        if (field && shownUnder) setFieldProblem({ field, message: verdict.message });
+        else message.error(failureText(verdict, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
+        return;
+      }
       if (check.confirmV1) {
         const go = await modal.confirm({
           title: t('v1.title'),
@@ -241,6 +271,7 @@ export default function ChannelDrawer(props: {
             <Form.Item
               label={t(spec.baseUrlLabel ?? 'form.baseUrl')}
               required={!!spec.baseUrlRequired}
+              {...problemUnder('base_url')}
               extra={values.base_url.trim().replace(/\/+$/, '').endsWith('/v1') ? t('v1.inline') : undefined}
             >
               <Input
@@ -253,7 +284,7 @@ export default function ChannelDrawer(props: {
             </Form.Item>
           )}
           {texts.other && (
-            <Form.Item label={tx(texts.other.label)} required={values.type === 41}>
+            <Form.Item label={tx(texts.other.label)} required={values.type === 41} {...problemUnder('other')}>
               {texts.other.multiline ? (
                 <Input.TextArea
                   autoSize={{ minRows: 2 }}
@@ -272,7 +303,7 @@ export default function ChannelDrawer(props: {
               )}
             </Form.Item>
           )}
-          <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()}>
+          <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()} {...problemUnder('key')}>
             <Input.TextArea
               autoSize={{ minRows: 2, maxRows: 8 }}
               value={values.key}
