@@ -108,7 +108,9 @@ export default tseslint.config(
   {
     files: [
       'server/src/relay/providers/*/channel.ts',
+      'server/src/relay/providers/openai/balance.ts',
       'server/src/relay/providers/bedrock/credentials.ts',
+      'server/src/relay/providers/bedrock/models.ts',
       'server/src/relay/providers/vertex/credentials.ts',
       'server/src/relay/providers/vertex/region.ts',
     ],

@@ -44,6 +44,14 @@ describe('every relayable type has its provider facts', () => {
     expect(channelFactsOf(41)).toMatchObject({ wholeKey: true, other: { kind: 'region_or_model_map' } });
     expect(channelFactsOf(3)).toMatchObject({ baseUrlRequired: true, other: { kind: 'api_version' } });
   });
+
+  it('Vertex AI and Bedrock offer a fixed model list (their keys are never sent); balances where a vendor has one', () => {
+    expect(channelFactsOf(41)!.models).toHaveProperty('fixed');
+    expect(channelFactsOf(33)!.models).toHaveProperty('fixed');
+    for (const type of [1, 14, 24, 4, 3]) expect(channelFactsOf(type)!.models, String(type)).toHaveProperty('list');
+    for (const type of [1, 8, 20, 25, 40, 43]) expect(channelFactsOf(type)!.balance, String(type)).toBeDefined();
+    for (const type of [3, 14, 24, 33, 41, 48]) expect(channelFactsOf(type)!.balance, String(type)).toBeUndefined();
+  });
 });
 
 describe('OpenAI-compatible types, Azure and Ollama', () => {

@@ -10,7 +10,15 @@ import { geminiChannelFacts } from './gemini/channel.js';
 import { bedrockChannelFacts } from './bedrock/channel.js';
 import { vertexChannelFacts } from './vertex/channel.js';
 
-export type { ChannelFacts, ChannelField, FieldProblem, OtherFieldKind } from './channel-facts-contract.js';
+export type {
+  ChannelFacts,
+  ChannelField,
+  FieldProblem,
+  GetJson,
+  OtherFieldKind,
+  UpstreamAccount,
+} from './channel-facts-contract.js';
+export { openAIModelsUrl } from './channel-facts-contract.js';
 
 /** Each provider's facts by the protocol name services/channel-protocols.ts maps channel types to. */
 const FACTS_BY_PROTOCOL = {

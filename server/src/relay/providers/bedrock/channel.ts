@@ -2,6 +2,7 @@
 // parser the relay signs with, so a key the relay could not use is refused on save.
 import { plainFacts, type ChannelFacts, type FieldProblem } from '../channel-facts-contract.js';
 import { BedrockKeyError, parseBedrockKey } from './credentials.js';
+import { BEDROCK_MODELS } from './models.js';
 
 function keyProblem(key: string): FieldProblem | null {
   try {
@@ -22,4 +23,7 @@ export const bedrockChannelFacts = (): ChannelFacts =>
     // a fourth part carries an STS session token for temporary credentials
     keyHint: 'AccessKeyId|SecretAccessKey|region[|SessionToken]',
     check: (values) => (values.key ? keyProblem(values.key) : null),
+    // the key is an AWS secret that only signs requests and is never sent: the Claude models the relay maps to Bedrock
+    // ids (ListFoundationModels would list every vendor's models, most of them not Claude's)
+    models: { fixed: BEDROCK_MODELS },
   });
