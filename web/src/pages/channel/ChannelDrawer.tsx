@@ -22,11 +22,8 @@ import {
 
 const NS = 'channel';
 
-/** A field POST /api/channel/check refused, with the server's message (in the console's language). */
-interface FieldProblem {
-  field: 'key' | 'base_url' | 'other';
-  message: string;
-}
+/** The field POST /api/channel/check names when it refuses the form. */
+type RefusedField = 'key' | 'base_url' | 'other';
 
 export default function ChannelDrawer(props: {
   open: boolean;
@@ -47,8 +44,8 @@ export default function ChannelDrawer(props: {
   const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
   const [enabledModels, setEnabledModels] = useState<string[]>([]);
-  // the field the server's channel check refused, with its message, shown under that field until it is edited
-  const [fieldProblem, setFieldProblem] = useState<FieldProblem>();
+  // the field the server's channel check refused, marked until it is edited (the message is the toast, as before)
+  const [fieldProblem, setFieldProblem] = useState<RefusedField>();
   const isEdit = editId !== undefined;
   const spec = typeFormSpec(values.type);
   const catalogue = useChannelTypes().data;
@@ -61,9 +58,8 @@ export default function ChannelDrawer(props: {
     setValues((s) => ({ ...s, [key]: v }));
 
   useEffect(() => setFieldProblem(undefined), [values.type, values.key, values.base_url, values.other, open]);
-  /** The Form.Item props showing the server's message under a field it refused. */
-  const problemUnder = (field: FieldProblem['field']) =>
-    fieldProblem?.field === field ? { validateStatus: 'error' as const, help: fieldProblem.message } : {};
+  /** The Form.Item props marking a field the server refused. */
+  const problemUnder = (field: RefusedField) => (fieldProblem === field ? { validateStatus: 'error' as const } : {});
 
   useEffect(() => {
     if (!open) return;
@@ -154,21 +150,18 @@ export default function ChannelDrawer(props: {
     submittingRef.current = true;
     setSaving(true);
     try {
-      // the provider's rules for its fields are the server's (the same a save applies): asked before saving so the
-      // message shows under the field
+      // the provider's rules for its fields are the server's (the same a save applies): asked before saving, so the
+      // refusal shows (and the field it names is marked) before anything is written
       const { type, key, base_url, other } = check.payload;
-      const verdict = await api.post<{ field?: FieldProblem['field'] } | undefined>('/api/channel/check', {
+      const verdict = await api.post<{ field?: RefusedField } | undefined>('/api/channel/check', {
         type,
         key,
         base_url,
         other,
       });
       if (!verdict.success) {
-        const field = verdict.data?.field;
-        const shownUnder =
-          field === 'key' || (field === 'base_url' && !spec.baseUrlChoices) || (field === 'other' && !!texts.other);
-        if (field && shownUnder) setFieldProblem({ field, message: verdict.message });
-        else message.error(failureText(verdict, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
+        setFieldProblem(verdict.data?.field);
+        message.error(failureText(verdict, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
         return;
       }
       if (check.confirmV1) {
