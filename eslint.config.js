@@ -59,11 +59,15 @@ export default tseslint.config(
     },
   },
   {
+    // One exception: the providers' channel facts (relay/providers/channel-facts.ts), so that channel management
+    // validates a save by the rules of the provider that will relay it instead of keeping a copy of them. The facts
+    // are leaves (the rule below), so this import brings nothing of the relay's core into services/.
     files: ['server/src/services/**'],
     rules: {
       'no-restricted-imports': refuse(
-        'services/ must not import the console (api/) or the relay',
-        '^(\\.\\./)+(api|relay)/',
+        'services/ must not import the console (api/) or the relay (only the channel facts registry)',
+        '^(\\.\\./)+api/',
+        '^(\\.\\./)+relay/(?!providers/channel-facts\\.js$)',
       ),
     },
   },
@@ -107,6 +111,38 @@ export default tseslint.config(
         '^(\\.\\./)+api/',
         '^(\\.\\./)+services/cache/',
         '^(\\.\\./)+(context|config)\\.js$',
+      ),
+    },
+  },
+  // The channel facts and the parsers they reuse are leaves: services/ imports them (see above), so they must not pull
+  // in the relay's core, the services, the database or the app context, nor a provider's adaptor (index.ts), which
+  // does. The registry imports the providers' channel.ts; those import the contract and their own folder's parsers.
+  {
+    files: ['server/src/relay/providers/channel-facts*.ts'],
+    rules: {
+      'no-restricted-imports': refuse(
+        "the channel facts registry is a leaf: it imports only the providers' channel.ts and the facts contract",
+        '^\\.\\./',
+        '^(?!\\.)',
+        '(^|/)index\\.js$',
+      ),
+    },
+  },
+  {
+    files: [
+      'server/src/relay/providers/*/channel.ts',
+      'server/src/relay/providers/openai/balance.ts',
+      'server/src/relay/providers/bedrock/credentials.ts',
+      'server/src/relay/providers/bedrock/models.ts',
+      'server/src/relay/providers/vertex/credentials.ts',
+      'server/src/relay/providers/vertex/region.ts',
+    ],
+    rules: {
+      'no-restricted-imports': refuse(
+        "channel facts are leaves: they import only the facts contract and their own folder's parsers",
+        '^\\.\\./(?!channel-facts-contract\\.js$)',
+        '^(?!\\.)',
+        '(^|/)index\\.js$',
       ),
     },
   },

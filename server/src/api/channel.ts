@@ -6,6 +6,7 @@ import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import {
+  channelFormProblem,
   batchDeleteChannels,
   batchSetTag,
   copyChannel,
@@ -61,6 +62,17 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'GET',
     '/api/channel/types',
     guarded(async () => ok(channelTypeCatalogue())),
+  );
+
+  // the drawer's fields checked by the rules a save applies (the providers' channel facts), before it saves; a refused
+  // field is named so the message shows under it
+  route(
+    'POST',
+    '/api/channel/check',
+    guarded(async (req) => {
+      const problem = channelFormProblem(bodyOf(req));
+      return problem ? { success: false, message: problem.message, data: { field: problem.field } } : ok();
+    }),
   );
 
   route(

@@ -17,22 +17,10 @@ import { UpstreamCall } from './upstream-call.js';
 import { extractUsage } from './usage.js';
 import { codecFor } from './formats/index.js';
 import type { HubRequest } from './hub/types.js';
-import { BEDROCK_MODELS } from './providers/bedrock/models.js';
 import { usageOfHub } from './hub/usage.js';
 import { channelRedactor, type SentRequest } from './redact.js';
-import {
-  anthropicModelsUrl,
-  geminiModelsUrl,
-  listAnthropicModels,
-  listGeminiModels,
-  VERTEX_MODELS,
-  type GetJson,
-} from './upstream-models.js';
-
-const ANTHROPIC_TYPE = 14;
-const GEMINI_TYPE = 24;
-const VERTEX_TYPE = 41;
-const BEDROCK_TYPE = 33;
+import { openAIModelsUrl, type GetJson, type UpstreamAccount } from './providers/channel-facts.js';
+import { channelFactsOf } from '../services/channel-protocols.js';
 
 /** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
 async function probe(
@@ -326,15 +314,15 @@ async function getJson(
   return JSON.parse(r.body.toString('utf8'));
 }
 
-// OpenAI's billing endpoints: OpenAI, custom (its base URL, as new-api) and the older OpenAI resellers
-const OPENAI_BILLING_TYPES = new Set([1, 6, 7, 8, 9, 10, 12, 13]);
-
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+/** The channel's upstream account for its provider's model listing and balance query, sent through its proxy. */
+function accountOf(svc: RelayServices, setting: CachedChannel['setting'], base: string, key: string): UpstreamAccount {
+  const get: GetJson = (url, headers) => getJson(svc, { setting }, url, key, headers);
+  return { base, key, get };
+}
 
 /**
- * Fetches the upstream balance and stores it; throws "尚未实现" for other types (new-api-compat.md §3.4 update_balance,
- * new-api's updateChannelBalance). USD, except DeepSeek (its CNY balance, as new-api) and Moonshot (CNY divided by the
- * Price option, the money of $1 of quota, as new-api).
+ * Fetches the upstream balance by the channel's provider (its folder's channel.ts) and stores it; throws "尚未实现" for
+ * a type without a balance query (new-api-compat.md §3.4 update_balance, new-api's updateChannelBalance).
  */
 export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
   try {
@@ -346,46 +334,11 @@ export async function updateBalance(ctx: AppContext, svc: RelayServices, ch: Cac
 }
 
 async function fetchBalance(ctx: AppContext, svc: RelayServices, ch: CachedChannel): Promise<number> {
-  const base = ch.baseUrl;
-  let balance: number;
-  if (OPENAI_BILLING_TYPES.has(ch.type)) {
-    const sub = await getJson(svc, ch, `${base}/v1/dashboard/billing/subscription`, ch.key);
-    // a paying account's usage of this month, else of the last 100 days (new-api's window)
-    const now = new Date();
-    const start = sub.has_payment_method
-      ? `${isoDay(now).slice(0, 8)}01`
-      : isoDay(new Date(now.getTime() - 100 * 86400_000));
-    const usage = await getJson(
-      svc,
-      ch,
-      `${base}/v1/dashboard/billing/usage?start_date=${start}&end_date=${isoDay(now)}`,
-      ch.key,
-    );
-    balance = Number(sub.hard_limit_usd ?? 0) - Number(usage.total_usage ?? 0) / 100;
-  } else if (ch.type === 40) {
-    const j = await getJson(svc, ch, `${base}/v1/user/info`, ch.key);
-    if (j?.code !== undefined && j.code !== 20000) throw new Error(`code: ${j.code}, message: ${j.message ?? ''}`);
-    balance = Number(j?.data?.totalBalance ?? 0);
-  } else if (ch.type === 43) {
-    const j = await getJson(svc, ch, `${base}/user/balance`, ch.key);
-    const cny = Array.isArray(j?.balance_infos) ? j.balance_infos.find((b: any) => b?.currency === 'CNY') : undefined;
-    if (!cny) throw new Error('currency CNY not found');
-    balance = Number(cny.total_balance);
-  } else if (ch.type === 20) {
-    // the default base URL already ends in /api (https://openrouter.ai/api)
-    const j = await getJson(svc, ch, `${base.replace(/\/api$/, '')}/api/v1/credits`, ch.key);
-    balance = Number(j?.data?.total_credits ?? 0) - Number(j?.data?.total_usage ?? 0);
-  } else if (ch.type === 25) {
-    const j = await getJson(svc, ch, `${base}/v1/users/me/balance`, ch.key);
-    if (!j?.status || j.code !== 0)
-      throw new Error(
-        `failed to update moonshot balance, status: ${j?.status}, code: ${j?.code}, scode: ${j?.scode ?? ''}`,
-      );
-    const price = ctx.options.num('Price', 7.3);
-    balance = Number(j.data?.available_balance ?? 0) / (price > 0 ? price : 7.3);
-  } else {
-    throw new Error('尚未实现');
-  }
+  const query = channelFactsOf(ch.type)?.balance;
+  if (!query) throw new Error('尚未实现');
+  const balance = await query(accountOf(svc, ch.setting, ch.baseUrl, ch.key), {
+    price: ctx.options.num('Price', 7.3),
+  });
   if (!Number.isFinite(balance)) throw new Error('invalid balance response');
   await ctx.db
     .updateTable('channels')
@@ -396,21 +349,20 @@ async function fetchBalance(ctx: AppContext, svc: RelayServices, ch: CachedChann
 }
 
 /**
- * Where an upstream lists its models (new-api's FetchUpstreamModels): {base}/v1/models; Gemini's and Anthropic's own
- * lists (first page; relay/upstream-models.ts pages on); Ali's compatible mode; a base that is a whole chat URL
- * (custom channels) gets its /models sibling.
+ * Where an upstream lists its models (new-api's FetchUpstreamModels): the provider's list (Gemini's and Anthropic's own,
+ * first page; else OpenAI's {base}/v1/models, or the /models sibling of a whole chat URL); Ali's compatible mode,
+ * which has no provider yet.
  */
 export function upstreamModelsUrl(type: number, base: string): string {
-  if (type === 24) return geminiModelsUrl(base);
-  if (type === 14) return anthropicModelsUrl(base);
   if (type === 17) return `${base}/compatible-mode/v1/models`;
-  if (base.endsWith('/chat/completions')) return `${base.slice(0, -'/chat/completions'.length)}/models`;
-  return `${base}/v1/models`;
+  const models = channelFactsOf(type)?.models;
+  return models && 'url' in models ? models.url(base) : openAIModelsUrl(base);
 }
 
 /**
- * Model ids offered by an upstream ({base}/v1/models; Gemini's and Anthropic's own paged lists; Vertex AI and AWS
- * Bedrock a fixed list, so their keys, which are no bearer tokens, are never sent). `setting`: a stored channel's (its proxy applies); null for a channel not saved yet.
+ * Model ids offered by an upstream, as the channel's provider lists them (its folder's channel.ts): a request to
+ * the upstream, or a fixed list for Vertex AI and AWS Bedrock, whose keys are no bearer tokens and are never sent.
+ * `setting`: a stored channel's (its proxy applies); null for a channel not saved yet.
  */
 export async function fetchUpstreamModels(
   svc: RelayServices,
@@ -420,37 +372,18 @@ export async function fetchUpstreamModels(
   setting: CachedChannel['setting'] = null,
 ): Promise<string[]> {
   // the key of a type without an adaptor is no Bearer token (Vertex AI's is a service-account JSON): never send it
-  if (!hasAdaptor(type)) throw new Error(unsupportedTypeMessage(type));
-  // Vertex AI's key is a service-account JSON, never sent as it is; its list is fixed
-  if (type === VERTEX_TYPE) return [...VERTEX_MODELS];
-  // Bedrock's key is `AK|SK|region`, an AWS secret that only signs requests and is never sent: the Claude models the
-  // relay maps to Bedrock ids (ListFoundationModels would list every vendor's models, most of them not Claude's)
-  if (type === BEDROCK_TYPE) return [...BEDROCK_MODELS];
+  const facts = channelFactsOf(type);
+  if (!facts) throw new Error(unsupportedTypeMessage(type));
+  if ('fixed' in facts.models) return [...facts.models.fixed];
   const base = channelBaseUrl(type, baseUrl);
   if (!base) throw new Error('base_url is required');
   const firstKey = key.split('\n')[0].trim();
   try {
-    return await listModels(svc, type, base, firstKey, setting);
+    return await facts.models.list(accountOf(svc, setting, base, firstKey));
   } catch (e) {
     // the console shows the message: a body quoted by a parser keeps no key
     throw new Error(channelRedactor(key)((e as Error).message));
   }
-}
-
-async function listModels(
-  svc: RelayServices,
-  type: number,
-  base: string,
-  firstKey: string,
-  setting: CachedChannel['setting'],
-): Promise<string[]> {
-  const get: GetJson = (url, headers) => getJson(svc, { setting }, url, firstKey, headers);
-  if (type === GEMINI_TYPE) return listGeminiModels(get, base, firstKey);
-  if (type === ANTHROPIC_TYPE) return listAnthropicModels(get, base, firstKey);
-  const url = upstreamModelsUrl(type, base);
-  const j = await getJson(svc, { setting }, url, firstKey);
-  const list = Array.isArray(j?.data) ? j.data : [];
-  return list.map((m: { id?: string }) => String(m.id ?? '').replace(/^models\//, '')).filter(Boolean);
 }
 
 export function resetProbeState(): void {

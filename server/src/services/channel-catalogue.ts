@@ -5,11 +5,10 @@
 // Hints are language-neutral examples of a field's format (`AK|SK|region`, `us-central1`); the console writes the
 // sentence around them in the reader's language.
 import { CHANNEL_TYPES } from './channel-types.js';
-import { hasAdaptor } from './channel-protocols.js';
+import { channelFactsOf, hasAdaptor } from './channel-protocols.js';
+import type { OtherFieldKind } from '../relay/providers/channel-facts.js';
 
-/** What a type's `other` column means; the console labels and validates the field by it. */
-export type OtherFieldKind =
-  'api_version' | 'region_or_model_map' | 'spark_version' | 'knowledge_id' | 'account_id' | 'plugin';
+export type { OtherFieldKind };
 
 export interface ChannelTypeEntry {
   value: number;
@@ -71,40 +70,32 @@ const COLORS: Record<number, string> = {
   48: 'blue',
 };
 
-const VERTEX_REGION_EXAMPLE = 'us-central1 | {"default": "us-central1", "claude-3-5-sonnet-20240620": "europe-west1"}';
-
-/** Key formats that are not a single API key, and typical prefixes of vendors' keys. */
+// The hints of the types no provider serves yet. A relayable type's hints are its provider's channel facts
+// (relay/providers/<name>/channel.ts); these move into a provider's folder when one arrives for the type.
 const KEY_HINTS: Record<number, string> = {
-  1: 'sk-...',
-  14: 'sk-ant-api03-...',
   15: 'APIKey|SecretKey',
   18: 'APPID|APISecret|APIKey',
   23: 'AppId|SecretId|SecretKey',
-  24: 'AIza...',
-  // a fourth part carries an STS session token for temporary credentials
-  33: 'AccessKeyId|SecretAccessKey|region[|SessionToken]',
-  41: '{"type": "service_account", "project_id": "...", "private_key_id": "...", "private_key": "...", "client_email": "..."}',
 };
 
 const OTHER_FIELDS: Record<number, { kind: OtherFieldKind; hint: string }> = {
-  3: { kind: 'api_version', hint: '2025-04-01-preview' },
   17: { kind: 'plugin', hint: 'WebSearch' },
   18: { kind: 'spark_version', hint: 'v2.1' },
   21: { kind: 'knowledge_id', hint: '123456' },
   39: { kind: 'account_id', hint: 'd6b5da8hk1awo8nap34ube6gh' },
-  41: { kind: 'region_or_model_map', hint: VERTEX_REGION_EXAMPLE },
 };
 
 function entryOf(type: number): ChannelTypeEntry {
   const info = CHANNEL_TYPES[type]!;
-  const other = OTHER_FIELDS[type];
+  const facts = channelFactsOf(type);
+  const other = facts ? facts.other : OTHER_FIELDS[type];
   const entry: ChannelTypeEntry = {
     value: type,
     label: info.name,
     color: COLORS[type] ?? 'gray',
     default_base_url: info.baseUrl,
     relayable: hasAdaptor(type),
-    key_hint: KEY_HINTS[type] ?? '',
+    key_hint: facts ? facts.keyHint : (KEY_HINTS[type] ?? ''),
     other_hint: other?.hint ?? '',
     models: [...info.models],
   };

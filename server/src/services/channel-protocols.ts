@@ -2,10 +2,11 @@
 // to. A type that is not listed here has no adaptor speaking its vendor's protocol, so its channels are refused when
 // created or updated, left out of routing and never sent a request (new-api sent them an OpenAI request with the raw
 // key, which for Vertex AI is a whole service-account JSON as a Bearer token).
-// It lives in services so that channel management and the channel cache can ask it without importing the relay;
-// relay/providers/index.ts maps each protocol to its adaptor; a provider registered there with a type not listed here
-// adds it (registerRelayableTypes), so a vendor whose channel type the console already knows is one folder and one line.
+// It lives in services so that channel management and the channel cache can ask it without importing the relay's
+// core: relay/providers/index.ts maps each protocol to its adaptor (a provider registered there with a type not listed
+// here adds it: registerRelayableTypes), relay/providers/channel-facts.ts (a leaf) to the provider's channel facts.
 import { channelTypeName } from './channel-types.js';
+import { providerChannelFacts, type ChannelFacts } from '../relay/providers/channel-facts.js';
 
 /** The protocols an adaptor in relay/providers/ speaks. */
 export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex';
@@ -53,6 +54,12 @@ export function registerRelayableTypes(protocol: string, types: readonly number[
 /** Whether channels of this type can be relayed to (an adaptor speaks the vendor's protocol). */
 export function hasAdaptor(channelType: number): boolean {
   return PROTOCOL_BY_TYPE.has(channelType);
+}
+
+/** What the provider serving a type knows about its channels' fields (its folder's channel.ts); undefined when none. */
+export function channelFactsOf(channelType: number): ChannelFacts | undefined {
+  const protocol = PROTOCOL_BY_TYPE.get(channelType);
+  return protocol === undefined ? undefined : providerChannelFacts(protocol, channelType);
 }
 
 /** The console's and the relay's answer for a channel of a type without an adaptor. */

@@ -5,7 +5,15 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
-import { hasAdaptor, unsupportedTypeMessage } from './channel-protocols.js';
+import { channelFactsOf, hasAdaptor, unsupportedTypeMessage } from './channel-protocols.js';
+import { channelBaseUrl } from './channel-types.js';
+import {
+  channelFieldsProblem,
+  channelKeys,
+  type ChannelCheckInput,
+  type ChannelFacts,
+  type FieldProblem,
+} from '../relay/providers/channel-facts.js';
 import { likeContains } from '../db/like.js';
 import { MODEL_NAME_MAX, intInput } from '../lib/input.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
@@ -15,10 +23,6 @@ export class ChannelInputError extends Error {}
 export const CHANNEL_STATUS_ENABLED = 1;
 export const CHANNEL_STATUS_MANUALLY_DISABLED = 2;
 export const CHANNEL_STATUS_AUTO_DISABLED = 3;
-const VERTEX_AI = 41;
-/** Azure, custom and Xinference have no default address: every request is built on the channel's base URL. */
-const BASE_URL_REQUIRED = new Set([3, 8, 47]);
-const XUNFEI = 18;
 
 // The console API names the organization as new-api's JSON does (openai_organization), not as its column.
 export type PublicChannel = Omit<Channel, 'key' | 'open_ai_organization'> & { openai_organization: string | null };
@@ -197,43 +201,47 @@ function channelFields(body: Body): ChannelFields {
   return out;
 }
 
-/** A type without a default address needs an http(s) base URL, else every request fails with Invalid URL. */
-function checkBaseUrl(type: number, baseUrl: string | null | undefined): void {
-  if (!BASE_URL_REQUIRED.has(type)) return;
-  if (!baseUrl) throw new ChannelInputError('该渠道类型必须填写代理地址（Base URL）');
-  let url: URL | null = null;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    url = null;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host)
-    throw new ChannelInputError('代理地址（Base URL）必须是以 http:// 或 https:// 开头的合法地址');
+/**
+ * The provider's rules for the fields a save sets (its folder's channel.ts, through the facts registry): a required
+ * base URL, the key's format, what `other` must hold. Throws the first problem.
+ */
+function checkProviderFields(
+  facts: ChannelFacts,
+  type: number,
+  input: Omit<ChannelCheckInput, 'defaultBaseUrl'>,
+): void {
+  const problem = channelFieldsProblem(facts, { ...input, defaultBaseUrl: channelBaseUrl(type) });
+  if (problem) throw new ChannelInputError(problem.message);
+}
+
+/** The facts of a type the relay serves; a type without a provider is refused. */
+function factsOrRefuse(type: number): ChannelFacts {
+  const facts = channelFactsOf(type);
+  if (!facts) throw new ChannelInputError(unsupportedTypeMessage(type));
+  return facts;
 }
 
 /**
- * A Vertex AI key is a service-account key file: the fields the Vertex provider signs its token requests with
- * (relay/providers/vertex/credentials.ts, which the services may not import) must be there, or every request fails.
+ * POST /api/channel/check: the console's form checked by the rules a save applies, so the drawer shows the server's
+ * message under the field before saving. The fields absent from the body are not checked (an edit's empty key keeps
+ * the stored one); the save checks them again. A type the relay does not serve, or a field of the wrong JSON type,
+ * throws as a save would.
  */
-function checkVertexKey(key: string): void {
-  let sa: unknown;
-  try {
-    sa = JSON.parse(key);
-  } catch {
-    throw new ChannelInputError('Vertex AI 密钥必须是合法的 JSON 格式（服务账号密钥文件）');
-  }
-  if (!sa || typeof sa !== 'object' || Array.isArray(sa))
-    throw new ChannelInputError('Vertex AI 密钥必须是服务账号密钥文件的 JSON 对象');
-  const o = sa as Record<string, unknown>;
-  if (o.type !== undefined && o.type !== 'service_account')
-    throw new ChannelInputError('Vertex AI 密钥的 type 必须是 service_account');
-  const missing = ['project_id', 'private_key_id', 'private_key', 'client_email'].filter(
-    (f) => typeof o[f] !== 'string' || !(o[f] as string).trim(),
-  );
-  if (missing.length) throw new ChannelInputError(`Vertex AI 密钥缺少字段：${missing.join(', ')}`);
-  const pem = o.private_key as string;
-  if (!pem.includes('-----BEGIN') || !pem.includes('PRIVATE KEY-----'))
-    throw new ChannelInputError('Vertex AI 密钥的 private_key 不是 PEM 格式的私钥');
+export function channelFormProblem(body: Body): FieldProblem | null {
+  const fields = channelFields({
+    type: body?.type,
+    key: body?.key,
+    base_url: body?.base_url,
+    other: body?.other,
+  });
+  const type = fields.type ?? 1;
+  return channelFieldsProblem(factsOrRefuse(type), {
+    key: fields.key,
+    other: fields.other,
+    baseUrl: fields.base_url ?? '',
+    checkBaseUrl: true,
+    defaultBaseUrl: channelBaseUrl(type),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -374,32 +382,14 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
     throw new ChannelInputError('请至少选择一个模型！');
   const fields = channelFields(body);
   const type = fields.type ?? 1;
-  if (!hasAdaptor(type)) throw new ChannelInputError(unsupportedTypeMessage(type));
-  checkBaseUrl(type, fields.base_url);
-  let keys: string[];
-  if (type === VERTEX_AI) {
-    const other = (fields.other ?? '').trim();
-    if (!other) throw new ChannelInputError('部署地区不能为空');
-    if (other.startsWith('{')) {
-      let regions: unknown;
-      try {
-        regions = JSON.parse(other);
-      } catch {
-        throw new ChannelInputError('部署地区必须是合法的 JSON 格式');
-      }
-      if (!regions || typeof regions !== 'object' || !('default' in regions))
-        throw new ChannelInputError('部署地区必须包含default字段');
-    }
-    checkVertexKey(key);
-    keys = [key.trim()];
-  } else if (split) {
-    keys = key
-      .split('\n')
-      .map((k) => k.trim())
-      .filter(Boolean);
-  } else {
-    keys = [key.trim()];
-  }
+  const facts = factsOrRefuse(type);
+  checkProviderFields(facts, type, {
+    key,
+    other: fields.other ?? '',
+    baseUrl: fields.base_url ?? '',
+    checkBaseUrl: true,
+  });
+  const keys = split ? channelKeys(facts, key) : [key.trim()];
   if (!keys.length) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
   const base = {
     ...fields,
@@ -407,13 +397,12 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
     type,
     group: fields.group ?? 'default',
     status: fields.status ?? CHANNEL_STATUS_ENABLED,
-    other: fields.other ?? (type === XUNFEI ? 'v2.1' : ''),
+    other: fields.other || facts.defaultOther || '',
     priority: fields.priority ?? 0,
     weight: fields.weight ?? 0,
     auto_ban: fields.auto_ban ?? 1,
     created_time: nowSec(),
   };
-  if (type === XUNFEI && !base.other) base.other = 'v2.1';
   return inTx(ctx, async (trx) => {
     const ids: number[] = [];
     for (const k of keys) ids.push(await insertChannel(trx, ctx, { ...base, key: k }));
@@ -478,12 +467,17 @@ export async function updateChannel(ctx: AppContext, body: Body): Promise<Public
     const type = fields.type ?? current.type;
     // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
     if (!hasAdaptor(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
-    // the base URL and the Vertex key are checked when the edit sets them (or the type), so an inline edit of another
-    // field still goes through on a channel saved before these checks
-    if (fields.base_url !== undefined || fields.type !== undefined)
-      checkBaseUrl(type, fields.base_url ?? current.base_url);
-    if (type === VERTEX_AI && (fields.key !== undefined || current.type !== VERTEX_AI))
-      checkVertexKey(fields.key ?? current.key);
+    // the provider's rules apply to the fields the edit sets (a new type: to the fields it keeps), so an inline edit
+    // of another field still goes through on a channel saved before these checks
+    const typeChanged = type !== current.type;
+    const setsProviderField = [fields.type, fields.key, fields.base_url, fields.other].some((f) => f !== undefined);
+    if (hasAdaptor(type) && setsProviderField)
+      checkProviderFields(factsOrRefuse(type), type, {
+        key: fields.key ?? (typeChanged ? current.key : undefined),
+        other: fields.other ?? (typeChanged ? (current.other ?? '') : undefined),
+        baseUrl: fields.base_url ?? current.base_url ?? '',
+        checkBaseUrl: fields.base_url !== undefined || fields.type !== undefined,
+      });
     if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
     await rebuildAbilitiesFor(trx, [id]);
     return (await getChannel(trx, id))!;

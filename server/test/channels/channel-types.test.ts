@@ -110,8 +110,14 @@ await describeEachDb('channel type catalogue', (kind) => {
   });
 
   it('agrees with channel creation: relayable types are created, the others refused', async () => {
-    const keyFor = (type: number) =>
-      type === 41 ? VERTEX_KEY : type === 33 ? 'AKIDEXAMPLE|secret|us-east-1' : `key-${type}`;
+    // keys in each vendor's format: the providers' channel facts refuse others (issue 41)
+    const VENDOR_KEYS: Record<number, string> = {
+      14: 'sk-ant-api03-example',
+      24: 'AIzaSyExample',
+      33: 'AKIDEXAMPLE|secret|us-east-1',
+      41: VERTEX_KEY,
+    };
+    const keyFor = (type: number) => VENDOR_KEYS[type] ?? `key-${type}`;
     for (const e of catalogue) {
       const res = await root.post('/api/channel/', {
         name: `cat-${e.value}`,

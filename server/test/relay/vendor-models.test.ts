@@ -10,7 +10,7 @@ import { MockVertex } from '../helpers/mock-vertex.js';
 import { MockBedrock } from '../helpers/mock-bedrock.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
 import { addChannel, addUser, channelsChanged, setOptions } from './fixtures.js';
-import { VERTEX_MODELS } from '../../src/relay/upstream-models.js';
+import { VERTEX_MODELS } from '../../src/relay/providers/vertex/channel.js';
 import { BEDROCK_MODELS } from '../../src/relay/providers/bedrock/models.js';
 
 const BEDROCK_SECRET = 'bedrock-secret-never-sent';

@@ -37,6 +37,14 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'Vertex AI 密钥缺少字段：{0}': 'The Vertex AI key lacks the fields: {0}',
   'Vertex AI 密钥的 private_key 不是 PEM 格式的私钥': "The Vertex AI key's private_key is not a PEM private key",
   '该渠道类型必须填写代理地址（Base URL）': 'This channel type needs a base URL',
+  '部署地区 {0} 无效，例如：us-central1 或 global！': 'Region {0} is not valid, e.g. us-central1 or global!',
+  'Anthropic 密钥应以 sk-ant- 开头！使用代理时请填写代理地址':
+    'Anthropic keys start with sk-ant-! Fill in the base URL when using a proxy',
+  'Gemini 密钥应以 AIza 开头！使用代理时请填写代理地址':
+    'Gemini keys start with AIza! Fill in the base URL when using a proxy',
+  '密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！':
+    'The key must be AccessKeyId|SecretAccessKey|region, plus |SessionToken for temporary credentials!',
+  '密钥中的区域 {0} 无效，例如：us-east-1！': 'The region {0} in the key is not valid, e.g. us-east-1!',
   '代理地址（Base URL）必须是以 http:// 或 https:// 开头的合法地址':
     'The base URL must be a valid address starting with http:// or https://',
   '{0} 的值必须大于 0 且小于 1': 'The value of {0} must be greater than 0 and less than 1',

@@ -22,6 +22,9 @@ import {
 
 const NS = 'channel';
 
+/** The field POST /api/channel/check names when it refuses the form. */
+type RefusedField = 'key' | 'base_url' | 'other';
+
 export default function ChannelDrawer(props: {
   open: boolean;
   editId?: number;
@@ -41,6 +44,8 @@ export default function ChannelDrawer(props: {
   const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
   const [enabledModels, setEnabledModels] = useState<string[]>([]);
+  // the field the server's channel check refused, marked until it is edited (the message is the toast, as before)
+  const [fieldProblem, setFieldProblem] = useState<RefusedField>();
   const isEdit = editId !== undefined;
   const spec = typeFormSpec(values.type);
   const catalogue = useChannelTypes().data;
@@ -51,6 +56,10 @@ export default function ChannelDrawer(props: {
 
   const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
     setValues((s) => ({ ...s, [key]: v }));
+
+  useEffect(() => setFieldProblem(undefined), [values.type, values.key, values.base_url, values.other, open]);
+  /** The Form.Item props marking a field the server refused. */
+  const problemUnder = (field: RefusedField) => (fieldProblem === field ? { validateStatus: 'error' as const } : {});
 
   useEffect(() => {
     if (!open) return;
@@ -141,6 +150,20 @@ export default function ChannelDrawer(props: {
     submittingRef.current = true;
     setSaving(true);
     try {
+      // the provider's rules for its fields are the server's (the same a save applies): asked before saving, so the
+      // refusal shows (and the field it names is marked) before anything is written
+      const { type, key, base_url, other } = check.payload;
+      const verdict = await api.post<{ field?: RefusedField } | undefined>('/api/channel/check', {
+        type,
+        key,
+        base_url,
+        other,
+      });
+      if (!verdict.success) {
+        setFieldProblem(verdict.data?.field);
+        message.error(failureText(verdict, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
+        return;
+      }
       if (check.confirmV1) {
         const go = await modal.confirm({
           title: t('v1.title'),
@@ -241,6 +264,7 @@ export default function ChannelDrawer(props: {
             <Form.Item
               label={t(spec.baseUrlLabel ?? 'form.baseUrl')}
               required={!!spec.baseUrlRequired}
+              {...problemUnder('base_url')}
               extra={values.base_url.trim().replace(/\/+$/, '').endsWith('/v1') ? t('v1.inline') : undefined}
             >
               <Input
@@ -253,7 +277,7 @@ export default function ChannelDrawer(props: {
             </Form.Item>
           )}
           {texts.other && (
-            <Form.Item label={tx(texts.other.label)} required={values.type === 41}>
+            <Form.Item label={tx(texts.other.label)} required={values.type === 41} {...problemUnder('other')}>
               {texts.other.multiline ? (
                 <Input.TextArea
                   autoSize={{ minRows: 2 }}
@@ -272,7 +296,7 @@ export default function ChannelDrawer(props: {
               )}
             </Form.Item>
           )}
-          <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()}>
+          <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()} {...problemUnder('key')}>
             <Input.TextArea
               autoSize={{ minRows: 2, maxRows: 8 }}
               value={values.key}

@@ -421,6 +421,9 @@ describe('channel types from the server catalogue', () => {
   });
 
   it('refuses a Bedrock key that is not AK|SK|region before sending it', async () => {
+    // the server's channel check (POST /api/channel/check) answers by the Bedrock provider's rules
+    const BAD_KEY = '密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！';
+    replies['POST /api/channel/check'] = () => Promise.resolve(envelope({ field: 'key' }, false, BAD_KEY));
     renderAt('/channel/add');
     await drawerInput('name');
     await openTypes();
@@ -435,6 +438,11 @@ describe('channel types from the server catalogue', () => {
       await screen.findByText('密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！'),
     ).toBeTruthy();
     expect(sent('POST', '/api/channel/')).toHaveLength(0);
+    expect(sent('POST', '/api/channel/check')[0]!.body).toMatchObject({ type: 33, key: 'AKIAEXAMPLE|secret' });
+    // the key, the field the server named, is marked
+    const keyItem = (await drawerInput('key')).closest('.ant-form-item');
+    expect(keyItem?.classList.contains('ant-form-item-has-error')).toBe(true);
+    delete replies['POST /api/channel/check'];
     fireEvent.change(await drawerInput('key'), { target: { value: 'AKIAEXAMPLE|secret|us-east-1' } });
     await act(async () => {
       fireEvent.click(screen.getByTestId('channel-submit'));

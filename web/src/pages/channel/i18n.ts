@@ -225,39 +225,6 @@ registerBundle(
     'err.copyFailed': ['渠道复制失败', 'Failed to copy the channel'],
     'err.copyFailedWith': ['渠道复制失败：{{message}}', 'Failed to copy the channel: {{message}}'],
     'err.baseUrl': ['请填写渠道的 Base URL！', 'This channel type needs a base URL!'],
-    'err.vertexRegion': ['请填写部署地区！', 'Please fill in the region!'],
-    'err.vertexRegionJson': [
-      '部署地区必须是合法的 JSON 格式，且包含 default 字段！',
-      'The region map must be valid JSON with a "default" key!',
-    ],
-    'err.vertexLocation': [
-      '部署地区 {{region}} 无效，例如：us-central1 或 global！',
-      'Region {{region}} is not valid, e.g. us-central1 or global!',
-    ],
-    'err.vertexKey': [
-      'Vertex AI 密钥必须是服务账号的 JSON 密钥文件！',
-      'The Vertex AI key must be a service-account JSON key file!',
-    ],
-    'err.vertexKeyFields': [
-      '服务账号 JSON 密钥缺少字段：{{fields}}！',
-      'The service-account JSON key lacks: {{fields}}!',
-    ],
-    'err.anthropicKey': [
-      'Anthropic 密钥应以 sk-ant- 开头！使用代理时请填写代理地址',
-      'Anthropic keys start with sk-ant-! Fill in the base URL when using a proxy',
-    ],
-    'err.geminiKey': [
-      'Gemini 密钥应以 AIza 开头！使用代理时请填写代理地址',
-      'Gemini keys start with AIza! Fill in the base URL when using a proxy',
-    ],
-    'err.bedrockKey': [
-      '密钥格式应为 AccessKeyId|SecretAccessKey|region，临时凭证再加 |SessionToken！',
-      'The key must be AccessKeyId|SecretAccessKey|region, plus |SessionToken for temporary credentials!',
-    ],
-    'err.bedrockRegion': [
-      '密钥中的区域 {{region}} 无效，例如：us-east-1！',
-      'The region {{region}} in the key is not valid, e.g. us-east-1!',
-    ],
     'err.fetchKey': ['请填写密钥', 'Please fill in the key'],
     'err.fetchFailed': ['获取模型列表失败', 'Failed to fetch the model list'],
     'err.modelExists': ['某些模型已存在！', 'Some models already exist!'],

@@ -209,3 +209,31 @@ describe('display rules', () => {
     expect((rows[0] as { children: Channel[] }).children.map((c) => c.id)).toEqual([1, 3]);
   });
 });
+
+// The vendors' own field rules are the server's (POST /api/channel/check, server/test/channels/channel-facts.test.ts);
+// the form still shapes their keys: one channel per line, the Vertex key file whole, an edit's empty key left out.
+describe('vendor keys in the payload', () => {
+  const named = (over: Partial<ChannelFormValues>) => form({ name: 'n', models: ['m'], ...over });
+  const SERVICE_ACCOUNT = {
+    type: 'service_account',
+    project_id: 'demo-project',
+    private_key_id: 'abc123',
+    private_key: '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n',
+    client_email: 'relay@demo-project.iam.gserviceaccount.com',
+  };
+
+  it('keeps one key per line for Anthropic and Bedrock', () => {
+    const claude = checkChannelForm(named({ type: 14, key: 'sk-ant-api03-a\nsk-ant-api03-b' }));
+    expect(claude.ok && claude.payload.key).toBe('sk-ant-api03-a\nsk-ant-api03-b');
+    const bedrock = checkChannelForm(named({ type: 33, key: 'A|s|us-east-1\nB|s|us-west-2' }));
+    expect(bedrock.ok && bedrock.payload).toMatchObject({ key: 'A|s|us-east-1\nB|s|us-west-2', base_url: '' });
+  });
+
+  it('keeps the Vertex key as one JSON document; on edit an empty key is not sent', () => {
+    const key = JSON.stringify(SERVICE_ACCOUNT, null, 2);
+    const created = checkChannelForm(named({ type: 41, key, other: 'us-central1' }));
+    expect(created.ok && created.payload).toMatchObject({ key, other: 'us-central1' });
+    const edited = checkChannelForm(named({ type: 41, key: '', other: 'global' }), 3);
+    expect(edited.ok && 'key' in edited.payload).toBe(false);
+  });
+});

@@ -1,7 +1,6 @@
 // Pure channel-page rules (spec §4 states and colours, §5 channel form / tag edit / inline edit and batch).
 // Errors are i18n keys of the `channel` namespace so the rules stay testable without React.
 import { typeFormSpec } from './types.js';
-import { checkVendorFields } from './vendor-fields.js';
 
 export interface Channel {
   id: number;
@@ -158,7 +157,10 @@ export type FormCheck =
   | { ok: true; payload: ChannelPayload; confirmV1: boolean }
   | { ok: false; error: string; params?: Record<string, string> };
 
-/** Validates the drawer and builds the wire payload (models/groups as comma strings, integers parsed). */
+/**
+ * Validates the drawer and builds the wire payload (models/groups as comma strings, integers parsed). The rules of a
+ * vendor's own fields (key format, region) are the server's: the drawer asks POST /api/channel/check next.
+ */
 export function checkChannelForm(v: ChannelFormValues, editId?: number): FormCheck {
   const isEdit = editId !== undefined;
   if (!isEdit && (v.name.trim() === '' || v.key.trim() === '')) return { ok: false, error: 'err.nameKey' };
@@ -175,8 +177,6 @@ export function checkChannelForm(v: ChannelFormValues, editId?: number): FormChe
   if (spec.baseUrlRequired && base === '') return { ok: false, error: 'err.baseUrl' };
   let other = v.other.trim();
   if (other === '' && spec.otherDefault) other = spec.otherDefault;
-  const vendorProblem = checkVendorFields(v.type, v.key, base, other);
-  if (vendorProblem) return { ok: false, ...vendorProblem };
   const payload: ChannelPayload = {
     type: v.type,
     name: v.name.trim(),

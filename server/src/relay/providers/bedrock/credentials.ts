@@ -8,8 +8,18 @@ export interface BedrockCredentials {
   sessionToken?: string;
 }
 
-/** Thrown for a key that is not `AK|SK|region[|sessionToken]`; the message never repeats the secret. */
-export class BedrockKeyError extends Error {}
+/**
+ * Thrown for a key that is not `AK|SK|region[|sessionToken]`; the message never repeats the secret. `region` is set
+ * when the parts are all there but the third is no AWS region (the channel form names it).
+ */
+export class BedrockKeyError extends Error {
+  constructor(
+    message: string,
+    readonly region?: string,
+  ) {
+    super(message);
+  }
+}
 
 // AWS regions look like `us-east-1`, `ap-southeast-2`, `us-gov-west-1`: checking the shape keeps a typo (or a
 // secret pasted in the wrong field) out of the hostname the request is sent to.
@@ -26,7 +36,8 @@ export function parseBedrockKey(key: string): BedrockCredentials {
   if (!accessKeyId) throw new BedrockKeyError('AWS key: the access key id (first part) is empty');
   if (!secretAccessKey) throw new BedrockKeyError('AWS key: the secret access key (second part) is empty');
   if (!region) throw new BedrockKeyError('AWS key: the region (third part) is empty');
-  if (!REGION.test(region)) throw new BedrockKeyError(`AWS key: "${region}" is not an AWS region (like us-east-1)`);
+  if (!REGION.test(region))
+    throw new BedrockKeyError(`AWS key: "${region}" is not an AWS region (like us-east-1)`, region);
   if (parts.length === 4 && !sessionToken)
     throw new BedrockKeyError('AWS key: the session token (fourth part) is empty');
   const creds: BedrockCredentials = { accessKeyId, secretAccessKey, region };

@@ -10,8 +10,20 @@ export interface ServiceAccount {
   token_uri?: string;
 }
 
+/** What is wrong with a key, so the channel form can say it in the console's words (vertex/channel.ts). */
+export type ServiceAccountProblem = 'json' | 'object' | 'type' | 'missing' | 'pem';
+
 /** Thrown for a key that is not a usable service-account JSON; the message never repeats the private key. */
-export class ServiceAccountError extends Error {}
+export class ServiceAccountError extends Error {
+  constructor(
+    message: string,
+    readonly problem: ServiceAccountProblem,
+    /** the absent fields, for `missing` */
+    readonly missing: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
 
 const REQUIRED = ['project_id', 'private_key_id', 'private_key', 'client_email'] as const;
 
@@ -22,20 +34,21 @@ export function parseServiceAccount(key: string): ServiceAccount {
   } catch {
     throw new ServiceAccountError(
       'Vertex AI key must be a service-account JSON (the key file downloaded from Google Cloud)',
+      'json',
     );
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) {
-    throw new ServiceAccountError('Vertex AI key must be a JSON object (a service-account key file)');
+    throw new ServiceAccountError('Vertex AI key must be a JSON object (a service-account key file)', 'object');
   }
   const sa = json as Record<string, unknown>;
   if (sa.type !== undefined && sa.type !== 'service_account') {
-    throw new ServiceAccountError(`Vertex AI key: type is "${String(sa.type)}", expected "service_account"`);
+    throw new ServiceAccountError(`Vertex AI key: type is "${String(sa.type)}", expected "service_account"`, 'type');
   }
   const missing = REQUIRED.filter((f) => typeof sa[f] !== 'string' || !(sa[f] as string).trim());
-  if (missing.length) throw new ServiceAccountError(`Vertex AI key: missing ${missing.join(', ')}`);
+  if (missing.length) throw new ServiceAccountError(`Vertex AI key: missing ${missing.join(', ')}`, 'missing', missing);
   const privateKey = sa.private_key as string;
   if (!privateKey.includes('-----BEGIN') || !privateKey.includes('PRIVATE KEY-----')) {
-    throw new ServiceAccountError('Vertex AI key: private_key is not a PEM private key');
+    throw new ServiceAccountError('Vertex AI key: private_key is not a PEM private key', 'pem');
   }
   const out: ServiceAccount = {
     type: 'service_account',

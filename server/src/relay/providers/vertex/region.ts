@@ -11,6 +11,11 @@ const LOCATION = /^(global|[a-z]+(-[a-z]+)*\d+)$/;
 
 export class VertexRegionError extends Error {}
 
+/** Whether `region` may name a Vertex AI location (and so a hostname). */
+export function isVertexLocation(region: string): boolean {
+  return LOCATION.test(region);
+}
+
 /**
  * The region for a call; `models` are the names to look the region up by, in order (the client's, the mapped one,
  * the one sent): the first with an entry wins, else `default`.
@@ -40,6 +45,6 @@ export function vertexRegion(other: string, models: string | readonly string[]):
   } else {
     region = text;
   }
-  if (!LOCATION.test(region)) throw new VertexRegionError(`Vertex AI region: "${region}" is not a location`);
+  if (!isVertexLocation(region)) throw new VertexRegionError(`Vertex AI region: "${region}" is not a location`);
   return region;
 }
