@@ -6,20 +6,21 @@ import { framingOf, type FramedEvent, type FramingName } from '../../src/relay/s
 
 const payloads = [{ a: 1, text: 'héllo [1]' }, { b: '}{"' }, { c: [1, 2] }];
 
-const wire: Record<FramingName, Buffer> = {
+/** byte-stream framings (a websocket's frames come whole: tested below) */
+const wire: Record<Exclude<FramingName, 'ws-json'>, Buffer> = {
   sse: Buffer.from(payloads.map((p) => `data: ${JSON.stringify(p)}\n\n`).join('')),
   'aws-eventstream': Buffer.concat(payloads.map((p) => Buffer.from(encodeBedrockChunk(p)))),
   'json-array': Buffer.from(`[${payloads.map((p) => JSON.stringify(p)).join(',\n')}]`),
 };
 
 /** The events of `bytes` fed to a new framing in two pieces, cut at `at`. */
-function framed(name: FramingName, bytes: Buffer, at: number): FramedEvent[] {
+function framed(name: keyof typeof wire, bytes: Buffer, at: number): FramedEvent[] {
   const f = framingOf(name).create();
   return [...f.push(bytes.subarray(0, at)), ...f.push(bytes.subarray(at)), ...f.end()];
 }
 
 describe('stream framings', () => {
-  for (const name of Object.keys(wire) as FramingName[])
+  for (const name of Object.keys(wire) as (keyof typeof wire)[])
     it(`${name}: the same events wherever the bytes are cut`, () => {
       const bytes = wire[name];
       for (let at = 0; at <= bytes.length; at++) {
@@ -34,6 +35,15 @@ describe('stream framings', () => {
     expect(framingOf('sse').scannable).toBe(true);
     expect(framingOf('aws-eventstream').scannable).toBe(false);
     expect(framingOf('json-array').scannable).toBe(false);
+    expect(framingOf('ws-json').scannable).toBe(false);
+  });
+
+  it('ws-json: one event per websocket frame, keep-alive frames skipped, a frame that is not JSON refused', () => {
+    const f = framingOf('ws-json').create();
+    const events = [...payloads.map((p) => f.push(Buffer.from(JSON.stringify(p)))).flat(), ...f.push(Buffer.from(' '))];
+    expect(events.map((e) => JSON.parse(e.data))).toEqual(payloads);
+    expect(f.end()).toEqual([]);
+    expect(() => f.push(Buffer.from('pong'))).toThrow(/not JSON/);
   });
 
   it('refuses an event stream cut inside a frame', () => {

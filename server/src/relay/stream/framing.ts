@@ -1,10 +1,11 @@
 // The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
 // framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
 // whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are. A new framing
-// (NDJSON, websocket frames) is one more entry here.
+// (NDJSON) is one more entry here.
 import { awsEventFraming } from './aws-framing.js';
 import { JsonArraySplitter } from './json-array.js';
 import { SseParser } from './sse-parser.js';
+import { wsJsonFraming } from './ws-json.js';
 
 /** One upstream event: its data payload and, for SSE, its `event:` name. */
 export interface FramedEvent {
@@ -35,12 +36,14 @@ function jsonArrayFraming(): EventFraming {
   };
 }
 
-export type FramingName = 'sse' | 'aws-eventstream' | 'json-array';
+export type FramingName = 'sse' | 'aws-eventstream' | 'json-array' | 'ws-json';
 
 const FRAMINGS: Record<FramingName, FramingKind> = {
   sse: { create: () => new SseParser(), scannable: true },
   'aws-eventstream': { create: awsEventFraming, scannable: false },
   'json-array': { create: jsonArrayFraming, scannable: false },
+  // websocket frames (transport/websocket.ts), each one JSON event
+  'ws-json': { create: wsJsonFraming, scannable: false },
 };
 
 /** The framing a provider declared (SSE when it declared none). */
