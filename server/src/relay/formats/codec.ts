@@ -94,6 +94,11 @@ export interface FormatCodec {
    * a native stream is then decoded to hub chunks and re-encoded
    */
   readonly maskedAsHub?: boolean;
+  /**
+   * this format's streams keep their usage where the OpenAI byte scanner does not look (Gemini's usageMetadata): a
+   * native stream of it is decoded event by event
+   */
+  readonly decodedStreams?: boolean;
   /** a client's request body in this format → hub; throws FormatError on what the format forbids */
   requestToHub(body: Record<string, any>): HubRequest;
   /** hub → the request body an upstream of this format expects */

@@ -21,7 +21,7 @@ export function decodesNative({ a, adaptor, info, providerFormat, output }: Lane
   if (output && mode.name !== 'chat' && providerFormat === info.clientFormat) return true;
   if (!a.isStream) return false;
   return (
-    !!mode.decodeStreams ||
+    !!codecFor(info.clientFormat).decodedStreams ||
     !framingOf(adaptor.framing).scannable ||
     !!(a.sensitive && codecFor(info.clientFormat).maskedAsHub)
   );

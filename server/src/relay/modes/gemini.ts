@@ -58,7 +58,6 @@ const generate: Omit<RelayMode, 'name'> = {
   hubOf: geminiHub,
   endpoint: 'chat',
   canStream: false,
-  decodeStreams: true,
   checksCompletion: true,
   // Gemini's first check only: what the hub cannot convert is refused on a translated lane (attempt.ts), and still
   // reaches a Gemini provider unchanged

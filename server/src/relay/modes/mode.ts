@@ -102,8 +102,6 @@ export interface RelayMode {
    * (relay/sensitive-output.ts): chat, completions, Claude messages, Gemini generateContent
    */
   checksCompletion?: boolean;
-  /** native streams are decoded event by event: their usage is where the OpenAI byte scanner does not look */
-  decodeStreams?: boolean;
   /** Gemini streams: `alt=sse` or the JSON array */
   framing?: 'sse' | 'json-array';
 }

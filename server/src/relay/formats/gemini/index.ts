@@ -11,6 +11,7 @@ import { usageToHub } from './usage.js';
 
 export const geminiCodec: FormatCodec = {
   name: 'gemini',
+  decodedStreams: true,
   requestToHub,
   requestFromHub,
   responseToHub,
