@@ -7,6 +7,7 @@ import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
 import { channelBaseUrl } from '../services/channel-types.js';
+import { recordChannelTest, storeChannelBalance } from '../services/channels.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
 import type { RelayMode } from './modes/mode.js';
 import { chatMode, embeddingsMode } from './modes/text.js';
@@ -271,11 +272,7 @@ async function runTest(
 }
 
 export async function recordTest(ctx: AppContext, channelId: number, time: number): Promise<void> {
-  await ctx.db
-    .updateTable('channels')
-    .set({ test_time: Math.floor(Date.now() / 1000), response_time: Math.round(time * 1000) })
-    .where('id', '=', channelId)
-    .execute();
+  await recordChannelTest(ctx.db, channelId, time);
 }
 
 let running = new WeakMap<AppContext, boolean>();
@@ -373,11 +370,7 @@ async function fetchBalance(ctx: AppContext, svc: RelayServices, ch: CachedChann
     price: ctx.options.num('Price', 7.3),
   });
   if (!Number.isFinite(balance)) throw new Error('invalid balance response');
-  await ctx.db
-    .updateTable('channels')
-    .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
-    .where('id', '=', ch.id)
-    .execute();
+  await storeChannelBalance(ctx.db, ch.id, balance);
   return balance;
 }
 
