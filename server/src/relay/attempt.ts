@@ -39,7 +39,8 @@ export function attempt(
   return runLane(lane, l);
 }
 
-function laneOf(l: LaneAttempt): Lane | null {
+/** The lane of an attempt; null when the provider cannot serve the mode in any format. The channel probe picks its lane here too. */
+export function laneOf(l: LaneAttempt): Lane | null {
   const { a } = l;
   if (!l.native) return l.translation ? endpointTranslatedLane : a.mode.hub ? translatedLane : null;
   if (a.mode.rawResponse) return rawLane;

@@ -7,16 +7,21 @@ import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
 import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
 import { channelBaseUrl } from '../services/channel-types.js';
+import { recordChannelTest, storeChannelBalance } from '../services/channels.js';
 import { getPriceData, textQuota } from '../services/pricing/index.js';
 import type { RelayMode } from './modes/mode.js';
 import { chatMode, embeddingsMode } from './modes/text.js';
-import { adaptorFor, hasAdaptor, unsupportedTypeMessage, wireOf, type RelayInfo } from './providers/index.js';
+import { adaptorFor, declares, hasAdaptor, unsupportedTypeMessage } from './providers/index.js';
 import { transportFor } from './channel-setting.js';
 import type { OutgoingRequest } from './transport/index.js';
 import { UpstreamCall } from './upstream-call.js';
+import { laneOf } from './attempt.js';
+import { laneAttempt, type AttemptInput } from './lanes/lane.js';
+import { authorizeUpstream, upstreamHeaders } from './lanes/upstream-request.js';
+import type { RelayRequest } from './request.js';
+import type { HttpResponse } from '../lib/http-response.js';
 import { extractUsage } from './usage.js';
 import { codecFor } from './formats/index.js';
-import type { HubRequest } from './hub/types.js';
 import { usageOfHub } from './hub/usage.js';
 import { channelRedactor, type SentRequest } from './redact.js';
 import { openAIModelsUrl, type GetJson, type UpstreamAccount } from './providers/channel-facts.js';
@@ -52,6 +57,41 @@ function isEmbeddingModel(model: string, type: number): boolean {
     model.includes('bge-') ||
     model.includes('embed')
   );
+}
+
+/** The probe's client request: an OpenAI client's, with no headers of its own (so none is passed on). */
+function probeRequest(body: Buffer): RelayRequest {
+  return { id: 'channel-test', url: '', headers: {}, ip: '', body, caller: null, sessionUserId: 0 };
+}
+
+// The lanes read only whether their client went away while the body was built; the probe's never does.
+const PROBE_RESPONSE = { destroyed: false } as unknown as HttpResponse;
+
+/** The attempt a channel test is: a whole (not streamed) request, no reservation, keep-alive or output check. */
+function probeInput(
+  channel: CachedChannel,
+  mode: RelayMode,
+  body: Record<string, unknown>,
+  raw: Buffer,
+  model: string,
+): AttemptInput {
+  return {
+    channel,
+    mode,
+    body,
+    raw,
+    model,
+    isStream: false,
+    clientWantsUsage: false,
+    passThrough: false,
+    reqId: 'channel-test',
+    origin: undefined,
+    start: Date.now(),
+    prompt: () => 0,
+    gate: null,
+    keepAlive: null,
+    sensitive: null,
+  };
 }
 
 export function testModelOf(ch: CachedChannel, requested?: string): string {
@@ -94,18 +134,8 @@ async function runTest(
     return { ok: false, message: unsupportedTypeMessage(ch.type), time: 0, disableWorthy: false };
   const model = testModelOf(ch, requestedModel);
   const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
-  const mapped = ch.modelMapping?.[model];
-  const info: RelayInfo = {
-    settings: svc.providers,
-    channel: ch,
-    mode,
-    originModel: model,
-    upstreamModel: mapped || model,
-    isStream: false,
-    clientFormat: 'openai',
-    clientHeaders: {},
-  };
-  const body: Record<string, unknown> = { model: info.upstreamModel };
+  // the probe's request is an OpenAI client's, sent by the relay's own lane on this channel (relay/attempt.ts)
+  const body: Record<string, unknown> = { model };
   if (mode === embeddingsMode) body.input = 'hello world';
   else {
     body.messages = [{ role: 'user', content: 'hi' }];
@@ -115,24 +145,28 @@ async function runTest(
     else body.max_tokens = 10;
   }
   const adaptor = adaptorFor(ch.type);
-  // the relay's own provider code builds the request: an OpenAI chat request, translated for other formats
-  const wire = wireOf(adaptor, info);
-  let payload: Record<string, unknown> = body;
-  if (wire === 'openai') await adaptor.convertRequest(info, body);
-  else if (mode === embeddingsMode)
+  const raw = Buffer.from(JSON.stringify(body));
+  const l = laneAttempt(svc, ctx, probeRequest(raw), PROBE_RESPONSE, probeInput(ch, mode, body, raw, model), adaptor);
+  const { info } = l;
+  const wire = l.providerFormat;
+  const lane = laneOf(l);
+  if (mode === embeddingsMode && !l.native)
     return {
       ok: false,
       message: 'embedding models of this channel type cannot be tested',
       time: 0,
       disableWorthy: false,
     };
-  else {
-    const hub = { ...(body as unknown as HubRequest), model: info.upstreamModel };
-    payload = adaptor.fromHub
-      ? await adaptor.fromHub(info, hub)
-      : codecFor(wire).requestFromHub(hub, { model: info.upstreamModel, stream: false });
-  }
-  if (ch.paramOverride) Object.assign(payload, ch.paramOverride);
+  if (!lane || !declares(adaptor, info))
+    return { ok: false, message: `渠道 #${ch.id} 的类型不支持 ${mode.name} 请求`, time: 0, disableWorthy: false };
+  const built = await lane.body(l);
+  if (!Buffer.isBuffer(built))
+    return {
+      ok: false,
+      message: built.kind === 'failed' ? built.error.message : '测试失败',
+      time: 0,
+      disableWorthy: false,
+    };
 
   // price lookup like a real request (fails for unpriced models unless self-use mode is on)
   const root = await ctx.db
@@ -151,12 +185,12 @@ async function runTest(
   const started = Date.now();
   const target = adaptor.target(info);
   try {
-    const headers = { 'content-type': 'application/json', accept: 'application/json', ...adaptor.headers(info) };
+    const headers = upstreamHeaders(l, lane);
     // read after authorize, whose token or signature an echo could carry too
     sent.headers = headers;
     sent.path = target.path;
-    const bytes = Buffer.from(JSON.stringify(payload));
-    await adaptor.authorize?.(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: bytes });
+    const bytes = built;
+    await authorizeUpstream(l, target, headers, bytes);
     const up = await probe(svc, ch, {
       origin: target.origin,
       path: target.path,
@@ -238,11 +272,7 @@ async function runTest(
 }
 
 export async function recordTest(ctx: AppContext, channelId: number, time: number): Promise<void> {
-  await ctx.db
-    .updateTable('channels')
-    .set({ test_time: Math.floor(Date.now() / 1000), response_time: Math.round(time * 1000) })
-    .where('id', '=', channelId)
-    .execute();
+  await recordChannelTest(ctx.db, channelId, time);
 }
 
 let running = new WeakMap<AppContext, boolean>();
@@ -340,11 +370,7 @@ async function fetchBalance(ctx: AppContext, svc: RelayServices, ch: CachedChann
     price: ctx.options.num('Price', 7.3),
   });
   if (!Number.isFinite(balance)) throw new Error('invalid balance response');
-  await ctx.db
-    .updateTable('channels')
-    .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
-    .where('id', '=', ch.id)
-    .execute();
+  await storeChannelBalance(ctx.db, ch.id, balance);
   return balance;
 }
 

@@ -630,3 +630,21 @@ export async function setTagStatus(ctx: AppContext, body: Body, status: 1 | 2): 
     return members.length;
   });
 }
+
+/** A channel test's outcome on the channel's row: when it ran and the upstream's response time in ms. */
+export async function recordChannelTest(db: Executor, id: number, seconds: number): Promise<void> {
+  await db
+    .updateTable('channels')
+    .set({ test_time: Math.floor(Date.now() / 1000), response_time: Math.round(seconds * 1000) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** An upstream balance just queried (relay/channel-probe.ts), stored with the time it was read. */
+export async function storeChannelBalance(db: Executor, id: number, balance: number): Promise<void> {
+  await db
+    .updateTable('channels')
+    .set({ balance, balance_updated_time: Math.floor(Date.now() / 1000) })
+    .where('id', '=', id)
+    .execute();
+}

@@ -9,6 +9,7 @@ import { lazyChannelRedactor, redactProviderError } from '../redact.js';
 import type { OutgoingRequest } from '../transport/index.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { AnsweredAttempt, Lane, LaneAttempt } from './lane.js';
+import { authorizeUpstream, upstreamHeaders } from './upstream-request.js';
 
 /**
  * STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first
@@ -19,24 +20,21 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
 }
 
 export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult> {
-  const { svc, ctx, req, res, a, info, adaptor } = l;
+  const { svc, ctx, res, a, info, adaptor } = l;
   const { channel, mode } = a;
   let built = lane.body(l);
   if (built instanceof Promise) built = await built;
   if (!Buffer.isBuffer(built)) return built;
   const out = built;
 
+  // built by the functions the channel probe uses too (lanes/upstream-request.ts)
   const target = adaptor.target(info);
-  const headers: Record<string, string> = {
-    'content-type': mode.multipart ? String(req.headers['content-type']) : 'application/json',
-    accept: (lane.native && req.headers.accept) || (a.isStream ? 'text/event-stream' : 'application/json'),
-    ...adaptor.headers(info),
-  };
+  const headers = upstreamHeaders(l, lane);
   // upstream error texts lose the channel's secrets, those the adaptor derives below included (built only on error)
   const redact = lazyChannelRedactor(channel.key, { headers, path: target.path });
   if (adaptor.authorize) {
     try {
-      await adaptor.authorize(info, { method: 'POST', origin: target.origin, path: target.path, headers, body: out });
+      await authorizeUpstream(l, target, headers, out);
     } catch (err) {
       // the error's own fields (a token endpoint's request and answer) may hold the grant: only its text is logged
       const reason = redact((err as Error).message ?? String(err));
