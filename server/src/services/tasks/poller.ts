@@ -31,7 +31,7 @@ export async function sweepTimedOutTasks(ctx: AppContext, now: number): Promise<
     .execute();
   let failed = 0;
   for (const row of rows) {
-    if (await failTaskWithRefund(ctx, { id: Number(row.id), reason: TASK_TIMEOUT_REASON })) failed++;
+    if (await failTaskWithRefund(ctx, { id: Number(row.id), reason: TASK_TIMEOUT_REASON }, now)) failed++;
   }
   return failed;
 }

@@ -25,8 +25,7 @@ export interface TaskToFail {
  * Marks the task FAILURE (progress 100%) unless it is already terminal, and refunds its quota. Returns whether this
  * call made the change (false: another poller or an earlier run did, or the task is finished).
  */
-export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail): Promise<boolean> {
-  const now = nowSec();
+export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now = nowSec()): Promise<boolean> {
   const refunded = await ctx.db.transaction().execute(async (trx) => {
     const changed = await trx
       .updateTable('tasks')
