@@ -26,6 +26,7 @@ import { registerJsonCompression } from './lib/compress-json.js';
 import { consoleHtmlHeaderSource, NOSNIFF_HEADER } from './lib/security-headers.js';
 import { formatOfPath, isApiPath, notFound } from './relay/endpoints/not-found.js';
 import { startLogRetention } from './services/log-retention.js';
+import { startTaskPoller } from './services/tasks/poller.js';
 import { metricsOf } from './services/metrics.js';
 
 export function webDistDir(ctx: AppContext): string {
@@ -84,6 +85,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await registerOpsRoutes(app, ctx);
   // the master's background deletion of old logs (LogRetentionDays, QuotaDataRetentionDays)
   startLogRetention(ctx);
+  // the master's sweep of asynchronous tasks (timed-out tasks failed and refunded)
+  startTaskPoller(ctx);
 
   const dist = webDistDir(ctx);
   const indexPath = resolve(dist, 'index.html');

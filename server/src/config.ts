@@ -38,6 +38,8 @@ export interface Config {
   leanHttp: boolean;
   forceStreamOption: boolean;
   channelTestFrequencyMin: number;
+  /** an asynchronous task unfinished this long after its submission fails and is refunded; 0 = never */
+  taskTimeoutMinutes: number;
   channelUpdateFrequencyMin: number;
   pollingIntervalSec: number;
   batchUpdateEnabled: boolean;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     leanHttp: bool(env, 'LEAN_HTTP', true),
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
+    taskTimeoutMinutes: int(env, 'TASK_TIMEOUT_MINUTES', 1440, 0),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),
     pollingIntervalSec: int(env, 'POLLING_INTERVAL', 0, 0),
     batchUpdateEnabled: bool(env, 'BATCH_UPDATE_ENABLED', false),

@@ -4,7 +4,13 @@ import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'k
 import type { DbKind } from '../config.js';
 import { adoptIdentityClaims } from './identity-claims.js';
 import { migratePasskeyTables } from './passkey-migration.js';
-import { adoptNewApiColumnNames, ensureTables, rebuildWithoutRowid, widenQuotaColumns } from './tables.js';
+import {
+  adoptNewApiColumnNames,
+  ensureTables,
+  rebuildWithoutRowid,
+  widenQuotaColumns,
+  widenTaskIdColumn,
+} from './tables.js';
 
 /** Every migration's name, in the order they run. */
 export function migrationNames(kind: DbKind): string[] {
@@ -43,6 +49,13 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0014_log_indexes': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // usage_limits (per-key and per-user rate limits and budgets, services/limits/)
     '0014_usage_limits': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // tasks.group and tasks.private_data, tasks.task_id widened to 191 (new-api's task engine: Suno and others)
+    '0015_task_columns': {
+      up: async (db: Kysely<any>) => {
+        await ensureTables(db, kind);
+        await widenTaskIdColumn(db, kind);
+      },
+    },
   };
 }
 

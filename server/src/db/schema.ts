@@ -172,6 +172,7 @@ export interface TasksTable {
   task_id: Generated<string>;
   platform: Generated<string>;
   user_id: number;
+  group: Generated<string>;
   channel_id: Generated<number>;
   quota: Generated<number>;
   action: Generated<string>;
@@ -182,6 +183,8 @@ export interface TasksTable {
   finish_time: Generated<number>;
   progress: Generated<string>;
   properties: Generated<string>;
+  /** never returned by any API (upstream task id, result URL, billing context) */
+  private_data: Generated<string>;
   data: Generated<string>;
 }
 

@@ -271,9 +271,10 @@ export const TABLES: TableSpec[] = [
       id,
       c('created_at', 'bigint', 0),
       c('updated_at', 'bigint', 0),
-      c('task_id', 'varchar(50)', ''),
+      c('task_id', 'varchar(191)', ''),
       c('platform', 'varchar(30)', ''),
       c('user_id', 'bigint', 0),
+      c('group', 'varchar(50)', ''),
       c('channel_id', 'bigint', 0),
       c('quota', 'bigint', 0),
       c('action', 'varchar(40)', ''),
@@ -284,6 +285,8 @@ export const TABLES: TableSpec[] = [
       c('finish_time', 'bigint', 0),
       c('progress', 'varchar(20)', ''),
       c('properties', 'text', ''),
+      // never returned by any API: the upstream's own task id, the result URL and the billing context
+      c('private_data', 'text', ''),
       c('data', 'text', ''),
     ],
     indexes: [
@@ -492,6 +495,20 @@ export async function widenQuotaColumns(db: Kysely<any>, kind: DbKind): Promise<
       await sql.raw(stmt).execute(db);
     }
   }
+}
+
+/**
+ * tasks.task_id holds the public `task_…` id, up to 191 characters as new-api declares it; an earlier schema had 50.
+ * SQLite does not enforce a varchar length, so only MySQL and PostgreSQL change.
+ */
+export async function widenTaskIdColumn(db: Kysely<any>, kind: DbKind): Promise<void> {
+  if (kind === 'sqlite') return;
+  const col = TABLES.find((t) => t.name === 'tasks')!.columns.find((x) => x.name === 'task_id')!;
+  const stmt =
+    kind === 'postgres'
+      ? `ALTER TABLE ${q(kind, 'tasks')} ALTER COLUMN ${q(kind, 'task_id')} TYPE varchar(191)`
+      : `ALTER TABLE ${q(kind, 'tasks')} MODIFY ${columnDdl(kind, col)}`;
+  await sql.raw(stmt).execute(db);
 }
 
 /**

@@ -9,6 +9,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   测试已在运行中: 'A test is already running',
   余额不足: 'Insufficient balance',
   '获取模型列表失败: {0}': 'Failed to fetch the model list: {0}',
+  '异步任务执行失败 {0}，补偿 {1}': 'Asynchronous task {0} failed, refunded {1}',
+  任务超时: 'Task timed out',
   'key 不能为空': 'The key must not be empty',
   '无效的渠道 ID': 'Invalid channel ID',
   _复制: '_copy',
