@@ -70,24 +70,12 @@ export function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
   return CompiledQuery.raw(`INSERT INTO ${q}logs${q} (${cols}) VALUES ${tuples.join(', ')}`, params);
 }
 
-/** One row's values in the order of SQLITE_ROW_INSERT's placeholders. */
-export function pushSqliteValues(out: unknown[], row: NewLog): void {
+/** One row's values in the order of SQLITE_ROW_INSERT's placeholders (what the writer worker is handed). */
+export function pushSqliteValues(out: { push(v: unknown): unknown }, row: NewLog): void {
   const r = row as Record<string, unknown>;
   for (const [c, def] of COLUMNS) {
     const v = r[c] ?? def;
     out.push(typeof v === 'boolean' ? (v ? 1 : 0) : v);
-  }
-}
-
-/**
- * The same values appended as bytes (what the writer worker is handed). A function of its own rather than
- * pushSqliteValues over either sink: one call site per sink type keeps the per-request path monomorphic.
- */
-export function writeSqliteValues(out: RowBytesWriter, row: NewLog): void {
-  const r = row as Record<string, unknown>;
-  for (let i = 0; i < COLUMNS.length; i++) {
-    const [c, def] = COLUMNS[i];
-    out.push(r[c] ?? def);
   }
 }
 
@@ -255,9 +243,8 @@ export class LogWriter {
   addCharged(row: NewLog, charge: Charge): boolean {
     if (!this.chargeSql || !this.worker?.usable) return false;
     if (!this.queuedSince) this.queuedSince = Date.now();
-    const out = this.charged;
-    writeSqliteValues(out, row);
-    for (let i = 0; i < CHARGE_COLUMNS.length; i++) out.push(charge[CHARGE_COLUMNS[i]]);
+    pushSqliteValues(this.charged, row);
+    for (const c of CHARGE_COLUMNS) this.charged.push(charge[c]);
     this.charged.rows++;
     this.chargeSeq++;
     this.schedulePost();
@@ -272,7 +259,7 @@ export class LogWriter {
   add(row: NewLog): void {
     if (!this.queuedSince) this.queuedSince = Date.now();
     if (this.worker?.usable) {
-      writeSqliteValues(this.pending, row);
+      pushSqliteValues(this.pending, row);
       this.pending.rows++;
       this.schedulePost();
       return;

@@ -13,7 +13,7 @@ import { openDatabase, sqliteHandle } from '../../src/db/connect.js';
 import type { Database, NewLog } from '../../src/db/schema.js';
 import { OWNER_FREE, OWNER_MAIN, OWNER_WORKER, SqliteWriteLock, writeLockOf } from '../../src/db/sqlite-write-lock.js';
 import { relayServices } from '../../src/relay/services.js';
-import { writeSqliteValues, SQLITE_ROW_COLUMNS, SQLITE_ROW_INSERT } from '../../src/services/log-writer.js';
+import { pushSqliteValues, SQLITE_ROW_COLUMNS, SQLITE_ROW_INSERT } from '../../src/services/log-writer.js';
 import { sqliteWorker, type SqliteWorker } from '../../src/services/sqlite-worker.js';
 import { RowBytesWriter } from '../../src/services/row-bytes.js';
 import { createTestDatabase } from '../helpers/databases.js';
@@ -265,7 +265,7 @@ describe('SQLite writer worker with the app', () => {
   /** rows handed to the worker as a busy log writer hands them over: to be grouped by token */
   const insertGrouped = (worker: SqliteWorker, rows: NewLog[]) => {
     const values = new RowBytesWriter();
-    for (const row of rows) writeSqliteValues(values, row);
+    for (const row of rows) pushSqliteValues(values, row);
     worker.insert(SQLITE_ROW_INSERT, SQLITE_ROW_COLUMNS.length, values.take(), rows.length, {
       groupBy: SQLITE_ROW_COLUMNS.indexOf('token_id'),
     });

@@ -3,7 +3,7 @@
 // Only a process started with --max-semi-space-size shows what that process-wide flag does to the worker's isolate.
 import { sqliteHandle } from '../../src/db/connect.js';
 import type { NewLog } from '../../src/db/schema.js';
-import { writeSqliteValues, SQLITE_ROW_COLUMNS, SQLITE_ROW_INSERT } from '../../src/services/log-writer.js';
+import { pushSqliteValues, SQLITE_ROW_COLUMNS, SQLITE_ROW_INSERT } from '../../src/services/log-writer.js';
 import { RowBytesWriter } from '../../src/services/row-bytes.js';
 import { sqliteWorker } from '../../src/services/sqlite-worker.js';
 import { startTestServer } from './server.js';
@@ -27,7 +27,7 @@ for (let k = 0; k < 8; k++) {
       quota: i,
       other: JSON.stringify({ model_ratio: 0.075, group_ratio: 1, completion_ratio: 4, frt: i, request: k }),
     };
-    writeSqliteValues(rows, row);
+    pushSqliteValues(rows, row);
   }
   worker.insert(SQLITE_ROW_INSERT, SQLITE_ROW_COLUMNS.length, rows.take(), 2000, {
     groupBy: SQLITE_ROW_COLUMNS.indexOf('token_id'),
