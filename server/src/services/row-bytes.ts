@@ -29,18 +29,12 @@ export class RowBytesWriter {
 
   /** Appends one value: null/undefined, a boolean (as 0/1), a number or a string; anything else as its string. */
   push(v: unknown): void {
-    if (typeof v === 'string') this.pushString(v);
-    else if (typeof v === 'number') {
+    if (typeof v === 'number') {
       if ((v | 0) === v) {
         this.room(5);
-        const b = this.buf;
-        const at = this.at;
-        b[at] = INT;
-        b[at + 1] = v;
-        b[at + 2] = v >> 8;
-        b[at + 3] = v >> 16;
-        b[at + 4] = v >> 24;
-        this.at = at + 5;
+        this.buf[this.at] = INT;
+        this.buf.writeInt32LE(v, this.at + 1);
+        this.at += 5;
       } else {
         this.room(9);
         this.buf[this.at] = NUM;
@@ -51,27 +45,15 @@ export class RowBytesWriter {
       this.room(1);
       this.buf[this.at++] = NULL;
     } else if (typeof v === 'boolean') this.push(v ? 1 : 0);
-    else this.pushString(String(v));
-  }
-
-  private pushString(s: string): void {
-    const len = s.length;
-    // a UTF-16 unit becomes at most 3 UTF-8 bytes
-    this.room(5 + len * 3);
-    const b = this.buf;
-    const at = this.at;
-    b[at] = STR;
-    // most texts of a log row are short and ASCII: copied here, without a call into the encoder per string
-    let i = 0;
-    if (len <= 256)
-      for (; i < len; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        b[at + 5 + i] = c;
-      }
-    const n = i === len ? len : i + b.write(i ? s.slice(i) : s, at + 5 + i, 'utf8');
-    b.writeUInt32LE(n, at + 1);
-    this.at = at + 5 + n;
+    else {
+      const s = typeof v === 'string' ? v : String(v);
+      // a UTF-16 unit becomes at most 3 UTF-8 bytes
+      this.room(5 + s.length * 3);
+      const n = this.buf.write(s, this.at + 5, 'utf8');
+      this.buf[this.at] = STR;
+      this.buf.writeUInt32LE(n, this.at + 1);
+      this.at += 5 + n;
+    }
   }
 
   /** The bytes so far, in an ArrayBuffer of their own (to transfer to the worker); the writer starts empty again. */
@@ -109,7 +91,7 @@ export class RowBytesReader {
     for (let i = 0; i < n; i++) {
       const tag = buf[at];
       if (tag === INT) {
-        out[into + i] = buf[at + 1] | (buf[at + 2] << 8) | (buf[at + 3] << 16) | (buf[at + 4] << 24);
+        out[into + i] = buf.readInt32LE(at + 1);
         at += 5;
       } else if (tag === STR) {
         const len = buf.readUInt32LE(at + 1);
