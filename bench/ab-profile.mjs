@@ -70,7 +70,7 @@ const PARTS = [
   ],
   [/relay\/usage|tokenizer/, 'usage'],
   [/billing|quota-holds|quota-data|pipeline\/reserve|pipeline\/settle|sqlite-write-lock|better-sqlite3/, 'settlement'],
-  [/consume-log|log-writer|row-bytes|pipeline\/log|sqlite-worker\.js|internal\/worker/, 'log row'],
+  [/consume-log|log-writer|pipeline\/log|sqlite-worker\.js|internal\/worker/, 'log row'],
   [/pipeline\/run|relay\/engine|relay\/services/, 'glue'],
 ];
 const PART_NAMES = {

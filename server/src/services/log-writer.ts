@@ -13,7 +13,6 @@ import { pgPrepared, sqliteHandle } from '../db/connect.js';
 import type { NewLog } from '../db/schema.js';
 import { writeLockOf } from '../db/sqlite-write-lock.js';
 import { sqliteWorker, type ChargeSql, type SqliteWorker } from './sqlite-worker.js';
-import { RowBytesWriter, valuesOfRowBytes } from './row-bytes.js';
 
 // Hand-built multi-row INSERT: Kysely's builder spends noticeable CPU compiling 200-row value lists.
 const COLUMNS = [
@@ -71,7 +70,7 @@ export function insertQuery(kind: string, rows: NewLog[]): CompiledQuery {
 }
 
 /** One row's values in the order of SQLITE_ROW_INSERT's placeholders (what the writer worker is handed). */
-export function pushSqliteValues(out: { push(v: unknown): unknown }, row: NewLog): void {
+export function pushSqliteValues(out: unknown[], row: NewLog): void {
   const r = row as Record<string, unknown>;
   for (const [c, def] of COLUMNS) {
     const v = r[c] ?? def;
@@ -147,6 +146,8 @@ const column = (name: string) => SQLITE_ROW_COLUMNS.indexOf(name);
  * WAL, and checkpointed) two leaves per row; a token's rows together share them.
  */
 const GROUP_COLUMN = column('token_id');
+/** text that repeats from row to row, kept once in the worker while the rows wait there */
+const REPEATED_COLUMNS = ['content', 'username', 'token_name', 'model_name', 'group'].map(column);
 
 /**
  * A request's settlement, as services/billing/ queues it: `quota` is taken from the user's balance and `remain` from
@@ -182,6 +183,8 @@ const CHARGE_COLUMNS = [
   'holdToken',
 ] as const;
 const CHARGED_COLS = COLUMNS.length + CHARGE_COLUMNS.length;
+/** a charged row's repeated text: the log row's, and the node id */
+const CHARGED_REPEATED = [...REPEATED_COLUMNS, COLUMNS.length];
 
 /** What the writer does with charges whose worker died before taking them: the billing writes them (row and charge) */
 export type OrphanCharges = (rows: NewLog[], charges: Charge[]) => void;
@@ -193,11 +196,11 @@ export class LogWriter {
 
   private readonly fast: SqliteInsert | null;
   private readonly handle: BetterSqlite3.Database | undefined;
-  /** SQLite file: the rows go to its writer worker (services/sqlite-worker.ts), as bytes (row-bytes.ts) */
+  /** SQLite file: the rows go to its writer worker (services/sqlite-worker.ts), flattened as they arrive */
   private worker: SqliteWorker | null = null;
-  private readonly pending = new RowBytesWriter();
+  private pending: unknown[] = [];
   /** rows with their charges (CHARGED_COLS values each), for the worker */
-  private readonly charged = new RowBytesWriter();
+  private charged: unknown[] = [];
   /** set by acceptCharges: the worker writes the main database's file, charges can go with their rows */
   private chargeSql: ChargeSql | null = null;
   private orphans: OrphanCharges | null = null;
@@ -245,14 +248,13 @@ export class LogWriter {
     if (!this.queuedSince) this.queuedSince = Date.now();
     pushSqliteValues(this.charged, row);
     for (const c of CHARGE_COLUMNS) this.charged.push(charge[c]);
-    this.charged.rows++;
     this.chargeSeq++;
     this.schedulePost();
     return true;
   }
 
   private schedulePost(): void {
-    if (this.pending.rows + this.charged.rows >= WORKER_ROWS) this.post();
+    if (this.pending.length / COLUMNS.length + this.charged.length / CHARGED_COLS >= WORKER_ROWS) this.post();
     else if (!this.postTimer) this.postTimer = setTimeout(this.post, this.quiet ? QUIET_POST_MS : BUSY_POST_MS);
   }
 
@@ -260,7 +262,6 @@ export class LogWriter {
     if (!this.queuedSince) this.queuedSince = Date.now();
     if (this.worker?.usable) {
       pushSqliteValues(this.pending, row);
-      this.pending.rows++;
       this.schedulePost();
       return;
     }
@@ -275,44 +276,44 @@ export class LogWriter {
   private readonly post = (): void => {
     if (this.postTimer) clearTimeout(this.postTimer);
     this.postTimer = undefined;
-    if (this.pending.empty && this.charged.empty) return;
-    const rows = this.pending.rows;
-    const chargedRows = this.charged.rows;
-    const values = this.pending.take();
-    const charged = this.charged.take();
+    if (!this.pending.length && !this.charged.length) return;
+    const values = this.pending;
+    const charged = this.charged;
+    this.pending = [];
+    this.charged = [];
     if (!this.queue.length) this.queuedSince = 0;
     this.checkLoad();
-    const how = this.quiet ? { now: true } : { groupBy: GROUP_COLUMN };
+    const how = this.quiet ? { now: true } : { groupBy: GROUP_COLUMN, repeated: REPEATED_COLUMNS };
     if (this.worker?.usable) {
-      if (rows) this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, rows, how);
-      if (chargedRows)
-        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, chargedRows, {
-          ...how,
+      if (values.length) this.worker.insert(SQLITE_ROW_INSERT, COLUMNS.length, values, how);
+      if (charged.length) {
+        const chargeHow = this.quiet ? how : { ...how, repeated: CHARGED_REPEATED };
+        this.worker.insert(SQLITE_ROW_INSERT, CHARGED_COLS, charged, {
+          ...chargeHow,
           ins: COLUMNS.length,
           charge: this.chargeSql!,
         });
+      }
       return;
     }
-    if (chargedRows) {
-      const flat = valuesOfRowBytes(charged);
+    if (charged.length) {
       const rows: NewLog[] = [];
       const charges: Charge[] = [];
-      for (let i = 0; i < flat.length; i += CHARGED_COLS) {
-        rows.push(rowOf(flat, i));
+      for (let i = 0; i < charged.length; i += CHARGED_COLS) {
+        rows.push(rowOf(charged, i));
         const c: Record<string, unknown> = {};
-        CHARGE_COLUMNS.forEach((name, j) => (c[name] = flat[i + COLUMNS.length + j]));
+        CHARGE_COLUMNS.forEach((name, j) => (c[name] = charged[i + COLUMNS.length + j]));
         charges.push(c as unknown as Charge);
       }
       this.orphans?.(rows, charges);
     }
     // the worker died since these rows were taken: they go the main-thread way
-    const flat = valuesOfRowBytes(values);
-    for (let i = 0; i < flat.length; i += COLUMNS.length) this.queue.push(rowOf(flat, i));
+    for (let i = 0; i < values.length; i += COLUMNS.length) this.queue.push(rowOf(values, i));
   };
 
   /** rows queued in this process (not yet handed to the database or the worker) and the oldest one's age */
   backlog(): { rows: number; lagMs: number } {
-    const rows = this.queue.length + this.pending.rows + this.charged.rows;
+    const rows = this.queue.length + this.pending.length / COLUMNS.length + this.charged.length / CHARGED_COLS;
     return { rows, lagMs: rows && this.queuedSince ? Date.now() - this.queuedSince : 0 };
   }
 
@@ -359,7 +360,7 @@ export class LogWriter {
     if (!this.queue.length) return;
     const rows = this.queue;
     this.queue = [];
-    if (this.pending.empty && this.charged.empty) this.queuedSince = 0;
+    if (!this.pending.length && !this.charged.length) this.queuedSince = 0;
     this.flushing = (async () => {
       for (let i = 0; i < rows.length; i += CHUNK_ROWS) {
         if (i) await new Promise((r) => setImmediate(r));

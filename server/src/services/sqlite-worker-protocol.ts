@@ -28,26 +28,24 @@ export interface ChargeSql {
 
 /**
  * How queued rows are written: `now`: at once; otherwise they wait (log-row-grouping.ts) to be written grouped by the
- * value of column `groupBy`. `ins` and `charge`: each row's first `ins` values are the insert's, the rest a charge
- * written by `charge`'s statements in the same transaction as the row (see addCharge in sqlite-worker-thread.ts).
+ * value of column `groupBy`. `repeated`: columns whose text repeats from row to row. `ins` and `charge`: each row's
+ * first `ins` values are the insert's, the rest a charge written by `charge`'s statements in the same transaction as
+ * the row (see addCharge in sqlite-worker-thread.ts).
  */
 export interface RowsHow {
   now?: boolean;
   groupBy?: number;
+  repeated?: readonly number[];
   ins?: number;
   charge?: ChargeSql;
 }
 
-/**
- * `n` rows for `sql` (one row's placeholders), `cols` values per row, one row after the other in `bytes`
- * (row-bytes.ts; its ArrayBuffer is transferred with the message)
- */
+/** rows for `sql` (one row's placeholders), `cols` values per row, one row after the other in `p` */
 export interface RowsMessage extends RowsHow {
   t: 'rows';
   sql: string;
   cols: number;
-  n: number;
-  bytes: Uint8Array;
+  p: unknown[];
 }
 
 export interface WorkerSetup {

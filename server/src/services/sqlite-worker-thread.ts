@@ -7,7 +7,7 @@ import v8 from 'node:v8';
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
 import { OWNER_FREE, OWNER_WORKER } from '../db/sqlite-write-lock.js';
-import { readRow, RowGrouping, type QueuedRows } from './log-row-grouping.js';
+import { RowGrouping, type QueuedRows } from './log-row-grouping.js';
 import {
   RESTART_FRAMES,
   WAL_SIZE_LIMIT,
@@ -76,17 +76,18 @@ function statement(sql: string): BetterSqlite3.Statement {
 }
 
 // One row's charge (its values after the insert's: log-writer.ts CHARGE_COLUMNS), summed per row to update.
-function addCharge(sql: ChargeSql, v: unknown[]): void {
-  const node = v[0] as string;
-  const p = v as number[];
-  const user = p[1],
-    token = p[2],
-    used = p[5],
-    channel = p[8],
-    hu = p[9],
-    ht = p[10];
+function addCharge(item: QueuedRows, o: number): void {
+  const p = item.p as number[];
+  const b = o + item.ins;
+  const node = p[b] as unknown as string;
+  const user = p[b + 1],
+    token = p[b + 2],
+    used = p[b + 5],
+    channel = p[b + 8],
+    hu = p[b + 9],
+    ht = p[b + 10];
   const c = (charges ??= {
-    sql,
+    sql: item.charge!,
     tokens: new Map(),
     users: new Map(),
     channels: new Map(),
@@ -94,15 +95,15 @@ function addCharge(sql: ChargeSql, v: unknown[]): void {
   });
   let u = c.users.get(user);
   if (!u) c.users.set(user, (u = [0, 0, 0]));
-  u[0] += p[3];
+  u[0] += p[b + 3];
   u[1] += used;
-  u[2] += p[6];
+  u[2] += p[b + 6];
   if (token > 0) {
     let t = c.tokens.get(token);
     if (!t) c.tokens.set(token, (t = [0, 0, 0]));
-    t[0] += p[4];
+    t[0] += p[b + 4];
     t[1] += used;
-    if (p[7] > t[2]) t[2] = p[7];
+    if (p[b + 7] > t[2]) t[2] = p[b + 7];
   }
   if (channel > 0 && used) c.channels.set(channel, (c.channels.get(channel) ?? 0) + used);
   if (hu || ht) {
@@ -150,10 +151,6 @@ function journal(sql: ChargeSql, node: string, flat: number[]): void {
   if (left.length) statement(sql.journal).run(node, --journalSeq, JSON.stringify(left));
 }
 
-/** a row's insert values and its charge's, read into these one row at a time (their values die young) */
-const insValues: unknown[] = [];
-const chargeValues: unknown[] = [];
-
 /** Writes every queued row, in transactions of up to TXN_ROWS rows, each cut short when the main thread waits. */
 function drain(): void {
   const queue = rows.take();
@@ -166,14 +163,16 @@ function drain(): void {
       begin.run();
       while (item) {
         const st = statement(item.sql);
-        while (item.done < item.n) {
-          readRow(item, insValues, chargeValues);
+        const cols = item.cols;
+        const ins = item.ins;
+        while (item.at < item.p.length) {
+          st.run(item.p.slice(item.at, item.at + ins));
+          if (ins < cols) addCharge(item, item.at);
+          item.at += cols;
           n++;
-          st.run(insValues);
-          if (item.charge) addCharge(item.charge, chargeValues);
           if (n >= TXN_ROWS || Atomics.load(lock, 1) !== 0) break;
         }
-        if (item.done >= item.n) {
+        if (item.at >= item.p.length) {
           queue.shift();
           item = queue[0];
         }
@@ -190,8 +189,9 @@ function drain(): void {
       }
       // the rows of this transaction are dropped (as a failed batch insert always was); say so
       if (queue[0] === item && item) {
-        n += item.n - item.done;
+        const left = (item.p.length - item.at) / item.cols;
         queue.shift();
+        n += left;
       }
       send({ t: 'error', message: String((err as Error)?.message || err), rows: n });
     } finally {

@@ -53,9 +53,10 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000;
 // (docs/perf/log-writer.md).
 
 /**
- * The worker isolate's young generation (MB): its young objects are one row's values at a time (rows wait as bytes:
- * row-bytes.ts). V8 lets a process-wide --max-semi-space-size (the server's flags in scripts/server-flags.mjs) win
- * over this limit; without that flag it keeps the worker's new space at 2 MB instead of V8's default of tens of MB.
+ * The worker isolate's young generation (MB): its young objects are log rows on their way to SQLite, and the rows
+ * held for grouping outlive its scavenges anyway. V8 lets a process-wide --max-semi-space-size (the server's flags
+ * in scripts/server-flags.mjs) win over this limit; without that flag it keeps the worker's new space at 2 MB
+ * instead of V8's default of tens of MB.
  */
 const WORKER_YOUNG_GENERATION_MB = 3;
 
@@ -119,17 +120,14 @@ export class SqliteWorker {
   }
 
   /**
-   * Queues `n` rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other, in
-   * `bytes` (row-bytes.ts), whose ArrayBuffer is transferred to the worker (unusable here afterwards). `now`: write
-   * them at once; otherwise they wait up to GROUP_MS, to be written grouped by the value of column `groupBy` (keys
-   * ascending, a key's rows in the order they came). `ins` and `charge`: each row's first `ins` values are the
-   * insert's, the rest a charge written by `charge`'s statements in the same transaction as the row (see the worker's
-   * addCharge).
+   * Queues rows for `insertSql` (one row's placeholders), given as `cols` values per row, one after the other. `now`:
+   * write them at once; otherwise they wait up to GROUP_MS, to be written grouped by the value of column `groupBy`
+   * (keys ascending, a key's rows in the order they came). `repeated`: columns whose text repeats from row to row.
+   * `ins` and `charge`: each row's first `ins` values are the insert's, the rest a charge written by `charge`'s
+   * statements in the same transaction as the row (see the worker's addCharge).
    */
-  insert(insertSql: string, cols: number, bytes: Uint8Array, n: number, how: RowsHow): void {
-    this.worker.postMessage({ t: 'rows', sql: insertSql, cols, n, bytes, ...how } satisfies ToWorker, [
-      bytes.buffer as ArrayBuffer,
-    ]);
+  insert(insertSql: string, cols: number, values: unknown[], how: RowsHow): void {
+    this.post({ t: 'rows', sql: insertSql, cols, p: values, ...how });
   }
 
   private post(m: ToWorker): void {

@@ -3,8 +3,7 @@
 // too). The worker's writing of them is covered in test/db/sqlite-writer.test.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { readRow, RowGrouping, type QueuedRows } from '../../src/services/log-row-grouping.js';
-import { rowBytesOf } from '../../src/services/row-bytes.js';
+import { RowGrouping } from '../../src/services/log-row-grouping.js';
 import type { RowsMessage } from '../../src/services/sqlite-worker-protocol.js';
 
 const SQL = 'INSERT INTO t (token_id, created_at, quota) VALUES (?, ?, ?)';
@@ -13,22 +12,10 @@ const message = (rows: Array<[number, number, number]>, how: Partial<RowsMessage
   t: 'rows',
   sql: SQL,
   cols: 3,
-  n: rows.length,
-  bytes: rowBytesOf(rows.flat()),
+  p: rows.flat(),
   ...how,
 });
-/** an item's rows as the writer reads them, one after the other (insert values, then the charge's) */
-const rowsOf = (item: QueuedRows): unknown[] => {
-  const out: unknown[] = [];
-  const ins: unknown[] = [];
-  const rest: unknown[] = [];
-  while (item.done < item.n) {
-    readRow(item, ins, rest);
-    out.push(...ins, ...rest.slice(0, item.cols - item.ins));
-  }
-  return out;
-};
-const valuesOf = (g: RowGrouping) => g.take().map(rowsOf);
+const valuesOf = (g: RowGrouping) => g.take().map((item) => item.p);
 
 describe('log row grouping', () => {
   it('hands out a statement\'s rows by key, each key\'s in arrival order, every row with its own created_at', () => {
@@ -39,9 +26,9 @@ describe('log row grouping', () => {
     const out = g.take();
     expect(g.size).toBe(0);
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ sql: SQL, cols: 3, ins: 3, charge: null, n: 5, done: 0, key: 0 });
+    expect(out[0]).toMatchObject({ sql: SQL, cols: 3, ins: 3, charge: null, at: 0, key: 0 });
     // token 1, then 2 (arrival order: quota 2 before 4), then 5; created_at travels with its row
-    expect(rowsOf(out[0])).toEqual([1, 1_700_000_004, 5, 2, 1_700_000_002, 2, 2, 1_700_000_009, 4, 5, 1_700_000_001, 1, 5, 1_700_000_003, 3]);
+    expect(out[0].p).toEqual([1, 1_700_000_004, 5, 2, 1_700_000_002, 2, 2, 1_700_000_009, 4, 5, 1_700_000_001, 1, 5, 1_700_000_003, 3]);
     expect(g.take()).toEqual([]);
   });
 
@@ -84,29 +71,25 @@ describe('log row grouping', () => {
     expect(due).toBe(3);
   });
 
-  it('waits with the rows as bytes and gives every value back as it came, the insert\'s apart from the charge\'s', () => {
+  it('keeps one copy of a text repeated from row to row, with the values unchanged', () => {
     const g = new RowGrouping(() => {}, 60_000);
-    const values = [
-      [7, 2_147_483_647, -2_147_483_648, 2 ** 40, -0.5, 'ünïcødé 模型 🎉', '', null, 'node-a'],
-      [3, 0, 1, 1e-9, Number.MAX_SAFE_INTEGER, 'x'.repeat(70_000), '{"a":1}', null, 'node-b'],
-    ];
-    const m: RowsMessage = { t: 'rows', sql: SQL, cols: 9, n: 2, bytes: rowBytesOf(values.flat()), groupBy: 0, ins: 6 };
-    // the rows are held in the message's bytes, not as JS values
-    expect(m.bytes.buffer.byteLength).toBe(m.bytes.byteLength);
-    g.add(m);
+    const name = (n: number) => `token ${n}`;
+    g.add({ t: 'rows', sql: SQL, cols: 2, p: [1, name(1), 2, name(1)], groupBy: 0, repeated: [1] });
     const [item] = g.take();
-    const ins: unknown[] = [];
-    const rest: unknown[] = [];
-    readRow(item, ins, rest);
-    expect([ins, rest.slice(0, 3)]).toEqual([values[1].slice(0, 6), values[1].slice(6)]);
-    readRow(item, ins, rest);
-    expect([ins, rest.slice(0, 3)]).toEqual([values[0].slice(0, 6), values[0].slice(6)]);
-    expect(item.done).toBe(item.n);
+    expect(item.p).toEqual([1, 'token 1', 2, 'token 1']);
   });
 
-  it('booleans travel as 1 and 0, undefined as null', () => {
-    const g = new RowGrouping(() => {}, 60_000);
-    g.add({ t: 'rows', sql: SQL, cols: 3, n: 1, bytes: rowBytesOf([true, false, undefined]), now: true });
-    expect(valuesOf(g)).toEqual([[1, 0, null]]);
+  it('keeps at most its bound of shared texts however many distinct ones come, and still shares the recent ones', () => {
+    const g = new RowGrouping(() => {}, 60_000, 1_000_000);
+    const shared = g['shared'];
+    const n = shared.max + 5000;
+    for (let i = 0; i < n; i++) g.add({ t: 'rows', sql: SQL, cols: 2, p: [i, `user ${i}`], groupBy: 0, repeated: [1] });
+    expect(shared.size).toBe(shared.max);
+    g.take();
+    // a text seen lately is still kept once: the row gets the kept copy, with the same value
+    const again = ['user', String(n - 1)].join(' ');
+    g.add({ t: 'rows', sql: SQL, cols: 2, p: [1, again], groupBy: 0, repeated: [1] });
+    expect(g.take()[0].p).toEqual([1, `user ${n - 1}`]);
+    expect(shared.size).toBe(shared.max);
   });
 });
