@@ -233,9 +233,14 @@ const NEW_API_FIELDS: Record<string, string[]> = {
 
 /**
  * Columns we add to new-api's tables (new-api ignores them). users.discord_id is gorm's name for the DiscordId field
- * of new-api's later versions, which the fixtures' version predates.
+ * of new-api's later versions, which the fixtures' version predates; so are tasks.group and tasks.private_data (its
+ * later Task's Group and PrivateData).
  */
-const OUR_ADDITIONS: Record<string, string[]> = { channels: ['max_input_tokens'], users: ['discord_id'] };
+const OUR_ADDITIONS: Record<string, string[]> = {
+  channels: ['max_input_tokens'],
+  users: ['discord_id'],
+  tasks: ['group', 'private_data'],
+};
 /** new-api's columns the gateway has no use for (left as they are). */
 const UNUSED_BY_US: Record<string, string[]> = { logs: ['channel_name'] };
 
