@@ -458,8 +458,9 @@ it('tells a node whose process on this host is gone from one that may be alive',
 
 it('takes a node whose process exited but is not reaped yet (a zombie) for gone', async () => {
   const host = newNodeId().split('-').slice(0, -3).join('-');
-  // the shell starts a child, then becomes `sleep`, which never waits for it: once it exits, the child is a zombie
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // the shell starts a child, then becomes `sleep`, which never waits for it: once it exits, the child is a zombie.
+  // The child outlives the exec (a child that exited before it could be reaped by the shell itself: no zombie then)
+  const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
     const pid = Number(line.toString().trim());
