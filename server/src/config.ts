@@ -40,6 +40,8 @@ export interface Config {
   channelTestFrequencyMin: number;
   /** an asynchronous task unfinished this long after its submission fails and is refunded; 0 = never */
   taskTimeoutMinutes: number;
+  /** TASK_POLL_INTERVAL: seconds between two ticks of the task poller (default 15, as new-api's fixed interval) */
+  taskPollIntervalSec: number;
   channelUpdateFrequencyMin: number;
   pollingIntervalSec: number;
   batchUpdateEnabled: boolean;
@@ -48,6 +50,8 @@ export interface Config {
   azureDefaultApiVersion: string;
   /** VERTEX_TOKEN_URL: where Vertex AI service-account grants go (default Google's; a private endpoint or a test) */
   vertexTokenUrl: string;
+  /** STRIPE_API_URL: where Stripe API calls go (default Stripe's own; a test points it at a local mock) */
+  stripeApiUrl: string;
   /**
    * OAUTH_ENDPOINTS_JSON: replaces the fixed token and user-info addresses of GitHub, Linux DO and Discord, e.g.
    * `{"github":{"token":"...","user":"..."}}` (a private mirror or a test's mock provider); missing ones keep the vendor's
@@ -145,11 +149,36 @@ export function loadDotEnv(path = '.env'): void {
   }
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const sessionSecretRaw = env.SESSION_SECRET?.trim() ?? '';
-  if (sessionSecretRaw === 'random_string') {
-    throw new ConfigError('SESSION_SECRET is set to the example value "random_string"; set it to a long random secret');
+/**
+ * Example secrets that documentation and the compose set ship (new-api's docs and deploy/env.example): a gateway
+ * started with one of them has a secret everybody knows, so it refuses to start rather than run like that.
+ */
+const PLACEHOLDER_SECRETS = [
+  'random_string',
+  'change-me-to-a-long-random-secret',
+  'change-me-to-a-long-random-password',
+] as const;
+
+function refusePlaceholderSecrets(env: Env): void {
+  for (const name of ['SESSION_SECRET', 'CRYPTO_SECRET'] as const) {
+    const value = env[name]?.trim() ?? '';
+    if ((PLACEHOLDER_SECRETS as readonly string[]).includes(value))
+      throw new ConfigError(`${name} is set to the example value "${value}"; set it to a long random secret`);
   }
+  // the compose set's database password travels inside the DSNs
+  for (const name of ['SQL_DSN', 'LOG_SQL_DSN', 'REDIS_CONN_STRING'] as const) {
+    const value = env[name] ?? '';
+    const placeholder = PLACEHOLDER_SECRETS.find((p) => value.includes(p));
+    if (placeholder)
+      throw new ConfigError(
+        `${name} holds the example password "${placeholder}"; set POSTGRES_PASSWORD (deploy/.env) to a long random password`,
+      );
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  refusePlaceholderSecrets(env);
+  const sessionSecretRaw = env.SESSION_SECRET?.trim() ?? '';
   const sessionSecret = sessionSecretRaw || randomUUID();
   const nodeType = (env.NODE_TYPE?.trim() || 'master').toLowerCase();
   if (nodeType !== 'master' && nodeType !== 'slave') {
@@ -192,6 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
     taskTimeoutMinutes: int(env, 'TASK_TIMEOUT_MINUTES', 1440, 0),
+    taskPollIntervalSec: int(env, 'TASK_POLL_INTERVAL', 15, 1),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),
     pollingIntervalSec: int(env, 'POLLING_INTERVAL', 0, 0),
     batchUpdateEnabled: bool(env, 'BATCH_UPDATE_ENABLED', false),
@@ -199,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
     generateDefaultToken: bool(env, 'GENERATE_DEFAULT_TOKEN', false),
     azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2025-04-01-preview',
     vertexTokenUrl: env.VERTEX_TOKEN_URL?.trim() || '',
+    stripeApiUrl: env.STRIPE_API_URL?.trim() || '',
     oauthEndpoints: oauthEndpointsOf(env),
     globalApiRateLimit: {
       enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),

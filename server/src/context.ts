@@ -8,6 +8,7 @@ import { openDatabase } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Database } from './db/schema.js';
 import { OptionStore } from './services/options.js';
+import { setRelayErrorLanguage } from './lib/relay-english.js';
 import { ChangeBus } from './services/events.js';
 import { redisTrouble } from './services/cache/redis-outage.js';
 
@@ -82,6 +83,11 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     }
     const options = new OptionStore(main.db, main.kind);
     await options.load();
+    // read on every relay error answer: kept beside the translation table rather than looked up per error
+    setRelayErrorLanguage(options.get('RelayErrorLanguage'));
+    options.on('change', (key: string, value: string) => {
+      if (key === 'RelayErrorLanguage') setRelayErrorLanguage(value);
+    });
     options.startSync(config.syncFrequencySec);
     options.on('error', (err) => log.warn({ err }, 'option sync failed'));
     closers.push(() => options.stopSync());

@@ -39,7 +39,26 @@ const LAZY = [
   'undici',
   'zod',
   'ws',
+  'stripe',
 ];
+
+/** The provider folders whose manifest (relay/providers/<id>/index) is in the record: their channel facts, which
+ * channel management reads, are loaded at start and are not the provider. */
+function providerFoldersIn(record: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of record.split('\n')) {
+    const m = /\/relay\/providers\/([^/]+)\/(.+)$/.exec(line);
+    if (m && /^index\.[jt]s$/.test(m[2])) names.add(m[1]);
+  }
+  return names;
+}
+
+/** The task engine's modules a request of a task platform loads (not its routes' registration) that are in the record. */
+function taskModulesIn(record: string): string[] {
+  return record
+    .split('\n')
+    .filter((line) => /\/relay\/tasks\/(suno-handlers|mj-handlers|submit|mj-submit|poll|mj-poll)\.[jt]s$/.test(line));
+}
 
 /** The packages named in the record: `node_modules/<name>` or `node_modules/@scope/<name>`, the last one in a path. */
 function packagesIn(record: string): Set<string> {
@@ -91,6 +110,11 @@ await describeEachDb(
         expect(loaded).toContain('fastify');
         expect(loaded).toContain('kysely');
         expect(LAZY.filter((name) => loaded.has(name))).toEqual([]);
+        // a vendor's folder is loaded by its first request (relay/providers/index.ts): an OpenAI channel loads
+        // OpenAI's only; the task platforms' routes are registered at start, their handlers and polls load on first
+        // use (relay/tasks/routes.ts, mj-routes.ts)
+        expect([...providerFoldersIn(readFileSync(record, 'utf8'))].sort()).toEqual(['openai']);
+        expect(taskModulesIn(readFileSync(record, 'utf8'))).toEqual([]);
       } finally {
         if (gw && gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });

@@ -96,6 +96,22 @@ export async function consoleGet<T>(page: Page, path: string): Promise<T> {
   }, path) as Promise<T>;
 }
 
+/** A console API call other than a read (DELETE, POST…) from inside the logged-in page; its JSON answer. */
+export async function consoleCall<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
+  return page.evaluate(
+    async ([m, p, b]) => {
+      const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
+      const res = await fetch(p as string, {
+        method: m as string,
+        headers: { 'New-Api-User': String(user.id ?? -1), 'Content-Type': 'application/json' },
+        body: b === undefined ? undefined : JSON.stringify(b),
+      });
+      return (await res.json()) as unknown;
+    },
+    [method, path, body] as const,
+  ) as Promise<T>;
+}
+
 /** console.e2e.ts normally runs the setup wizard first; a spec run on its own initialises the same root here. */
 export async function ensureRootSetup(): Promise<void> {
   const setup = (await (await fetch(`${BASE_URL}/api/setup`)).json()) as { data?: { status?: boolean } };

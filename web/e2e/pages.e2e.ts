@@ -3,27 +3,14 @@
 // restored afterwards.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { BASE_URL, ensureRootSetup, launchBrowser, loginAsRoot, shot, type Browser } from './browser.js';
+import { BASE_URL, consoleCall, ensureRootSetup, launchBrowser, loginAsRoot, shot, type Browser } from './browser.js';
 
 let b: Browser;
 const original: Record<string, string> = {};
 let tokenId = 0;
 
 /** Console API call from inside the logged-in page. */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([m, p, data]) => {
-      const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
-      const res = await fetch(p as string, {
-        method: m as string,
-        headers: { 'New-Api-User': String(user.id ?? -1), 'Content-Type': 'application/json' },
-        body: data === undefined ? undefined : JSON.stringify(data),
-      });
-      return (await res.json()) as unknown;
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
+const call = consoleCall;
 
 async function setOption(page: Page, key: string, value: string): Promise<void> {
   const res = await call<{ success: boolean; message: string }>(page, 'PUT', '/api/option/', { key, value });

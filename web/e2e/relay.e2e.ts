@@ -218,6 +218,13 @@ describe('relay through the console', () => {
     await shot(page, 'relay-03-token-form');
     await page.getByTestId('token-submit').click();
     await toast(page, '令牌创建成功（1 个）');
+    // the new key is shown once in a dialog, whole, with its copy button
+    const dialogKey = page.getByTestId('created-key');
+    await dialogKey.waitFor();
+    expect(await dialogKey.textContent()).toMatch(/^sk-\w{48}$/);
+    await shot(page, 'relay-03b-token-created');
+    await page.getByTestId('created-keys-close').click();
+    await dialogKey.waitFor({ state: 'hidden' });
     const keyCell = page.locator('[data-testid^=token-key-]').first();
     await keyCell.waitFor();
     expect(await keyCell.textContent()).toMatch(/^sk-\w{4}…\w{4}$/);

@@ -5,7 +5,9 @@
 // (vitest.e2e.config.ts: one fork, files in sequence, console.e2e.ts first); stops the server, also on failure.
 //
 // Specs get the server URL in E2E_BASE_URL and a Chromium helper in e2e/browser.ts; the mock identity provider
-// (mock-idp.mjs) is at E2E_IDP_URL with its client credentials in E2E_IDP_CLIENTS.
+// (mock-idp.mjs) is at E2E_IDP_URL with its client credentials in E2E_IDP_CLIENTS. The server runs with
+// e2e/loopback-images.mjs preloaded (127.0.0.1 ports listed in E2E_LOOPBACK_ALLOW_FILE pass the SSRF guard) and the
+// task poller ticking every second (TASK_POLL_INTERVAL).
 // console.e2e.ts runs first and performs the setup wizard, creating the root account:
 //   username: root   password: 12345678
 // Later specs (e.g. relay.e2e.ts) can log in with it (loginAsRoot in e2e/browser.ts).
@@ -74,9 +76,11 @@ const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'gw-e2e-'));
 const serverLog = createWriteStream(join(resultsDir, 'server.log'));
+// the 127.0.0.1 ports a spec's mock image host listens on (e2e/loopback-images.mjs), written by that spec
+const loopbackAllowFile = join(dataDir, 'loopback-allow.txt');
 // the identity provider the OAuth specs sign in with (GitHub's endpoints reach the server through OAUTH_ENDPOINTS_JSON)
 const idp = await startMockIdp({ githubCallback: `${base}/oauth/github` });
-const server = spawn(process.execPath, [serverEntry], {
+const server = spawn(process.execPath, ['--import', join(webDir, 'e2e', 'loopback-images.mjs'), serverEntry], {
   cwd: dataDir,
   env: {
     ...process.env,
@@ -91,6 +95,9 @@ const server = spawn(process.execPath, [serverEntry], {
     CRITICAL_RATE_LIMIT_ENABLE: 'false',
     NODE_ENV: 'production',
     OAUTH_ENDPOINTS_JSON: idp.endpointsJson,
+    // the task poller ticks every second, so the Midjourney spec sees a task move without waiting 15 s
+    TASK_POLL_INTERVAL: '1',
+    E2E_LOOPBACK_ALLOW_FILE: loopbackAllowFile,
   },
   stdio: ['ignore', 'pipe', 'pipe'],
 });
@@ -115,7 +122,13 @@ try {
   ].find(existsSync);
   const runner = spawn(vitestBin, ['run', '-c', 'vitest.e2e.config.ts', ...process.argv.slice(2)], {
     cwd: webDir,
-    env: { ...process.env, E2E_BASE_URL: base, E2E_IDP_URL: idp.url, E2E_IDP_CLIENTS: JSON.stringify(IDP_CLIENTS) },
+    env: {
+      ...process.env,
+      E2E_BASE_URL: base,
+      E2E_IDP_URL: idp.url,
+      E2E_IDP_CLIENTS: JSON.stringify(IDP_CLIENTS),
+      E2E_LOOPBACK_ALLOW_FILE: loopbackAllowFile,
+    },
     stdio: 'inherit',
   });
   code = await new Promise((resolve) => runner.on('exit', (c, sig) => resolve(c ?? (sig ? 1 : 0))));

@@ -6,8 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { BASE_URL, ensureRootSetup, launchBrowser, loginAsRoot, type Browser } from './browser.js';
+import { BASE_URL, consoleCall, ensureRootSetup, launchBrowser, loginAsRoot, type Browser } from './browser.js';
 
 let b: Browser;
 let upstream: Server;
@@ -18,20 +17,7 @@ let tokenId = 0;
 let channelId = 0;
 
 /** Console API call from inside the logged-in page. */
-async function call<T>(page: Page, method: string, path: string, body?: unknown): Promise<T> {
-  return page.evaluate(
-    async ([m, p, data]) => {
-      const user = JSON.parse(localStorage.getItem('user') ?? '{}') as { id?: number };
-      const res = await fetch(p as string, {
-        method: m as string,
-        headers: { 'New-Api-User': String(user.id ?? -1), 'Content-Type': 'application/json' },
-        body: data === undefined ? undefined : JSON.stringify(data),
-      });
-      return (await res.json()) as unknown;
-    },
-    [method, path, body] as const,
-  ) as Promise<T>;
-}
+const call = consoleCall;
 
 beforeAll(async () => {
   // an OpenAI upstream answering one chat completion: the relayed call gives the dashboard something to chart

@@ -48,7 +48,10 @@ async function startNpm(): Promise<{ npm: ChildProcess; port: number; done(): vo
     env: { ...process.env, PORT: String(port), SQLITE_PATH: join(dir, 'start.db'), SQL_DSN: '', REDIS_CONN_STRING: '' },
     stdio: 'ignore',
   });
-  expect(await until(() => answers(port), 60_000)).toBe(true);
+  const up = await until(() => answers(port), 60_000);
+  // a start that did not answer in time is stopped, not left running after the test run
+  if (!up) npm.kill('SIGTERM');
+  expect(up).toBe(true);
   return { npm, port, done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -7,6 +7,8 @@ import type { AppContext } from '../context.js';
 import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { initRelayServices } from '../relay/services.js';
+import type { CachedChannel } from '../services/cache/channel-cache.js';
+import { firstEnabledKey, withKey } from '../services/multi-key-pick.js';
 import {
   fetchUpstreamModels,
   recordTest,
@@ -19,6 +21,18 @@ import {
 export interface BalanceReport {
   updated: number;
   failed: { id: number; name: string; message: string }[];
+}
+
+/** The channel as a test uses it, or the message that refuses the test. */
+function testedKey(ch: CachedChannel, rawIndex: string | undefined): CachedChannel | string {
+  if (rawIndex === undefined || rawIndex === '') {
+    if (!ch.multiKey) return ch;
+    return firstEnabledKey(ch) ?? withKey(ch, 0, ch.multiKey.keys[0] ?? '');
+  }
+  if (!ch.multiKey) return '该渠道不是多密钥模式';
+  const i = /^\d+$/.test(rawIndex) ? Number(rawIndex) : -1;
+  if (i < 0 || i >= ch.multiKey.keys.length) return '密钥索引超出范围';
+  return withKey(ch, i, ch.multiKey.keys[i]);
 }
 
 export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -38,7 +52,11 @@ export async function registerChannelTestRoutes(app: FastifyInstance, ctx: AppCo
   app.get('/api/channel/test/:id', { preHandler: auth.admin }, async (req) => {
     const ch = await channelOf((req.params as { id: string }).id);
     if (!ch) return fail('渠道不存在');
-    const r = await testChannel(ctx, svc, ch, (req.query as { model?: string }).model);
+    const query = req.query as { model?: string; key_index?: string };
+    // a multi-key channel is tested with one key: `key_index` (the key manager's test), else its first enabled key
+    const keyed = testedKey(ch, query.key_index);
+    if (typeof keyed === 'string') return fail(keyed);
+    const r = await testChannel(ctx, svc, keyed, query.model);
     await recordTest(ctx, ch.id, r.time);
     return { success: r.ok, message: r.message, time: r.time };
   });

@@ -6,7 +6,6 @@ import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { bodyOf, guarded, idParam, queryOf } from './route-helpers.js';
 import {
-  channelFormProblem,
   batchDeleteChannels,
   batchSetTag,
   copyChannel,
@@ -22,6 +21,8 @@ import {
   updateChannel,
 } from '../services/channels.js';
 import { channelTypeCatalogue } from '../services/channel-catalogue.js';
+import { manageMultiKeys } from '../services/multi-key-manage.js';
+import { channelFormProblemByMode } from '../services/multi-key-input.js';
 
 const truthy = (v: string | undefined) => v === 'true' || v === '1';
 
@@ -70,7 +71,7 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     'POST',
     '/api/channel/check',
     guarded(async (req) => {
-      const problem = channelFormProblem(bodyOf(req));
+      const problem = channelFormProblemByMode(bodyOf(req));
       return problem ? { success: false, message: problem.message, data: { field: problem.field } } : ok();
     }),
   );
@@ -97,6 +98,16 @@ export async function registerChannelRoutes(app: FastifyInstance, ctx: AppContex
     guarded(async (req) => {
       const ids = await createChannels(ctx, bodyOf(req));
       return ok(ids.length === 1 ? { id: ids[0], ids } : { ids });
+    }),
+  );
+
+  // a multi-key channel's key manager (new-api's actions and answers; services/multi-key-manage.ts)
+  route(
+    'POST',
+    '/api/channel/multi_key/manage',
+    guarded(async (req) => {
+      const r = await manageMultiKeys(ctx, bodyOf(req));
+      return ok(r.data, r.message);
     }),
   );
 

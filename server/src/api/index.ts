@@ -23,6 +23,7 @@ import { registerTwoFactorRoutes } from './two-factor.js';
 import { registerLoginBindingRoutes } from './login-bindings.js';
 import { registerPasskeyRoutes } from './passkeys.js';
 import { registerLimitRoutes } from './limits.js';
+import { registerTaskLogRoutes } from './task-log.js';
 import { rejectBadInput } from '../lib/input.js';
 import { consoleAccessLine } from './access-log.js';
 
@@ -49,6 +50,7 @@ const AREAS: Area[] = [
   registerLoginBindingRoutes,
   registerPasskeyRoutes,
   registerLimitRoutes,
+  registerTaskLogRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

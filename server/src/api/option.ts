@@ -11,6 +11,9 @@ import { loginSwitchProblem } from '../services/login-methods.js';
 import { isTimeZone } from '../services/limits/periods.js';
 import { LimitInputError, parseGroupDefaultsInput } from '../services/limits/index.js';
 import { workerUrlProblem } from '../services/worker-url.js';
+import { AFFINITY_PREFIX, affinityOptionProblem } from '../services/channel-affinity/setting.js';
+import { AffinityClearError, channelAffinity } from '../services/channel-affinity/index.js';
+import { queryOf } from './route-helpers.js';
 
 const DEFAULTS = defaultOptions();
 const BOOLEAN_KEYS = new Set(Object.keys(DEFAULTS).filter((k) => DEFAULTS[k] === 'true' || DEFAULTS[k] === 'false'));
@@ -72,6 +75,17 @@ function asOptionString(v: unknown): string | null {
   return null;
 }
 
+/** Stripe's key formats (sk_/rk_ secret keys, whsec_ signing secrets, price_ ids), so a pasted wrong key is caught
+ * on save rather than at the first payment; the price and the minimum must be positive. */
+function stripeOptionProblem(key: string, v: string): string | null {
+  if (key === 'StripeApiSecret' && v !== '' && !/^(sk|rk)_/.test(v)) return '无效的Stripe API密钥';
+  if (key === 'StripeWebhookSecret' && v !== '' && !v.startsWith('whsec_')) return '无效的Stripe Webhook签名密钥';
+  if (key === 'StripePriceId' && v !== '' && !v.startsWith('price_')) return '无效的Stripe价格ID';
+  if (key === 'StripeUnitPrice' && !((numberInput(v) ?? 0) > 0)) return `${key} 的值必须大于 0`;
+  if (key === 'StripeMinTopUp' && !/^[1-9]\d{0,8}$/.test(v)) return `${key} 的值必须是正整数`;
+  return null;
+}
+
 /** Returns an error message, or null when `key` may be set to `value`. */
 export function validateOption(ctx: AppContext, key: string, value: string): string | null {
   if (!ctx.options.has(key)) return `未知的配置项：${key}`;
@@ -107,6 +121,15 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
     const p = numberInput(value);
     if (p === null || !(p > 0 && p < 1)) return `${key} 的值必须大于 0 且小于 1`;
   }
+  if (key.startsWith(AFFINITY_PREFIX)) {
+    const affinity = affinityOptionProblem(key, value);
+    if (affinity) return affinity;
+  }
+  if ((key === 'checkin_setting.min_quota' || key === 'checkin_setting.max_quota') && !/^\d{1,12}$/.test(value.trim()))
+    return `${key} 的值必须是非负整数`;
+  const stripe = stripeOptionProblem(key, value.trim());
+  if (stripe) return stripe;
+  if (key === 'RelayErrorLanguage' && value !== 'zh' && value !== 'en') return `${key} 的值必须是 zh 或 en`;
   if (key === 'UsageLimitTimeZone' && value !== '' && !isTimeZone(value))
     return `${value} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）`;
   if (key === 'EmailDomainWhitelist' && value.trim() !== '') {
@@ -144,6 +167,23 @@ export async function registerOptionRoutes(app: FastifyInstance, ctx: AppContext
     if (problem) return fail(problem);
     await ctx.options.set(key, value);
     return ok(undefined, '');
+  });
+
+  // new-api's channel affinity cache (services/channel-affinity/): entries per rule, and clearing all or one rule's
+  app.get('/api/option/channel_affinity_cache', { preHandler: auth.root }, async () =>
+    ok(await channelAffinity(ctx).stats()),
+  );
+  app.delete('/api/option/channel_affinity_cache', { preHandler: auth.root }, async (req, reply) => {
+    const q = queryOf(req);
+    if ((q.all ?? '').trim() === 'true') return ok({ deleted: await channelAffinity(ctx).clear(null) });
+    const rule = (q.rule_name ?? '').trim();
+    if (!rule) return reply.status(400).send(fail('缺少参数：rule_name，或使用 all=true 清空全部'));
+    try {
+      return ok({ deleted: await channelAffinity(ctx).clear(rule) });
+    } catch (err) {
+      if (err instanceof AffinityClearError) return reply.status(400).send(fail(err.message));
+      throw err;
+    }
   });
 
   // (sic) new-api's route name.

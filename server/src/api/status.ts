@@ -5,6 +5,7 @@ import { ok } from '../lib/http.js';
 import { isSetupDone } from './setup.js';
 import { loginAvailable } from '../services/login-methods.js';
 import { loginPageProviders } from '../services/oauth/custom-providers.js';
+import { stripeEnabled } from '../services/stripe-topup.js';
 
 /** Third-party logins are advertised only when their routes exist here (services/login-methods.ts). */
 export async function buildStatus(ctx: AppContext): Promise<Record<string, unknown>> {
@@ -42,6 +43,10 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     data_export_default_time: o.get('DataExportDefaultTime'),
     default_collapse_sidebar: o.bool('DefaultCollapseSidebar'),
     enable_online_topup: o.get('PayAddress') !== '' && o.get('EpayId') !== '' && o.get('EpayKey') !== '',
+    // new-api has the last two in /api/user/topup/info, which this gateway does not serve (new-api-compat.md §29)
+    enable_stripe_topup: stripeEnabled(ctx),
+    stripe_unit_price: o.num('StripeUnitPrice', 8),
+    stripe_min_topup: o.num('StripeMinTopUp', 1),
     mj_notify_enabled: o.bool('MjNotifyEnabled'),
     chats: o.json<unknown[]>('Chats', []),
     chat_link: o.get('ChatLink'),

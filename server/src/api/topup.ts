@@ -1,12 +1,17 @@
-// Wallet calls under /api/user: redeem a code, quote and start an EPay top-up, and the EPay notify
-// (new-api-compat.md §3.4, §9.1, §9.2).
+// Wallet calls under /api/user: redeem a code, quote and start an EPay or Stripe top-up, their notify and webhook
+// (new-api-compat.md §3.4, §9.1, §9.2, §29), an admin's completion of a pending order, and the daily check-in
+// (services/checkin.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { ok } from '../lib/http.js';
-import { bodyOf, guarded } from './route-helpers.js';
+import { bodyOf, guarded, queryOf } from './route-helpers.js';
 import { redeemCode } from '../services/redemptions.js';
-import { handleEpayNotify, requestAmount, requestPay } from '../services/topup.js';
+import { checkIn, checkinStatus } from '../services/checkin.js';
+import { humanCheck } from './human-check.js';
+import { criticalRateLimit } from '../lib/rate-limit.js';
+import { completeTopUpByAdmin, handleEpayNotify, requestAmount, requestPay } from '../services/topup.js';
+import { handleStripeWebhook, requestStripeAmount, requestStripePay } from '../services/stripe-topup.js';
 
 /** Flattens query or form fields to single strings (the first value of a repeated one). */
 function flat(input: unknown): Record<string, string> {
@@ -28,6 +33,17 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
     guarded(async (req) => ok(await redeemCode(ctx, caller(req).id, bodyOf(req).key))),
   );
 
+  app.get(
+    '/api/user/checkin',
+    { preHandler: auth.user },
+    guarded(async (req) => ok(await checkinStatus(ctx, caller(req).id, queryOf(req).month))),
+  );
+  app.post(
+    '/api/user/checkin',
+    { preHandler: [auth.user, humanCheck(ctx)] },
+    guarded(async (req) => ({ success: true, message: '签到成功', data: await checkIn(ctx, caller(req).id) })),
+  );
+
   app.post('/api/user/amount', { preHandler: auth.user }, async (req) =>
     requestAmount(ctx, bodyOf(req), caller(req).group),
   );
@@ -35,6 +51,39 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
   app.post('/api/user/pay', { preHandler: auth.user }, async (req) => {
     const me = caller(req);
     return requestPay(ctx, { id: me.id, group: me.group }, bodyOf(req), req.log);
+  });
+
+  app.post(
+    '/api/user/topup/complete',
+    { preHandler: auth.admin },
+    guarded(async (req) => {
+      await completeTopUpByAdmin(ctx, bodyOf(req).trade_no, caller(req).id);
+      return ok(null);
+    }),
+  );
+
+  app.post('/api/user/stripe/amount', { preHandler: auth.user }, async (req) => requestStripeAmount(ctx, bodyOf(req)));
+  // each call opens a Checkout session at Stripe: the critical rate limit, as new-api
+  app.post('/api/user/stripe/pay', { onRequest: criticalRateLimit(ctx), preHandler: auth.user }, async (req) => {
+    const me = caller(req);
+    const row = await ctx.db.selectFrom('users').select('email').where('id', '=', me.id).executeTakeFirst();
+    return requestStripePay(ctx, { id: me.id, email: row?.email ?? '' }, bodyOf(req), req.log);
+  });
+
+  // Stripe signs the exact bytes it sent: inside this scope JSON bodies stay raw Buffers for the verification.
+  await app.register(async (scope) => {
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    scope.post('/api/stripe/webhook', async (req, reply) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signature = req.headers['stripe-signature'];
+      const status = await handleStripeWebhook(
+        ctx,
+        raw,
+        typeof signature === 'string' ? signature : undefined,
+        req.log,
+      );
+      return reply.code(status).send();
+    });
   });
 
   // The gateway calls back with GET (query) or POST (form body); the form parser stays inside this scope.

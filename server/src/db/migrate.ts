@@ -12,6 +12,10 @@ import {
   widenTaskIdColumn,
 } from './tables.js';
 
+/** new-api's ChannelInfo of a single-key channel (services/multi-key.ts SINGLE_KEY_INFO_JSON, which a test compares) */
+export const SINGLE_KEY_CHANNEL_INFO =
+  '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0,"multi_key_mode":""}';
+
 /** Every migration's name, in the order they run. */
 export function migrationNames(kind: DbKind): string[] {
   return Object.keys(migrations(kind)).sort();
@@ -56,6 +60,24 @@ function migrations(kind: DbKind): Record<string, Migration> {
         await widenTaskIdColumn(db, kind);
       },
     },
+    // midjourneys.video_url and video_urls (new-api's VIDEO action)
+    '0016_midjourney_video': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // channels.channel_info (new-api's multi-key state, services/multi-key.ts), filled for the rows already there:
+    // new-api cannot read a channel whose channel_info is NULL
+    '0017_channel_info': {
+      up: async (db: Kysely<any>) => {
+        await ensureTables(db, kind);
+        await db
+          .updateTable('channels')
+          .set({ channel_info: SINGLE_KEY_CHANNEL_INFO })
+          .where('channel_info', 'is', null)
+          .execute();
+      },
+    },
+    // midjourneys.private_data (the paying token of a drawing charged without a consume log row, services/tasks/mj-apply.ts)
+    '0018_midjourney_private_data': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // checkins (new-api's daily check-in, services/checkin.ts)
+    '0019_checkins': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

@@ -82,6 +82,8 @@ export interface ChannelsTable {
   setting: string | null;
   param_override: string | null;
   max_input_tokens: Generated<number>;
+  /** new-api's ChannelInfo as JSON text; PostgreSQL and MySQL drivers may read it back parsed (services/multi-key.ts) */
+  channel_info: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface AbilitiesTable {
@@ -142,6 +144,15 @@ export interface TopUpsTable {
   status: string;
 }
 
+export interface CheckinsTable {
+  id: Generated<number>;
+  user_id: number;
+  /** YYYY-MM-DD in the site's time zone */
+  checkin_date: string;
+  quota_awarded: number;
+  created_at: number;
+}
+
 export interface MidjourneysTable {
   id: Generated<number>;
   code: Generated<number>;
@@ -156,6 +167,8 @@ export interface MidjourneysTable {
   start_time: Generated<number>;
   finish_time: Generated<number>;
   image_url: Generated<string>;
+  video_url: Generated<string>;
+  video_urls: Generated<string>;
   status: Generated<string>;
   progress: Generated<string>;
   fail_reason: Generated<string>;
@@ -163,6 +176,7 @@ export interface MidjourneysTable {
   quota: Generated<number>;
   buttons: Generated<string>;
   properties: Generated<string>;
+  private_data: Generated<string>;
 }
 
 export interface TasksTable {
@@ -387,6 +401,7 @@ export interface Database {
   unseen_passwords: UnseenPasswordsTable;
   passkey_credentials: PasskeyCredentialsTable;
   usage_limits: UsageLimitsTable;
+  checkins: CheckinsTable;
 }
 
 export type User = Selectable<UsersTable>;

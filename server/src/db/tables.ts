@@ -50,6 +50,9 @@ export const TABLES: TableSpec[] = [
       c('setting', 'text'),
       c('param_override', 'text'),
       c('max_input_tokens', 'bigint', 0),
+      // new-api's multi-key state (gorm type:json; services/multi-key.ts); no default (MySQL refuses one on json),
+      // migration 0017 fills the rows that predate it
+      c('channel_info', 'json'),
     ],
     indexes: [ix('channels', 'name'), ix('channels', 'tag')],
   },
@@ -215,6 +218,9 @@ export const TABLES: TableSpec[] = [
       c('start_time', 'bigint', 0),
       c('finish_time', 'bigint', 0),
       c('image_url', 'text', ''),
+      // new-api's video actions (VIDEO): the first video and the JSON list of all of them
+      c('video_url', 'text', ''),
+      c('video_urls', 'text', ''),
       c('status', 'varchar(20)', ''),
       c('progress', 'varchar(30)', ''),
       c('fail_reason', 'text', ''),
@@ -222,6 +228,8 @@ export const TABLES: TableSpec[] = [
       c('quota', 'bigint', 0),
       c('buttons', 'text', ''),
       c('properties', 'text', ''),
+      // ours, never returned by any API: who paid for a drawing whose charge has no consume log row (logs off)
+      c('private_data', 'text', ''),
     ],
     indexes: [
       ix('midjourneys', 'user_id'),
@@ -355,6 +363,19 @@ export const TABLES: TableSpec[] = [
     columns: [id, c('version', 'varchar(50)', undefined, true), c('initialized_at', 'bigint', undefined, true)],
     indexes: [],
   },
+  {
+    // new-api's daily check-ins (services/checkin.ts): one row per user and day of the site's calendar
+    name: 'checkins',
+    columns: [
+      id,
+      c('user_id', 'bigint', undefined, true),
+      c('checkin_date', 'varchar(10)', undefined, true),
+      c('quota_awarded', 'bigint', undefined, true),
+      c('created_at', 'bigint', 0),
+    ],
+    // new-api's name; the unique pair is what makes a second check-in of the day fail on every instance
+    indexes: [{ name: 'idx_user_checkin_date', columns: ['user_id', 'checkin_date'], unique: true }],
+  },
 ];
 
 function q(kind: DbKind, ident: string): string {
@@ -375,6 +396,9 @@ function sqlType(kind: DbKind, type: ColType): string {
       return kind === 'sqlite' ? 'numeric' : 'boolean';
     case 'text':
       return kind === 'mysql' ? 'longtext' : 'text';
+    case 'json':
+      // gorm's type:json: PostgreSQL json, MySQL json (MariaDB: longtext checked as JSON), SQLite a column named json
+      return 'json';
     case 'float':
       return kind === 'postgres' ? 'double precision' : kind === 'mysql' ? 'double' : 'real';
     case 'datetime':

@@ -16,6 +16,7 @@ export const RELAY_MESSAGES_EN: Record<string, string> = {
   '请求参数中包含非法字符（\\u0000）': 'The request parameters contain an invalid character (\\u0000)',
   数值超出范围: 'Value out of range',
   '渠道 #{0} 的类型不支持 {1} 请求': 'The type of channel #{0} does not support {1} requests',
+  '渠道 #{0} 没有可用的密钥': 'Channel #{0} has no enabled key left',
   '上游鉴权失败: {0}': 'Upstream authentication failed: {0}',
   请求上游地址失败: 'Failed to reach the upstream address',
   无效的令牌: 'Invalid token',
@@ -52,6 +53,21 @@ export const RELAY_MESSAGES_EN: Record<string, string> = {
     'Model {1} ratio or price not set, please set or start self-use mode',
   '模型 {0} 倍率或价格未配置，请联系管理员设置或开始自用模式；Model {1} ratio or price not set, please contact administrator to set or start self-use mode':
     'Model {1} ratio or price not set, please contact administrator to set or start self-use mode',
+  // signed vendors (Baidu ERNIE v1, Zhipu v3, Hunyuan, Spark)
+  讯飞星火: 'iFlytek Spark',
+  腾讯混元: 'Tencent Hunyuan',
+  '百度文心 V1': 'Baidu ERNIE V1',
+  '智谱 V3': 'Zhipu V3',
+  '{0} 只接受文本消息': '{0} takes text messages only',
+  '百度文心 V1 的 embeddings 只接受文本输入': 'Baidu ERNIE V1 embeddings take text input only',
+  '{0} 不支持工具调用': '{0} does not support tool calls',
+  上游拒绝了渠道的访问令牌: "The upstream refused the channel's access token",
+  'Cloudflare Workers AI 每次只生成一张图片（n 须为 1）': 'Cloudflare Workers AI makes one image a call (n must be 1)',
+  'Cohere v1 不支持 tool_choice required': 'Cohere v1 does not support tool_choice required',
+  '{0} 不支持 tool_choice {1}': '{0} does not support tool_choice {1}',
+  '{0} 每轮只能调用一个函数': '{0} takes one function call a turn',
+  '{0} 不支持 tool_choice required': '{0} does not support tool_choice required',
+  'Cloudflare Workers AI 不支持 response_format {0}': 'Cloudflare Workers AI does not support response_format {0}',
 };
 
 const PLACEHOLDER = /\{(\d+)\}/g;
@@ -91,10 +107,24 @@ export function relayMessageInEnglish(text: string, depth = 0): string {
   return text;
 }
 
-/** Whether an Accept-Language header prefers English: its highest-weighted language is `en` or `en-*`. */
+/**
+ * The site's language for relay errors of clients that name neither Chinese nor English in Accept-Language (the SDKs
+ * send none): option RelayErrorLanguage, `zh` (new-api's texts, the default) or `en`. One gateway per process sets it
+ * as the option changes (context.ts).
+ */
+let siteEnglish = false;
+
+export function setRelayErrorLanguage(language: string): void {
+  siteEnglish = language === 'en';
+}
+
+/**
+ * Whether a relay error is told in English: the highest-weighted language of Accept-Language when it is `en`/`en-*`
+ * (English) or `zh`/`zh-*` (Chinese), else (no header, `*`, another language) the site's RelayErrorLanguage.
+ */
 export function prefersEnglish(acceptLanguage: string | string[] | undefined): boolean {
   const header = Array.isArray(acceptLanguage) ? acceptLanguage.join(',') : acceptLanguage;
-  if (!header) return false;
+  if (!header) return siteEnglish;
   let best = '';
   let bestQ = 0;
   for (const part of header.split(',')) {
@@ -106,10 +136,12 @@ export function prefersEnglish(acceptLanguage: string | string[] | undefined): b
       bestQ = q;
     }
   }
-  return best === 'en' || best.startsWith('en-');
+  if (best === 'en' || best.startsWith('en-')) return true;
+  if (best === 'zh' || best.startsWith('zh-')) return false;
+  return siteEnglish;
 }
 
-/** The error as the client asked to read it: translated when Accept-Language prefers English. */
+/** The error as the client asked to read it: translated when prefersEnglish says so. */
 export function inClientLanguage<E extends { message: string; withMessage(message: string): E }>(
   err: E,
   acceptLanguage: string | string[] | undefined,

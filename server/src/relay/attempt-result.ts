@@ -22,6 +22,11 @@ export type AttemptResult =
       unanswered?: boolean;
       /** the completion's sensitive words (relay/sensitive-output.ts): found (masked or refused), for the log row */
       sensitive?: Sensitive;
+      /**
+       * an images request the upstream answered with fewer images than asked (part of a DashScope task failed): the
+       * fixed price is counted for these only
+       */
+      imagesDelivered?: number;
     }
   | { kind: 'gone' }
   | { kind: 'failed'; error: RelayError };

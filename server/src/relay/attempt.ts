@@ -1,11 +1,11 @@
 // One attempt of a relay request on one channel (relay/pipeline/attempts.ts runs the attempt loop): the lane is
 // chosen here (lanes/: native pass-through, native decoded, translated, endpoint-translated, raw) and lanes/run.ts
-// runs it. Not async: the lane's run is the attempt's one promise.
+// runs it. Not async: the lane's run is the attempt's one promise (but for a vendor's first request, which loads it).
 import type { HttpResponse } from '../lib/http-response.js';
 import type { AppContext } from '../context.js';
 import { GONE, type AttemptResult } from './attempt-result.js';
 import { RelayError } from './errors.js';
-import { adaptorFor, declares } from './providers/index.js';
+import { adaptorFor, declares, loadedAdaptor } from './providers/index.js';
 import type { RelayRequest } from './request.js';
 import type { RelayServices } from './services.js';
 import { endpointTranslatedLane } from './lanes/endpoint-translated.js';
@@ -31,7 +31,9 @@ export function attempt(
   // 'close' has passed, so only the response's state tells. Nothing is sent upstream, and no other channel is tried.
   // From here to the dispatch below nothing waits, so a client still here now is still here when the request goes out.
   if (res.destroyed) return Promise.resolve(GONE);
-  const adaptor = adaptorFor(a.channel.type);
+  const adaptor = loadedAdaptor(a.channel.type);
+  // a vendor's folder is loaded on its first request; the attempt then starts over (the client may have left meanwhile)
+  if (!adaptor) return adaptorFor(a.channel.type).then(() => attempt(svc, ctx, req, res, a));
   const l = laneAttempt(svc, ctx, req, res, a, adaptor);
   const lane = laneOf(l);
   if (!lane) return Promise.resolve(cannotServe(l));

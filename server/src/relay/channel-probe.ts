@@ -2,40 +2,50 @@
 // through the same adaptor the relay uses (so base URL, auth header, Azure deployment paths and model mapping are
 // exercised), logs it as a consume log with token name 模型测试 and charges nothing. Every probe goes out through the
 // relay's transport (relay/transport/), so a channel's proxy applies to it as to the relay's own calls.
+import { rewriteWhole, VendorRefusal } from './providers/dialect.js';
 import type { AppContext } from '../context.js';
 import type { RelayServices } from './services.js';
 import type { CachedChannel } from '../services/cache/channel-cache.js';
-import { CHANNEL_STATUS_AUTO_DISABLED, CHANNEL_STATUS_ENABLED } from '../services/channel-status.js';
+import {
+  CHANNEL_STATUS_AUTO_DISABLED,
+  CHANNEL_STATUS_ENABLED,
+  CHANNEL_STATUS_MANUALLY_DISABLED,
+} from '../services/channel-status.js';
+import { autoDisabledKeys } from '../services/multi-key-store.js';
+import { firstEnabledKey, withKey } from '../services/multi-key-pick.js';
 import { channelBaseUrl } from '../services/channel-types.js';
 import { recordChannelTest, storeChannelBalance } from '../services/channels.js';
-import { getPriceData, textQuota } from '../services/pricing/index.js';
+import { getModelPrice, getModelRatio, getPriceData, textQuota } from '../services/pricing/index.js';
 import type { RelayMode } from './modes/mode.js';
 import { chatMode, embeddingsMode } from './modes/text.js';
-import { adaptorFor, declares, hasAdaptor, unsupportedTypeMessage } from './providers/index.js';
-import { transportFor } from './channel-setting.js';
+import {
+  adaptorFor,
+  answerCodecOf,
+  declares,
+  hasAdaptor,
+  unsupportedTypeMessage,
+  type Adaptor,
+} from './providers/index.js';
 import type { OutgoingRequest } from './transport/index.js';
-import { UpstreamCall } from './upstream-call.js';
 import { laneOf } from './attempt.js';
 import { laneAttempt, type AttemptInput } from './lanes/lane.js';
-import { authorizeUpstream, upstreamHeaders } from './lanes/upstream-request.js';
+import { authorizeUpstream, sendWhole, upstreamHeaders, upstreamTransport } from './lanes/upstream-request.js';
 import type { RelayRequest } from './request.js';
 import type { HttpResponse } from '../lib/http-response.js';
 import { extractUsage } from './usage.js';
-import { codecFor } from './formats/index.js';
 import { usageOfHub } from './hub/usage.js';
 import { channelRedactor, type SentRequest } from './redact.js';
 import { openAIModelsUrl, type GetJson, type UpstreamAccount } from './providers/channel-facts.js';
 import { channelFactsOf } from '../services/channel-protocols.js';
 
-/** One probe request, read whole (a body that fails after the head throws); redirects are never followed. */
+/** One probe request through the channel's transport, read whole (sendWhole). */
 async function probe(
   svc: RelayServices,
   channel: Pick<CachedChannel, 'setting'>,
   req: OutgoingRequest,
+  adaptor: Pick<Adaptor, 'carrier'> = {},
 ): Promise<{ status: number; body: Buffer; headers: Record<string, string> }> {
-  const call = await new UpstreamCall(false).send(transportFor(channel, svc.upstream), req);
-  if (call.error) throw call.error;
-  return { status: call.statusCode, body: call.body(), headers: call.headerRecord() };
+  return sendWhole(upstreamTransport(svc, adaptor, channel), req);
 }
 
 export interface ProbeResult {
@@ -94,8 +104,20 @@ function probeInput(
   };
 }
 
-export function testModelOf(ch: CachedChannel, requested?: string): string {
-  return requested?.trim() || ch.testModel || ch.models[0] || 'gpt-4o-mini';
+/**
+ * The model a channel test asks for: the one requested, else the channel's test model, else the first of its models
+ * that has a price (a test of an unpriced model fails on the price, not on the channel), else its first model.
+ */
+export function testModelOf(ch: CachedChannel, requested?: string, priced?: (model: string) => boolean): string {
+  const explicit = requested?.trim() || ch.testModel;
+  if (explicit) return explicit;
+  return (priced && ch.models.find(priced)) || ch.models[0] || 'gpt-4o-mini';
+}
+
+/** Whether a request for this model can be priced (a price or a ratio of its own, or the site in self-use mode). */
+function pricedIn(ctx: AppContext): (model: string) => boolean {
+  const selfUse = ctx.options.bool('SelfUseModeEnabled');
+  return (model) => selfUse || getModelPrice(ctx.options, model).found || getModelRatio(ctx.options, model).found;
 }
 
 /** A channel test; its error text (shown in the console, stored as a disable reason) keeps none of the channel's secrets. */
@@ -132,8 +154,11 @@ async function runTest(
     };
   if (!hasAdaptor(ch.type))
     return { ok: false, message: unsupportedTypeMessage(ch.type), time: 0, disableWorthy: false };
-  const model = testModelOf(ch, requestedModel);
-  const mode: RelayMode = isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
+  const model = testModelOf(ch, requestedModel, pricedIn(ctx));
+  // a provider without chat (Jina, Moka: embeddings only) is tested on embeddings whatever its model is called
+  const adaptor = await adaptorFor(ch.type);
+  const noChat = adaptor.endpoints.chat === undefined;
+  const mode: RelayMode = noChat || isEmbeddingModel(model, ch.type) ? embeddingsMode : chatMode;
   // the probe's request is an OpenAI client's, sent by the relay's own lane on this channel (relay/attempt.ts)
   const body: Record<string, unknown> = { model };
   if (mode === embeddingsMode) body.input = 'hello world';
@@ -144,7 +169,6 @@ async function runTest(
     else if (model.endsWith('thinking') && !model.startsWith('claude')) body.max_tokens = 50;
     else body.max_tokens = 10;
   }
-  const adaptor = adaptorFor(ch.type);
   const raw = Buffer.from(JSON.stringify(body));
   const l = laneAttempt(svc, ctx, probeRequest(raw), PROBE_RESPONSE, probeInput(ch, mode, body, raw, model), adaptor);
   const { info } = l;
@@ -169,11 +193,8 @@ async function runTest(
     };
 
   // price lookup like a real request (fails for unpriced models unless self-use mode is on)
-  const root = await ctx.db
-    .selectFrom('users')
-    .select(['id', 'username', 'group'])
-    .where('id', '=', 1)
-    .executeTakeFirst();
+  // priced and logged as root's request, read through the relay's user cache as a request's user is
+  const root = await svc.users.get(1);
   const group = root?.group || 'default';
   let price;
   try {
@@ -188,18 +209,23 @@ async function runTest(
     const headers = upstreamHeaders(l, lane);
     // read after authorize, whose token or signature an echo could carry too
     sent.headers = headers;
-    sent.path = target.path;
     const bytes = built;
     await authorizeUpstream(l, target, headers, bytes);
-    const up = await probe(svc, ch, {
-      origin: target.origin,
-      path: target.path,
-      method: 'POST',
-      headers,
-      body: bytes,
-      headersTimeout: 60_000,
-      bodyTimeout: 60_000,
-    });
+    sent.path = target.path;
+    const up = await probe(
+      svc,
+      ch,
+      {
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers,
+        body: bytes,
+        headersTimeout: 60_000,
+        bodyTimeout: 60_000,
+      },
+      adaptor,
+    );
     let buf = up.body;
     const time = (Date.now() - started) / 1000;
     if (up.status !== 200) {
@@ -213,17 +239,31 @@ async function runTest(
       });
       return { ok: false, message: pe.message || `status code ${up.status}`, time, disableWorthy };
     }
+    // a vendor with its own answer shapes is read as the relay reads it (providers/dialect.ts)
+    if (adaptor.answers) {
+      try {
+        buf = rewriteWhole(adaptor.answers, info, up.headers['content-type'] ?? '', buf);
+      } catch (e) {
+        if (!(e instanceof VendorRefusal)) throw e;
+        if (e.credentialRefused) adaptor.unauthorized?.(info);
+        return { ok: false, message: e.message, time, disableWorthy: false };
+      }
+    }
+    // an error inside a 200 answer (MiniMax's base_resp) fails the test as the relay fails the request
+    const inBand = adaptor.answerError?.(info, buf);
+    if (inBand) return { ok: false, message: inBand.error.message, time, disableWorthy: false };
     // an adaptor that answers in another format gives its OpenAI form and usage, as in the relay
     const converted = adaptor.convertResponse ? adaptor.convertResponse(info, buf) : null;
     if (converted) buf = converted.body;
     let usage = converted ? converted.usage : wire === 'openai' ? extractUsage(buf) : null;
     try {
-      const answer = JSON.parse(buf.toString('utf8'));
-      if (wire !== 'openai')
-        usage = usageOfHub(
-          codecFor(wire).responseToHub(answer, info.upstreamModel).usage ?? null,
-          wire === 'anthropic',
-        );
+      const text = buf.toString('utf8');
+      const codec = wire === 'openai' ? null : answerCodecOf(adaptor, info);
+      // a vendor whose whole answer may be a stream read whole (Dify's agent apps, Coze) reads its own text
+      const hub = codec?.readAnswer
+        ? codec.readAnswer(text, info.upstreamModel)
+        : (codec?.responseToHub(JSON.parse(text), info.upstreamModel) ?? JSON.parse(text));
+      if (codec) usage = usageOfHub(hub.usage ?? null, wire === 'anthropic');
     } catch {
       return {
         ok: false,
@@ -296,6 +336,10 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
       first = false;
       // one channel's failure (its test, or storing its outcome) never stops the run: the next channel is tested
       try {
+        if (ch.multiKey) {
+          await testKeys(ctx, svc, ch, threshold, disableOn, enableOn);
+          continue;
+        }
         const r = await testChannel(ctx, svc, ch);
         let ban = r.disableWorthy;
         let reason = r.message;
@@ -317,6 +361,40 @@ export async function testAllChannels(ctx: AppContext, svc: RelayServices, notif
   }
   if (notifyRoot) void svc.notifier.notifyRoot('channel_test', 'all', '通道测试完成', '所有通道测试已完成');
   return true;
+}
+
+/**
+ * Test-all on a multi-key channel: its first enabled key stands for it (a failure that warrants it disables that key,
+ * not the channel), then every automatically disabled key is probed and enabled again when it answers (new-api never
+ * does: #3536/#3537). Keys disabled by hand, and a channel disabled by hand, are left alone.
+ */
+async function testKeys(
+  ctx: AppContext,
+  svc: RelayServices,
+  ch: CachedChannel,
+  threshold: number,
+  disableOn: boolean,
+  enableOn: boolean,
+): Promise<void> {
+  if (ch.status === CHANNEL_STATUS_MANUALLY_DISABLED) return;
+  const mk = ch.multiKey!;
+  const first = firstEnabledKey(ch);
+  if (first && ch.status === CHANNEL_STATUS_ENABLED) {
+    const r = await testChannel(ctx, svc, first);
+    const slow = threshold > 0 && r.time > threshold;
+    const reason = slow ? `响应时间 ${r.time.toFixed(2)}s 超过阈值 ${threshold.toFixed(2)}s` : r.message;
+    if ((r.disableWorthy || slow) && disableOn && ch.autoBan)
+      await svc.channelStatus.disableKey(ch.id, first.keyIndex!, first.key, reason);
+    await recordTest(ctx, ch.id, r.time);
+  }
+  if (!enableOn) return;
+  const info = await autoDisabledKeys(ctx, ch.id);
+  for (const i of info) {
+    const key = mk.keys[i];
+    if (key === undefined) continue;
+    const r = await testChannel(ctx, svc, withKey(ch, i, key));
+    if (r.ok) await svc.channelStatus.enableKey(ch.id, i);
+  }
 }
 
 // ---- balances (new-api-compat.md §3.4 update_balance)

@@ -20,7 +20,11 @@ export const proxies = new CappedMap<string, UndiciTransport>(64, (t) => void t.
  */
 export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Transport): Transport {
   const url = proxyOf(channel);
-  if (!url) return direct;
+  return url ? proxyTransport(url) : direct;
+}
+
+/** The shared transport of one proxy URL (http(s):// or socks5://), made on first use. */
+export function proxyTransport(url: string): UndiciTransport {
   let t = proxies.get(url);
   if (!t) {
     // undici's proxy agents: undici is imported with the first proxied request (lib/undici.ts)
@@ -36,6 +40,16 @@ export function transportFor(channel: Pick<CachedChannel, 'setting'>, direct: Tr
 export function proxyOf(channel: Pick<CachedChannel, 'setting'>): string | null {
   const p = channel.setting?.proxy;
   return typeof p === 'string' && p.trim() ? p.trim() : null;
+}
+
+/** The proxy of a channel's `setting` column as read from the table (the cache parses the same JSON). */
+export function proxyOfSetting(setting: string | null | undefined): string | null {
+  try {
+    const v: unknown = JSON.parse(setting || '{}');
+    return v && typeof v === 'object' ? proxyOf({ setting: v as Record<string, unknown> }) : null;
+  } catch {
+    return null;
+  }
 }
 
 export async function closeProxies(): Promise<void> {

@@ -117,6 +117,7 @@ export function consumeLogRow(svc: RelayServices, ctx: AppContext, l: LogInput):
     other += `,"audio_ratio":${jsonNum(getAudioRatio(l.model))},"audio_completion_ratio":${jsonNum(getAudioCompletionRatio(l.model))}`;
   }
   if (l.clientLeft) other += ',"client_left":true';
+  if (l.usage.counted_locally) other += ',"usage_counted_locally":true';
   if (l.sensitive) {
     other += `,"sensitive_words":${JSON.stringify(l.sensitive.words)}`;
     if (l.sensitive.refused) other += ',"sensitive_refused":true';

@@ -1,10 +1,12 @@
 // The tokens of providers whose channel key is exchanged for one (providers/types.ts ExchangedCredential: Vertex
-// AI's OAuth token today). One cache per process (relay/services.ts): a token is kept per provider and key, reused
-// until shortly before it lapses, and asked for once however many requests wait; a failed exchange is not kept.
-// Entries are named by a hash of the key, so the map (and anything that lists it) never holds the secret itself.
+// AI's OAuth token, Baidu's access token, Zhipu v3's JWT). One cache per process (relay/services.ts): a token is kept
+// per provider, key and channel base URL (the host that issued it, or is to accept it: a channel moved to another host
+// gets a token of that host, never the old one), reused until shortly before it lapses, and asked for once however
+// many requests wait; a failed exchange is not kept. Entries are named by hashes of the key and the base URL, so the
+// map (and anything that lists it) never holds the secret itself.
 import { createHash } from 'node:crypto';
 import { CappedMap } from '../lib/bounded.js';
-import type { ExchangedCredential, ProviderSettings } from './providers/types.js';
+import type { ExchangedCredential, ProviderChannel, ProviderSettings } from './providers/types.js';
 
 /** A token is replaced this long before it lapses, so a request never leaves with one about to expire... */
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -26,12 +28,12 @@ interface CachedToken {
   refreshAt: number;
 }
 
-const keyHash = (key: string) => createHash('sha256').update(key).digest('base64url');
+const hash = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 export class CredentialCache {
   private readonly tokens: CappedMap<string, CachedToken>;
   private readonly inFlight = new Map<string, Promise<CachedToken>>();
-  /** the providers that asked, so a retired key is forgotten under each of them */
+  /** the providers that asked, so a retired key is forgotten under each of them (at every base URL) */
   private readonly providerIds = new Set<string>();
   private readonly now: () => number;
 
@@ -46,14 +48,19 @@ export class CredentialCache {
   }
 
   /** The token for `key`: see CredentialSource.get (providers/types.ts). */
-  async get(credential: ExchangedCredential, key: string, settings: ProviderSettings): Promise<string> {
-    const entry = entryName(credential.id, keyHash(key));
+  async get(
+    credential: ExchangedCredential,
+    key: string,
+    settings: ProviderSettings,
+    channel?: ProviderChannel,
+  ): Promise<string> {
+    const entry = entryName(credential.id, key, channel);
     const cached = this.tokens.get(entry);
     if (cached && cached.refreshAt > this.now()) return cached.token;
     let pending = this.inFlight.get(entry);
     if (!pending) {
       this.providerIds.add(credential.id);
-      pending = this.exchange(credential, key, settings);
+      pending = this.exchange(credential, key, settings, channel);
       this.inFlight.set(entry, pending);
       const settle = () => {
         if (this.inFlight.get(entry) === pending) this.inFlight.delete(entry);
@@ -71,15 +78,16 @@ export class CredentialCache {
     return (await pending).token;
   }
 
-  /** Drops the token of `key` (the upstream answered 401 with it): the next get() exchanges again. */
-  invalidate(credential: ExchangedCredential, key: string): void {
-    this.drop(entryName(credential.id, keyHash(key)));
+  /** Drops the token of `key` at the channel's base URL (the upstream refused it): the next get() exchanges again. */
+  invalidate(credential: ExchangedCredential, key: string, channel?: ProviderChannel): void {
+    this.drop(entryName(credential.id, key, channel));
   }
 
-  /** Forgets `key` for every provider: no channel holds it any more (edited or deleted). */
+  /** Forgets `key` for every provider and base URL: no channel holds it any more (edited or deleted). */
   forget(key: string): void {
-    const hash = keyHash(key);
-    for (const id of this.providerIds) this.drop(entryName(id, hash));
+    const prefixes = [...this.providerIds].map((id) => `${id}\n${hash(key)}\n`);
+    const held = (entry: string) => prefixes.some((p) => entry.startsWith(p));
+    for (const entry of [...this.tokens.keys(), ...this.inFlight.keys()]) if (held(entry)) this.drop(entry);
   }
 
   private drop(entry: string): void {
@@ -87,12 +95,19 @@ export class CredentialCache {
     this.inFlight.delete(entry);
   }
 
-  private async exchange(credential: ExchangedCredential, key: string, settings: ProviderSettings) {
+  private async exchange(
+    credential: ExchangedCredential,
+    key: string,
+    settings: ProviderSettings,
+    channel?: ProviderChannel,
+  ) {
     const startedAt = this.now();
-    const { token, lifetimeMs } = await credential.exchange(key, settings);
+    const { token, lifetimeMs } = await credential.exchange(key, settings, channel);
     const margin = Math.min(REFRESH_MARGIN_MS, lifetimeMs * MAX_MARGIN_SHARE);
     return { token, refreshAt: startedAt + lifetimeMs - margin };
   }
 }
 
-const entryName = (providerId: string, hash: string) => `${providerId}\n${hash}`;
+/** An entry's name: the provider, then the hashes of the key and of the base URL (none for a caller without a channel). */
+const entryName = (providerId: string, key: string, channel?: ProviderChannel) =>
+  `${providerId}\n${hash(key)}\n${hash(channel?.baseUrl ?? '')}`;

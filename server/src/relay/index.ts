@@ -19,7 +19,10 @@ import { registerModelList } from './endpoints/models.js';
 import { registerDashboardBilling } from './endpoints/dashboard-billing.js';
 import { registerTokenLog } from './endpoints/token-log.js';
 import { registerNotImplemented } from './endpoints/not-implemented.js';
+import { registerTaskRoutes } from './tasks/routes.js';
+import { registerMjRoutes } from './tasks/mj-routes.js';
 import { admitHook } from './admit.js';
+import { installRealtime } from './realtime/index.js';
 import { decodeBody } from './body-decode.js';
 import { BODY_LIMIT } from '../lib/body-limits.js';
 import { notFound } from './endpoints/not-found.js';
@@ -120,10 +123,14 @@ export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext)
   await registerJsonRelayRoutes(app, ctx, JSON_RELAY_ROUTES);
   const svc = relayServices(ctx);
   installRelayFastPath(app, ctx, svc, FAST_PATH_ROUTES);
+  // GET /v1/realtime with a websocket upgrade (Node's 'upgrade' event: Fastify's routes never see it)
+  installRealtime(app, ctx, svc);
   // the relay's endpoints answered locally, without an upstream
   registerCorsPreflight(app);
   registerModelList(app, ctx, svc);
   registerDashboardBilling(app, ctx, svc);
   registerTokenLog(app, ctx);
+  await registerTaskRoutes(app, ctx, svc);
+  await registerMjRoutes(app, ctx, svc);
   await registerNotImplemented(app, svc.metrics);
 }

@@ -80,3 +80,9 @@ export function replaceFormField(raw: Buffer, boundary: string, name: string, va
   if (!p) return raw;
   return Buffer.concat([raw.subarray(0, p.start), Buffer.from(value), raw.subarray(p.end)]);
 }
+
+/** The bytes of the file field `name` (the first one), or null when the form has none. */
+export function formFile(raw: Buffer, boundary: string, name: string): Buffer | null {
+  const p = parts(raw, boundary).find((x) => x.name === name && x.filename !== null);
+  return p ? raw.subarray(p.start, p.end) : null;
+}

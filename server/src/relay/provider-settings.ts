@@ -3,7 +3,7 @@
 // and a JSON option is parsed again only when its text changed.
 import type { AppContext } from '../context.js';
 import type { OptionStore } from '../services/options.js';
-import type { ExchangedCredential, ProviderSettings } from './providers/types.js';
+import type { ExchangedCredential, ProviderChannel, ProviderSettings } from './providers/types.js';
 
 /** Parses a JSON option once per distinct text; a malformed value counts as `fallback`. */
 function jsonOption<T>(options: OptionStore, key: string, fallback: T): () => T {
@@ -43,14 +43,20 @@ const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 
 
 /** Where exchanged tokens are kept (relay/credential-cache.ts; tests give a fixed token). */
 export interface CredentialStore {
-  get(credential: ExchangedCredential, key: string, settings: ProviderSettings): Promise<string>;
-  invalidate(credential: ExchangedCredential, key: string): void;
+  get(
+    credential: ExchangedCredential,
+    key: string,
+    settings: ProviderSettings,
+    channel?: ProviderChannel,
+  ): Promise<string>;
+  invalidate(credential: ExchangedCredential, key: string, channel?: ProviderChannel): void;
 }
 
 export function providerSettings(
   ctx: AppContext,
   credentials?: CredentialStore,
   fetchImage?: ProviderSettings['fetchImage'],
+  sendUpstream?: ProviderSettings['sendUpstream'],
 ): ProviderSettings {
   const o = ctx.options;
   const claudeMaxTokens = jsonOption<Record<string, unknown>>(o, 'claude.default_max_tokens', {});
@@ -108,12 +114,13 @@ export function providerSettings(
     },
     vertexTokenUrl: ctx.config.vertexTokenUrl,
     fetchImage,
+    sendUpstream,
   };
   // an exchange reads the settings (a token endpoint named by the config): the store is handed them here, once
   if (credentials)
     settings.credentials = {
-      get: (credential, key) => credentials.get(credential, key, settings),
-      invalidate: (credential, key) => credentials.invalidate(credential, key),
+      get: (credential, key, channel) => credentials.get(credential, key, settings, channel),
+      invalidate: (credential, key, channel) => credentials.invalidate(credential, key, channel),
     };
   return settings;
 }

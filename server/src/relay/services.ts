@@ -4,6 +4,8 @@ import { UPSTREAM_POOL } from '../lib/undici.js';
 import { LeanHttpClient } from '../lib/lean-http/client.js';
 import { directTransport, UndiciTransport, type Transport } from './transport/index.js';
 import { providerSettings } from './provider-settings.js';
+import { transportFor } from './channel-setting.js';
+import { sendWhole } from './lanes/upstream-request.js';
 import { CredentialCache } from './credential-cache.js';
 import { WebSocketTransport } from './transport/websocket.js';
 import { remoteImageFetcher } from './providers/media.js';
@@ -22,6 +24,7 @@ import { startSqliteWorker } from '../services/sqlite-worker.js';
 import { clearAfterOutage } from '../services/cache/redis-outage.js';
 import { metricsOf, type GatewayMetrics } from '../services/metrics.js';
 import { startTracing, type RelayTracer } from '../services/tracing.js';
+import { channelAffinity, type ChannelAffinity } from '../services/channel-affinity/index.js';
 
 export interface RelayServices {
   tokens: TokenCache;
@@ -57,6 +60,8 @@ export interface RelayServices {
   metrics: GatewayMetrics;
   /** OpenTelemetry spans of relay requests; null unless OTEL_EXPORTER_OTLP_ENDPOINT is set (services/tracing.ts) */
   tracer: RelayTracer | null;
+  /** sticky channels of coding-agent conversations (services/channel-affinity/, relay/pipeline/affinity.ts) */
+  affinity: ChannelAffinity;
 }
 
 const registry = new WeakMap<AppContext, RelayServices>();
@@ -82,6 +87,7 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
         })
       : null;
     if (!lean) await http.ready();
+    const upstream = directTransport(http, lean);
     const notifier = new QuotaNotifier(ctx);
     const tracer = await startTracing(ctx);
     // registered before the hook below, so it runs after it: the spans of the requests that drain are exported too
@@ -100,14 +106,18 @@ export function initRelayServices(ctx: AppContext): Promise<RelayServices> {
       ),
       http,
       lean,
-      upstream: directTransport(http, lean),
+      upstream,
       websockets: new WebSocketTransport({ connections: UPSTREAM_POOL.connections! }),
       // remote images are user-chosen URLs: fetched with the instance's SSRF-safe client (tests set its policy)
-      providers: providerSettings(ctx, credentials, remoteImageFetcher(userUrlFetch(ctx))),
+      // a provider's own upstream calls (Baidu's token exchange) go as the relay's: the channel's proxy, else direct
+      providers: providerSettings(ctx, credentials, remoteImageFetcher(userUrlFetch(ctx)), (channel, req) =>
+        sendWhole(transportFor({ setting: channel.setting ?? null }, upstream), req),
+      ),
       inFlight: new Set(),
       leftBehind: new Set(),
       metrics: metricsOf(ctx),
       tracer,
+      affinity: channelAffinity(ctx),
     };
     svc.metrics.attachRelay({
       inFlight: () => svc.inFlight.size,

@@ -10,6 +10,7 @@
 // the reservation was refused, a stop) aborts the request at any point.
 import type { OutgoingRequest, ResponseSink } from '../lib/response-sink.js';
 import type { Transport } from './transport/index.js';
+import type { BodyRewrite } from './providers/dialect.js';
 
 const ABORTED = 'Request aborted';
 const noop = (): void => {};
@@ -35,6 +36,8 @@ export class UpstreamCall implements ResponseSink {
   private sink: ((chunk: Buffer) => void) | null = null;
   private sinkEnd: ((err: Error | null) => void) | null = null;
   private endWaiter: (() => void) | null = null;
+  private outputWaiter: (() => void) | null = null;
+  private rewriter: BodyRewrite | null = null;
   private resolve: ((call: UpstreamCall) => void) | null = null;
   private reject: ((err: Error) => void) | null = null;
 
@@ -80,13 +83,66 @@ export class UpstreamCall implements ResponseSink {
   }
 
   onData(chunk: Buffer): boolean {
-    if (this.sink) this.sink(chunk);
-    else this.chunks.push(chunk);
+    if (this.rewriter) {
+      try {
+        this.deliver(this.rewriter.push(chunk));
+      } catch (err) {
+        this.failRewrite(err as Error);
+      }
+    } else this.deliver(chunk);
     return !this.paused;
   }
 
   onEnd(): void {
+    if (this.rewriter && !this.ended) {
+      try {
+        this.deliver(this.rewriter.end());
+      } catch (err) {
+        return this.end(err as Error);
+      }
+    }
     this.end(null);
+  }
+
+  private deliver(chunk: Buffer): void {
+    if (!chunk.length) return;
+    if (this.sink) this.sink(chunk);
+    else this.chunks.push(chunk);
+    this.outputWaiter?.();
+  }
+
+  /**
+   * From now on the body's bytes are rewritten (a vendor's own answer into OpenAI's: providers/dialect.ts), those
+   * already received included. A rewrite that throws ends the body with its error (`error`) and aborts the request.
+   */
+  rewrite(rewriter: BodyRewrite): void {
+    this.contentType = rewriter.contentType;
+    const early = this.chunks;
+    this.chunks = [];
+    this.rewriter = rewriter;
+    try {
+      for (const chunk of early) this.deliver(rewriter.push(chunk));
+      if (this.ended && !this.error) this.deliver(rewriter.end());
+    } catch (err) {
+      if (this.ended) this.error = err as Error;
+      else this.failRewrite(err as Error);
+    }
+  }
+
+  /** Resolves once the (rewritten) body has given its first bytes, or ended. */
+  async firstOutput(): Promise<void> {
+    if (this.ended || this.chunks.length) return;
+    await new Promise<void>((r) => {
+      this.outputWaiter = () => {
+        this.outputWaiter = null;
+        r();
+      };
+    });
+  }
+
+  private failRewrite(err: Error): void {
+    this.end(err);
+    this.destroy();
   }
 
   onError(err: Error): void {
@@ -159,5 +215,6 @@ export class UpstreamCall implements ResponseSink {
     if (!this.settled) this.start();
     this.sinkEnd?.(err);
     this.endWaiter?.();
+    this.outputWaiter?.();
   }
 }

@@ -5,7 +5,7 @@
 // Hints are language-neutral examples of a field's format (`AK|SK|region`, `us-central1`); the console writes the
 // sentence around them in the reader's language.
 import { CHANNEL_TYPES } from './channel-types.js';
-import { channelFactsOf, hasAdaptor } from './channel-protocols.js';
+import { channelFactsOf, consoleAcceptsType } from './channel-protocols.js';
 import type { OtherFieldKind } from '../relay/providers/channel-facts.js';
 
 export type { OtherFieldKind };
@@ -68,6 +68,8 @@ const COLORS: Record<number, string> = {
   46: 'blue',
   47: 'blue',
   48: 'blue',
+  49: 'blue',
+  53: 'green',
 };
 
 // The hints of the types no provider serves yet. A relayable type's hints are its provider's channel facts
@@ -94,7 +96,8 @@ function entryOf(type: number): ChannelTypeEntry {
     label: info.name,
     color: COLORS[type] ?? 'gray',
     default_base_url: info.baseUrl,
-    relayable: hasAdaptor(type),
+    // a task type is served by its own routes (/mj/*, /suno/*): offered for new channels like a relayable one
+    relayable: consoleAcceptsType(type),
     key_hint: facts ? facts.keyHint : (KEY_HINTS[type] ?? ''),
     other_hint: other?.hint ?? '',
     models: [...info.models],

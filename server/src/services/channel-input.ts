@@ -91,7 +91,10 @@ export function checkGroups(group: string): void {
 }
 
 export type ChannelFields = Partial<
-  Omit<Channel, 'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time'>
+  Omit<
+    Channel,
+    'id' | 'used_quota' | 'balance' | 'balance_updated_time' | 'test_time' | 'response_time' | 'channel_info'
+  > & { channel_info: string }
 >;
 
 /** The writable fields present in a request body, validated. Absent fields stay absent (partial update). */
@@ -169,6 +172,12 @@ export function factsOrRefuse(type: number): ChannelFacts {
   const facts = channelFactsOf(type);
   if (!facts) throw new ChannelInputError(unsupportedTypeMessage(type));
   return facts;
+}
+
+/** The facts of the form's type when the relay serves it (the check refuses other types itself). */
+export function channelFieldsFacts(body: Body): ChannelFacts | undefined {
+  const t = intOf(body?.type);
+  return channelFactsOf(t === null ? 1 : t);
 }
 
 /**

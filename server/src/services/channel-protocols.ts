@@ -1,37 +1,19 @@
-// Which protocol the relay speaks to each channel type: the one registry of the channel types this gateway can relay
-// to. A type that is not listed here has no adaptor speaking its vendor's protocol, so its channels are refused when
-// created or updated, left out of routing and never sent a request (new-api sent them an OpenAI request with the raw
-// key, which for Vertex AI is a whole service-account JSON as a Bearer token).
+// Which protocol (provider) the relay speaks to each channel type, read from the providers' registry
+// (relay/providers/channel-facts.ts, a leaf: one line per provider with its types and channel facts). A type no
+// provider serves has no adaptor speaking its vendor's protocol, so its channels are refused when created or updated,
+// left out of routing and never sent a request (new-api sent them an OpenAI request with the raw key, which for
+// Vertex AI is a whole service-account JSON as a Bearer token).
 // It lives in services so that channel management and the channel cache can ask it without importing the relay's
-// core: relay/providers/index.ts maps each protocol to its adaptor (a provider registered there with a type not listed
-// here adds it: registerRelayableTypes), relay/providers/channel-facts.ts (a leaf) to the provider's channel facts.
-import { channelTypeName } from './channel-types.js';
-import { providerChannelFacts, type ChannelFacts } from '../relay/providers/channel-facts.js';
+// core; a provider registered at run time (tests) adds its types with registerRelayableTypes.
+import { CHANNEL_TYPES, channelTypeName } from './channel-types.js';
+import { PROVIDER_LINES, providerChannelFacts, type ChannelFacts } from '../relay/providers/channel-facts.js';
 
-/** The protocols an adaptor in relay/providers/ speaks. */
-export type ChannelProtocol = 'openai' | 'azure' | 'ollama' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex';
+export { OPENAI_COMPATIBLE_TYPES } from '../relay/providers/channel-facts.js';
 
-/**
- * Vendors whose API is OpenAI's own chat / embeddings API under `{base}/v1/...` (or the path the OpenAI adaptor
- * sets for them) with `Authorization: Bearer <key>`: 1 OpenAI, 6/7/9/10/12/13 (the older OpenAI resellers new-api
- * still knows), 8 custom (full URL), 19 360, 20 OpenRouter,
- * 22 FastGPT, 25 Moonshot, 27 Perplexity, 31 Yi, 40 SiliconFlow, 42 Mistral, 43 DeepSeek, 45 VolcEngine Ark,
- * 47 Xinference, 48 xAI. Types with their own path scheme, key format or signature (Ali's compatible mode, Qianfan
- * V2, Zhipu's JWT, MiniMax, Cloudflare's account path, …) are not here until an adaptor handles them.
- */
-export const OPENAI_COMPATIBLE_TYPES: readonly number[] = [
-  1, 6, 7, 8, 9, 10, 12, 13, 19, 20, 22, 25, 27, 31, 40, 42, 43, 45, 47, 48,
-];
-
-const PROTOCOL_BY_TYPE = new Map<number, string>([
-  ...OPENAI_COMPATIBLE_TYPES.map((type): [number, ChannelProtocol] => [type, 'openai']),
-  [3, 'azure'],
-  [4, 'ollama'],
-  [14, 'anthropic'],
-  [24, 'gemini'],
-  [33, 'bedrock'],
-  [41, 'vertex'],
-]);
+/** Each channel type with the provider that serves it: the providers' registry (relay/providers/channel-facts.ts). */
+const PROTOCOL_BY_TYPE = new Map<number, string>(
+  PROVIDER_LINES.flatMap((line) => line.types.map((type): [number, string] => [type, line.id])),
+);
 
 /** Every relayable channel type with the protocol the relay speaks to it. */
 export function relayableTypes(): [number, string][] {
@@ -56,10 +38,33 @@ export function hasAdaptor(channelType: number): boolean {
   return PROTOCOL_BY_TYPE.has(channelType);
 }
 
+/**
+ * The task platforms' channel types: 2 Midjourney Proxy, 5 Midjourney Proxy Plus, 36 Suno API. The console creates
+ * them (their requests arrive on /mj/* and /suno/*, not on the chat relay), so without a provider of their own they get
+ * these facts: a required base URL (the path before /mj or /suno), the key as the proxy's secret, the built-in models.
+ */
+export const TASK_CHANNEL_TYPES: readonly number[] = [2, 5, 36];
+
+/** Whether the console creates and edits channels of this type: a relayable one or a task platform's. */
+export function consoleAcceptsType(channelType: number): boolean {
+  return hasAdaptor(channelType) || TASK_CHANNEL_TYPES.includes(channelType);
+}
+
+function taskChannelFacts(channelType: number): ChannelFacts {
+  return {
+    keyHint: '',
+    wholeKey: false,
+    baseUrlRequired: true,
+    check: () => null,
+    models: { fixed: CHANNEL_TYPES[channelType]?.models ?? [] },
+  };
+}
+
 /** What the provider serving a type knows about its channels' fields (its folder's channel.ts); undefined when none. */
 export function channelFactsOf(channelType: number): ChannelFacts | undefined {
   const protocol = PROTOCOL_BY_TYPE.get(channelType);
-  return protocol === undefined ? undefined : providerChannelFacts(protocol, channelType);
+  const facts = protocol === undefined ? undefined : providerChannelFacts(protocol, channelType);
+  return facts ?? (TASK_CHANNEL_TYPES.includes(channelType) ? taskChannelFacts(channelType) : undefined);
 }
 
 /** The console's and the relay's answer for a channel of a type without an adaptor. */

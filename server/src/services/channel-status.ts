@@ -2,6 +2,7 @@
 // other_info.status_reason/status_time, turns the channel's abilities off and publishes {kind:'channels'} so every
 // cache rebuilds; root is told of each automatic change (new-api-compat.md §4.9) through the notice callback.
 import type { AppContext } from '../context.js';
+import { autoDisableKey, enableKey } from './multi-key-store.js';
 
 export const CHANNEL_STATUS_ENABLED = 1;
 export const CHANNEL_STATUS_MANUALLY_DISABLED = 2;
@@ -121,6 +122,35 @@ export class ChannelStatus {
       (await db.selectFrom('channels').select('name').where('id', '=', channelId).executeTakeFirst())?.name ?? '';
     const text = `通道「${name}」（#${channelId}）已被启用`;
     this.notify(`${channelId}_${CHANNEL_STATUS_ENABLED}`, text, text);
+    return true;
+  }
+
+  /**
+   * A multi-key channel's key `index` (holding `key` when it was chosen) disabled automatically, with the reason and
+   * time; the channel only when it was the last enabled key (root is told then, as for a channel).
+   */
+  async disableKey(channelId: number, index: number, key: string, reason: string, reqId?: string): Promise<boolean> {
+    const r = await autoDisableKey(this.ctx, channelId, index, key, reason);
+    if (!r.changed) return false;
+    this.ctx.log.warn({ channelId, keyIndex: index, reason, reqId }, 'channel key disabled automatically');
+    if (r.channelStatus === CHANNEL_STATUS_AUTO_DISABLED)
+      this.notify(
+        `${channelId}_${CHANNEL_STATUS_AUTO_DISABLED}`,
+        `通道「${r.name}」（#${channelId}）已被禁用`,
+        `通道「${r.name}」（#${channelId}）已被禁用，原因：${reason}`,
+      );
+    return true;
+  }
+
+  /** An automatically disabled key that answers again (never one disabled by hand); its channel with it if needed. */
+  async enableKey(channelId: number, index: number): Promise<boolean> {
+    const r = await enableKey(this.ctx, channelId, index, true);
+    if (!r.changed) return false;
+    this.ctx.log.info({ channelId, keyIndex: index }, 'channel key enabled automatically');
+    if (r.channelStatus === CHANNEL_STATUS_ENABLED) {
+      const text = `通道「${r.name}」（#${channelId}）已被启用`;
+      this.notify(`${channelId}_${CHANNEL_STATUS_ENABLED}`, text, text);
+    }
     return true;
   }
 }

@@ -5,8 +5,16 @@ import type { Kysely, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Channel, Database } from '../db/schema.js';
 import { nowSec } from '../lib/time.js';
-import { hasAdaptor, unsupportedTypeMessage } from './channel-protocols.js';
-import { channelKeys } from '../relay/providers/channel-facts.js';
+import { consoleAcceptsType, unsupportedTypeMessage } from './channel-protocols.js';
+import {
+  SINGLE_KEY_INFO_JSON,
+  parseChannelInfo,
+  serializeChannelInfo,
+  freshMultiKeyInfo,
+  joinKeys,
+  type ChannelInfo,
+} from './multi-key.js';
+import { addRequestOf, batchName, checkEachKey, editKeys, keyList } from './multi-key-input.js';
 import { likeContains } from '../db/like.js';
 import { rebuildAbilitiesFor, rebuildAllAbilities, splitCommaList } from './abilities.js';
 import {
@@ -33,8 +41,12 @@ export const CHANNEL_STATUS_ENABLED = 1;
 export const CHANNEL_STATUS_MANUALLY_DISABLED = 2;
 export const CHANNEL_STATUS_AUTO_DISABLED = 3;
 
-// The console API names the organization as new-api's JSON does (openai_organization), not as its column.
-export type PublicChannel = Omit<Channel, 'key' | 'open_ai_organization'> & { openai_organization: string | null };
+// The console API names the organization as new-api's JSON does (openai_organization), not as its column, and
+// channel_info as the object new-api answers (whatever the database's driver read).
+export type PublicChannel = Omit<Channel, 'key' | 'open_ai_organization' | 'channel_info'> & {
+  openai_organization: string | null;
+  channel_info: ChannelInfo;
+};
 
 type Executor = Kysely<Database> | Transaction<Database>;
 
@@ -65,10 +77,17 @@ const PUBLIC_COLUMNS = [
   'setting',
   'param_override',
   'max_input_tokens',
+  'channel_info',
 ] as const;
 
 function publicSelect(db: Executor) {
   return db.selectFrom('channels').select(PUBLIC_COLUMNS);
+}
+
+function publicRow<T extends { channel_info: unknown }>(
+  row: T,
+): Omit<T, 'channel_info'> & { channel_info: ChannelInfo } {
+  return { ...row, channel_info: parseChannelInfo(row.channel_info) };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -113,11 +132,11 @@ export function groupByTag(channels: PublicChannel[]): PublicChannel[][] {
 export async function listChannels(db: Executor, q: ListQuery): Promise<{ items: PublicChannel[]; total: number }> {
   const offset = q.page * q.pageSize;
   if (q.tagMode) {
-    const all = await ordered(publicSelect(db), q.idSort).execute();
+    const all = (await ordered(publicSelect(db), q.idSort).execute()).map(publicRow);
     const rows = groupByTag(all);
     return { items: rows.slice(offset, offset + q.pageSize).flat(), total: rows.length };
   }
-  const items = await ordered(publicSelect(db), q.idSort).limit(q.pageSize).offset(offset).execute();
+  const items = (await ordered(publicSelect(db), q.idSort).limit(q.pageSize).offset(offset).execute()).map(publicRow);
   const { n } = await db
     .selectFrom('channels')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -151,14 +170,15 @@ export async function searchChannels(db: Executor, q: SearchQuery): Promise<Publ
   if (group) query = query.where(likeContains('group', group));
   const model = q.model.trim();
   if (model) query = query.where(likeContains('models', model));
-  let rows = await ordered(query, q.idSort).execute();
+  let rows = (await ordered(query, q.idSort).execute()).map(publicRow);
   // LIKE narrows the candidates; the group filter must match a whole list element ("vip" is not "svip").
   if (group) rows = rows.filter((c) => splitCommaList(c.group).includes(group));
   return q.tagMode ? groupByTag(rows).flat() : rows;
 }
 
 export async function getChannel(db: Executor, id: number): Promise<PublicChannel | undefined> {
-  return publicSelect(db).where('id', '=', id).executeTakeFirst();
+  const row = await publicSelect(db).where('id', '=', id).executeTakeFirst();
+  return row && publicRow(row);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -191,17 +211,14 @@ async function insertChannel(
 }
 
 /**
- * POST /api/channel/. The snapshot body is the channel itself and its key is split by newline into one channel
- * per line (Vertex AI excepted: its key is one JSON document). Later frontends wrap it as {mode, channel};
- * mode "single" then keeps the key whole.
+ * POST /api/channel/. The snapshot body is the channel itself and its key is split by newline into one channel per
+ * line (Vertex AI excepted: its key is one JSON document). Later frontends wrap it as {mode, channel}: `single` keeps
+ * the key whole, `batch` splits it (Vertex AI: a JSON array), `multi_to_single` makes one multi-key channel
+ * (services/multi-key.ts) choosing its key by `multi_key_mode`.
  */
 export async function createChannels(ctx: AppContext, raw: Body): Promise<number[]> {
-  let body = raw;
-  let split = true;
-  if (raw && typeof raw.channel === 'object' && raw.channel !== null && typeof raw.mode === 'string') {
-    body = raw.channel as Body;
-    split = raw.mode !== 'single';
-  }
+  const add = addRequestOf(raw);
+  const body = add.body;
   const name = isBlank(body.name) ? '' : str(body.name, 'name').trim();
   const key = isBlank(body.key) ? '' : str(body.key, 'key');
   if (!name || !key.trim()) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
@@ -210,14 +227,15 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
   const fields = channelFields(body);
   const type = fields.type ?? 1;
   const facts = factsOrRefuse(type);
+  const keys = add.mode === 'single' ? [key.trim()] : keyList(facts, key);
+  if (!keys.length) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
   checkProviderFields(facts, type, {
-    key,
+    key: keys[0],
     other: fields.other ?? '',
     baseUrl: fields.base_url ?? '',
     checkBaseUrl: true,
   });
-  const keys = split ? channelKeys(facts, key) : [key.trim()];
-  if (!keys.length) throw new ChannelInputError('请填写渠道名称和渠道密钥！');
+  checkEachKey(facts, type, keys.slice(1), fields.base_url ?? '');
   const base = {
     ...fields,
     name,
@@ -229,10 +247,25 @@ export async function createChannels(ctx: AppContext, raw: Body): Promise<number
     weight: fields.weight ?? 0,
     auto_ban: fields.auto_ban ?? 1,
     created_time: nowSec(),
+    channel_info: SINGLE_KEY_INFO_JSON,
   };
+  const rows =
+    add.mode === 'multi_to_single'
+      ? [
+          {
+            ...base,
+            key: joinKeys(keys),
+            channel_info: serializeChannelInfo(freshMultiKeyInfo(keys.length, add.multiKeyMode)),
+          },
+        ]
+      : keys.map((k) => ({
+          ...base,
+          key: k,
+          name: add.keyPrefixInName && keys.length > 1 ? batchName(name, k) : name,
+        }));
   return inTx(ctx, async (trx) => {
     const ids: number[] = [];
-    for (const k of keys) ids.push(await insertChannel(trx, ctx, { ...base, key: k }));
+    for (const row of rows) ids.push(await insertChannel(trx, ctx, row));
     await rebuildAbilitiesFor(trx, ids);
     return ids;
   });
@@ -252,9 +285,17 @@ export async function copyChannel(
   return inTx(ctx, async (trx) => {
     const src = await trx.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     if (!src) return null;
-    if (!hasAdaptor(src.type)) throw new ChannelInputError(unsupportedTypeMessage(src.type));
+    if (!consoleAcceptsType(src.type)) throw new ChannelInputError(unsupportedTypeMessage(src.type));
     const { id: _id, ...fields } = src;
-    const copy = { ...fields, name: src.name + suffix, created_time: nowSec(), test_time: 0, response_time: 0 };
+    const copy = {
+      ...fields,
+      // the driver may have read the json column parsed; written back as text, with the copy's own turn from key 0
+      channel_info: serializeChannelInfo({ ...parseChannelInfo(src.channel_info), multi_key_polling_index: 0 }),
+      name: src.name + suffix,
+      created_time: nowSec(),
+      test_time: 0,
+      response_time: 0,
+    };
     if (resetBalance) Object.assign(copy, { balance: 0, balance_updated_time: 0, used_quota: 0 });
     const newId = await insertChannel(trx, ctx, copy);
     await rebuildAbilitiesFor(trx, [newId]);
@@ -285,30 +326,51 @@ export async function updateChannel(ctx: AppContext, body: Body): Promise<Public
     if (!fields.key) delete fields.key;
   }
   return inTx(ctx, async (trx) => {
-    const current = await trx
-      .selectFrom('channels')
-      .select(['id', 'type', 'other', 'base_url', 'key'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    let read = trx.selectFrom('channels').select(['id', 'type', 'other', 'base_url', 'key', 'channel_info']);
+    // the row's key list and channel_info are rewritten from what is read: no key disabled meanwhile is lost
+    if (ctx.dbKind !== 'sqlite') read = read.forUpdate();
+    const current = await read.where('id', '=', id).executeTakeFirst();
     if (!current) throw new ChannelInputError('渠道不存在');
+    const multi = multiKeyEdit(fields, body, current);
     const type = fields.type ?? current.type;
     // a channel of a type without an adaptor (one new-api wrote) may still be switched off; anything else is refused
-    if (!hasAdaptor(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
+    if (!consoleAcceptsType(type) && !onlyDisables(fields)) throw new ChannelInputError(unsupportedTypeMessage(type));
     // the provider's rules apply to the fields the edit sets (a new type: to the fields it keeps), so an inline edit
     // of another field still goes through on a channel saved before these checks
     const typeChanged = type !== current.type;
     const setsProviderField = [fields.type, fields.key, fields.base_url, fields.other].some((f) => f !== undefined);
-    if (hasAdaptor(type) && setsProviderField)
+    if (consoleAcceptsType(type) && setsProviderField)
       checkProviderFields(factsOrRefuse(type), type, {
-        key: fields.key ?? (typeChanged ? current.key : undefined),
+        key: multi ? undefined : (fields.key ?? (typeChanged ? current.key : undefined)),
         other: fields.other ?? (typeChanged ? (current.other ?? '') : undefined),
         baseUrl: fields.base_url ?? current.base_url ?? '',
         checkBaseUrl: fields.base_url !== undefined || fields.type !== undefined,
       });
+    if (multi) {
+      if (consoleAcceptsType(type)) checkEachKey(factsOrRefuse(type), type, multi.added, current.base_url ?? '');
+      if (multi.edit)
+        Object.assign(fields, { key: multi.edit.key, channel_info: serializeChannelInfo(multi.edit.info) });
+    }
     if (Object.keys(fields).length) await trx.updateTable('channels').set(fields).where('id', '=', id).execute();
     await rebuildAbilitiesFor(trx, [id]);
     return (await getChannel(trx, id))!;
   });
+}
+
+/**
+ * A multi-key channel's edit (new-api's key_mode, multi_key_mode): the keys it adds, to check, and the new key list and
+ * channel_info; null for a single-key channel, whose key is replaced as before.
+ */
+function multiKeyEdit(
+  fields: ChannelFields,
+  body: Body,
+  current: { type: number; key: string; channel_info: unknown },
+): { added: string[]; edit: ReturnType<typeof editKeys> } | null {
+  const info = parseChannelInfo(current.channel_info);
+  if (!info.is_multi_key || (fields.key === undefined && isBlank(body.multi_key_mode))) return null;
+  const facts = factsOrRefuse(fields.type ?? current.type);
+  const added = fields.key === undefined ? [] : keyList(facts, fields.key);
+  return { added, edit: editKeys(facts, { key: current.key, info }, body, fields.key) };
 }
 
 export async function deleteChannel(ctx: AppContext, id: number): Promise<boolean> {

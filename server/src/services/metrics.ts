@@ -27,6 +27,8 @@ export class GatewayMetrics {
   streamsOpen = 0;
   /** reservations taken and not yet settled or refunded in this process */
   reservationsHeld = 0;
+  /** realtime websocket sessions open now (relay/realtime/) */
+  realtimeSessions = 0;
   private relay: RelayGaugeSource | null = null;
 
   readonly requests = new TallyCounter({
@@ -92,6 +94,14 @@ export class GatewayMetrics {
       registers: [this.registry],
       collect() {
         this.set(self.reservationsHeld);
+      },
+    });
+    new Gauge({
+      name: 'gateway_realtime_sessions',
+      help: 'Realtime websocket sessions open now (/v1/realtime)',
+      registers: [this.registry],
+      collect() {
+        this.set(self.realtimeSessions);
       },
     });
     new Gauge({

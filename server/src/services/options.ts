@@ -10,20 +10,7 @@ import {
   DEFAULT_MODEL_PRICE,
   DEFAULT_MODEL_RATIO,
 } from './pricing/defaults.js';
-
-const DEFAULT_CHATS = [
-  { 'ChatGPT Next Web 官方示例': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
-  {
-    'Lobe Chat 官方示例':
-      'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}',
-  },
-  {
-    'AI as Workspace':
-      'https://aiaw.app/set-provider?provider={"type":"openai","settings":{"apiKey":"{key}","baseURL":"{address}/v1","compatibility":"strict"}}',
-  },
-  { 'AMA 问天': 'ama://set-api-key?server={address}&key={key}' },
-  { OpenCat: 'opencat://team/join?domain={address}&token={key}' },
-];
+import { affinityDefaults } from './channel-affinity/setting.js';
 
 export const DEFAULT_DISABLE_KEYWORDS = [
   'Your credit balance is too low',
@@ -96,8 +83,12 @@ export function defaultOptions(): Record<string, string> {
     WorkerUrl: '',
     WorkerValidKey: '',
     TopUpLink: '',
-    Chats: j(DEFAULT_CHATS),
+    // none by default (the spec's default; new-api's current one too): links named in one language only are an
+    // operator's choice
+    Chats: '[]',
     'general_setting.docs_link': 'https://docs.newapi.pro',
+    // the language of relay errors for clients whose Accept-Language names neither zh nor en (lib/relay-english.ts)
+    RelayErrorLanguage: 'zh',
     'general_setting.ping_interval_enabled': b(false),
     'general_setting.ping_interval_seconds': '60',
     DefaultCollapseSidebar: b(false),
@@ -115,6 +106,13 @@ export function defaultOptions(): Record<string, string> {
     TopupGroupRatio: j({ default: 1, vip: 1, svip: 1 }),
     PayAddress: '',
     CustomCallbackAddress: '',
+    // new-api's Stripe top-up (services/stripe-topup.ts): on when the secret, the webhook secret and the price are set
+    StripeApiSecret: '',
+    StripeWebhookSecret: '',
+    StripePriceId: '',
+    StripeUnitPrice: '8.0',
+    StripeMinTopUp: '1',
+    StripePromotionCodesEnabled: b(false),
     // relay and operations
     RetryTimes: '0',
     AutomaticDisableChannelEnabled: b(false),
@@ -167,10 +165,16 @@ export function defaultOptions(): Record<string, string> {
     'gemini.thinking_adapter_enabled': b(false),
     'gemini.thinking_adapter_budget_tokens_percentage': '0.6',
     'global.pass_through_request_enabled': b(false),
+    // new-api's daily check-in (services/checkin.ts): off by default, a reward drawn from [min_quota, max_quota]
+    'checkin_setting.enabled': b(false),
+    'checkin_setting.min_quota': '1000',
+    'checkin_setting.max_quota': '10000',
     // ours: per-group default usage limits, {group: {rpm, tpm, budget, period, reset}} (services/limits/)
     UsageLimitGroupDefaults: '{}',
     // ours: the IANA time zone of the limits' calendar periods and the channels' daily caps; '' = the server's own
     UsageLimitTimeZone: '',
+    // new-api's channel affinity, one row per field (services/channel-affinity/setting.ts)
+    ...affinityDefaults(),
   };
 }
 

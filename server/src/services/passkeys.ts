@@ -12,6 +12,7 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { isIP } from 'node:net';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { USER_STATUS_ENABLED } from './console-auth.js';
@@ -69,6 +70,17 @@ export function relyingParty(ctx: AppContext, fallback: { protocol: string; host
     url = new URL(`${fallback.protocol}://${fallback.host}`);
   }
   return { id: url.hostname.replace(/^\[|\]$/g, ''), origin: url.origin, name };
+}
+
+/**
+ * Browsers refuse passkeys on an IP address: a ceremony for one would only end in the browser's own error, so it is
+ * refused here with a message that says what to change.
+ */
+function requireHostName(rp: RelyingParty): void {
+  if (isIP(rp.id))
+    throw new UserFacingError(
+      `Passkey 需要域名：服务器地址的主机是 IP 地址 ${rp.id}，浏览器不允许在 IP 地址上使用 Passkey`,
+    );
 }
 
 // ---- encodings: the browser speaks base64url, new-api's rows hold standard base64 ----
@@ -157,6 +169,7 @@ export async function beginRegistration(
   user: User,
   rp: RelyingParty,
 ): Promise<Ceremony<PublicKeyCredentialCreationOptionsJSON>> {
+  requireHostName(rp);
   const existing = await passkeyRows(ctx, user.id);
   if (existing.length >= MAX_PASSKEYS_PER_USER) throw new UserFacingError(PASSKEY_LIMIT);
   const { generateRegistrationOptions } = await webauthn();
@@ -268,6 +281,7 @@ export async function beginLogin(
   ctx: AppContext,
   rp: RelyingParty,
 ): Promise<Ceremony<PublicKeyCredentialRequestOptionsJSON>> {
+  requireHostName(rp);
   // no allowCredentials: the browser offers every passkey it holds for this RP id
   const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({

@@ -9,7 +9,7 @@ import { randomHex32 } from '../lib/random.js';
 import { nowSec } from '../lib/time.js';
 import { likePrefix } from '../db/like.js';
 import { intInput } from '../lib/input.js';
-import { UserFacingError } from './users.js';
+import { creditLiveUser, UserFacingError } from './users.js';
 import { LOG_TYPE_TOPUP, logQuota, recordUserLog } from './user-logs.js';
 
 export const REDEMPTION_STATUS_ENABLED = 1;
@@ -230,14 +230,8 @@ export async function redeemCode(ctx: AppContext, userId: number, rawKey: unknow
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow();
     const quota = Number(row.quota);
-    const credit = await trx
-      .updateTable('users')
-      .set((eb) => ({ quota: eb('quota', '+', quota) }))
-      .where('id', '=', userId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
     // No user to credit: roll the code back to unused by failing the transaction.
-    if (Number(credit.numUpdatedRows) !== 1) throw new UserFacingError('用户不存在');
+    if (!(await creditLiveUser(trx, userId, quota))) throw new UserFacingError('用户不存在');
     return { id: Number(row.id), quota };
   });
   if (!won) {

@@ -8,9 +8,11 @@ import { nowSec } from '../lib/time.js';
 import { intInput } from '../lib/input.js';
 import { EPAY_TRADE_SUCCESS, epayPurchase, epayVerify, type EpayConfig } from './epay.js';
 import { LOG_TYPE_TOPUP, logQuota, recordUserLog } from './user-logs.js';
+import { UserFacingError } from './users.js';
 
 export const TOPUP_PENDING = 'pending';
 export const TOPUP_SUCCESS = 'success';
+export const TOPUP_EXPIRED = 'expired';
 export const ONLINE_TOPUP_DISABLED = '管理员未开启在线充值！';
 
 /**
@@ -28,7 +30,7 @@ export function epayConfig(ctx: AppContext): EpayConfig | null {
   return address && pid && key ? { address, pid, key } : null;
 }
 
-function quotaPerUnit(ctx: AppContext): number {
+export function quotaPerUnit(ctx: AppContext): number {
   return ctx.options.num('QuotaPerUnit', 500000) || 500000;
 }
 
@@ -55,13 +57,10 @@ interface Quote {
 }
 
 /**
- * Validates an amount and prices it. new-api stored `amount / QuotaPerUnit` with integer division when currency
- * display is off, so a user paying for 1.5 units got 1; here such amounts are refused instead of under-credited.
+ * The whole units (dollars of quota) a top-up amount stands for, or the message refusing it: an amount is in units
+ * when currency display is on, else in quota, which must be a whole number of units (EPay and Stripe alike).
  */
-function quote(ctx: AppContext, rawAmount: unknown, group: string): Quote | string {
-  const amount = parseAmount(rawAmount);
-  if (amount === null) return '参数错误';
-  const min = minTopUp(ctx);
+export function unitsOfAmount(ctx: AppContext, amount: number, min: number): number | string {
   if (amount < min) return `充值数量不能小于 ${min}`;
   let units = amount;
   if (!ctx.options.bool('DisplayInCurrencyEnabled')) {
@@ -69,7 +68,18 @@ function quote(ctx: AppContext, rawAmount: unknown, group: string): Quote | stri
     if (amount % perUnit !== 0) return `充值数量必须是 ${perUnit} 的整数倍`;
     units = amount / perUnit;
   }
-  if (units <= 0) return '充值金额过低';
+  return units <= 0 ? '充值金额过低' : units;
+}
+
+/**
+ * Validates an amount and prices it. new-api stored `amount / QuotaPerUnit` with integer division when currency
+ * display is off, so a user paying for 1.5 units got 1; here such amounts are refused instead of under-credited.
+ */
+function quote(ctx: AppContext, rawAmount: unknown, group: string): Quote | string {
+  const amount = parseAmount(rawAmount);
+  if (amount === null) return '参数错误';
+  const units = unitsOfAmount(ctx, amount, minTopUp(ctx));
+  if (typeof units === 'string') return units;
   const money = Math.round(units * ctx.options.num('Price', 7.3) * topupGroupRatio(ctx, group) * 100) / 100;
   if (money < 0.01) return '充值金额过低';
   return { units, money };
@@ -156,30 +166,65 @@ export async function handleEpayNotify(
     log.error({ tradeNo, paid: params.money, expected: order.money }, 'epay notify money does not match the order');
     return 'fail';
   }
+  await settleTopUp(
+    ctx,
+    order,
+    (quota) => `使用在线充值成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}`,
+  );
+  return 'success';
+}
+
+/**
+ * Completes a pending order: the pending → success flip is a conditional UPDATE in the transaction that credits
+ * `amount × QuotaPerUnit` to the user, so repeated or concurrent completions of one trade_no credit once. Answers
+ * whether this call was the one that credited; the type-1 log row is written only then.
+ */
+export async function settleTopUp(
+  ctx: AppContext,
+  order: { trade_no: string; user_id: number; amount: number },
+  logText: (quota: number) => string,
+): Promise<boolean> {
   const quota = Math.round(Number(order.amount) * quotaPerUnit(ctx));
+  const userId = Number(order.user_id);
   const credited = await ctx.db.transaction().execute(async (trx) => {
     const flip = await trx
       .updateTable('top_ups')
       .set({ status: TOPUP_SUCCESS })
-      .where('trade_no', '=', tradeNo)
+      .where('trade_no', '=', order.trade_no)
       .where('status', '=', TOPUP_PENDING)
       .executeTakeFirst();
     if (Number(flip.numUpdatedRows) !== 1) return false;
     await trx
       .updateTable('users')
       .set((eb) => ({ quota: eb('quota', '+', quota) }))
-      .where('id', '=', order.user_id)
+      .where('id', '=', userId)
       .execute();
     return true;
   });
   if (credited) {
-    ctx.changes.publish({ kind: 'user', id: order.user_id });
-    await recordUserLog(
-      ctx,
-      order.user_id,
-      LOG_TYPE_TOPUP,
-      `使用在线充值成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}`,
-    );
+    ctx.changes.publish({ kind: 'user', id: userId });
+    await recordUserLog(ctx, userId, LOG_TYPE_TOPUP, logText(quota));
   }
-  return 'success';
+  return credited;
+}
+
+/**
+ * POST /api/user/topup/complete (admin): completes a pending order by hand, as new-api's 补单. An order already
+ * credited answers success without crediting again; the type-1 log row names the admin who completed it.
+ */
+export async function completeTopUpByAdmin(ctx: AppContext, rawTradeNo: unknown, adminId: number): Promise<void> {
+  const tradeNo = typeof rawTradeNo === 'string' ? rawTradeNo.trim() : '';
+  if (!tradeNo) throw new UserFacingError('参数错误');
+  const order = await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
+  if (!order) throw new UserFacingError('充值订单不存在');
+  if (order.status === TOPUP_SUCCESS) return;
+  const credited = await settleTopUp(
+    ctx,
+    order,
+    (quota) =>
+      `管理员补单成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}，管理员ID ${adminId}`,
+  );
+  if (credited) return;
+  const now = await ctx.db.selectFrom('top_ups').select('status').where('trade_no', '=', tradeNo).executeTakeFirst();
+  if (now?.status !== TOPUP_SUCCESS) throw new UserFacingError('订单状态不是待支付，无法补单');
 }

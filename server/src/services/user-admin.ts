@@ -5,7 +5,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { User } from '../db/schema.js';
 import { ROLE_ADMIN, ROLE_COMMON, ROLE_ROOT, USER_STATUS_DISABLED, USER_STATUS_ENABLED } from './console-auth.js';
-import { LOG_TYPE_MANAGE, logQuota, recordUserLog } from './user-logs.js';
+import { LOG_TYPE_MANAGE, LOG_TYPE_SYSTEM, logQuota, recordUserLog } from './user-logs.js';
 import { endUserSessions } from './sessions.js';
 import { deleteTwoFactor } from './two-factor.js';
 import { likeContains } from '../db/like.js';
@@ -16,6 +16,8 @@ import {
   getUser,
   hashPassword,
   insertUser,
+  newUserGiftText,
+  newUserQuota,
   adminUserView,
   softDeleteUser,
   userExistsOrDeleted,
@@ -115,7 +117,11 @@ export async function adminCreateUser(ctx: AppContext, callerRole: number, body:
   if (role >= callerRole) throw new UserFacingError('无法创建权限大于等于自己的用户');
   if (role !== ROLE_COMMON && role !== ROLE_ADMIN) throw new UserFacingError('无效的参数');
   if (await userExistsOrDeleted(ctx.db, username)) throw new UserFacingError(USER_EXISTS_MESSAGE);
-  return insertUser(ctx, { username, password, display_name: displayName || username, role });
+  // as new-api (its User.Insert serves both): a user an admin creates gets the new users' quota too, with its log
+  const quota = newUserQuota(ctx);
+  const id = await insertUser(ctx, { username, password, display_name: displayName || username, role, quota });
+  if (quota > 0) await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, newUserGiftText(ctx, quota));
+  return id;
 }
 
 export interface AdminUpdateInput {

@@ -17,6 +17,18 @@ export function logQuota(ctx: AppContext, quota: number): string {
   return `${quota} 点额度`;
 }
 
+/**
+ * A quota as the site shows amounts, for English texts (the usage limits' refusals): dollars when
+ * DisplayInCurrencyEnabled, to two significant digits below $0.10 (the console's rule, web/src/lib/render.ts), else
+ * quota units.
+ */
+export function displayAmount(ctx: AppContext, quota: number): string {
+  if (!ctx.options.bool('DisplayInCurrencyEnabled')) return `${quota} quota`;
+  const dollars = quota / (ctx.options.num('QuotaPerUnit', 500000) || 500000);
+  const digits = !(dollars > 0) || dollars >= 0.1 ? 2 : Math.min(6, Math.ceil(-Math.log10(dollars)) + 1);
+  return `$${dollars.toFixed(digits)}`;
+}
+
 /** Writes one log row for a user; the username is looked up so the admin log filter finds it. */
 export async function recordUserLog(ctx: AppContext, userId: number, type: number, content: string): Promise<void> {
   try {

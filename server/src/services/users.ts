@@ -196,9 +196,19 @@ export interface RegisterInput {
  * inviter's counters move in one atomic UPDATE (new-api reads, adds and saves the whole row, which loses concurrent
  * updates). Each gift gets a system log, with new-api's texts.
  */
+/** QuotaForNewUser: what every new account starts with, registered or created by an admin. */
+export function newUserQuota(ctx: AppContext): number {
+  return Math.max(0, Math.trunc(ctx.options.num('QuotaForNewUser')));
+}
+
+/** The system log line of that gift (new-api's text). */
+export function newUserGiftText(ctx: AppContext, quota: number): string {
+  return `新用户注册赠送 ${logQuota(ctx, quota)}`;
+}
+
 export async function registerUser(ctx: AppContext, input: RegisterInput): Promise<number> {
   const o = ctx.options;
-  const quotaForNewUser = Math.max(0, Math.trunc(o.num('QuotaForNewUser')));
+  const quotaForNewUser = newUserQuota(ctx);
   const quotaForInvitee = Math.max(0, Math.trunc(o.num('QuotaForInvitee')));
   const quotaForInviter = Math.max(0, Math.trunc(o.num('QuotaForInviter')));
   let inviterId = 0;
@@ -220,8 +230,7 @@ export async function registerUser(ctx: AppContext, input: RegisterInput): Promi
     inviter_id: inviterId,
     quota: quotaForNewUser + inviteeGift,
   });
-  if (quotaForNewUser > 0)
-    await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, `新用户注册赠送 ${logQuota(ctx, quotaForNewUser)}`);
+  if (quotaForNewUser > 0) await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, newUserGiftText(ctx, quotaForNewUser));
   if (inviterId) {
     if (inviteeGift > 0) await recordUserLog(ctx, id, LOG_TYPE_SYSTEM, `使用邀请码赠送 ${logQuota(ctx, inviteeGift)}`);
     await ctx.db
@@ -282,6 +291,17 @@ export async function authenticatePassword(ctx: AppContext, login: string, passw
   const ok = await verifyPassword(password, user ? user.password : await timingDummy());
   if (!user || !ok || Number(user.status) !== 1) throw new UserFacingError(LOGIN_FAILED_MESSAGE);
   return user;
+}
+
+/** Adds `quota` to a live (not deleted) user's balance, inside the caller's transaction; false when there is none. */
+export async function creditLiveUser(trx: Kysely<Database>, userId: number, quota: number): Promise<boolean> {
+  const credit = await trx
+    .updateTable('users')
+    .set((eb) => ({ quota: eb('quota', '+', quota) }))
+    .where('id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(credit.numUpdatedRows) === 1;
 }
 
 export async function getUser(

@@ -35,8 +35,13 @@ const other = (message: string) => ({ field: 'other', message });
 describe('every relayable type has its provider facts', () => {
   it('each type the relay serves names its facts; the others have none', () => {
     for (const [type] of relayableTypes()) expect(channelFactsOf(type), String(type)).toBeDefined();
-    expect(channelFactsOf(2)).toBeUndefined();
-    expect(() => check(2, 'k')).toThrow(ChannelInputError);
+    // the task platforms' types (2, 5, 36) have the console's own facts; a type nobody serves has none
+    expect(channelFactsOf(2)).toMatchObject({
+      baseUrlRequired: true,
+      models: { fixed: expect.arrayContaining(['mj_imagine']) },
+    });
+    expect(channelFactsOf(21)).toBeUndefined();
+    expect(() => check(21, 'k')).toThrow(ChannelInputError);
   });
 
   it('a plain key is split into one channel per line; the Vertex key file is kept whole', () => {
@@ -166,7 +171,7 @@ await describeEachDb('channel facts on save and through POST /api/channel/check'
       success: true,
       message: '',
     });
-    expect((await root.post('/api/channel/check', { type: 2, key: 'k' })).body.success).toBe(false);
+    expect((await root.post('/api/channel/check', { type: 21, key: 'k' })).body.success).toBe(false);
     const { client } = await addUser(server, { role: 1 });
     expect((await client.post('/api/channel/check', { type: 33, key: 'A|s|us-east-1' })).body.success).toBe(false);
     expect(await rows()).toEqual([]);

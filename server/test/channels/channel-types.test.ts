@@ -60,7 +60,9 @@ await describeEachDb('channel type catalogue', (kind) => {
       default_base_url: 'https://generativelanguage.googleapis.com',
       relayable: true,
     });
-    expect(entry(2)).toMatchObject({ label: 'Midjourney Proxy', relayable: false });
+    // the task platforms' types are offered (their routes serve them, not the chat relay)
+    expect(entry(2)).toMatchObject({ label: 'Midjourney Proxy', relayable: true });
+    expect(entry(36)).toMatchObject({ label: 'Suno API', relayable: true, models: ['suno_music', 'suno_lyrics'] });
     for (const e of catalogue) expect(e.color, String(e.value)).toMatch(/^[a-z]+$/);
   });
 
@@ -116,6 +118,17 @@ await describeEachDb('channel type catalogue', (kind) => {
       24: 'AIzaSyExample',
       33: 'AKIDEXAMPLE|secret|us-east-1',
       41: VERTEX_KEY,
+      46: 'bce-v3/ALTAK-example|app-example',
+      15: 'api-key|secret-key',
+      16: 'key-id.key-secret',
+      18: 'appid|api-secret|api-key',
+      23: 'appid|secret-id|secret-key',
+    };
+    // `other` where the provider needs one: Vertex's region, Cloudflare's account id, Coze's bot id
+    const OTHERS: Record<number, string> = {
+      39: '023e105f4ecef8ad9ca31a8372d0c353',
+      41: 'us-central1',
+      49: '7379462189365198898',
     };
     const keyFor = (type: number) => VENDOR_KEYS[type] ?? `key-${type}`;
     for (const e of catalogue) {
@@ -123,7 +136,7 @@ await describeEachDb('channel type catalogue', (kind) => {
         name: `cat-${e.value}`,
         type: e.value,
         key: keyFor(e.value),
-        other: e.value === 41 ? 'us-central1' : '',
+        other: OTHERS[e.value] ?? '',
         base_url: e.default_base_url ? '' : 'https://upstream.example',
         models: e.models[0] ?? 'm',
         group: 'default',

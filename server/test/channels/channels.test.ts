@@ -70,8 +70,8 @@ await describeEachDb('channel console API', (kind) => {
       [{ ...base, priority: 1.5 }, '优先级必须是整数！'],
       [{ ...base, weight: -1 }, '权重必须是非负整数！'],
       [
-        { ...base, type: 23, key: 'appid|id|secret' },
-        '渠道类型 腾讯混元（23）暂不支持：本网关还没有该类型的适配器，不会向它转发请求',
+        { ...base, type: 21, key: 'sk-1' },
+        '渠道类型 知识库：AI Proxy（21）暂不支持：本网关还没有该类型的适配器，不会向它转发请求',
       ],
     ];
     for (const [body, message] of cases) {
@@ -484,7 +484,7 @@ await describeEachDb('channel console API', (kind) => {
     const owner = (id: string) => all.body.data.find((m: any) => m.id === id)?.owned_by;
     expect([
       owner('claude-3-5-sonnet-20241022'),
-      owner('gemini-1.5-pro'),
+      owner('gemini-2.5-flash'),
       owner('deepseek-chat'),
       owner('moonshot-v1-8k'),
     ]).toEqual(['claude', 'google gemini', 'deepseek', 'moonshot']);

@@ -9,8 +9,11 @@ import type { ChangeEvent } from '../../src/services/events.js';
 
 export const ROOT_PASSWORD = 'rootpass123';
 
-export async function startConsole(kind: TestDbKind): Promise<{ server: TestServer; root: ConsoleClient }> {
-  const server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false' } });
+export async function startConsole(
+  kind: TestDbKind,
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; root: ConsoleClient }> {
+  const server = await startTestServer({ kind, env: { CRITICAL_RATE_LIMIT_ENABLE: 'false', ...env } });
   const root = new ConsoleClient(server.url);
   const setup = await root.post('/api/setup', {
     username: 'root',

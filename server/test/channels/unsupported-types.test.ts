@@ -46,15 +46,17 @@ await describeEachDb('channel types without an adaptor', (kind) => {
 
   it('refuses to create a Vertex AI, Claude or Gemini channel, naming the type, and saves nothing', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ type: 23, key: VERTEX_KEY, other: 'us-central1', models: 'gemini-1.5-pro-002' }, refusal('腾讯混元', 23)],
-      [{ type: 15, key: 'id|secret', models: 'ERNIE-4.0-8K' }, refusal('百度文心千帆', 15)],
-      [{ type: 18, key: 'a|b|c', models: 'SparkDesk' }, refusal('讯飞星火认知', 18)],
+      [
+        { type: 21, key: VERTEX_KEY, other: 'us-central1', models: 'gemini-1.5-pro-002' },
+        refusal('知识库：AI Proxy', 21),
+      ],
       [
         {
           mode: 'single',
-          channel: { name: 'zhipu', type: '26', key: 'id.secret', models: ['glm-4'] },
+          // new-api accepts type 21 but can never relay it (no adaptor): refused here as it is
+          channel: { name: 'aiproxy', type: '21', key: 'sk-1', models: ['gpt-3.5-turbo'] },
         },
-        refusal('智谱 GLM-4V', 26),
+        refusal('知识库：AI Proxy', 21),
       ],
     ];
     for (const [body, message] of cases) {
@@ -88,8 +90,8 @@ await describeEachDb('channel types without an adaptor', (kind) => {
       base_url: openaiUp.url,
     });
     const id = created.body.data.ids[0];
-    const res = await root.put('/api/channel/', { id, type: 23, key: VERTEX_KEY, other: 'us-central1' });
-    expect(res.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
+    const res = await root.put('/api/channel/', { id, type: 21, key: VERTEX_KEY, other: 'us-central1' });
+    expect(res.body).toEqual({ success: false, message: refusal('知识库：AI Proxy', 21) });
     const row = await server.ctx.db
       .selectFrom('channels')
       .select(['type', 'key', 'other'])
@@ -98,7 +100,7 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     expect(row).toEqual({ type: 1, key: 'sk-1', other: '' });
 
     const vertexId = await addChannel(server, {
-      type: 23,
+      type: 21,
       key: VERTEX_KEY,
       baseUrl: vertexUp.url,
       other: 'us-central1',
@@ -106,9 +108,9 @@ await describeEachDb('channel types without an adaptor', (kind) => {
       status: 2,
     });
     const enable = await root.put('/api/channel/', { id: vertexId, status: 1 });
-    expect(enable.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
+    expect(enable.body).toEqual({ success: false, message: refusal('知识库：AI Proxy', 21) });
     const rename = await root.put('/api/channel/', { id: vertexId, name: 'renamed', base_url: 'http://127.0.0.1:1' });
-    expect(rename.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
+    expect(rename.body).toEqual({ success: false, message: refusal('知识库：AI Proxy', 21) });
     expect(
       await server.ctx.db
         .selectFrom('channels')
@@ -123,13 +125,13 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     expect(disable.body.success, JSON.stringify(disable.body)).toBe(true);
     // nor can it be copied into a new channel
     const copy = await root.post(`/api/channel/copy/${vertexId}`);
-    expect(copy.body).toEqual({ success: false, message: refusal('腾讯混元', 23) });
+    expect(copy.body).toEqual({ success: false, message: refusal('知识库：AI Proxy', 21) });
     expect(await channelRows()).toHaveLength(2);
   });
 
   it('never sends a request to a Vertex AI channel new-api wrote: another channel serves, or the caller gets a clear error', async () => {
     const vertexId = await addChannel(server, {
-      type: 23,
+      type: 21,
       key: VERTEX_KEY,
       baseUrl: vertexUp.url,
       other: 'us-central1',
@@ -178,22 +180,25 @@ await describeEachDb('channel types without an adaptor', (kind) => {
     });
     expect(pinned.status).toBe(400);
     const pinnedError = ((await pinned.json()) as { error: { message: string } }).error;
-    expect(pinnedError.message).toContain(refusal('腾讯混元', 23));
+    expect(pinnedError.message).toContain(refusal('知识库：AI Proxy', 21));
     expect(pinnedError).toMatchObject({ type: 'new_api_error', code: 'channel_type_not_supported' });
     expect((await userRow(server, admin.id)).quota).toBe(1_000_000);
 
     // nor does the channel test reach it
     const test = await root.get(`/api/channel/test/${vertexId}`);
-    expect(test.body).toMatchObject({ success: false, message: refusal('腾讯混元', 23) });
+    expect(test.body).toMatchObject({ success: false, message: refusal('知识库：AI Proxy', 21) });
     // nor the model list, by id or with the key given in the form
     const models = await root.get(`/api/channel/fetch_models/${vertexId}`);
-    expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('腾讯混元', 23)}` });
+    expect(models.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('知识库：AI Proxy', 21)}` });
     const formModels = await root.post('/api/channel/fetch_models', {
-      type: 23,
+      type: 21,
       base_url: vertexUp.url,
       key: VERTEX_KEY,
     });
-    expect(formModels.body).toEqual({ success: false, message: `获取模型列表失败: ${refusal('腾讯混元', 23)}` });
+    expect(formModels.body).toEqual({
+      success: false,
+      message: `获取模型列表失败: ${refusal('知识库：AI Proxy', 21)}`,
+    });
 
     expect(vertexUp.requests).toEqual([]);
   });

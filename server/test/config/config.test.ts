@@ -76,6 +76,17 @@ describe('configuration from the environment', () => {
 
   it('refuses bad values with a clear message', () => {
     expect(() => loadConfig({ SESSION_SECRET: 'random_string' })).toThrow(ConfigError);
+    // deploy/env.example's placeholders are refused as they are (issue 46, point 14)
+    expect(() => loadConfig({ SESSION_SECRET: 'change-me-to-a-long-random-secret' })).toThrow(
+      /SESSION_SECRET is set to the example value/,
+    );
+    expect(() => loadConfig({ CRYPTO_SECRET: 'random_string' })).toThrow(/CRYPTO_SECRET is set to the example value/);
+    expect(() =>
+      loadConfig({ SQL_DSN: 'postgres://gateway:change-me-to-a-long-random-password@postgres:5432/gateway' }),
+    ).toThrow(/SQL_DSN holds the example password/);
+    expect(loadConfig({ SESSION_SECRET: 'a-real-secret-of-my-own', CRYPTO_SECRET: 'another-one' }).cryptoSecret).toBe(
+      'another-one',
+    );
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT must be an integer/);
     expect(() => loadConfig({ NODE_TYPE: 'leader' })).toThrow(/NODE_TYPE/);
     expect(() => loadConfig({ SQL_DSN: 'nonsense' })).toThrow(/SQL_DSN/);

@@ -91,8 +91,8 @@ describe('console security headers', () => {
 
   it("adds the chat links' app schemes to frame-src as the Chats option changes", async () => {
     const before = directives((await fetch(`${s.url}/chat/3`)).headers.get('content-security-policy'));
-    // the default Chats list holds AMA (ama://) and OpenCat (opencat://) links
-    expect(before['frame-src']).toEqual(["'self'", 'https:', 'http:', 'ama:', 'opencat:']);
+    // no chat links by default: no app scheme
+    expect(before['frame-src']).toEqual(["'self'", 'https:', 'http:']);
     await s.ctx.options.set(
       'Chats',
       JSON.stringify([{ Web: 'https://chat.example.com/?key={key}' }, { App: 'myapp://join?key={key}' }]),

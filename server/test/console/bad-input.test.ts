@@ -95,6 +95,8 @@ await describeEachDb('bad console input', (kind) => {
       `/api/log/self/search?keyword=${q}`,
       `/api/data/?username=${q}`,
       `/api/log/token?key=sk-${q}`,
+      `/api/mj/?mj_id=${q}`,
+      `/api/task/self?task_id=${q}`,
     ]) {
       const res = await root.get(path);
       expect([path, res.status, res.body]).toEqual([path, 400, REFUSED_NUL]);

@@ -66,6 +66,7 @@ await describeEachDb('options and invites', (kind) => {
     await refuse('GroupRatio', '[1,2]', 'GroupRatio 不是合法的 JSON 字符串');
     await refuse('GroupRatio', '{"default":1,"cheap":-0.5}', '分组 cheap 的倍率不能为负数');
     await refuse('EmailDomainWhitelist', 'gmail.com,not a domain', '邮箱域名白名单格式不正确');
+    await refuse('RelayErrorLanguage', 'fr', 'RelayErrorLanguage 的值必须是 zh 或 en');
     await refuse(
       'GitHubOAuthEnabled',
       true,
@@ -163,6 +164,22 @@ await describeEachDb('options and invites', (kind) => {
       .where('id', '=', stranger.id)
       .executeTakeFirstOrThrow();
     expect(strangerRow).toMatchObject({ quota: 1000, inviter_id: 0 });
+
+    // a user the admin creates starts with the same quota and its log line, as in new-api (issue 46, point 9)
+    const made = `made${Date.now() % 1_000_000}`;
+    expect((await root.post('/api/user/', { username: made, password: 'password123' })).body).toEqual({
+      success: true,
+      message: '',
+    });
+    const madeRow = await server.ctx.db
+      .selectFrom('users')
+      .select(['id', 'quota'])
+      .where('username', '=', made)
+      .executeTakeFirstOrThrow();
+    expect(madeRow.quota).toBe(1000);
+    expect(
+      await server.ctx.logDb.selectFrom('logs').select(['type', 'content']).where('user_id', '=', madeRow.id).execute(),
+    ).toEqual([{ type: 4, content: '新用户注册赠送 ＄0.002000 额度' }]);
     await setOption(root, 'QuotaForNewUser', 0);
     await setOption(root, 'QuotaForInvitee', 0);
     await setOption(root, 'QuotaForInviter', 0);

@@ -104,6 +104,22 @@ await describeEachDb('passkeys (WebAuthn)', (kind) => {
     expect((await new ConsoleClient(server.url).post('/api/user/passkey/register/begin')).status).toBe(401);
   });
 
+  it('refuses a ceremony when the server address is an IP, saying a host name is needed (issue 46, point 7)', async () => {
+    await setOption(root, 'passkey.enabled', true);
+    await setOption(root, 'ServerAddress', 'http://192.168.1.20:3000');
+    try {
+      const refusal = {
+        success: false,
+        message: 'Passkey 需要域名：服务器地址的主机是 IP 地址 192.168.1.20，浏览器不允许在 IP 地址上使用 Passkey',
+      };
+      const u = await registerAndLogin(server);
+      expect((await new Browser(u.client).call('POST', '/api/user/passkey/register/begin', {})).body).toEqual(refusal);
+      expect((await new Browser(server.url).call('POST', '/api/user/passkey/login/begin', {})).body).toEqual(refusal);
+    } finally {
+      await setOption(root, 'ServerAddress', `${ORIGIN}/console`);
+    }
+  });
+
   it('registers two passkeys and lists them without key material', async () => {
     const u = await registerAndLogin(server);
     const laptop = new Browser(u.client);

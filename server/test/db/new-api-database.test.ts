@@ -241,16 +241,33 @@ await describeEachDb('a database written by new-api', (kind) => {
     for (const [table, before] of Object.entries(newApiColumns)) {
       const added = after[table].filter((c) => !before.includes(c));
       // users.discord_id: new-api's later column for Discord logins; tasks.group and tasks.private_data: its later
-      // task engine's columns, which this snapshot predates
+      // task engine's columns, midjourneys.video_url(s) its later video actions', channels.channel_info its later
+      // multi-key channels', which this snapshot predates; midjourneys.private_data is ours alone
       const ours: Record<string, string[]> = {
-        channels: ['max_input_tokens'],
+        channels: ['channel_info', 'max_input_tokens'],
         users: ['discord_id'],
         tasks: ['group', 'private_data'],
+        midjourneys: ['private_data', 'video_url', 'video_urls'],
       };
       expect({ table, added }).toEqual({ table, added: ours[table] ?? [] });
     }
     const status = await root.get('/api/status');
     expect(status.body.data.system_name).toBe('Old New API');
+  });
+
+  it('fills channel_info of the channels written before the column (new-api cannot read a NULL one)', async () => {
+    const rows = await (s.ctx.db as unknown as Kysely<any>).selectFrom('channels').select('channel_info').execute();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      const info = typeof r.channel_info === 'string' ? JSON.parse(r.channel_info) : r.channel_info;
+      expect(info).toEqual({
+        is_multi_key: false,
+        multi_key_size: 0,
+        multi_key_status_list: null,
+        multi_key_polling_index: 0,
+        multi_key_mode: '',
+      });
+    }
   });
 
   it('logs root in with the password new-api hashed', async () => {

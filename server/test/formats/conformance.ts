@@ -66,7 +66,7 @@ export function stable(chunks: HubChunk[]): unknown[] {
  * at random byte offsets (20 seeds), and returns them for the caller's own assertions.
  */
 export function replayStream(
-  codec: FormatCodec,
+  codec: Pick<FormatCodec, 'streamToHub'>,
   recorded: string | Buffer,
   opts: { id: string; model: string },
   framing: () => EventFraming = () => new SseParser(),

@@ -1,4 +1,5 @@
-// The module hooks of record-loads.mjs: every ES module resolved inside node_modules, appended to the record.
+// The module hooks of record-loads.mjs: every ES module resolved inside node_modules or the providers' folders,
+// appended to the record.
 import { appendFileSync } from 'node:fs';
 
 let out = '';
@@ -9,6 +10,7 @@ export function initialize(data) {
 
 export async function resolve(specifier, context, nextResolve) {
   const resolved = await nextResolve(specifier, context);
-  if (out && resolved.url.includes('/node_modules/')) appendFileSync(out, `${resolved.url}\n`);
+  if (out && /\/node_modules\/|\/relay\/providers\/[^/]+\//.test(resolved.url))
+    appendFileSync(out, `${resolved.url}\n`);
   return resolved;
 }

@@ -36,6 +36,8 @@ const COST = 18;
  * plus max_tokens), far fewer than N, whose true costs (N × 18) pass them.
  */
 const BUDGET = 400;
+/** BUDGET as the refusal names it: dollars at 500,000 quota per dollar, as the site shows amounts */
+const BUDGET_SHOWN = '$0.00080';
 const CAP = 400;
 const MODELS = ['bc-token', 'bc-user', 'bc-group', 'bc-cap', 'bc-fail', 'bc-retry'];
 const withRedis = await redisAvailable();
@@ -197,7 +199,7 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
       tokenId,
       'default',
       'bc-token',
-      `this key has spent its daily budget of ${BUDGET} quota`,
+      `this key has spent its daily budget of ${BUDGET_SHOWN}`,
     );
   });
 
@@ -209,7 +211,7 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
       tokenId,
       'default',
       'bc-user',
-      `this user has spent its daily budget of ${BUDGET} quota`,
+      `this user has spent its daily budget of ${BUDGET_SHOWN}`,
     );
   });
 
@@ -223,7 +225,7 @@ function suite(kind: TestDbKind, nodes: 1 | 2) {
         tokenId,
         'bcg',
         'bc-group',
-        `this user has spent its daily budget of ${BUDGET} quota`,
+        `this user has spent its daily budget of ${BUDGET_SHOWN}`,
       );
     } finally {
       for (const s of servers) await setOptions(s, { UsageLimitGroupDefaults: {} });

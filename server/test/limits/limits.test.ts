@@ -181,7 +181,7 @@ await describeEachDb('usage limits', (kind) => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('3600');
       expect(((await refused.json()) as any).error.message).toContain(
-        'Budget used up: this user has spent its daily budget of 10 quota',
+        'Budget used up: this user has spent its daily budget of $0.000020',
       );
       expect(sentTo(up, 'lim-budget')).toBe(1);
 
@@ -232,7 +232,7 @@ await describeEachDb('usage limits', (kind) => {
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe(String(19 * 3600));
       expect(((await refused.json()) as any).error.message).toContain(
-        'Budget used up: this key has spent its rolling daily budget of 10 quota; it resets at ' +
+        'Budget used up: this key has spent its rolling daily budget of $0.000020; it resets at ' +
           new Date(windowEnd).toISOString(),
       );
       expect(sentTo(up, 'lim-rolling')).toBe(1);

@@ -113,7 +113,7 @@ await describeEachDb('usage limits on Redis, across two nodes', (kind) => {
       expect(retry).toBeGreaterThan(DAY / 1000 - 60);
       expect(retry).toBeLessThanOrEqual(DAY / 1000);
       expect(((await refused.json()) as any).error.message).toContain(
-        'Budget used up: this key has spent its rolling daily budget of 5 quota; it resets at ',
+        'Budget used up: this key has spent its rolling daily budget of $0.000010; it resets at ',
       );
       const view = (await usageLimits(b.ctx).status(t.id, 0, 'default')).budget!;
       expect(view).toMatchObject({ limit: 5, reset: 'rolling' });

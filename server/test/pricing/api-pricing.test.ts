@@ -37,6 +37,7 @@ describe('GET /api/pricing', () => {
           owner_by: '',
           completion_ratio: 0,
           enable_groups: ['default'],
+          priced: true,
         },
         {
           model_name: 'gpt-4o',
@@ -46,6 +47,7 @@ describe('GET /api/pricing', () => {
           owner_by: '',
           completion_ratio: 4,
           enable_groups: ['default', 'vip'],
+          priced: true,
         },
         {
           model_name: 'mystery-model',
@@ -55,6 +57,8 @@ describe('GET /api/pricing', () => {
           owner_by: '',
           completion_ratio: 1,
           enable_groups: ['default'],
+          // no ratio of its own: shown with new-api's fallback 37.5, refused when called
+          priced: false,
         },
       ],
       // svip has a ratio but is not a usable group, so it is filtered out

@@ -13,8 +13,11 @@ import { defaultOptions } from '../../src/services/options.js';
 describe('default price tables', () => {
   it('have new-api’s sizes', () => {
     expect(Object.keys(DEFAULT_MODEL_RATIO).length).toBeGreaterThanOrEqual(175);
-    expect(Object.keys(DEFAULT_MODEL_PRICE)).toHaveLength(21);
-    expect(Object.keys(DEFAULT_CACHE_RATIO)).toHaveLength(29);
+    // new-api's 21 of the spec, and mj_video and mj_edits (issue 42)
+    expect(Object.keys(DEFAULT_MODEL_PRICE)).toHaveLength(23);
+    expect(DEFAULT_MODEL_PRICE).toMatchObject({ mj_video: 0.8, mj_edits: 0.1 });
+    // new-api's 29, and the five Claude 4 models listed later (defaults.ts)
+    expect(Object.keys(DEFAULT_CACHE_RATIO)).toHaveLength(29 + 5);
     expect(Object.keys(DEFAULT_COMPLETION_RATIO)).toHaveLength(3);
     expect(Object.keys(DEFAULT_CREATE_CACHE_RATIO)).toHaveLength(8);
   });

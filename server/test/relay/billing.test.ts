@@ -158,6 +158,8 @@ await describeEachDb('relay billing', (kind) => {
       expect((await fire(limited.key, 1))[0].status).toBe(200);
     });
     expect(amounts).toEqual([pre, pre]);
+    // the charge is settled after the answer: wait for it (logsOf waits for in-flight settlements) before reading
+    await logsOf(s, u.id);
     expect(await userRow(s, u.id)).toEqual({ quota: 100 * loose - 60, used_quota: 60, request_count: 1 });
   });
 

@@ -141,6 +141,26 @@ describe('CredentialCache', () => {
     expect(await cache.get(c.credential, 'k', settings)).toBe('k#2');
   });
 
+  it('keeps a token per key and base URL: a channel moved to another host gets one of that host', async () => {
+    const c = countingCredential();
+    const cache = new CredentialCache();
+    const at = (baseUrl: string) => ({ type: 15, key: 'k', baseUrl, other: '', organization: '' });
+    const first = at('https://aip.baidubce.com');
+    const moved = at('https://qianfan.example.internal');
+    expect(await cache.get(c.credential, 'k', settings, first)).toBe('k#1');
+    expect(await cache.get(c.credential, 'k', settings, moved)).toBe('k#2');
+    expect(await cache.get(c.credential, 'k', settings, first)).toBe('k#1');
+    expect(cache.size).toBe(2);
+    // a refusal at one host leaves the other's token
+    cache.invalidate(c.credential, 'k', moved);
+    expect(await cache.get(c.credential, 'k', settings, first)).toBe('k#1');
+    expect(await cache.get(c.credential, 'k', settings, moved)).toBe('k#3');
+    // a key no channel holds is forgotten at every host
+    cache.forget('k');
+    expect(cache.size).toBe(0);
+    expect(await cache.get(c.credential, 'k', settings, first)).toBe('k#4');
+  });
+
   it('keeps at most maxEntries tokens, the least recently exchanged forgotten first', async () => {
     const c = countingCredential();
     const cache = new CredentialCache({ maxEntries: 3 });
@@ -168,24 +188,27 @@ describe('CredentialCache', () => {
     expect(await cache.get(c.credential, 'k', settings)).toBe('k#2');
   });
 
-  it('names its entries by a hash of the key, never the key', async () => {
+  it('names its entries by hashes of the key and the base URL, never the key', async () => {
     const c = countingCredential();
     const cache = new CredentialCache();
     const secret = 'sk-very-secret-channel-key';
-    await cache.get(c.credential, secret, settings);
+    const baseUrl = 'https://user:base-url-secret@vendor.example';
+    await cache.get(c.credential, secret, settings, { type: 15, key: secret, baseUrl, other: '', organization: '' });
     const names = [...(cache as unknown as { tokens: Map<string, unknown> }).tokens.keys()];
     expect(names).toHaveLength(1);
     expect(names[0]).not.toContain(secret);
+    expect(names[0]).not.toContain('base-url-secret');
   });
 
-  it('every provider declares a credential its authorize can honour', () => {
-    for (const [protocol, adaptor] of providerEntries()) {
+  it('every provider declares a credential its authorize can honour', async () => {
+    const entries = await providerEntries();
+    for (const [protocol, adaptor] of entries) {
       const kind = adaptor.credential?.kind ?? 'static';
       if (kind !== 'static') expect(adaptor.authorize, protocol).toBeTypeOf('function');
       // an exchanged token is dropped when the upstream refuses it
       if (kind === 'exchanged') expect(adaptor.unauthorized, protocol).toBeTypeOf('function');
     }
-    const kinds = Object.fromEntries(providerEntries().map(([p, a]) => [p, a.credential?.kind ?? 'static']));
+    const kinds = Object.fromEntries(entries.map(([p, a]) => [p, a.credential?.kind ?? 'static']));
     expect(kinds).toMatchObject({ vertex: 'exchanged', bedrock: 'signed', openai: 'static' });
   });
 });

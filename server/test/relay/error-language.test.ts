@@ -1,9 +1,9 @@
 // Relay error messages follow the client's Accept-Language (issue 34): new-api's Chinese by default, English when
-// the client prefers English, in every client format.
+// the client prefers English, in every client format; the site's RelayErrorLanguage for clients that name neither.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
-import { addChannel, addToken, addUser, channelsChanged, setOptions } from './fixtures.js';
+import { addChannel, addToken, addUser, channelsChanged, client, setOptions } from './fixtures.js';
 import { prefersEnglish, relayMessageInEnglish } from '../../src/lib/relay-english.js';
 
 describe('relay error language', () => {
@@ -81,5 +81,24 @@ describe('relay error language', () => {
     expect(prefersEnglish('*')).toBe(false);
     expect(prefersEnglish(undefined)).toBe(false);
     expect(prefersEnglish('english')).toBe(false);
+  });
+
+  it('lets the site choose English for clients that name neither language (issue 46, point 6)', async () => {
+    await setOptions(s, { RelayErrorLanguage: 'en' });
+    try {
+      // the official SDK sends no Accept-Language
+      const sdk = client(s, 'sk-nope');
+      await expect(
+        sdk.chat.completions.create({ model: 'm-a', messages: [{ role: 'user', content: 'x' }] }),
+      ).rejects.toMatchObject({ status: 401, message: expect.stringMatching(/^401 Invalid token/) });
+      expect(await call('/v1/chat/completions', null, null)).toEqual({ status: 401, message: 'No token provided' });
+      expect((await call('/v1/chat/completions', null, 'fr-FR,fr;q=0.9')).message).toBe('No token provided');
+      expect((await call('/v1/chat/completions', null, '*')).message).toBe('No token provided');
+      // a client that asks for Chinese still gets it
+      expect((await call('/v1/chat/completions', null, 'zh-CN')).message).toBe('未提供令牌');
+    } finally {
+      await setOptions(s, { RelayErrorLanguage: 'zh' });
+    }
+    expect((await call('/v1/chat/completions', null, null)).message).toBe('未提供令牌');
   });
 });

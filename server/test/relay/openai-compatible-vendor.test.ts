@@ -16,7 +16,8 @@ import {
   setOptions,
   userRow,
 } from './fixtures.js';
-import { adaptorFor, hasAdaptor, openaiCompatible, registerProvider } from '../../src/relay/providers/index.js';
+import { adaptorFor, hasAdaptor, registerProvider } from '../../src/relay/providers/index.js';
+import { openaiCompatible } from '../../src/relay/providers/openai/compatible.js';
 
 /** A channel type no built-in provider serves. */
 const ACME_TYPE = 9201;
@@ -54,9 +55,9 @@ describe('an OpenAI-compatible vendor registered with one line', () => {
     await upstream?.close();
   });
 
-  it('makes its channel type relayable, served by its manifest', () => {
+  it('makes its channel type relayable, served by its manifest', async () => {
     expect(hasAdaptor(ACME_TYPE)).toBe(true);
-    expect(adaptorFor(ACME_TYPE)).toBe(acmeAdaptor);
+    expect(await adaptorFor(ACME_TYPE)).toBe(acmeAdaptor);
   });
 
   it('relays an OpenAI client’s chat to {base}/v1/chat/completions with its headers, answered and billed', async () => {

@@ -1,7 +1,7 @@
 // Memory an anonymous client can make the gateway spend. A caller is authenticated from the request's head before a
 // body byte is read (relay: the token; console: session or access token); routes anyone may call read at most 64 KB;
 // gzip bodies are inflated only for an authenticated caller and only up to the body limit. Measured on a real process:
-// gzip bombs (60 KB that inflate to 60 MB) and 60 MB plain bodies, 20 at a time, leave its RSS where it was.
+// gzip bombs (60 KB that inflate to 60 MB) and 60 MB plain bodies, 20 at a time, raise its RSS by less than one body.
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { once } from 'node:events';
@@ -123,18 +123,31 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
     // a forged relay key; no console credentials (an unknown access token is answered 200 success:false, as new-api)
     const credentials = (path: string): Record<string, string> =>
       path.startsWith('/v1/') ? { authorization: 'Bearer sk-forged' } : {};
-    const wave = (path: string, body: Buffer, headers: Record<string, string>) =>
-      Promise.all(
+    // the most any one wave of 20 raised the process's memory above where that wave began: reading (or inflating) a
+    // single body would add 60 MB; what the waves leave behind is garbage V8 collects when it chooses, so the growth
+    // summed over all waves depends on when it did and is bounded only loosely below
+    let worstWave = 0;
+    let peak = 0;
+    const wave = async (path: string, body: Buffer, headers: Record<string, string>) => {
+      const start = rssOf(pid);
+      peak = start;
+      const statuses = await Promise.all(
         Array.from({ length: 20 }, () => post(gw.url + path, body, { ...credentials(path), ...headers }, method(path))),
       );
+      worstWave = Math.max(worstWave, Math.max(peak, rssOf(pid)) - start);
+      return statuses;
+    };
 
     // the same requests with small bodies first: lazy initialisation and connection handling are not what is measured
     for (const path of [...needCaller, ...anonymous, ...unserved]) await wave(path, Buffer.from('{}'), {});
     await new Promise((r) => setTimeout(r, 500));
     const before = rssOf(pid);
-    let peak = before;
+    worstWave = 0;
+    let highest = before;
     const sampler = setInterval(() => {
-      peak = Math.max(peak, rssOf(pid));
+      const rss = rssOf(pid);
+      peak = Math.max(peak, rss);
+      highest = Math.max(highest, rss);
     }, 10);
     const unexpected: Array<[string, number[]]> = [];
     try {
@@ -159,9 +172,10 @@ describe.skipIf(process.platform !== 'linux')('memory spent on anonymous request
     } finally {
       clearInterval(sampler);
     }
-    peak = Math.max(peak, rssOf(pid));
+    highest = Math.max(highest, rssOf(pid));
     expect(unexpected).toEqual([]);
-    expect(peak - before).toBeLessThan(50 * MB);
+    expect(worstWave).toBeLessThan(30 * MB);
+    expect(highest - before).toBeLessThan(100 * MB);
   }, 180_000);
 });
 

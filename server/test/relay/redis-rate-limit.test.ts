@@ -1,7 +1,7 @@
 // ModelRequestRateLimit on Redis (new-api-compat.md §10): new-api's keys rateLimit:MRRL:<uid> / rateLimit:MRRLS:<uid>
 // with the window as TTL, one count shared by every node of a deployment (two gateways over one PostgreSQL database and
 // one Redis here), the success limit counting successful requests only.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dbAvailable, redisAvailable, REDIS_URL } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { MockUpstream } from '../helpers/mock-upstream.js';
@@ -86,6 +86,10 @@ describe.skipIf(!ready)('ModelRequestRateLimit on Redis, across nodes', () => {
     up.reset();
     expect((await call(a, t.key)).status).toBe(200);
     expect((await call(b, t.key)).status).toBe(200);
+    // a success is recorded once its answer has gone out: wait for both records before the third call (a race seen once)
+    await vi.waitFor(async () =>
+      expect(await a.ctx.redis!.llen(`${a.ctx.redisPrefix}rateLimit:MRRLS:${u.id}`)).toBe(2),
+    );
     const refused = await call(a, t.key);
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('1分钟内最多请求2次');

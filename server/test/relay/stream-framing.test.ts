@@ -7,10 +7,12 @@ import { framingOf, type FramedEvent, type FramingName } from '../../src/relay/s
 const payloads = [{ a: 1, text: 'héllo [1]' }, { b: '}{"' }, { c: [1, 2] }];
 
 /** byte-stream framings (a websocket's frames come whole: tested below) */
-const wire: Record<Exclude<FramingName, 'ws-json'>, Buffer> = {
+const wire: Record<Exclude<FramingName, 'ws-json' | 'whole-json'>, Buffer> = {
   sse: Buffer.from(payloads.map((p) => `data: ${JSON.stringify(p)}\n\n`).join('')),
   'aws-eventstream': Buffer.concat(payloads.map((p) => Buffer.from(encodeBedrockChunk(p)))),
   'json-array': Buffer.from(`[${payloads.map((p) => JSON.stringify(p)).join(',\n')}]`),
+  // Cohere's newline-delimited JSON, CRLF and a last line without its newline included
+  ndjson: Buffer.from(payloads.map((p) => JSON.stringify(p)).join('\r\n')),
 };
 
 /** The events of `bytes` fed to a new framing in two pieces, cut at `at`. */
@@ -36,6 +38,21 @@ describe('stream framings', () => {
     expect(framingOf('aws-eventstream').scannable).toBe(false);
     expect(framingOf('json-array').scannable).toBe(false);
     expect(framingOf('ws-json').scannable).toBe(false);
+    expect(framingOf('ndjson').scannable).toBe(false);
+  });
+
+  it('whole-json: the whole answer is one event once the body ends, wherever the bytes are cut', () => {
+    const bytes = Buffer.from(JSON.stringify({ candidates: [{ author: '1', content: 'héllo' }] }));
+    for (let at = 0; at <= bytes.length; at++) {
+      const f = framingOf('whole-json').create();
+      expect([...f.push(bytes.subarray(0, at)), ...f.push(bytes.subarray(at))]).toEqual([]);
+      expect(f.end()).toEqual([{ data: bytes.toString() }]);
+    }
+    expect(framingOf('whole-json').scannable).toBe(false);
+  });
+
+  it('ndjson: an SSE frame is not newline-delimited JSON and is refused', () => {
+    expect(() => framingOf('ndjson').create().push(Buffer.from('data: {"a":1}\n'))).toThrow(/not a JSON object/);
   });
 
   it('ws-json: one event per websocket frame, keep-alive frames skipped, a frame that is not JSON refused', () => {

@@ -14,6 +14,7 @@ import {
   type UpstreamSocket,
   type WsFrame,
 } from '../../src/relay/transport/websocket.js';
+import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js';
 import { MockWebSocketServer, type MockConnection } from '../helpers/mock-websocket.js';
 import { streamChatOverWebsocket } from '../helpers/ws-chat-provider.js';
 
@@ -70,37 +71,11 @@ async function silentServer(): Promise<{ port: number; accepted: Socket[]; close
   return { port: (server.address() as AddressInfo).port, accepted, closedSockets: () => closed };
 }
 
-/** A tiny HTTP CONNECT proxy: records each CONNECT (target and Proxy-Authorization) and pipes the tunnel. */
-async function connectProxy(): Promise<{ url: string; port: number; tunnels: { target: string; auth?: string }[] }> {
-  const tunnels: { target: string; auth?: string }[] = [];
-  const sockets = new Set<Socket>();
-  const server = http.createServer((_req, res) => res.writeHead(405).end());
-  server.on('connect', (req: http.IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push({ target: req.url ?? '', auth: req.headers['proxy-authorization'] });
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = net.connect(Number(port), host, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-  });
-  server.listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const port = (server.address() as AddressInfo).port;
-  cleanups.push(async () => {
-    for (const s of sockets) s.destroy();
-    await new Promise((r) => server.close(r));
-  });
-  return { url: `http://127.0.0.1:${port}`, port, tunnels };
+/** the CONNECT proxy, closed after the test */
+async function connectProxy(): Promise<ConnectProxy> {
+  const proxy = await startConnectProxy();
+  cleanups.push(proxy.close);
+  return proxy;
 }
 
 describe('websocket transport', () => {

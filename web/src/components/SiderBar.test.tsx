@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import '../i18n/index.js';
 import i18n from '../i18n/index.js';
 import { StatusProvider, type Status } from '../context/status.js';
@@ -15,12 +16,15 @@ afterEach(() => {
 
 function renderAt(element: React.ReactNode, status: Status, path = '/token') {
   const router = createMemoryRouter([{ path: '*', element }], { initialEntries: [path] });
+  // the login page sends its request through a TanStack mutation, as every page does (issue 46)
   return render(
-    <StatusProvider initial={status}>
-      <UserProvider>
-        <RouterProvider router={router} />
-      </UserProvider>
-    </StatusProvider>,
+    <QueryClientProvider client={new QueryClient()}>
+      <StatusProvider initial={status}>
+        <UserProvider>
+          <RouterProvider router={router} />
+        </UserProvider>
+      </StatusProvider>
+    </QueryClientProvider>,
   );
 }
 

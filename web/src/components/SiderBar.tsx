@@ -26,7 +26,15 @@ export default function SiderBar({ collapsed, onCollapse }: SiderBarProps) {
       onCollapse={onCollapse}
       theme="light"
       data-testid="sidebar"
-      style={{ borderRight: '1px solid rgba(128,128,128,0.15)' }}
+      className="console-sider"
+      // stays under the sticky header while a long page scrolls (issue 46): its menu scrolls on its own if taller
+      style={{
+        borderRight: '1px solid rgba(128,128,128,0.15)',
+        position: 'sticky',
+        top: 64,
+        alignSelf: 'flex-start',
+        height: 'calc(100vh - 64px)',
+      }}
     >
       <Menu
         mode="inline"

@@ -49,6 +49,9 @@ export interface Status {
   min_topup?: number;
   price?: number;
   enable_online_topup?: boolean;
+  enable_stripe_topup?: boolean;
+  stripe_unit_price?: number;
+  stripe_min_topup?: number;
   enable_batch_update?: boolean;
   [key: string]: unknown;
 }

@@ -6,11 +6,57 @@
 export const SERVER_MESSAGES_EN: Record<string, string> = {
   // channels, channel tests
   渠道不存在: 'Channel not found',
+  // multi-key channels (server/src/services/multi-key-*.ts)
+  '渠道 #{0} 没有可用的密钥': 'Channel #{0} has no enabled key left',
+  不支持的添加模式: 'Unsupported add mode',
+  '多密钥模式只能是 random 或 polling': 'The multi-key mode must be random or polling',
+  '密钥更新模式只能是 append 或 replace': 'The key update mode must be append or replace',
+  '批量添加 Vertex AI 必须使用标准的JsonArray格式，例如[{key1}, {key2}...]，请检查输入':
+    'Adding Vertex AI keys in bulk needs a standard JSON array, e.g. [{key1}, {key2}...]; please check the input',
+  该渠道不是多密钥模式: 'This channel is not a multi-key channel',
+  不支持的操作: 'Unsupported action',
+  未指定要禁用的密钥索引: 'No key index given to disable',
+  未指定要启用的密钥索引: 'No key index given to enable',
+  未指定要删除的密钥索引: 'No key index given to delete',
+  密钥索引超出范围: 'Key index out of range',
+  密钥已禁用: 'Key disabled',
+  密钥已启用: 'Key enabled',
+  '已启用 {0} 个密钥': 'Enabled {0} keys',
+  '已禁用 {0} 个密钥': 'Disabled {0} keys',
+  没有可禁用的密钥: 'No key to disable',
+  密钥已删除: 'Key deleted',
+  不能删除最后一个密钥: 'The last key cannot be deleted',
+  '已删除 {0} 个自动禁用的密钥': 'Deleted {0} automatically disabled keys',
+  没有需要删除的自动禁用密钥: 'No automatically disabled key to delete',
   测试已在运行中: 'A test is already running',
+  // channel affinity (server/src/services/channel-affinity/, api/option.ts)
+  '缺少参数：rule_name，或使用 all=true 清空全部': 'Missing parameter: rule_name, or all=true to clear everything',
+  未知规则名称: 'Unknown rule name',
+  '该规则未启用 include_rule_name，无法按规则清空缓存':
+    'This rule does not have include_rule_name on: its entries cannot be cleared by rule',
+  '规则 {0} 的 {1} 必须是字符串数组': 'Rule {0}: {1} must be an array of strings',
+  '规则 {0} 的 {1} 含有无效的正则表达式：{2}': 'Rule {0}: {1} has an invalid regular expression: {2}',
+  '规则 {0} 的 key_sources 无效': 'Rule {0}: invalid key_sources',
+  '规则 {0} 的 {1} 来源缺少 key': 'Rule {0}: the {1} source lacks its key',
+  '规则 {0} 的 gjson 来源缺少 path': 'Rule {0}: the gjson source lacks its path',
+  '规则 {0} 的 key_sources 类型无效：{1}（可选 context_int、context_string、request_header、gjson）':
+    'Rule {0}: invalid key_sources type {1} (context_int, context_string, request_header or gjson)',
+  '{0} 必须是规则数组': '{0} must be an array of rules',
+  '第 {0} 条规则不是对象': 'Rule {0} is not an object',
+  '规则 {0} 的 key_sources 必须是数组': 'Rule {0}: key_sources must be an array',
   余额不足: 'Insufficient balance',
   '获取模型列表失败: {0}': 'Failed to fetch the model list: {0}',
   '异步任务执行失败 {0}，补偿 {1}': 'Asynchronous task {0} failed, refunded {1}',
   任务超时: 'Task timed out',
+  // Suno task routes (server/src/relay/tasks/)
+  '不支持的操作，只能是 MUSIC 或 LYRICS': 'Unsupported action: only MUSIC or LYRICS',
+  无效的请求体: 'Invalid request body',
+  'prompt 不能为空': 'prompt must not be empty',
+  'ids 必须是不超过 {0} 个任务 ID 的数组': 'ids must be an array of at most {0} task IDs',
+  任务不存在: 'Task not found',
+  '上游请求失败: {0}': 'Upstream request failed: {0}',
+  '上游拒绝了任务 ({0})': 'The upstream refused the task ({0})',
+  '渠道 #{0} 不是 {1} 渠道': 'Channel #{0} is not a {1} channel',
   'key 不能为空': 'The key must not be empty',
   '无效的渠道 ID': 'Invalid channel ID',
   _复制: '_copy',
@@ -39,6 +85,18 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'Vertex AI 密钥缺少字段：{0}': 'The Vertex AI key lacks the fields: {0}',
   'Vertex AI 密钥的 private_key 不是 PEM 格式的私钥': "The Vertex AI key's private_key is not a PEM private key",
   '该渠道类型必须填写代理地址（Base URL）': 'This channel type needs a base URL',
+  '千帆 V2 的密钥格式应为 API Key|AppID（例如 bce-v3/ALTAK-xxx/xxx|app-xxx），两部分都不能为空':
+    'A Qianfan V2 key is API Key|AppID (e.g. bce-v3/ALTAK-xxx/xxx|app-xxx), neither part empty',
+  '请填写 Cloudflare 账户 ID（Account ID）': 'Enter the Cloudflare account ID',
+  'Cloudflare 账户 ID 只能包含字母、数字、- 和 _': 'A Cloudflare account ID holds only letters, digits, - and _',
+  // own-JSON vendors (issue 43): what their chat cannot carry, and their channel fields
+  '{0} 不支持图片输入': '{0} does not take image input',
+  '{0} 不支持工具调用（tools）': '{0} does not support tool calls (tools)',
+  'Cohere 的对话必须以用户消息结尾': 'A Cohere conversation must end with a user message',
+  'Dify 应用类型只能是 {0} 之一（留空为 chat）': 'The Dify app type must be one of {0} (empty means chat)',
+  '请填写 Coze 智能体的 Bot ID': 'Enter the Coze bot ID',
+  'Coze 的 Bot ID 只能包含数字': 'A Coze bot ID holds only digits',
+  'PaLM 的对话至少需要一条用户消息': 'A PaLM conversation needs at least one user message',
   '部署地区 {0} 无效，例如：us-central1 或 global！': 'Region {0} is not valid, e.g. us-central1 or global!',
   'Anthropic 密钥应以 sk-ant- 开头！使用代理时请填写代理地址':
     'Anthropic keys start with sk-ant-! Fill in the base URL when using a proxy',
@@ -172,6 +230,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
     'Cannot enable Telegram OAuth: enter the Telegram Bot Token first!',
   '未知的配置项：{0}': 'Unknown setting: {0}',
   '{0} 的值必须是 true 或 false': 'The value of {0} must be true or false',
+  '{0} 的值必须是 zh 或 en': 'The value of {0} must be zh or en',
   '{0} 的值必须是数字': 'The value of {0} must be a number',
   '{0} 的值必须是非负整数': 'The value of {0} must be a whole number of 0 or more',
   '{0} 不是合法的 JSON 字符串': '{0} is not a valid JSON string',
@@ -181,9 +240,6 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '{0} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）':
     '{0} is not a valid time zone name (IANA, e.g. Asia/Shanghai)',
   邮箱域名白名单格式不正确: 'The email domain allow list is malformed',
-  'ChatGPT Next Web 官方示例': 'ChatGPT Next Web official demo',
-  'Lobe Chat 官方示例': 'Lobe Chat official demo',
-  'AMA 问天': 'AMA',
   // groups
   默认分组: 'Default group',
   vip分组: 'VIP group',
@@ -307,6 +363,12 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   未提供兑换码: 'No redemption code given',
   无效的兑换码: 'Invalid redemption code',
   该兑换码已被使用: 'This redemption code has already been used',
+  // daily check-in (server/src/services/checkin.ts)
+  签到功能未启用: 'Check-in is not enabled',
+  今日已签到: 'Already checked in today',
+  签到成功: 'Checked in',
+  '月份格式应为 YYYY-MM': 'The month must be written YYYY-MM',
+  '用户签到，获得额度 {0}': 'Checked in, credited {0}',
   '通过兑换码充值 {0}，兑换码ID {1}': 'Topped up {0} with a redemption code, code ID {1}',
   '兑换码名称长度必须在1-20之间': 'The redemption code name must be 1 to 20 characters long',
   兑换码额度必须是正整数: 'The redemption code quota must be a positive integer',
@@ -317,6 +379,20 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '充值数量不能小于 {0}': 'The top-up amount must be at least {0}',
   '充值数量必须是 {0} 的整数倍': 'The top-up amount must be a multiple of {0}',
   充值金额过低: 'The top-up amount is too low',
+  // Stripe top-up, an admin's completion of an order (server/src/services/stripe-topup.ts, topup.ts)
+  'Stripe 支付未启用': 'Stripe payment is not enabled',
+  不支持的支付渠道: 'Unsupported payment method',
+  '充值数量不能大于 {0}': 'The top-up amount must be at most {0}',
+  拉起支付失败: 'Could not start the payment',
+  '无效的Stripe API密钥': 'Invalid Stripe API key',
+  '无效的Stripe Webhook签名密钥': 'Invalid Stripe webhook signing secret',
+  无效的Stripe价格ID: 'Invalid Stripe price ID',
+  '{0} 的值必须大于 0': 'The value of {0} must be greater than 0',
+  '{0} 的值必须是正整数': 'The value of {0} must be a positive whole number',
+  充值订单不存在: 'The top-up order does not exist',
+  '订单状态不是待支付，无法补单': 'The order is not pending, so it cannot be completed',
+  '管理员补单成功，充值金额: {0}，支付金额：{1}，管理员ID {2}':
+    'An admin completed the order, amount: {0}, paid: {1}, admin ID {2}',
   '＄{0}': '${0}',
   'token quota is not enough, token remain quota: {0}, need quota: {1}':
     'token quota is not enough, token remain quota: {0}, need quota: {1}',
@@ -331,6 +407,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '会话已过期，请重新登录': 'The session has expired, please log in again',
   请输入两步验证码: 'Enter the two-factor code',
   参数错误: 'Invalid parameters',
+  开始时间不能晚于结束时间: 'The start time cannot be later than the end time',
   '2FA设置初始化成功，请使用认证器扫描二维码并输入验证码完成设置':
     '2FA setup started: scan the QR code with your authenticator and enter the code to finish',
   两步验证启用成功: 'Two-factor authentication enabled',
@@ -349,6 +426,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   // passkeys
   'Passkey 验证失败：{0}': 'Passkey verification failed: {0}',
   '管理员未启用 Passkey 登录': 'The administrator has not enabled passkey login',
+  'Passkey 需要域名：服务器地址的主机是 IP 地址 {0}，浏览器不允许在 IP 地址上使用 Passkey':
+    'Passkeys need a host name: the server address is the IP address {0}, where browsers do not allow passkeys',
   'Passkey 注册成功': 'Passkey registered',
   'Passkey 已解绑': 'Passkey removed',
   'Passkey 已重置': 'Passkey reset',
@@ -364,6 +443,15 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   只有超级管理员可以删除消费和错误以外的日志: 'Only the root user can delete logs other than consume and error logs',
   '用户 {0}（ID {1}）删除了创建时间早于 {2} 的日志 {3} 条，日志类型：{4}':
     'User {0} (ID {1}) deleted {3} logs created before {2}, log types: {4}',
+  // Midjourney (server/src/relay/providers/midjourney)
+  '当前分组负载已饱和，请稍后再试，或升级账户以提升服务质量。':
+    "The group's load is saturated; try again later, or upgrade the account for a better service.",
+  该任务所属渠道已被禁用: "The task's channel is disabled",
+  '上游任务超时（超过1小时）': 'The upstream task timed out (over 1 hour)',
+  '获取渠道信息失败，请联系管理员': "The task's channel could not be read; contact the administrator",
+  '渠道 #{0} 不是 Midjourney 渠道': 'Channel #{0} is not a Midjourney channel',
+  构图失败: 'Drawing failed',
+  '构图失败 {0}，补偿 {1}': 'Drawing {0} failed, refunded {1}',
   // dashboard, generic
   '时间跨度不能超过 1 个月': 'The time span must not exceed 1 month',
   无效的请求路径: 'Invalid request path',
@@ -411,4 +499,30 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
     'Model {1} ratio or price not set, please set or start self-use mode',
   '模型 {0} 倍率或价格未配置，请联系管理员设置或开始自用模式；Model {1} ratio or price not set, please contact administrator to set or start self-use mode':
     'Model {1} ratio or price not set, please contact administrator to set or start self-use mode',
+  // signed vendors (Baidu ERNIE v1, Zhipu v3, Hunyuan, Spark)
+  '讯飞星火的密钥格式应为 APPID|APISecret|APIKey，三部分都不能为空':
+    'An iFlytek Spark key is APPID|APISecret|APIKey, no part empty',
+  '星火版本 {0} 无效，应为 {1} 之一': 'Spark version {0} is not valid, it must be one of {1}',
+  讯飞星火: 'iFlytek Spark',
+  '腾讯混元的密钥格式应为 AppId|SecretId|SecretKey，三部分都不能为空':
+    'A Tencent Hunyuan key is AppId|SecretId|SecretKey, no part empty',
+  '地域 {0} 无效，例如：ap-guangzhou': 'Region {0} is not valid, e.g. ap-guangzhou',
+  // Zhipu v3: the assistant's acknowledgement of a system prompt sent as a user turn (upstream only)
+  '好的。': 'OK.',
+  '智谱 V3 的密钥格式应为 id.secret（智谱开放平台的 API Key），两部分都不能为空':
+    "A Zhipu V3 key is id.secret (the API key of Zhipu's open platform), neither part empty",
+  '百度文心 V1': 'Baidu ERNIE V1',
+  '智谱 V3': 'Zhipu V3',
+  '百度文心 V1 的密钥格式应为 API Key|Secret Key，两部分都不能为空':
+    'A Baidu ERNIE V1 key is API Key|Secret Key, neither part empty',
+  '{0} 只接受文本消息': '{0} takes text messages only',
+  '百度文心 V1 的 embeddings 只接受文本输入': 'Baidu ERNIE V1 embeddings take text input only',
+  '{0} 不支持工具调用': '{0} does not support tool calls',
+  上游拒绝了渠道的访问令牌: "The upstream refused the channel's access token",
+  'Cloudflare Workers AI 每次只生成一张图片（n 须为 1）': 'Cloudflare Workers AI makes one image a call (n must be 1)',
+  'Cohere v1 不支持 tool_choice required': 'Cohere v1 does not support tool_choice required',
+  '{0} 不支持 tool_choice {1}': '{0} does not support tool_choice {1}',
+  '{0} 每轮只能调用一个函数': '{0} takes one function call a turn',
+  '{0} 不支持 tool_choice required': '{0} does not support tool_choice required',
+  'Cloudflare Workers AI 不支持 response_format {0}': 'Cloudflare Workers AI does not support response_format {0}',
 };

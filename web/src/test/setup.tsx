@@ -19,8 +19,12 @@ if (typeof window.matchMedia !== 'function') {
 // fail the run with "window is not defined": their animations are off, so closing is immediate, and every test
 // closes them, and lets their unmount finish, before its environment can go.
 import { afterEach } from 'vitest';
-import { act } from '@testing-library/react';
+import { act, configure } from '@testing-library/react';
 import { ConfigProvider, Modal, message, notification } from 'antd';
+
+// A page's first render with antd and the router takes more than testing-library's default second on a loaded 2-core
+// machine (six sessions share it): waits give up after 5 s instead, which a passing test never reaches.
+configure({ asyncUtilTimeout: 5000 });
 
 ConfigProvider.config({
   holderRender: (children) => <ConfigProvider theme={{ token: { motion: false } }}>{children}</ConfigProvider>,

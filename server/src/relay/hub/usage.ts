@@ -15,6 +15,8 @@ export interface UpstreamUsage {
   /** audio tokens within prompt_tokens / completion_tokens (gpt-4o-audio), when the upstream reports any */
   audio_input?: number;
   audio_output?: number;
+  /** the upstream reported no usage: counted by the relay (logged as `usage_counted_locally`) */
+  counted_locally?: boolean;
 }
 
 /** Hub usage → the relay's usage; a Claude upstream's usage is billed and logged as Claude's. */

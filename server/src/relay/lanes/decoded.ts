@@ -7,20 +7,30 @@ import { codecFor } from '../formats/index.js';
 import type { EncoderOptions } from '../formats/codec.js';
 import { usageOfHub } from '../hub/usage.js';
 import { countCompletion, type StreamDelta } from '../modes/mode.js';
-import type { UpstreamUsage } from '../providers/index.js';
+import { answerCodecOf, type UpstreamUsage } from '../providers/index.js';
 import { checkAnswer, StreamScanners } from '../sensitive-output.js';
 import { framingOf } from '../stream/framing.js';
 import { pumpTranslated } from '../stream/translate.js';
 import type { AnsweredAttempt } from './lane.js';
+import { inBandFailure } from './json-answer.js';
 
 function encoderOptions(l: AnsweredAttempt): EncoderOptions {
   const { a } = l;
   return { id: a.reqId, model: a.model, includeUsage: a.clientWantsUsage, framing: a.mode.framing, request: a.body };
 }
 
-/** Usage counted locally from what the client was given, and the prompt. */
+/**
+ * Usage counted locally from what the client was given, and the prompt; marked in the log for a vendor of its own
+ * format (Dify's workflows, Coze, PaLM report none), as new-api counts them.
+ */
 function fallback(l: AnsweredAttempt, delivered: StreamDelta): UpstreamUsage {
-  return { prompt_tokens: l.a.prompt(), completion_tokens: countCompletion(delivered, l.a.model), cached_tokens: 0 };
+  const usage: UpstreamUsage = {
+    prompt_tokens: l.a.prompt(),
+    completion_tokens: countCompletion(delivered, l.a.model),
+    cached_tokens: 0,
+  };
+  if (l.adaptor.codec) usage.counted_locally = true;
+  return usage;
 }
 
 function done(
@@ -46,7 +56,15 @@ function done(
 /** A stream decoded event by event; `pass`: the provider speaks the client's format, events pass only reframed. */
 export async function decodedStream(l: AnsweredAttempt, pass: boolean): Promise<AttemptResult> {
   const { a, info, res, call, redact } = l;
-  const provider = codecFor(l.providerFormat);
+  const provider = answerCodecOf(l.adaptor, info);
+  if (l.adaptor.answerError && call.contentType.includes('json')) {
+    // a stream request answered with one JSON document: the in-band error of a provider that reports them so
+    await call.finished();
+    return (
+      inBandFailure(l, call.body()) ??
+      badResponse(new Error('upstream answered a stream request with JSON'), 'upstream stream failed', redact)
+    );
+  }
   const r = await pumpTranslated(call, {
     res,
     headers: sseHeaders(a.reqId, a.origin),
@@ -82,9 +100,14 @@ export function decodedJson(l: AnsweredAttempt): AttemptResult {
   const { a, info, res, call } = l;
   // whether the client had left before the answer was read (it gets nothing, and is billed all the same)
   const clientGoneBefore = l.clientGone;
-  const provider = codecFor(l.providerFormat);
+  const provider = answerCodecOf(l.adaptor, info);
   if (call.error) throw call.error;
-  const hub = provider.responseToHub(JSON.parse(call.body().toString('utf8')), info.upstreamModel);
+  const failed = inBandFailure(l, call.body());
+  if (failed) return failed;
+  const raw = call.body().toString('utf8');
+  const hub = provider.readAnswer
+    ? provider.readAnswer(raw, info.upstreamModel)
+    : provider.responseToHub(JSON.parse(raw), info.upstreamModel);
   l.output?.response(hub);
   const answer = codecFor(info.clientFormat).responseFromHub(hub, encoderOptions(l));
   // the completion's sensitive words: masked, or the answer refused (and charged all the same, as new-api)

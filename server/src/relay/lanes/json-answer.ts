@@ -4,7 +4,8 @@
 import type { AttemptResult } from '../attempt-result.js';
 import { sensitiveOutcome } from '../attempt-result.js';
 import { forceFormat, forceFormatBody, thinkingToContent, thinkingToContentBody } from '../channel-setting.js';
-import { baseHeaders, sendJson } from '../errors.js';
+import { baseHeaders, RelayError, sendJson } from '../errors.js';
+import { redactProviderError } from '../redact.js';
 import { countCompletion } from '../modes/mode.js';
 import type { UpstreamUsage } from '../providers/index.js';
 import { addUpstreamHeaders } from '../response-headers.js';
@@ -16,7 +17,19 @@ import type { AnsweredAttempt } from './lane.js';
 export type AnswerConversion = (
   l: AnsweredAttempt,
   buf: Buffer,
-) => { body: Buffer; usage: UpstreamUsage | null } | null;
+) => { body: Buffer; usage: UpstreamUsage | null; contentType?: string } | null;
+
+/**
+ * An error the upstream reported inside its 200 answer (the provider's `answerError`: MiniMax's base_resp): the
+ * attempt fails as that upstream error (retried on another channel when its status says so, nothing sent, nothing
+ * charged); null for a success.
+ */
+export function inBandFailure(l: AnsweredAttempt, buf: Buffer): AttemptResult | null {
+  const found = l.adaptor.answerError?.(l.info, buf);
+  if (!found) return null;
+  const pe = redactProviderError(found.error, l.redact);
+  return { kind: 'failed', error: new RelayError(found.status, pe.message, pe.type, pe.code, false, pe.param) };
+}
 
 export async function jsonAnswerOfStream(l: AnsweredAttempt, convert: AnswerConversion): Promise<AttemptResult> {
   await l.call.finished(); // asked to stream, answered with JSON
@@ -28,11 +41,17 @@ export function jsonAnswer(l: AnsweredAttempt, convert: AnswerConversion): Attem
   const { mode, channel } = a;
   if (call.error) throw call.error;
   let buf = call.body();
+  const failed = inBandFailure(l, buf);
+  if (failed) return failed;
   let usage: UpstreamUsage | null;
+  // a converted answer is the client's shape: JSON unless the conversion says otherwise (an image that came as PNG)
+  let contentType = call.contentType || undefined;
   const converted = convert(l, buf);
   if (converted) {
     buf = converted.body;
-    usage = converted.usage;
+    contentType = converted.contentType ?? 'application/json';
+    // no usage in the vendor's answer: the mode reads it from the converted one (a transcript's text)
+    usage = converted.usage ?? mode.responseUsage?.(buf, a.body, a.model) ?? null;
   } else usage = mode.responseUsage ? mode.responseUsage(buf, a.body, a.model) : extractUsage(buf);
   if (mode.name === 'chat' && forceFormat(channel)) buf = forceFormatBody(buf);
   if (mode.name === 'chat' && thinkingToContent(channel)) buf = thinkingToContentBody(buf);
@@ -44,14 +63,7 @@ export function jsonAnswer(l: AnsweredAttempt, convert: AnswerConversion): Attem
   // pings committed an event stream: the answer as one event
   if (!l.clientGone && !refused) {
     if (a.keepAlive?.committed) res.end(`${buf.toString('utf8').replace(/^/gm, 'data: ')}\n\ndata: [DONE]\n\n`);
-    else
-      sendJson(
-        res,
-        200,
-        buf,
-        addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)),
-        call.contentType || undefined,
-      );
+    else sendJson(res, 200, buf, addUpstreamHeaders(call.rawHeaders, baseHeaders(a.reqId, a.origin)), contentType);
   }
   if (!usage || usage.prompt_tokens + usage.completion_tokens === 0) {
     let completion = 0;

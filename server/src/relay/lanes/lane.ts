@@ -7,12 +7,11 @@ import type { Redact } from '../../lib/redact.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { Reservation } from '../../services/billing/index.js';
 import type { AttemptResult } from '../attempt-result.js';
-import type { WireFormat } from '../formats/codec.js';
 import { hubOutputTransformOf } from '../channel-setting.js';
 import type { HubOutputTransform } from '../hub/output-transforms.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 import type { ModeTranslation, RelayMode } from '../modes/mode.js';
-import { wireOf, type Adaptor, type RelayInfo } from '../providers/index.js';
+import { wireOf, type Adaptor, type ProviderWire, type RelayInfo } from '../providers/index.js';
 import type { RelayRequest } from '../request.js';
 import type { OutputCheck } from '../sensitive-output.js';
 import type { RelayServices } from '../services.js';
@@ -48,8 +47,8 @@ export interface LaneAttempt {
   a: AttemptInput;
   info: RelayInfo;
   adaptor: Adaptor;
-  /** the wire format the provider speaks for this request */
-  providerFormat: WireFormat;
+  /** the wire format the provider speaks for this request (`vendor`: its own, which no client speaks) */
+  providerFormat: ProviderWire;
   /** the provider speaks the client's format, or also accepts it as it is */
   native: boolean;
   /** the mode's own translation to the provider's format (the endpoint-translated lane), or undefined */
@@ -104,7 +103,7 @@ export function laneAttempt(
   const providerFormat = wireOf(adaptor, info);
   const native = clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(clientFormat);
   // a mode without a hub form (embeddings) may still know how to ask this provider's format
-  const translation = native ? undefined : mode.translate?.[providerFormat];
+  const translation = native || providerFormat === 'vendor' ? undefined : mode.translate?.[providerFormat];
   return {
     svc,
     ctx,

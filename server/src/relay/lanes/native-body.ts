@@ -19,10 +19,19 @@ export function nativeBody(l: LaneAttempt): Buffer | AttemptResult | Promise<Buf
   const { body, mode } = a;
   if (a.passThrough) return a.raw;
   if (mode.multipart) {
+    const boundary = boundaryOf(l.req.headers['content-type'])!;
+    if (adaptor.convertForm) {
+      // a vendor that takes the upload in its own shape (Cloudflare's /ai/run: the audio bytes alone)
+      try {
+        const rebuilt = adaptor.convertForm(info, a.raw, boundary);
+        if (rebuilt) return rebuilt;
+      } catch (e) {
+        if (!(e instanceof FormatError)) throw e;
+        return refusedRequest(e);
+      }
+    }
     // forwarded unchanged; only a mapped model is written into the form's model field
-    return info.upstreamModel !== a.model
-      ? replaceFormField(a.raw, boundaryOf(l.req.headers['content-type'])!, 'model', info.upstreamModel)
-      : a.raw;
+    return info.upstreamModel !== a.model ? replaceFormField(a.raw, boundary, 'model', info.upstreamModel) : a.raw;
   }
   const copy: Record<string, any> = { ...body };
   let changed = false;
@@ -47,7 +56,14 @@ export function nativeBody(l: LaneAttempt): Buffer | AttemptResult | Promise<Buf
     delete copy.stream_options;
     changed = true;
   }
-  const converted = adaptor.convertRequest(info, copy);
+  let converted: boolean | Promise<boolean>;
+  try {
+    converted = adaptor.convertRequest(info, copy);
+  } catch (e) {
+    // a body the vendor's format cannot carry (images or tools to a text-only vendor): a 400, nothing sent
+    if (!(e instanceof FormatError)) throw e;
+    return refusedRequest(e);
+  }
   if (converted === true) changed = true;
   else if (converted !== false) return afterConversion(l, copy, converted, changed, spliceUsage);
   return finish(l, copy, changed, spliceUsage);

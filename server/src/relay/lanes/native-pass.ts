@@ -7,6 +7,7 @@ import { countCompletion } from '../modes/mode.js';
 import { StreamScanners } from '../sensitive-output.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import { pipeSse } from '../stream/sse-scan.js';
+import { awaitedAnswer } from './awaited-answer.js';
 import { jsonAnswer, jsonAnswerOfStream, type AnswerConversion } from './json-answer.js';
 import type { AnsweredAttempt, Lane } from './lane.js';
 import { nativeBody } from './native-body.js';
@@ -18,6 +19,8 @@ export const nativePassLane: Lane = {
   native: true,
   body: nativeBody,
   answer(l) {
+    // a receipt the provider follows up (DashScope's asynchronous image task) before there is an answer
+    if (l.adaptor.awaitsAnswer?.(l.info)) return awaitedAnswer(l);
     if (!l.a.isStream) return jsonAnswer(l, providerConversion);
     if (l.call.contentType.includes('text/event-stream')) return streamAnswer(l);
     return jsonAnswerOfStream(l, providerConversion);

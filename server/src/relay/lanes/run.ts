@@ -3,13 +3,13 @@
 // errors; then the lane's answer. One async function per attempt: the dispatcher (relay/attempt.ts) returns its
 // promise, so a lane adds no await of its own.
 import { badResponse, GONE, leftUnanswered, type AttemptResult } from '../attempt-result.js';
-import { transportFor } from '../channel-setting.js';
 import { RelayError } from '../errors.js';
 import { lazyChannelRedactor, redactProviderError } from '../redact.js';
 import type { OutgoingRequest } from '../transport/index.js';
 import { UpstreamCall } from '../upstream-call.js';
 import type { AnsweredAttempt, Lane, LaneAttempt } from './lane.js';
-import { authorizeUpstream, upstreamHeaders } from './upstream-request.js';
+import { authorizeUpstream, upstreamHeaders, upstreamTransport } from './upstream-request.js';
+import { VendorRefusal, vendorRewrite } from '../providers/dialect.js';
 
 /**
  * STREAMING_TIMEOUT in ms for an upstream model: twice as long for o1/o3, which think in silence first
@@ -19,7 +19,34 @@ export function streamIdleMs(timeoutSec: number, upstreamModel: string): number 
   return timeoutSec * (/^o[13]/.test(upstreamModel) ? 2000 : 1000);
 }
 
+/** A vendor's refusal inside a 200 answer, as the client's error (nothing was sent to it, nothing is charged). */
+function refusalError(e: VendorRefusal, redact: (text: string) => string): RelayError {
+  return new RelayError(e.status, redact(e.message), 'upstream_error', e.code, false);
+}
+
+/**
+ * Runs the lane; once more when the vendor refused an exchanged token inside its answer (Baidu's expired token): the
+ * token is dropped, exchanged again, and the request resent a single time.
+ */
 export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult> {
+  const first = await runLaneOnce(lane, l);
+  if (first !== RESEND) return first;
+  l.adaptor.unauthorized?.(l.info);
+  const second = await runLaneOnce(lane, l);
+  return second === RESEND ? credentialRefused(l) : second;
+}
+
+const RESEND = Symbol('resend');
+
+function credentialRefused(l: LaneAttempt): AttemptResult {
+  l.adaptor.unauthorized?.(l.info);
+  return {
+    kind: 'failed',
+    error: new RelayError(401, '上游拒绝了渠道的访问令牌', 'upstream_error', 'credential_refused', false),
+  };
+}
+
+async function runLaneOnce(lane: Lane, l: LaneAttempt): Promise<AttemptResult | typeof RESEND> {
   const { svc, ctx, res, a, info, adaptor } = l;
   const { channel, mode } = a;
   let built = lane.body(l);
@@ -31,7 +58,8 @@ export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult
   const target = adaptor.target(info);
   const headers = upstreamHeaders(l, lane);
   // upstream error texts lose the channel's secrets, those the adaptor derives below included (built only on error)
-  const redact = lazyChannelRedactor(channel.key, { headers, path: target.path });
+  const sent = { headers, path: target.path };
+  const redact = lazyChannelRedactor(channel.key, sent);
   if (adaptor.authorize) {
     try {
       await authorizeUpstream(l, target, headers, out);
@@ -44,6 +72,8 @@ export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult
         error: new RelayError(500, `上游鉴权失败: ${reason}`, 'new_api_error', 'upstream_auth_failed', false),
       };
     }
+    // a token the vendor takes in the query is hidden from error texts too
+    sent.path = target.path;
     // the signing waited: a client gone meanwhile is not sent upstream
     if (res.destroyed) return GONE;
   }
@@ -75,7 +105,7 @@ export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult
       headersTimeout: relayTimeoutMs,
       bodyTimeout: a.isStream ? streamIdleMs(ctx.config.streamingTimeoutSec, info.upstreamModel) : relayTimeoutMs,
     };
-    const sent = call.send(transportFor(channel, svc.upstream), opts);
+    const sent = call.send(upstreamTransport(svc, adaptor, channel), opts);
     if (a.gate) {
       // the call can fail (client gone, upstream refused) while the reservation is awaited: that rejection is
       // read below, after the gate; without a handler now it would be an unhandled rejection and end the process
@@ -118,6 +148,16 @@ export async function runLane(lane: Lane, l: LaneAttempt): Promise<AttemptResult
       const mappedStatus = channel.statusCodeMapping?.[String(statusCode)];
       const status = mappedStatus && Number(mappedStatus) ? Number(mappedStatus) : statusCode;
       return { kind: 'failed', error: new RelayError(status, pe.message, pe.type, pe.code, false, pe.param) };
+    }
+    if (adaptor.answers) {
+      // the vendor's own answer shapes become OpenAI's; an error it put inside the 200 is a real one
+      call.rewrite(vendorRewrite(adaptor.answers, info, call.contentType));
+      if (a.isStream) await call.firstOutput();
+      if (call.error instanceof VendorRefusal) {
+        if (l.clientGone) return GONE;
+        if (call.error.credentialRefused && adaptor.credential?.kind === 'exchanged') return RESEND;
+        return { kind: 'failed', error: refusalError(call.error, redact) };
+      }
     }
     const answered = lane.answer(l as AnsweredAttempt);
     return answered instanceof Promise ? await answered : answered;

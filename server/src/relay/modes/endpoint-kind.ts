@@ -2,6 +2,7 @@
 // endpoints by their relay mode's name; chat-like requests of other client formats (Claude messages, Gemini
 // generateContent) are `chat`, Gemini's embedContent is `embeddings`. `task` (asynchronous jobs: video, music) and
 // `realtime` (websockets) are slots no provider declares yet: requests for them are refused like any undeclared one.
+// `/v1/realtime` itself is served outside the lanes (relay/realtime/: OpenAI, Azure and the OpenAI-compatible types).
 export const ENDPOINT_KINDS = [
   'chat',
   'completions',

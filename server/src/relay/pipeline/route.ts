@@ -5,6 +5,17 @@ import { RelayError } from '../errors.js';
 import type { CachedChannel } from '../../services/cache/channel-cache.js';
 import type { RelayState } from './state.js';
 import { usageLimits } from '../../services/limits/index.js';
+import { matchAffinity, stickyChannel, type AffinityHit } from './affinity.js';
+
+/**
+ * The JSON relay's route: a channel-affinity rule's remembered channel when one applies (affinity.ts), else route().
+ * Synchronous unless a rule applies and its choice is kept in Redis. The task relays route without affinity.
+ */
+export function routeRelay(s: RelayState): void | Promise<void> {
+  const hit = s.caller.channelId === null && s.model ? matchAffinity(s) : null;
+  if (!hit) return route(s);
+  return routeSticky(s, hit);
+}
 
 export function route(s: RelayState): void {
   const { svc, caller, mode, body, model } = s;
@@ -23,6 +34,21 @@ export function route(s: RelayState): void {
   const channel = pickUncapped(s, 0, undefined);
   if (!channel) throw noChannel(s);
   s.channel = channel;
+}
+
+/** The remembered channel when it can be taken, else the normal choice (affinity.ts). */
+function routeSticky(s: RelayState, hit: AffinityHit): void | Promise<void> {
+  s.affinity = hit;
+  const sticky = stickyChannel(s, hit);
+  if (sticky instanceof Promise) return sticky.then((c) => routed(s, hit, c));
+  routed(s, hit, sticky);
+}
+
+function routed(s: RelayState, hit: AffinityHit, sticky: CachedChannel | null): void {
+  const channel = sticky ?? pickUncapped(s, 0, undefined);
+  if (!channel) throw noChannel(s);
+  s.channel = channel;
+  hit.first = channel.id;
 }
 
 /** new-api's answer when no channel serves the group and model. */

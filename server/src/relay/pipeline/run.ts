@@ -9,7 +9,7 @@ import { asRelayError, RelayError, sendRelayError, sendStreamError } from '../er
 import { authenticate } from './authenticate.js';
 import { parse } from './parse.js';
 import { admit } from './admit.js';
-import { route } from './route.js';
+import { routeRelay } from './route.js';
 import { validate } from './validate.js';
 import { price } from './price.js';
 import { limit, releaseLimits } from './limit.js';
@@ -43,7 +43,8 @@ async function run(s: RelayState): Promise<void> {
     await authenticate(s);
     parse(s);
     await admit(s);
-    route(s);
+    const routed = routeRelay(s);
+    if (routed) await routed;
     validate(s);
     price(s);
     quote(s);

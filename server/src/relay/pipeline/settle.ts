@@ -28,6 +28,12 @@ export async function settle(s: RelayState, result: AttemptResult): Promise<Rela
   }
 }
 
+/** The charge known up front, or, for images of which fewer came than were asked, the same price for those. */
+function fixedCharge(s: RelayState, delivered: number | undefined, quotaPerUnit: number): number {
+  if (delivered === undefined || !s.mode.fixedQuota) return s.fixed;
+  return s.mode.fixedQuota(s.price, { ...s.body, n: delivered }, s.model, quotaPerUnit);
+}
+
 async function charge(s: RelayState, held: Reservation, result: AttemptResult): Promise<RelayError | null> {
   const { svc, ctx } = s;
   if (result.kind !== 'done') {
@@ -47,7 +53,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   const quota = unanswered
     ? 0
     : s.fixed >= 0
-      ? s.fixed
+      ? fixedCharge(s, result.imagesDelivered, quotaPerUnit)
       : total === 0
         ? 0
         : audio
@@ -79,7 +85,7 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
 }
 
 /** The limits and the channel's cap corrected from what the request counted at admission to its charge. */
-function settleLimits(s: RelayState, tokens: number, quota: number): void {
+export function settleLimits(s: RelayState, tokens: number, quota: number): void {
   const limits = usageLimits(s.ctx);
   if (s.limits) void limits.settled(s.limits, tokens, quota, s.req.id);
   if (s.channelHold) void limits.channelSettled(s.channelHold, tokens, quota, s.req.id);

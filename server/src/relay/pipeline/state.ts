@@ -12,6 +12,7 @@ import type { RelayMode } from '../modes/mode.js';
 import type { RelayRequest } from '../request.js';
 import type { RelayServices } from '../services.js';
 import type { RequestTrace } from '../../services/tracing.js';
+import type { AffinityHit } from './affinity.js';
 
 export interface JsonRelayOptions {
   mode: RelayMode;
@@ -44,6 +45,8 @@ export interface RelayState {
   rateKey: number;
   // ---- route
   channel: CachedChannel;
+  /** the channel-affinity rule that applies (affinity.ts); null for most requests */
+  affinity: AffinityHit | null;
   // ---- price
   price: PriceData;
   /** a charge known up front (images), else -1 */
@@ -113,6 +116,7 @@ export function newState(
     group: '',
     rateKey: 0,
     channel: undefined!,
+    affinity: null,
     price: undefined!,
     fixed: -1,
     prompt: () => 0,

@@ -7,7 +7,14 @@
 
 /** What a type's `other` column means; the console labels the field by it. */
 export type OtherFieldKind =
-  'api_version' | 'region_or_model_map' | 'spark_version' | 'knowledge_id' | 'account_id' | 'plugin';
+  | 'api_version'
+  | 'region_or_model_map'
+  | 'spark_version'
+  | 'knowledge_id'
+  | 'account_id'
+  | 'plugin'
+  | 'app_type'
+  | 'bot_id';
 
 /** The channel form's fields a problem can be shown under. */
 export type ChannelField = 'key' | 'base_url' | 'other';

@@ -1,14 +1,34 @@
-// The registry of the providers' channel facts (channel-facts-contract.ts), and the checks of a channel's fields
-// common to every provider (a required base URL, one key per line). Channel management (services/) imports this
-// module and nothing else of the relay: it and the modules it imports are leaves (eslint.config.js).
+// The providers' registry: one line per provider with its channel types, its channel facts
+// (channel-facts-contract.ts) and the import of its folder; and the checks of a channel's fields common to every
+// provider (a required base URL, one key per line). Channel management (services/) imports this module and nothing
+// else of the relay: it and the modules it imports statically are leaves (eslint.config.js); a provider's folder is
+// imported only when the relay calls its line's `load`.
 import type { ChannelFacts, FieldProblem } from './channel-facts-contract.js';
-import { openaiChannelFacts } from './openai/channel.js';
+import type { Adaptor } from './types.js';
+import { OPENAI_COMPATIBLE_TYPES, openaiChannelFacts } from './openai/channel.js';
 import { azureChannelFacts } from './azure/channel.js';
 import { ollamaChannelFacts } from './ollama/channel.js';
 import { anthropicChannelFacts } from './anthropic/channel.js';
 import { geminiChannelFacts } from './gemini/channel.js';
 import { bedrockChannelFacts } from './bedrock/channel.js';
 import { vertexChannelFacts } from './vertex/channel.js';
+import { sunoChannelFacts } from './suno/channel.js';
+import { zhipuChannelFacts } from './zhipu/channel.js';
+import { qianfanChannelFacts } from './qianfan/channel.js';
+import { jinaChannelFacts } from './jina/channel.js';
+import { cloudflareChannelFacts } from './cloudflare/channel.js';
+import { mokaChannelFacts } from './moka/channel.js';
+import { submodelChannelFacts } from './submodel/channel.js';
+import { baiduChannelFacts } from './baidu/channel.js';
+import { zhipuV3ChannelFacts } from './zhipuv3/channel.js';
+import { hunyuanChannelFacts } from './hunyuan/channel.js';
+import { sparkChannelFacts } from './spark/channel.js';
+import { aliChannelFacts } from './ali/channel.js';
+import { cohereChannelFacts } from './cohere/channel.js';
+import { minimaxChannelFacts } from './minimax/channel.js';
+import { difyChannelFacts } from './dify/channel.js';
+import { cozeChannelFacts } from './coze/channel.js';
+import { palmChannelFacts } from './palm/channel.js';
 
 export type {
   ChannelFacts,
@@ -19,22 +39,174 @@ export type {
   UpstreamAccount,
 } from './channel-facts-contract.js';
 export { openAIModelsUrl } from './channel-facts-contract.js';
+export { OPENAI_COMPATIBLE_TYPES } from './openai/channel.js';
 
-/** Each provider's facts by the protocol name services/channel-protocols.ts maps channel types to. */
-const FACTS_BY_PROTOCOL = {
-  openai: openaiChannelFacts,
-  azure: azureChannelFacts,
-  ollama: ollamaChannelFacts,
-  anthropic: anthropicChannelFacts,
-  gemini: geminiChannelFacts,
-  bedrock: bedrockChannelFacts,
-  vertex: vertexChannelFacts,
-} satisfies Record<string, (type: number) => ChannelFacts>;
+/**
+ * One line per provider, the one place a provider is registered: its id (its folder under providers/), the channel
+ * types it serves, its channel facts (its folder's channel.ts, which channel management reads without the relay) and
+ * how to import its folder (providers/index.ts does, on the first request of one of its types; `task` platforms at
+ * start). services/channel-protocols.ts maps each type to its provider from these lines.
+ */
+export interface ProviderLine {
+  readonly id: string;
+  readonly types: readonly number[];
+  /** absent for a task platform without its own (services/channel-protocols.ts gives it the task platforms' facts) */
+  readonly facts?: (type: number) => ChannelFacts;
+  readonly load: () => Promise<Adaptor>;
+  /** an asynchronous task platform (relay/tasks/): no relay endpoint, loaded at start */
+  readonly task?: true;
+}
 
-export type FactsProtocol = keyof typeof FACTS_BY_PROTOCOL;
+export const PROVIDER_LINES: readonly ProviderLine[] = [
+  {
+    id: 'openai',
+    types: OPENAI_COMPATIBLE_TYPES,
+    facts: openaiChannelFacts,
+    load: async () => (await import('./openai/index.js')).openaiAdaptor,
+  },
+  {
+    id: 'azure',
+    types: [3],
+    facts: azureChannelFacts,
+    load: async () => (await import('./azure/index.js')).azureAdaptor,
+  },
+  {
+    id: 'ollama',
+    types: [4],
+    facts: ollamaChannelFacts,
+    load: async () => (await import('./ollama/index.js')).ollamaAdaptor,
+  },
+  {
+    id: 'anthropic',
+    types: [14],
+    facts: anthropicChannelFacts,
+    load: async () => (await import('./anthropic/index.js')).anthropicAdaptor,
+  },
+  {
+    id: 'gemini',
+    types: [24],
+    facts: geminiChannelFacts,
+    load: async () => (await import('./gemini/index.js')).geminiAdaptor,
+  },
+  {
+    id: 'bedrock',
+    types: [33],
+    facts: bedrockChannelFacts,
+    load: async () => (await import('./bedrock/index.js')).bedrockAdaptor,
+  },
+  {
+    id: 'vertex',
+    types: [41],
+    facts: vertexChannelFacts,
+    load: async () => (await import('./vertex/index.js')).vertexAdaptor,
+  },
+  {
+    id: 'zhipu',
+    types: [26],
+    facts: zhipuChannelFacts,
+    load: async () => (await import('./zhipu/index.js')).zhipuAdaptor,
+  },
+  {
+    id: 'qianfan',
+    types: [46],
+    facts: qianfanChannelFacts,
+    load: async () => (await import('./qianfan/index.js')).qianfanAdaptor,
+  },
+  { id: 'jina', types: [38], facts: jinaChannelFacts, load: async () => (await import('./jina/index.js')).jinaAdaptor },
+  {
+    id: 'cloudflare',
+    types: [39],
+    facts: cloudflareChannelFacts,
+    load: async () => (await import('./cloudflare/index.js')).cloudflareAdaptor,
+  },
+  { id: 'moka', types: [44], facts: mokaChannelFacts, load: async () => (await import('./moka/index.js')).mokaAdaptor },
+  {
+    id: 'submodel',
+    types: [53],
+    facts: submodelChannelFacts,
+    load: async () => (await import('./submodel/index.js')).submodelAdaptor,
+  },
+  {
+    id: 'baidu',
+    types: [15],
+    facts: baiduChannelFacts,
+    load: async () => (await import('./baidu/index.js')).baiduAdaptor,
+  },
+  {
+    id: 'zhipuv3',
+    types: [16],
+    facts: zhipuV3ChannelFacts,
+    load: async () => (await import('./zhipuv3/index.js')).zhipuV3Adaptor,
+  },
+  {
+    id: 'hunyuan',
+    types: [23],
+    facts: hunyuanChannelFacts,
+    load: async () => (await import('./hunyuan/index.js')).hunyuanAdaptor,
+  },
+  {
+    id: 'spark',
+    types: [18],
+    facts: sparkChannelFacts,
+    load: async () => (await import('./spark/index.js')).sparkAdaptor,
+  },
+  {
+    id: 'ali',
+    types: [17],
+    facts: aliChannelFacts,
+    load: async () => (await import('./ali/index.js')).aliAdaptor,
+  },
+  {
+    id: 'cohere',
+    types: [34],
+    facts: cohereChannelFacts,
+    load: async () => (await import('./cohere/index.js')).cohereAdaptor,
+  },
+  {
+    id: 'minimax',
+    types: [35],
+    facts: minimaxChannelFacts,
+    load: async () => (await import('./minimax/index.js')).minimaxAdaptor,
+  },
+  {
+    id: 'dify',
+    types: [37],
+    facts: difyChannelFacts,
+    load: async () => (await import('./dify/index.js')).difyAdaptor,
+  },
+  {
+    id: 'coze',
+    types: [49],
+    facts: cozeChannelFacts,
+    load: async () => (await import('./coze/index.js')).cozeAdaptor,
+  },
+  {
+    id: 'palm',
+    types: [11],
+    facts: palmChannelFacts,
+    load: async () => (await import('./palm/index.js')).palmAdaptor,
+  },
+  // Suno: asynchronous tasks only (relay/tasks/), never a chat request
+  {
+    id: 'suno',
+    types: [36],
+    facts: sunoChannelFacts,
+    load: async () => (await import('./suno/index.js')).sunoAdaptor,
+    task: true,
+  },
+  // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
+  {
+    id: 'midjourney',
+    types: [2, 5],
+    load: async () => (await import('./midjourney/provider.js')).midjourneyAdaptor,
+    task: true,
+  },
+];
+
+const LINE_BY_ID = new Map(PROVIDER_LINES.map((line) => [line.id, line]));
 
 export function providerChannelFacts(protocol: string, type: number): ChannelFacts | undefined {
-  return Object.hasOwn(FACTS_BY_PROTOCOL, protocol) ? FACTS_BY_PROTOCOL[protocol as FactsProtocol](type) : undefined;
+  return LINE_BY_ID.get(protocol)?.facts?.(type);
 }
 
 /** The channels a key makes: one per non-empty line, or the whole key when it is one document. */

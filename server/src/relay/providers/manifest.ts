@@ -3,26 +3,46 @@
 // the client's format (native) or the mode translates it (Gemini's embedContent on an OpenAI channel); `chat` when the
 // request goes through the hub (a Claude client on an OpenAI channel). A request with neither lane asks nothing the
 // provider could serve.
-import type { WireFormat } from '../formats/codec.js';
+import type { FormatCodec, WireFormat } from '../formats/codec.js';
+import { codecFor } from '../formats/index.js';
 import type { EndpointKind } from '../modes/endpoint-kind.js';
-import type { Adaptor, EndpointEntry, ProviderManifest, RelayInfo } from './types.js';
+import type { Adaptor, EndpointEntry, ProviderManifest, RelayInfo, VendorCodec } from './types.js';
+
+/** What an upstream speaks: a client wire format, or a vendor's own (`vendor`: the adaptor's codec), which none does. */
+export type ProviderWire = WireFormat | 'vendor';
 
 /** The wire format an adaptor's upstream speaks for this request. */
-export function wireOf(adaptor: Pick<Adaptor, 'wire'>, info: RelayInfo): WireFormat {
+export function wireOf(adaptor: Pick<Adaptor, 'wire' | 'codec'>, info: RelayInfo): ProviderWire {
+  if (adaptor.codec) return 'vendor';
   return typeof adaptor.wire === 'function' ? adaptor.wire(info) : (adaptor.wire ?? 'openai');
 }
 
+/** What reads the upstream's answers and streams to the hub: the vendor's own codec, else its wire format's. */
+export type AnswerCodec = Pick<FormatCodec, 'responseToHub' | 'streamToHub' | 'claudeUsage'> &
+  Pick<VendorCodec, 'readAnswer'>;
+
+export function answerCodecOf(adaptor: Pick<Adaptor, 'wire' | 'codec'>, info: RelayInfo): AnswerCodec {
+  const wire = wireOf(adaptor, info);
+  return wire === 'vendor' ? adaptor.codec! : codecFor(wire);
+}
+
 /** The endpoint this request asks of the provider, null when no lane leads to it. */
-export function requestedEndpoint(adaptor: Pick<Adaptor, 'wire' | 'alsoSpeaks'>, info: RelayInfo): EndpointKind | null {
+export function requestedEndpoint(
+  adaptor: Pick<Adaptor, 'wire' | 'codec' | 'alsoSpeaks'>,
+  info: RelayInfo,
+): EndpointKind | null {
   const { mode, clientFormat } = info;
   const wire = wireOf(adaptor, info);
   if (clientFormat === wire || adaptor.alsoSpeaks?.(info).includes(clientFormat)) return mode.endpoint;
   if (mode.hub) return 'chat';
-  return mode.translate?.[wire] ? mode.endpoint : null;
+  return wire !== 'vendor' && mode.translate?.[wire] ? mode.endpoint : null;
 }
 
 /** Whether the provider serves this request: a lane leads to one of its declared endpoints. */
-export function declares(adaptor: Pick<Adaptor, 'wire' | 'alsoSpeaks' | 'endpoints'>, info: RelayInfo): boolean {
+export function declares(
+  adaptor: Pick<Adaptor, 'wire' | 'codec' | 'alsoSpeaks' | 'endpoints'>,
+  info: RelayInfo,
+): boolean {
   const kind = requestedEndpoint(adaptor, info);
   return kind !== null && adaptor.endpoints[kind] !== undefined;
 }
@@ -47,10 +67,20 @@ export function defineProvider(m: ProviderManifest): Adaptor {
     target: (info) => required(entryOf(info).target ?? m.target, 'target')(info),
     headers: (info) => required(entryOf(info).headers ?? m.headers, 'headers')(info),
     convertRequest: (info, body) => (entryOf(info).convertRequest ?? m.convertRequest ?? leaveUnchanged)(info, body),
+    convertsAnswer: (info) => !!(entryOf(info).convertResponse ?? m.convertResponse),
     convertResponse(info, body) {
       const convert = entryOf(info).convertResponse ?? m.convertResponse;
       return convert ? convert(info, body) : null;
     },
+    ...(Object.values(m.endpoints).some((e) => e.awaitAnswer)
+      ? {
+          awaitsAnswer: (info) => !!entryOf(info).awaitAnswer,
+          awaitAnswer: (info, receipt, io) => required(entryOf(info).awaitAnswer, 'follow-up')(info, receipt, io),
+        }
+      : {}),
+    ...(Object.values(m.endpoints).some((e) => e.convertForm)
+      ? { convertForm: (info, raw, boundary) => entryOf(info).convertForm?.(info, raw, boundary) ?? null }
+      : {}),
     ...(m.fromHub || Object.values(m.endpoints).some((e) => e.fromHub)
       ? {
           fromHub: (info, hub) => required(entryOf(info).fromHub ?? m.fromHub, 'body builder')(info, hub),

@@ -8,12 +8,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RelayMode } from '../modes/mode.js';
 import type { FramingName } from '../stream/framing.js';
-import type { UpstreamError, WireFormat } from '../formats/codec.js';
+import type { FormatCodec, UpstreamError, WireFormat } from '../formats/codec.js';
 import type { UpstreamUsage } from '../hub/usage.js';
 
 export type { UpstreamUsage } from '../hub/usage.js';
-import type { HubRequest } from '../hub/types.js';
+import type { HubRequest, HubResponse } from '../hub/types.js';
 import type { EndpointKind } from '../modes/endpoint-kind.js';
+import type { VendorAnswerReader } from './dialect.js';
+import type { OutgoingRequest } from '../../lib/response-sink.js';
 
 /** The channel fields an adaptor reads (the relay's cached channel is one). */
 export interface ProviderChannel {
@@ -24,6 +26,8 @@ export interface ProviderChannel {
   /** the channel's `other` column (Azure: the API version) */
   other: string;
   organization: string;
+  /** the channel's `setting` (its proxy: channel-setting.ts proxyOf); absent where the caller has none */
+  setting?: Record<string, unknown> | null;
 }
 
 /** The gateway settings adaptors read: the server's config and the vendor options (relay/provider-settings.ts). */
@@ -59,13 +63,19 @@ export interface ProviderSettings {
    * addresses, size- and time-limited; throws FormatError (a 400 for the client) when it cannot
    */
   fetchImage?(url: string): Promise<{ mimeType: string; data: string }>;
+  /**
+   * a provider's own request to the channel's upstream beside the relayed one (Baidu's token exchange), sent as the
+   * relay's are: through the channel's proxy when it has one, else the relay's direct client; read whole, redirects
+   * never followed; throws when no answer came
+   */
+  sendUpstream?(channel: ProviderChannel, req: OutgoingRequest): Promise<{ status: number; body: Buffer }>;
 }
 
 /**
  * What a channel's key is to its upstream. `static`: sent as it is (a bearer key; the default). `signed`: the
  * provider's `authorize` signs every request with it (Bedrock's SigV4); nothing is cached. `exchanged`: the key buys a
  * token that lasts a while (Vertex AI's OAuth token, an AK/SK token, a JWT): the relay's credential cache keeps one per
- * key and asks again before it lapses, after the upstream refuses it (401) and never for a key no channel holds.
+ * key and base URL and asks again before it lapses, after the upstream refuses it (401) and never for a key no channel holds.
  */
 export type ProviderCredential = { kind: 'static' } | { kind: 'signed' } | ExchangedCredential;
 
@@ -74,7 +84,7 @@ export interface ExchangedCredential {
   /** the provider's name in the cache: tokens of different providers never meet, even for the same key */
   id: string;
   /** trades the channel's key for a token; throws (with a message free of the key) when refused */
-  exchange(key: string, settings: ProviderSettings): Promise<ExchangedToken>;
+  exchange(key: string, settings: ProviderSettings, channel?: ProviderChannel): Promise<ExchangedToken>;
 }
 
 export interface ExchangedToken {
@@ -88,10 +98,13 @@ export interface ExchangedToken {
 
 /** The exchanged tokens a provider reads through `info.settings.credentials`. */
 export interface CredentialSource {
-  /** the token for `key`: the cached one while it is fresh, else one exchange however many requests wait for it */
-  get(credential: ExchangedCredential, key: string): Promise<string>;
-  /** the upstream refused the token (401): the next `get` exchanges again */
-  invalidate(credential: ExchangedCredential, key: string): void;
+  /**
+   * the token for `key` at `channel`'s base URL (a vendor's token endpoint is on it, Baidu's; a token is kept per key
+   * and base URL): the cached one while it is fresh, else one exchange however many requests wait for it
+   */
+  get(credential: ExchangedCredential, key: string, channel?: ProviderChannel): Promise<string>;
+  /** the upstream at `channel`'s base URL refused the token (401): the next `get` there exchanges again */
+  invalidate(credential: ExchangedCredential, key: string, channel?: ProviderChannel): void;
 }
 
 export interface RelayInfo {
@@ -127,6 +140,12 @@ export interface UpstreamTarget {
 /** an upstream's error read into the relay's fields: each wire format's parser (formats/<format>/errors.ts) makes one */
 export type ProviderError = UpstreamError;
 
+/** An error an upstream reported inside a 200 answer, with the HTTP status it stands for. */
+export interface InBandError {
+  status: number;
+  error: ProviderError;
+}
+
 /**
  * What one endpoint of a provider does differently from the provider's shared parts; an entry may be empty (`{}`)
  * when the shared parts serve it as they are.
@@ -136,7 +155,56 @@ export interface EndpointEntry {
   headers?(info: RelayInfo): Record<string, string>;
   convertRequest?(info: RelayInfo, body: Record<string, unknown>): boolean | Promise<boolean>;
   fromHub?(info: RelayInfo, hub: HubRequest): Record<string, unknown> | Promise<Record<string, unknown>>;
-  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
+  convertResponse?(info: RelayInfo, body: Buffer): ConvertedAnswer | null;
+  /**
+   * An endpoint whose 200 answer is a receipt, not the result (DashScope's asynchronous image task): the relay hands
+   * the receipt here once it is read, and this follows it up (polls the vendor's task, fetches images) until it has the
+   * client's answer in OpenAI's shape, or the vendor's failure. Nothing is charged before it resolves with `ok`.
+   */
+  awaitAnswer?(info: RelayInfo, receipt: Buffer, io: FollowUpIo): Promise<AwaitedAnswer>;
+  /**
+   * a multipart request (an audio upload) the vendor takes in another shape (Cloudflare's `/ai/run`: the audio bytes
+   * alone): the upstream body built from the client's form; its content type comes from `headers`. Throws FormatError
+   * (a 400, nothing sent) for a form the vendor cannot carry.
+   */
+  convertForm?(info: RelayInfo, raw: Buffer, boundary: string): Buffer;
+}
+
+/**
+ * What an `awaitAnswer` may do after its first request, all through the relay: the provider stays pure (no sockets,
+ * no timers of its own), and each of these rejects with ClientLeft as soon as the client goes away.
+ */
+export interface FollowUpIo {
+  /** the client's request as it came (its `response_format`, say), before the provider converted its copy */
+  readonly request: Readonly<Record<string, unknown>>;
+  /** GET `path` (with its query) on the first request's origin, through the channel's transport (its proxy) */
+  get(path: string, headers: Record<string, string>): Promise<{ status: number; body: Buffer }>;
+  /** resolves after `ms` */
+  wait(ms: number): Promise<void>;
+  /** an image the vendor names, fetched as a user-chosen URL is (SSRF-guarded, size- and time-limited), base64 */
+  fetchImage(url: string): Promise<{ mimeType: string; data: string }>;
+}
+
+/** The client went away while an `awaitAnswer` was waiting: the follow-up stops, nothing is charged. */
+export class ClientLeft extends Error {
+  constructor() {
+    super('client left');
+  }
+}
+
+/**
+ * The outcome of an `awaitAnswer`: the client's answer, or the vendor's failure with the HTTP status it stands for
+ * (`final`: another channel is not tried, the vendor having done the work already or the cause being the request's).
+ */
+export type AwaitedAnswer =
+  /** `images`: how many the answer holds, when fewer than asked (the price is counted for those) */
+  { ok: true; body: Buffer; images?: number } | { ok: false; status: number; error: ProviderError; final?: boolean };
+
+/** A whole upstream answer converted for the client, with its usage (and its content type when it is not JSON). */
+export interface ConvertedAnswer {
+  body: Buffer;
+  usage: UpstreamUsage | null;
+  contentType?: string;
 }
 
 /** The endpoints a provider serves, each with its entry. */
@@ -149,12 +217,25 @@ export type EndpointSet = Partial<Record<EndpointKind, EndpointEntry>>;
 export interface ProviderManifest
   extends
     Omit<Adaptor, 'id' | 'types' | 'endpoints' | 'target' | 'headers' | 'convertRequest'>,
-    Omit<EndpointEntry, 'convertResponse' | 'fromHub'> {
+    Omit<EndpointEntry, 'convertResponse' | 'fromHub' | 'convertForm'> {
   /** its folder's name under providers/, where its recorded fixtures live */
   id: string;
   /** the channel types it serves (each also listed in services/channel-protocols.ts, read without the relay) */
   types: readonly number[];
   endpoints: EndpointSet;
+}
+
+/**
+ * The upstream side of a vendor's own wire format (Cohere's v1 chat, Dify's chat-messages, Coze, PaLM): no client
+ * speaks it, so every chat request reaches it through the hub (the translated lane), its body built by the provider's
+ * `fromHub` and its answer and stream read back to the hub here. `requestToHub` reads a body of this format back (the
+ * vendor mocks and the conformance test use it to check what was sent).
+ */
+export interface VendorCodec extends Pick<FormatCodec, 'responseToHub' | 'streamToHub'> {
+  readonly name: string;
+  requestToHub?(body: Record<string, any>): HubRequest;
+  /** a whole answer from its text, when it may be other than one JSON document (Dify's agent apps stream always) */
+  readAnswer?(raw: string, model: string): HubResponse;
 }
 
 export interface Adaptor {
@@ -167,6 +248,16 @@ export interface Adaptor {
    * client's own format passes through, others translate
    */
   wire?: WireFormat | ((info: RelayInfo) => WireFormat);
+  /**
+   * `websocket`: the upstream answers over a websocket (iFlytek Spark): the request's URL is opened as ws(s), its body
+   * sent as one frame, each frame received read as one event of an event stream (relay/transport/ws-exchange.ts)
+   */
+  carrier?: 'websocket';
+  /**
+   * the vendor's own format (no client speaks it): its chat is always translated, through `fromHub` and this codec;
+   * `wire` is then unused
+   */
+  codec?: VendorCodec;
   /** how the upstream frames a stream (default SSE; relay/stream/framing.ts) */
   framing?: FramingName;
   /**
@@ -203,7 +294,74 @@ export interface Adaptor {
    * Non-OpenAI upstreams: convert a whole JSON response to OpenAI format (null: this response is OpenAI format already
    * and goes through as it is). Throwing makes it a 502 bad response.
    */
-  convertResponse?(info: RelayInfo, body: Buffer): { body: Buffer; usage: UpstreamUsage | null } | null;
+  convertResponse?(info: RelayInfo, body: Buffer): ConvertedAnswer | null;
+  /** a multipart request rebuilt for the vendor (EndpointEntry.convertForm); null: the form goes as it came */
+  convertForm?(info: RelayInfo, raw: Buffer, boundary: string): Buffer | null;
+  /**
+   * whether this request's answer is converted (its endpoint has a convertResponse): a raw answer (audio) is then read
+   * whole and converted instead of piped as it comes
+   */
+  convertsAnswer?(info: RelayInfo): boolean;
+  /** whether this request's 200 answer is a receipt its endpoint's `awaitAnswer` follows up */
+  awaitsAnswer?(info: RelayInfo): boolean;
+  awaitAnswer?(info: RelayInfo, receipt: Buffer, io: FollowUpIo): Promise<AwaitedAnswer>;
+  /**
+   * An upstream that reports errors inside an HTTP 200 answer (MiniMax's `base_resp`): the error of a whole answer and
+   * the status it stands for, null when the answer is a success. The relay then treats it as that upstream error
+   * (retried, refunded, nothing sent to the client) instead of passing it on and charging it.
+   */
+  answerError?(info: RelayInfo, body: Buffer): InBandError | null;
+  /**
+   * an upstream that answers in its own JSON and stream shapes (Baidu ERNIE v1, Zhipu v3, Hunyuan): its 200 answers
+   * are rewritten into OpenAI chat's as they arrive, and an error inside one becomes a real error (dialect.ts)
+   */
+  answers?: VendorAnswerReader;
   /** Extracts the error from a non-200 upstream body (new-api-compat.md §4.6 step 9). */
   parseError(status: number, body: Buffer, headers?: Record<string, string>): ProviderError;
+  /** an asynchronous task platform (Suno): the task engine's calls (relay/tasks/); absent for the others */
+  task?: TaskAdaptor;
+}
+
+/** What the task engine asks of a platform's upstream: one submit, many tasks fetched at once. */
+export interface TaskRequest {
+  method: 'GET' | 'POST';
+  /** the whole URL, on the channel's base */
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A submit checked by the platform: its action, the model its price is named by, the body sent upstream. */
+export type TaskValidation =
+  | { ok: true; action: string; model: string; body: Record<string, unknown> }
+  | { ok: false; code: string; message: string };
+
+/** One task's state read from the upstream (status: services/tasks/status.ts). */
+export interface TaskStateRead {
+  upstreamId: string;
+  status: string;
+  failReason: string;
+  data: unknown;
+}
+
+/**
+ * An asynchronous task platform's part of a provider (the manifest's `task` slot). Pure: it builds requests and reads
+ * answers; the HTTP calls, the money and the task rows are the engine's.
+ */
+export interface TaskAdaptor {
+  /** tasks.platform */
+  platform: string;
+  /** checks a submit, names its action and model (the per-call price's name) */
+  validate(action: string, body: unknown): TaskValidation;
+  /** the price name of the submit (ModelPrice), for the engine's per-call charge */
+  priceName(model: string): string;
+  buildSubmit(channel: ProviderChannel, action: string, body: Record<string, unknown>): TaskRequest;
+  /** the upstream's task id from a submit answer, or null when it refused */
+  readSubmit(status: number, body: unknown): string | null;
+  /** one request for the states of many of the channel's tasks */
+  buildFetch(channel: ProviderChannel, upstreamIds: readonly string[]): TaskRequest;
+  /** the states of a fetch answer, null when the answer is no success */
+  readFetch(status: number, body: unknown): TaskStateRead[] | null;
+  /** tasks asked for in one fetch at most */
+  fetchBatch: number;
 }

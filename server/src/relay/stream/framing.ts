@@ -1,9 +1,11 @@
 // The framings an upstream stream may come in, behind one interface: bytes in, whole events out. A provider names its
 // framing (providers/types.ts `framing`); the lanes and the pump only see this interface and the flag that says
-// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are. A new framing
-// (NDJSON) is one more entry here.
+// whether the relay's SSE byte scanner (relay/stream/sse-scan.ts) can read the bytes as they are. A new framing is one
+// more entry here.
 import { awsEventFraming } from './aws-framing.js';
 import { JsonArraySplitter } from './json-array.js';
+import { ndjsonFraming } from './ndjson.js';
+import { wholeJsonFraming } from './whole-json.js';
 import { SseParser } from './sse-parser.js';
 import { wsJsonFraming } from './ws-json.js';
 
@@ -36,7 +38,7 @@ function jsonArrayFraming(): EventFraming {
   };
 }
 
-export type FramingName = 'sse' | 'aws-eventstream' | 'json-array' | 'ws-json';
+export type FramingName = 'sse' | 'aws-eventstream' | 'json-array' | 'ws-json' | 'ndjson' | 'whole-json';
 
 const FRAMINGS: Record<FramingName, FramingKind> = {
   sse: { create: () => new SseParser(), scannable: true },
@@ -44,6 +46,10 @@ const FRAMINGS: Record<FramingName, FramingKind> = {
   'json-array': { create: jsonArrayFraming, scannable: false },
   // websocket frames (transport/websocket.ts), each one JSON event
   'ws-json': { create: wsJsonFraming, scannable: false },
+  // newline-delimited JSON (Cohere's v1 chat stream)
+  ndjson: { create: ndjsonFraming, scannable: false },
+  // one JSON answer as the only event (PaLM, which cannot stream)
+  'whole-json': { create: wholeJsonFraming, scannable: false },
 };
 
 /** The framing a provider declared (SSE when it declared none). */

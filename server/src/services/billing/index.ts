@@ -363,9 +363,43 @@ export class Billing {
     return openReservation(inp, pre, limitedToken);
   }
 
+  /**
+   * A realtime session's reservation grows by `amount` (relay/realtime/): one more conditional reservation on the same
+   * user and token, merged into `res`, so the session still settles once. Throws QuotaError when it does not fit.
+   */
+  async grow(res: Reservation, inp: ReserveInput): Promise<void> {
+    if (res.state !== 'open') throw new Error('the reservation is closed');
+    const more = await this.reserve(inp);
+    res.user += more.user;
+    res.token += more.token;
+  }
+
+  /**
+   * Part of an open reservation stops being this node's hold (docs/decisions/0014-realtime-billing.md): the balance
+   * stays reduced by it, and a crash no longer gives it back; the settlement releases only the rest. A realtime
+   * session keeps the price of each completed turn, so a gateway killed mid-session loses none of them.
+   */
+  async keep(res: Reservation, user: number, token: number): Promise<void> {
+    const kept = (res.kept ??= { user: 0, token: 0 });
+    const u = Math.max(0, Math.min(Math.trunc(user), res.user - kept.user));
+    const t = Math.max(0, Math.min(Math.trunc(token), res.token - kept.token));
+    if (res.state !== 'open' || (u === 0 && t === 0)) return;
+    kept.user += u;
+    kept.token += t;
+    const change = [{ userId: res.userId, tokenId: res.tokenId, user: -u, token: -t }];
+    const fast = this.fast;
+    if (fast?.usable) return fast.lock.hold(() => fast.releaseHolds(change));
+    await retryDeadlock(
+      () => this.db.executeQuery(addHoldsQuery(this.ctx.dbKind, this.node, change)).then(() => undefined),
+      this.onDeadlock,
+    );
+  }
+
   /** Returns the whole reservation (request failed before anything was delivered). Idempotent. */
   async refund(res: Reservation): Promise<void> {
     if (res.state !== 'open') return;
+    // what was kept is owed (a realtime session's completed turns): such a reservation is settled
+    if (res.kept) throw new Error('a reservation with a kept part is settled, not refunded');
     res.state = 'closed';
     const fast = this.fast;
     // token and user given back together (one transaction), the token's row first as everywhere
@@ -411,8 +445,8 @@ export class Billing {
       count: inp.countRequest ? 1 : 0,
       at: Math.floor(Date.now() / 1000),
       channelId: used ? inp.channelId : 0,
-      holdUser: res.user,
-      holdToken: res.token,
+      holdUser: res.user - (res.kept?.user ?? 0),
+      holdToken: res.token - (res.kept?.token ?? 0),
     };
     this.users.adjustQuota(res.userId, -charge.quota);
     if (charge.tokenId) this.tokens.adjustRemain(res.tokenKey, -charge.remain, used);

@@ -74,6 +74,8 @@ export class SqliteStatements {
   private readonly reserveMany: (batch: PendingReservation[]) => void;
   /** gives a reservation back in one transaction; the caller holds the write lock */
   readonly refund: (r: Reservation) => void;
+  /** records hold changes alone, the balances unchanged (Billing.keep); the caller holds the write lock */
+  readonly releaseHolds: (changes: HoldChange[]) => void;
   private queue: ReserveBatch | null = null;
   /** shared with the writer worker (logs): every write here holds it */
   readonly lock: SqliteWriteLock;
@@ -135,6 +137,7 @@ export class SqliteStatements {
       if (r.user) refundUser.run(r.user, r.userId);
       if (r.user || r.token) record([r.userId, r.tokenId, -r.user, -r.token]);
     });
+    this.releaseHolds = (changes: HoldChange[]) => record(flatHolds(changes));
     const readJournal = handle.prepare('SELECT holds FROM quota_hold_journal WHERE node = ?').pluck();
     const clearJournal = handle.prepare('DELETE FROM quota_hold_journal WHERE node = ?');
     /** runs a transaction only if the writer worker does not hold the file: false (nothing written) if it does */

@@ -35,12 +35,17 @@ export interface Reservation {
   readonly userId: number;
   readonly tokenId: number;
   readonly tokenKey: string;
-  /** reserved on the user */
-  readonly user: number;
+  /** reserved on the user (a realtime session's grows: Billing.grow) */
+  user: number;
   /** reserved on the token (0 when unlimited or playground) */
-  readonly token: number;
+  token: number;
   readonly tokenUnlimited: boolean;
   state: 'open' | 'closed';
+  /**
+   * the part of `user` / `token` no longer recorded as this node's hold (Billing.keep: a realtime session's completed
+   * turns), so a crash does not give it back; such a reservation is settled, never refunded
+   */
+  kept?: { user: number; token: number };
 }
 
 /** A reservation taken: `pre` on the user, and on the token when it is limited. */

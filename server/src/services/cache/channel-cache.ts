@@ -5,6 +5,17 @@
 import type { AppContext } from '../../context.js';
 import { channelBaseUrl } from '../channel-types.js';
 import { hasAdaptor } from '../channel-protocols.js';
+import { KEY_ENABLED, keyStatus, parseChannelInfo, splitStoredKeys } from '../multi-key.js';
+
+/** A multi-key channel's keys as routing sees them (services/multi-key.ts); the polling index is not kept here. */
+export interface MultiKeyState {
+  keys: string[];
+  /** indexes of the enabled keys, in order */
+  enabled: number[];
+  /** one character per key, '1' enabled (the Redis polling script's argument) */
+  flags: string;
+  mode: string;
+}
 
 export interface CachedChannel {
   id: number;
@@ -26,6 +37,30 @@ export interface CachedChannel {
   paramOverride: Record<string, unknown> | null;
   setting: Record<string, unknown> | null;
   otherInfo: string;
+  /** null for a single-key channel; then `key` is the key. For a multi-key one `key` is its first enabled key (for the
+   * paths that take any key: balance, model list), and each attempt takes one through multi-key-pick.ts */
+  multiKey: MultiKeyState | null;
+  /** set on the copy an attempt uses (multi-key-pick.ts `withKey`): which key of the channel it holds */
+  keyIndex?: number;
+}
+
+function multiKeyOf(rawKey: string, rawInfo: unknown): MultiKeyState | null {
+  const info = parseChannelInfo(rawInfo);
+  if (!info.is_multi_key) return null;
+  const keys = splitStoredKeys(rawKey);
+  const enabled: number[] = [];
+  let flags = '';
+  keys.forEach((k, i) => {
+    const on = keyStatus(info, i) === KEY_ENABLED && k !== '';
+    if (on) enabled.push(i);
+    flags += on ? '1' : '0';
+  });
+  return { keys, enabled, flags, mode: info.multi_key_mode };
+}
+
+/** Every key a channel holds. */
+export function keysOf(ch: CachedChannel): string[] {
+  return ch.multiKey ? ch.multiKey.keys : [ch.key];
 }
 
 export interface Tier {
@@ -115,11 +150,12 @@ export class ChannelCache {
     ]);
     const byId = new Map<number, CachedChannel>();
     for (const c of channels) {
+      const multiKey = multiKeyOf(c.key, c.channel_info);
       byId.set(c.id, {
         id: c.id,
         type: c.type,
         name: c.name,
-        key: c.key,
+        key: multiKey ? (multiKey.keys[multiKey.enabled[0] ?? 0] ?? '') : c.key,
         status: c.status,
         baseUrl: channelBaseUrl(c.type, c.base_url),
         other: c.other ?? '',
@@ -135,6 +171,7 @@ export class ChannelCache {
         paramOverride: parseObj(c.param_override),
         setting: parseObj(c.setting),
         otherInfo: c.other_info ?? '',
+        multiKey,
       });
     }
     // group → model → channels (only enabled abilities of enabled channels of a type the relay has an adaptor for:
@@ -144,6 +181,8 @@ export class ChannelCache {
       if (!a.enabled) continue;
       const ch = byId.get(Number(a.channel_id));
       if (!ch || ch.status !== 1 || !hasAdaptor(ch.type)) continue;
+      // a multi-key channel without an enabled key is not routed to (its status follows once the write lands)
+      if (ch.multiKey && !ch.multiKey.enabled.length) continue;
       let models = flat.get(a.group);
       if (!models) flat.set(a.group, (models = new Map()));
       let list = models.get(a.model);
@@ -177,10 +216,11 @@ export class ChannelCache {
     let held: Set<string> | undefined;
     const retired = new Set<string>();
     for (const [id, old] of previous) {
-      if (current.get(id)?.key === old.key) continue;
-      // the same key may still be another channel's
-      held ??= new Set([...current.values()].map((c) => c.key));
-      if (!held.has(old.key)) retired.add(old.key);
+      const now = current.get(id);
+      if (!now?.multiKey && !old.multiKey && now?.key === old.key) continue;
+      // the same key may still be another channel's (or still this one's)
+      held ??= new Set([...current.values()].flatMap(keysOf));
+      for (const key of keysOf(old)) if (!held.has(key)) retired.add(key);
     }
     for (const key of retired) for (const listener of this.keyRetired) listener(key);
   }

@@ -10,6 +10,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
 import { MemoryCounters, RedisCounters, type Check, type CounterStore } from './counters.js';
 import { periodAt, rollingWindowMs, zoneOrLocal } from './periods.js';
+import { displayAmount } from '../user-logs.js';
 import {
   cleanSettings,
   isEmpty,
@@ -223,7 +224,7 @@ export class UsageLimits {
       if (b.reset === 'rolling') resetAt = now + refused.retryMs;
       throw refusal(
         `Budget used up: ${what(b)} has spent its ${b.reset === 'rolling' ? 'rolling ' : ''}${b.period} budget of ` +
-          `${b.limit} quota; it resets at ${new Date(resetAt).toISOString()}`,
+          `${displayAmount(this.ctx, b.limit)}; it resets at ${new Date(resetAt).toISOString()}`,
         resetAt - now,
       );
     }

@@ -7,7 +7,8 @@ import type { AppContext } from '../../context.js';
 import type { LineLog } from '../../lib/request-log.js';
 import { OAuthError, accessTokenOf, callProvider, emptyUserInfo, requireCode, userInfoOf } from './provider.js';
 import type { BindingStore, OAuthProvider, ProviderUser } from './provider.js';
-import { AUTH_STYLE_BASIC, isUniqueViolation, loginReady, type CustomProviderRow } from './custom-providers.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import { AUTH_STYLE_BASIC, loginReady, type CustomProviderRow } from './custom-providers.js';
 import { alreadyBound } from './accounts.js';
 
 /** The value at a dotted path (`data.user.id`, `emails.0.value`); numbers become text, anything else is empty. */

@@ -1,6 +1,7 @@
 // Custom OAuth providers an operator adds in the settings (new-api-compat.md §9.9): the rows of
 // custom_oauth_providers, their validation, and the views the console and the login page get. The client secret is
 // write-only: no view carries it.
+import { isUniqueViolation } from '../../db/errors.js';
 import type { AppContext } from '../../context.js';
 import type { CustomOAuthProvidersTable } from '../../db/schema.js';
 import type { Selectable } from 'kysely';
@@ -70,12 +71,6 @@ async function checkSlugFree(ctx: AppContext, slug: string, exceptId = 0): Promi
     .where('id', '!=', exceptId)
     .executeTakeFirst();
   if (taken) throw new UserFacingError(SLUG_TAKEN);
-}
-
-/** A unique index refused the write (SQLite, PostgreSQL, MySQL/MariaDB). */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; errno?: unknown } | null;
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === '23505' || e?.errno === 1062;
 }
 
 /** The console's view: every field but the secret. */

@@ -17,6 +17,12 @@ export interface PricingRow {
   owner_by: string;
   completion_ratio: number;
   enable_groups: string[];
+  /**
+   * Ours (new-api has no such field): whether the model has a price or ratio of its own. new-api shows an unset
+   * model with its fallback ratio 37.5 and then refuses its requests (unless self-use mode), so a client could not
+   * tell; the dashboard's example call picks a model that can be called.
+   */
+  priced: boolean;
 }
 
 export interface PricingPayload {
@@ -88,13 +94,16 @@ export class PricingCatalog {
         owner_by: '',
         completion_ratio: 0,
         enable_groups: [...groups],
+        priced: true,
       };
       const price = getModelPrice(options, model);
       if (price.found) {
         row.quota_type = 1;
         row.model_price = price.price;
       } else {
-        row.model_ratio = getModelRatio(options, model).ratio;
+        const ratio = getModelRatio(options, model);
+        row.model_ratio = ratio.ratio;
+        row.priced = ratio.found;
         row.completion_ratio = getCompletionRatio(options, model);
       }
       return row;

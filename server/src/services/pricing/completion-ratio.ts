@@ -49,6 +49,9 @@ export function completionRule(name: string): Rule | undefined {
   if (name.startsWith('gemini-')) {
     if (name.startsWith('gemini-1.5') || name.startsWith('gemini-2.0')) return forced(4);
     if (name.startsWith('gemini-2.5-pro-preview')) return forced(8);
+    // later upstream: the 2.5 GA list prices (pro $1.25 / $10, flash $0.30 / $2.50; flash-lite 4x, the fallback)
+    if (name.startsWith('gemini-2.5-pro')) return forced(8);
+    if (name.startsWith('gemini-2.5-flash') && !name.startsWith('gemini-2.5-flash-lite')) return forced(2.5 / 0.3);
     return fallback(4);
   }
   if (name.startsWith('command')) {

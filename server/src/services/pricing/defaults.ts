@@ -51,6 +51,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-4.1-mini-2025-04-14': 0.2,
   'gpt-4.1-nano': 0.05,
   'gpt-4.1-nano-2025-04-14': 0.05,
+  // OpenAI: GPT-5 (later than the snapshot; 8x output from completion-ratio.ts)
+  'gpt-5': 0.625,
+  'gpt-5-mini': 0.125,
+  'gpt-5-nano': 0.025,
   // OpenAI: reasoning models (o1-pro, o3, o4-mini are later)
   o1: 7.5,
   'o1-2024-12-17': 7.5,
@@ -115,6 +119,12 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'claude-3-7-sonnet-20250219': 1.5,
   'claude-3-7-sonnet-20250219-thinking': 1.5,
   'claude-3-opus-20240229': 7.5,
+  // Claude 4 (later than the snapshot above; list prices: input $/1M ÷ 2)
+  'claude-sonnet-4-20250514': 1.5,
+  'claude-opus-4-20250514': 7.5,
+  'claude-opus-4-1-20250805': 7.5,
+  'claude-sonnet-4-5-20250929': 1.5,
+  'claude-haiku-4-5-20251001': 0.5,
   // Baidu ERNIE (RMB list prices)
   'ERNIE-4.0-8K': 0.12 * RMB,
   'ERNIE-3.5-8K': 0.012 * RMB,
@@ -146,6 +156,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gemini-2.0-flash': 0.05,
   'gemini-2.5-pro-exp-03-25': 0.625,
   'gemini-2.5-pro-preview-03-25': 0.625,
+  // Gemini 2.5 (later than the snapshot above)
+  'gemini-2.5-pro': 0.625,
+  'gemini-2.5-flash': 0.15,
+  'gemini-2.5-flash-lite': 0.05,
   // Zhipu
   chatglm_turbo: 0.3572,
   chatglm_pro: 0.7143,
@@ -234,7 +248,7 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'grok-3-mini-fast-beta': 0.3,
 };
 
-/** USD per call (new-api-compat.md §6.2: 21 entries). Models listed here are billed per call, never per token. */
+/** USD per call (new-api-compat.md §6.2: 21 entries, and mj_video and mj_edits since). Models listed here are billed per call, never per token. */
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   suno_music: 0.1,
   suno_lyrics: 0.01,
@@ -257,6 +271,9 @@ export const DEFAULT_MODEL_PRICE: Record<string, number> = {
   mj_upscale: 0.05,
   swap_face: 0.05,
   mj_upload: 0.05,
+  // new-api's later Midjourney actions (issue 42; providers/midjourney/actions.ts reads the mj_ entries)
+  mj_video: 0.8,
+  mj_edits: 0.1,
 };
 
 /** The `CompletionRatio` option's defaults; everything else comes from the rules in completion-ratio.ts. */
@@ -297,6 +314,11 @@ export const DEFAULT_CACHE_RATIO: Record<string, number> = {
   'claude-3-5-sonnet-20241022': 0.1,
   'claude-3-7-sonnet-20250219': 0.1,
   'claude-3-7-sonnet-20250219-thinking': 0.1,
+  'claude-sonnet-4-20250514': 0.1,
+  'claude-opus-4-20250514': 0.1,
+  'claude-opus-4-1-20250805': 0.1,
+  'claude-sonnet-4-5-20250929': 0.1,
+  'claude-haiku-4-5-20251001': 0.1,
 };
 
 /** Price of a cache write relative to a normal input token. Not an option in new-api's snapshot; other models get 1.25. */

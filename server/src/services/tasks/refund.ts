@@ -5,8 +5,11 @@
 // a task that has succeeded is never refunded.
 import type { AppContext } from '../../context.js';
 import { nowSec } from '../../lib/time.js';
-import { logQuota } from '../user-logs.js';
+import { LOG_TYPE_CONSUME, logQuota } from '../user-logs.js';
 import { LOG_TYPE_REFUND, TASK_STATUS, TERMINAL_STATUSES } from './status.js';
+
+/** the consume row is written after the task row's submit_time; a little slack for clocks of other instances */
+const CHARGE_LOG_SLACK_SEC = 300;
 
 /** Who paid for a task: kept in tasks.private_data when it is submitted. */
 export interface TaskBilling {
@@ -42,12 +45,29 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
     if (Number(changed.numUpdatedRows) !== 1) return null;
     const row = await trx
       .selectFrom('tasks')
-      .select(['task_id', 'user_id', 'group', 'channel_id', 'quota', 'private_data'])
+      .select(['task_id', 'user_id', 'group', 'channel_id', 'quota', 'private_data', 'submit_time'])
       .where('id', '=', task.id)
       .executeTakeFirstOrThrow();
-    const quota = Number(row.quota);
-    if (quota <= 0) return { userId: Number(row.user_id), tokenId: 0 };
     const billing = readBilling(row.private_data);
+    let quota = Number(row.quota);
+    // A task submitted here is charged with a consume log row naming it, in one commit (the logs in this database).
+    // A crash between the task row and that commit leaves a task whose charge never happened: nothing to give back.
+    // Without a consume row (LogConsumeEnabled off) the task row itself says so: its charge stays pending until the
+    // submit's flush has committed it (relay/tasks/submit.ts markChargeCommitted); a pending one is not refunded.
+    if (billing.chargePending) quota = 0;
+    else if (quota > 0 && billing.chargeLogged && ctx.logDb === ctx.db) {
+      const charged = await trx
+        .selectFrom('logs')
+        .select('id')
+        .where('user_id', '=', Number(row.user_id))
+        .where('type', '=', LOG_TYPE_CONSUME)
+        .where('created_at', '>=', Number(row.submit_time) - CHARGE_LOG_SLACK_SEC)
+        .where('other', 'like', `%"task_id":"${row.task_id}"%`)
+        .limit(1)
+        .executeTakeFirst();
+      if (!charged) quota = 0;
+    }
+    if (quota <= 0) return { userId: Number(row.user_id), tokenId: 0 };
     // the token's row first, the order settlement and the relay's refunds lock them in
     if (billing.tokenId) {
       await trx
@@ -94,15 +114,22 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
   return true;
 }
 
-function readBilling(privateData: string): TaskBilling {
+/**
+ * The billing context in private_data. chargeLogged: a consume log row names the task (the refund's evidence);
+ * chargePending: the charge's commit was never confirmed. A row with neither (consume logs off, or written by new-api)
+ * is refunded its quota.
+ */
+function readBilling(privateData: string): TaskBilling & { chargeLogged: boolean; chargePending: boolean } {
   try {
     const v = JSON.parse(privateData || '{}') as Partial<Record<string, unknown>>;
     return {
       tokenId: Number(v.token_id) || 0,
       tokenName: typeof v.token_name === 'string' ? v.token_name : '',
       modelName: typeof v.model_name === 'string' ? v.model_name : '',
+      chargeLogged: v.charge_logged === true,
+      chargePending: v.charge_pending === true,
     };
   } catch {
-    return { tokenId: 0, tokenName: '', modelName: '' };
+    return { tokenId: 0, tokenName: '', modelName: '', chargeLogged: false, chargePending: false };
   }
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Modal } from 'antd';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import i18n from '../../i18n/index.js';
 import { StatusProvider } from '../../context/status.js';
 import { UserProvider } from '../../context/user.js';
@@ -24,12 +25,15 @@ function renderAt(element: React.ReactNode) {
     ],
     { initialEntries: ['/login'] },
   );
+  // the login page sends its request through a TanStack mutation, as every page does (issue 46)
   return render(
-    <StatusProvider initial={{ setup: true }}>
-      <UserProvider>
-        <RouterProvider router={router} />
-      </UserProvider>
-    </StatusProvider>,
+    <QueryClientProvider client={new QueryClient()}>
+      <StatusProvider initial={{ setup: true }}>
+        <UserProvider>
+          <RouterProvider router={router} />
+        </UserProvider>
+      </StatusProvider>
+    </QueryClientProvider>,
   );
 }
 

@@ -10,7 +10,9 @@ import {
   GiftOutlined,
   KeyOutlined,
   MessageOutlined,
+  PictureOutlined,
   ProfileOutlined,
+  ScheduleOutlined,
   SettingOutlined,
   TeamOutlined,
   ToolOutlined,
@@ -63,6 +65,9 @@ const consoleGroup: NavGroupBuilder = ({ t, status }) => ({
     ...(status.enable_data_export ? [{ key: '/detail', icon: <BarChartOutlined />, label: t('side.detail') }] : []),
     { key: '/token', icon: <KeyOutlined />, label: t('side.token') },
     { key: '/log', icon: <ProfileOutlined />, label: t('side.log') },
+    // spec §2: the drawing and task logs only while DrawingEnabled / TaskEnabled (/api/status enable_drawing, enable_task)
+    ...(status.enable_drawing ? [{ key: '/midjourney', icon: <PictureOutlined />, label: t('side.midjourney') }] : []),
+    ...(status.enable_task ? [{ key: '/task', icon: <ScheduleOutlined />, label: t('side.task') }] : []),
   ],
 });
 

@@ -205,7 +205,7 @@ describe('Turnstile on the register, email verification and password reset forms
 
   it('binding an email on the personal page sends the token with the code request', async () => {
     renderWithApp(
-      [{ path: '/personal', element: <EmailBindDialog open onClose={() => undefined} onDone={() => undefined} /> }],
+      [{ path: '/personal', element: <EmailBindDialog open onClose={() => undefined} /> }],
       '/personal',
       ON,
     );

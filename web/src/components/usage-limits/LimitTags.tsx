@@ -2,7 +2,7 @@
 // its reset time, and the per-minute rates; a limit that comes from the user or its group says so.
 import { Space, Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { renderQuota, timestamp2string } from '../../lib/render.js';
+import { dollarDigits, quotaToDollars, renderQuota, timestamp2string } from '../../lib/render.js';
 import type { LimitStatus } from './api.js';
 import { NS } from './i18n.js';
 import './i18n.js';
@@ -14,12 +14,15 @@ export default function LimitTags({ status }: { status: LimitStatus | undefined 
   const b = status.budget;
   const rolling = b?.reset === 'rolling';
   const resets = b && (b.resetAt === null ? t('notStarted') : t('resets', { time: timestamp2string(b.resetAt) }));
+  // used and limit in one precision, enough for the limit ("$0.00 / $0.00011" read as nothing allowed)
+  const digits = b ? dollarDigits(quotaToDollars(b.limit)) : 2;
   return (
     <Space size={4} wrap data-testid="limit-tags">
       {b && (
         <Tooltip title={resets + from(b.scope)}>
           <Tag color={b.used >= b.limit ? 'red' : 'blue'}>
-            {t('used', { used: renderQuota(b.used), limit: renderQuota(b.limit) })} · {t(`period.${b.period}`)}
+            {t('used', { used: renderQuota(b.used, digits), limit: renderQuota(b.limit, digits) })} ·{' '}
+            {t(`period.${b.period}`)}
             {rolling ? ` (${t('tag.rolling')})` : ''}
           </Tag>
         </Tooltip>

@@ -46,6 +46,8 @@ describe('usage limits in the console', () => {
     );
     const tags = screen.getByTestId('limit-tags').textContent ?? '';
     expect(tags).toMatch(/^Used .+ \/ .+ · Daily/);
+    // 1000 quota at 500,000 per dollar: both sides in the limit's precision, not "$0.00"
+    expect(tags).toContain('Used $0.0020 / $0.0020');
     expect(tags).toContain('3 req/min (user or group)');
     expect(tags).not.toContain('rolling');
   });

@@ -3,7 +3,8 @@ import { Alert, Button, Form, Input, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { LockOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { useMutation } from '@tanstack/react-query';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { useStatus } from '../../context/status.js';
 import { useUser, type StoredUser } from '../../context/user.js';
@@ -25,6 +26,8 @@ export default function Login() {
   // the password was accepted for a two-factor account: the code step replaces the form
   const [codeStep, setCodeStep] = useState(false);
   const [form] = Form.useForm<{ username: string; password: string }>();
+  // after registering, the name just chosen (Register.tsx passes it in the navigation state)
+  const registered = (useLocation().state as { username?: unknown } | null)?.username;
   const turnstile = useTurnstile();
 
   const signedIn = (user: StoredUser) => {
@@ -32,6 +35,11 @@ export default function Login() {
     void message.success(t('loginSuccess'));
     navigate('/token');
   };
+
+  const login = useMutation({
+    mutationFn: (c: { url: string; username: string; password: string }) =>
+      api.post<StoredUser>(c.url, { username: c.username, password: c.password }),
+  });
 
   const submit = async () => {
     if (!turnstile.check()) return;
@@ -42,7 +50,8 @@ export default function Login() {
     }
     setLoading(true);
     try {
-      const res = await api.post<StoredUser>(turnstile.withToken('/api/user/login'), {
+      const res = await login.mutateAsync({
+        url: turnstile.withToken('/api/user/login'),
         username: username.trim(),
         password,
       });
@@ -68,7 +77,13 @@ export default function Login() {
         <Alert type="warning" showIcon title={t('expired')} style={{ marginBottom: 16 }} data-testid="expired-notice" />
       ) : null}
       {codeStep ? <LoginCodeStep<StoredUser> onDone={signedIn} onBack={() => setCodeStep(false)} /> : null}
-      <Form form={form} layout="vertical" onFinish={submit} hidden={codeStep}>
+      <Form
+        form={form}
+        layout="vertical"
+        onFinish={submit}
+        hidden={codeStep}
+        initialValues={{ username: typeof registered === 'string' ? registered : '' }}
+      >
         <Form.Item name="username" label={t('usernameOrEmail')}>
           <Input prefix={<UserOutlined />} placeholder={t('usernameOrEmailPh')} autoComplete="username" />
         </Form.Item>

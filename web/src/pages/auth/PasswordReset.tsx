@@ -3,6 +3,7 @@ import { Button, Form, Input, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { MailOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
+import { useMutation } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api } from '../../lib/api.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
@@ -17,12 +18,16 @@ export default function PasswordReset() {
   const countdown = useCountdown();
   const turnstile = useTurnstile();
 
+  const sendReset = useMutation({
+    mutationFn: (params: Record<string, unknown>) => api.get('/api/reset_password', params),
+  });
+
   const submit = async () => {
     if (!turnstile.check()) return;
     if (!email.trim()) return void message.error(t('resetEmailRequired'));
     setLoading(true);
     try {
-      const res = await api.get('/api/reset_password', { email: email.trim(), ...turnstile.params() });
+      const res = await sendReset.mutateAsync({ email: email.trim(), ...turnstile.params() });
       if (res.success) {
         void message.success(t('resetSent'));
         setEmail('');

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Alert, Button, Input, Space, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
+import { useMutation } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { copyText } from '../../lib/storage.js';
@@ -16,10 +17,13 @@ export default function PasswordResetConfirm() {
   const [loading, setLoading] = useState(false);
   const [newPassword, setNewPassword] = useState('');
 
+  const confirmReset = useMutation({
+    mutationFn: (body: { email: string; token: string }) => api.post<string>('/api/user/reset', body),
+  });
   const submit = async () => {
     setLoading(true);
     try {
-      const res = await api.post<string>('/api/user/reset', { email, token });
+      const res = await confirmReset.mutateAsync({ email, token });
       if (res.success && res.data) {
         setNewPassword(res.data);
         if (await copyText(res.data)) void message.success(t('newPasswordCopied', { password: res.data }));

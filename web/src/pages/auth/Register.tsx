@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Button, Form, Input, Space, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
+import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
 import { useStatus } from '../../context/status.js';
@@ -29,6 +30,10 @@ export default function Register() {
   const [loading, setLoading] = useState(false);
   const countdown = useCountdown();
   const turnstile = useTurnstile();
+  const verification = useMutation({
+    mutationFn: (params: Record<string, unknown>) => api.get('/api/verification', params),
+  });
+  const register = useMutation({ mutationFn: (c: { url: string; body: unknown }) => api.post(c.url, c.body) });
 
   // An invite link (/register?aff=CODE) is remembered so it survives navigation before registering.
   useEffect(() => {
@@ -44,7 +49,7 @@ export default function Register() {
       return;
     }
     try {
-      const res = await api.get('/api/verification', { email, ...turnstile.params() });
+      const res = await verification.mutateAsync({ email, ...turnstile.params() });
       if (res.success) {
         void message.success(t('codeSent'));
         countdown.start(30);
@@ -66,17 +71,21 @@ export default function Register() {
     if (status.email_verification && !v.email?.trim()) return void message.error(t('emailRequired'));
     setLoading(true);
     try {
-      const res = await api.post(turnstile.withToken('/api/user/register'), {
-        username,
-        password,
-        password2: v.password2,
-        email: v.email?.trim() ?? '',
-        verification_code: v.verification_code?.trim() ?? '',
-        aff_code: localStorage.getItem(AFF_KEY) ?? '',
+      const res = await register.mutateAsync({
+        url: turnstile.withToken('/api/user/register'),
+        body: {
+          username,
+          password,
+          password2: v.password2,
+          email: v.email?.trim() ?? '',
+          verification_code: v.verification_code?.trim() ?? '',
+          aff_code: localStorage.getItem(AFF_KEY) ?? '',
+        },
       });
       if (res.success) {
         void message.success(t('registerSuccess'));
-        navigate('/login');
+        // the login form starts with the name just registered
+        navigate('/login', { state: { username } });
       } else void message.error(res.message);
     } catch {
       /* toasted */

@@ -59,7 +59,7 @@ registerBundle(NS, {
     passwordPh: 'Enter your password',
     login: 'Log in',
     loginEmpty: 'Please enter a username and password!',
-    loginSuccess: 'Logged in!',
+    loginSuccess: 'Login successful!',
     expired: 'Not logged in or the session has expired, please log in again',
     noAccount: 'No account?',
     toRegister: 'Sign up',

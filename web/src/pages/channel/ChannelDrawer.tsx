@@ -8,12 +8,13 @@ import { quiet } from '../../components/quiet.js';
 import { api, failureText } from '../../lib/api.js';
 import { fieldTexts, typeFormSpec, type Text } from './types.js';
 import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
+import MultiKeyFields, { type MultiKeyChoice } from './MultiKeyFields.js';
+import { addKeyHint, createBody, multiKeyEdit, type ChannelInfo, type MultiKeyMode } from './multi-key.js';
 import {
   addCustomModels,
   channelToForm,
   checkChannelForm,
   defaultChannelForm,
-  keyLineCount,
   mergeModels,
   normalizeBaseUrl,
   type Channel,
@@ -53,6 +54,9 @@ export default function ChannelDrawer(props: {
   const tx = ([key, params]: Text) => t(key, params);
   // the type the channel was loaded with: an edited channel keeps showing its type even when it is not relayable
   const [loadedType, setLoadedType] = useState<number>();
+  // multi-key channels: the add mode on create, the key choice, and what an edit does with the keys typed
+  const [multi, setMulti] = useState<MultiKeyChoice>({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
+  const [loadedInfo, setLoadedInfo] = useState<ChannelInfo | null>(null);
 
   const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
     setValues((s) => ({ ...s, [key]: v }));
@@ -69,6 +73,8 @@ export default function ChannelDrawer(props: {
       .then((r) => r.success && setEnabledModels(r.data ?? []))
       .catch(() => undefined);
     setLoadedType(undefined);
+    setLoadedInfo(null);
+    setMulti({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
     if (editId === undefined) {
       setValues(defaultChannelForm());
       return;
@@ -80,6 +86,13 @@ export default function ChannelDrawer(props: {
         if (r.success && r.data) {
           setValues(channelToForm(r.data));
           setLoadedType(r.data.type);
+          const info = r.data.channel_info ?? null;
+          setLoadedInfo(info);
+          if (info?.is_multi_key)
+            setMulti((m) => ({
+              ...m,
+              mkMode: (info.multi_key_mode === 'polling' ? 'polling' : 'random') as MultiKeyMode,
+            }));
         } else message.error(r.message);
       })
       .catch(() => undefined)
@@ -158,6 +171,8 @@ export default function ChannelDrawer(props: {
         key,
         base_url,
         other,
+        // a key list (batch, multi-key; Vertex AI's JSON array) is checked key by key
+        mode: isEdit ? (loadedInfo?.is_multi_key ? 'multi_to_single' : 'single') : multi.addMode,
       });
       if (!verdict.success) {
         setFieldProblem(verdict.data?.field);
@@ -174,8 +189,11 @@ export default function ChannelDrawer(props: {
         if (!go) return;
       }
       const res = isEdit
-        ? await api.put('/api/channel/', check.payload)
-        : await api.post('/api/channel/', check.payload);
+        ? await api.put(
+            '/api/channel/',
+            loadedInfo?.is_multi_key ? multiKeyEdit(check.payload, multi.mkMode, multi.keyMode) : check.payload,
+          )
+        : await api.post('/api/channel/', createBody(check.payload, multi.addMode, multi.mkMode));
       if (res.success) {
         message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
         onSaved();
@@ -201,11 +219,12 @@ export default function ChannelDrawer(props: {
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [values.models, values.type, catalogue, enabledModels],
   );
-  const lines = keyLineCount(values.key, values.type);
   const keyHint = () => {
-    if (isEdit) return t('form.keyEditHint');
-    if (!spec.keyIsJson && lines > 1) return t('form.keyBatchHint', { count: lines });
-    return t('form.keyLineHint');
+    if (isEdit)
+      return loadedInfo?.is_multi_key ? t('mk.editHint', { count: loadedInfo.multi_key_size }) : t('form.keyEditHint');
+    const [key, params] = addKeyHint(values.key, values.type, multi.addMode);
+    const hint = t(key, params);
+    return spec.keyIsJson && multi.addMode !== 'single' ? `${hint} · ${t('mk.jsonArrayHint')}` : hint;
   };
 
   return (
@@ -296,6 +315,7 @@ export default function ChannelDrawer(props: {
               )}
             </Form.Item>
           )}
+          <MultiKeyFields isEdit={isEdit} info={loadedInfo} value={multi} onChange={setMulti} />
           <Form.Item label={t('form.key')} required={!isEdit} extra={keyHint()} {...problemUnder('key')}>
             <Input.TextArea
               autoSize={{ minRows: 2, maxRows: 8 }}

@@ -87,7 +87,8 @@ describe('field texts from the catalogue', () => {
       baseUrl: ['form.baseUrlDefaultPh', { url: 'https://api.anthropic.com' }],
       key: ['form.keyFormatPh', { format: 'sk-ant-...' }],
     });
-    expect(textsOf(2)).toEqual({ baseUrl: ['form.baseUrlPh'], key: ['form.keyPh'] });
+    // Midjourney Proxy: the path before /mj, and its mj-api-secret as the key
+    expect(textsOf(2)).toEqual({ baseUrl: ['form.mjUrlPh'], key: ['form.mjKeyPh', { format: '' }] });
   });
 
   it('says Bedrock and Vertex AI need no base URL, and words the Vertex key and region', () => {
@@ -112,6 +113,14 @@ describe('field texts from the catalogue', () => {
       multiline: false,
     });
     expect(textsOf(39).other?.label).toEqual(['form.accountId']);
+    // Dify's app type and Coze's bot id (issue 43)
+    const dify = entry({ value: 37, label: 'Dify', other_kind: 'app_type', other_hint: 'chat' });
+    expect(fieldTexts(typeFormSpec(37), dify).other?.label).toEqual(['form.difyApp']);
+    const coze = entry({ value: 49, label: 'Coze', other_kind: 'bot_id', other_hint: '7342866812345678901' });
+    expect(fieldTexts(typeFormSpec(49), coze).other?.placeholder).toEqual([
+      'form.cozeBotPh',
+      { example: '7342866812345678901' },
+    ]);
     // a type's own wording of the base URL wins over the default one
     expect(textsOf(3).baseUrl).toEqual(['form.azureEndpointPh']);
   });

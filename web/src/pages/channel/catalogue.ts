@@ -7,7 +7,14 @@ import { translateServerMessage } from '../../i18n/server-message.js';
 
 /** What a type's `other` column holds (the server's OtherFieldKind). */
 export type OtherFieldKind =
-  'api_version' | 'region_or_model_map' | 'spark_version' | 'knowledge_id' | 'account_id' | 'plugin';
+  | 'api_version'
+  | 'region_or_model_map'
+  | 'spark_version'
+  | 'knowledge_id'
+  | 'account_id'
+  | 'plugin'
+  | 'app_type'
+  | 'bot_id';
 
 export interface ChannelTypeEntry {
   value: number;

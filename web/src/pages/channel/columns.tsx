@@ -7,6 +7,7 @@ import { quiet } from '../../components/quiet.js';
 import { renderGroupColor, timestamp2string } from '../../lib/render.js';
 import { entryOf, type ChannelTypeEntry } from './catalogue.js';
 import { parseStatusInfo, responseTimeColor, splitList, type Channel, type ChannelRow, type TagRow } from './logic.js';
+import { isMultiKey } from './multi-key.js';
 
 export type Row = ChannelRow | TagRow;
 export const isTagRow = (r: Row): r is TagRow => (r as TagRow).isTag === true;
@@ -27,6 +28,8 @@ export interface ColumnContext {
   edit(id: number): void;
   copyChannel(ch: Channel): Promise<void>;
   deleteChannel(id: number): Promise<void>;
+  /** opens the key manager of a multi-key channel */
+  manageKeys(ch: Channel): void;
 }
 
 /** Every column, in the table's order (the page filters them by the user's column settings). */
@@ -44,6 +47,7 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
     edit,
     copyChannel,
     deleteChannel,
+    manageKeys,
   } = c;
 
   const renderStatus = (ch: Channel) => {
@@ -123,7 +127,14 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
         isTagRow(r) ? (
           <Typography.Text strong>{r.tag}</Typography.Text>
         ) : (
-          <span data-testid={`channel-name-${r.id}`}>{r.name}</span>
+          <Space size={4}>
+            <span data-testid={`channel-name-${r.id}`}>{r.name}</span>
+            {isMultiKey(r) && (
+              <Tag color="purple" data-testid={`channel-multi-key-${r.id}`}>
+                {t('mk.tag', { count: r.channel_info?.multi_key_size ?? 0 })}
+              </Tag>
+            )}
+          </Space>
         ),
     },
     {
@@ -225,6 +236,11 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
             <Button size="small" type="primary" onClick={() => edit(r.id)}>
               {t('action.edit')}
             </Button>
+            {isMultiKey(r) && (
+              <Button size="small" onClick={() => manageKeys(r)} data-testid={`channel-keys-${r.id}`}>
+                {t('mk.manage')}
+              </Button>
+            )}
             <Popconfirm title={t('confirm.copy', { name: r.name })} onConfirm={() => quiet(copyChannel(r))}>
               <Button size="small" data-testid={`channel-copy-${r.id}`}>
                 {t('action.copy')}

@@ -17,6 +17,7 @@ import { groupByTag, parseInlinePriority, parseInlineWeight, type Channel, type 
 import ChannelDrawer from './ChannelDrawer.js';
 import { BalanceFailures, readBalanceReport } from './BalanceReport.js';
 import TagEditModal from './TagEditModal.js';
+import MultiKeyManager from './MultiKeyManager.js';
 import { channelColumns, isTagRow, type Row } from './columns.js';
 
 const NS = 'channel';
@@ -65,6 +66,7 @@ export default function ChannelPage() {
   const [batchTagOpen, setBatchTagOpen] = useState(false);
   const [batchTag, setBatchTag] = useState('');
   const [testing, setTesting] = useState<Record<number, boolean>>({});
+  const [keyManager, setKeyManager] = useState<Channel | null>(null);
   const [updatingBalances, setUpdatingBalances] = useState(false);
   const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
 
@@ -298,6 +300,7 @@ export default function ChannelPage() {
     edit: (id) => navigate(`/channel/edit/${id}`),
     copyChannel,
     deleteChannel,
+    manageKeys: setKeyManager,
   });
   const columns = allColumns.filter((c) => isVisible(c.key));
 
@@ -446,6 +449,7 @@ export default function ChannelPage() {
           quiet(load());
         }}
       />
+      <MultiKeyManager channel={keyManager} onClose={() => setKeyManager(null)} onChanged={() => quiet(load())} />
       <TagEditModal
         tag={tagEdit}
         groups={groups}

@@ -1,6 +1,7 @@
 // Pure channel-page rules (spec §4 states and colours, §5 channel form / tag edit / inline edit and batch).
 // Errors are i18n keys of the `channel` namespace so the rules stay testable without React.
 import { typeFormSpec } from './types.js';
+import type { ChannelInfo } from './multi-key.js';
 
 export interface Channel {
   id: number;
@@ -30,6 +31,8 @@ export interface Channel {
   created_time: number;
   balance_updated_time?: number;
   test_time?: number;
+  /** new-api's multi-key state (multi-key.ts); absent from older servers */
+  channel_info?: ChannelInfo | null;
 }
 
 export interface ChannelFormValues {

@@ -39,6 +39,10 @@ export function typeFormSpec(type: number): TypeFormSpec {
       return { otherDefault: 'v2.1' };
     case 22:
       return { baseUrlPlaceholder: 'form.fastgptUrlPh', keyPlaceholder: 'form.fastgptKeyPh' };
+    case 2:
+    case 5:
+      // the key is midjourney-proxy's mj-api-secret
+      return { baseUrlRequired: true, baseUrlPlaceholder: 'form.mjUrlPh', keyPlaceholder: 'form.mjKeyPh' };
     case 36:
       return { baseUrlRequired: true, baseUrlPlaceholder: 'form.sunoUrlPh' };
     case 37:
@@ -75,6 +79,8 @@ const OTHER_FIELD_TEXTS: Record<OtherFieldKind, { label: string; placeholder: st
   knowledge_id: { label: 'form.knowledgeId', placeholder: 'form.knowledgeIdPh' },
   account_id: { label: 'form.accountId', placeholder: 'form.accountIdPh' },
   plugin: { label: 'form.aliPlugin', placeholder: 'form.aliPluginPh' },
+  app_type: { label: 'form.difyApp', placeholder: 'form.difyAppPh' },
+  bot_id: { label: 'form.cozeBot', placeholder: 'form.cozeBotPh' },
 };
 
 /** An i18n key with its interpolation values. */

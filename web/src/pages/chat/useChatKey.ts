@@ -1,6 +1,7 @@
 // Loads the key a chat link is opened with: the caller's first usable token (links.ts firstUsableKey). With none, the
 // console says so and opens /token after 1.5 s (spec §8 "Chat").
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
@@ -16,35 +17,26 @@ export type ChatKeyState = { state: 'loading' } | { state: 'none' } | { state: '
 export function useChatKey(enabled: boolean): ChatKeyState {
   const { t } = useTranslation(NS);
   const navigate = useNavigate();
-  const [result, setResult] = useState<ChatKeyState>({ state: 'loading' });
+  // under the tokens page's key (pages/token): a token created or changed there is seen here
+  const tokens = useQuery({
+    queryKey: ['tokens', 'chat-key'],
+    enabled,
+    queryFn: async () => {
+      // new-api reads one page of up to 100 tokens, newest first
+      const res = await api.get<TokenRow[]>('/api/token/', { p: 0, size: 100 });
+      return res.success && Array.isArray(res.data) ? firstUsableKey(res.data) : null;
+    },
+  });
+  const settled = tokens.isSuccess || tokens.isError;
+  const key = tokens.data ?? null;
+  const result: ChatKeyState = !settled ? { state: 'loading' } : key ? { state: 'ready', key } : { state: 'none' };
 
   useEffect(() => {
-    if (!enabled) return;
-    let cancelled = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    void (async () => {
-      let key: string | null = null;
-      try {
-        // new-api reads one page of up to 100 tokens, newest first
-        const res = await api.get<TokenRow[]>('/api/token/', { p: 0, size: 100 });
-        if (res.success && Array.isArray(res.data)) key = firstUsableKey(res.data);
-      } catch {
-        /* the client already toasted */
-      }
-      if (cancelled) return;
-      if (key) {
-        setResult({ state: 'ready', key });
-        return;
-      }
-      setResult({ state: 'none' });
-      void message.error(t('noToken'));
-      timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
-    })();
-    return () => {
-      cancelled = true;
-      if (timer) clearTimeout(timer);
-    };
-  }, [enabled, navigate, t]);
+    if (result.state !== 'none') return;
+    void message.error(t('noToken'));
+    const timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
+    return () => clearTimeout(timer);
+  }, [result.state, navigate, t]);
 
   return result;
 }

@@ -32,5 +32,13 @@ registerBundle(
     ],
     'overview.toTokens': ['管理令牌', 'Manage API tokens'],
     'overview.notice': ['系统公告', 'Announcement'],
+    'serverAddress.title': ['请设置服务器地址', 'Set the server address'],
+    'serverAddress.text': [
+      '服务器地址仍是 {{current}}，而本站正通过 {{origin}} 访问。第三方登录回调、邮件链接、聊天链接和 Passkey 都依赖该地址。',
+      'The server address is still {{current}}, while this site is reached at {{origin}}. Third-party login returns, email links, chat links and passkeys all depend on it.',
+    ],
+    'serverAddress.use': ['使用当前地址', 'Use this address'],
+    'serverAddress.later': ['暂不设置', 'Not now'],
+    'serverAddress.saved': ['服务器地址已保存', 'Server address saved'],
   }),
 );

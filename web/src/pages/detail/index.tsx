@@ -1,6 +1,7 @@
 // Dashboard (/detail): quota_data over a time range (spec §2 sidebar: only with enable_data_export; new-api-compat.md
 // §5.8). recharts is imported only here so it stays in this lazily-loaded route's chunk.
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import {
@@ -32,7 +33,6 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { quiet } from '../../components/quiet.js';
 import Overview from './Overview.js';
 import { api } from '../../lib/api.js';
 import { dollarDigits, quotaToDollars, renderNumber, renderQuota, renderQuotaSum } from '../../lib/render.js';
@@ -62,6 +62,8 @@ const COLORS = [
   '#2f54eb',
 ];
 const FMT = 'YYYY-MM-DD HH:mm:ss';
+/** The dashboard's usage buckets, per caller, period and user filter. */
+const USAGE_DATA_KEY = ['usage-data'] as const;
 
 export default function DetailPage() {
   const { t } = useTranslation('detail');
@@ -75,37 +77,40 @@ export default function DetailPage() {
   const [granularity, setGranularity] = useState<Granularity>(() =>
     normalizeGranularity(status.data_export_default_time),
   );
-  const [rows, setRows] = useState<QuotaDataRow[]>([]);
-  const [loading, setLoading] = useState(false);
+  // the username is applied with the query button only; the dates apply as they change
+  const [appliedUsername, setAppliedUsername] = useState('');
   const [chartKind, setChartKind] = useState<'bar' | 'line'>('bar');
 
   useEffect(() => {
     setGranularity(normalizeGranularity(status.data_export_default_time));
   }, [status.data_export_default_time]);
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    try {
+  const qc = useQueryClient();
+  const data = useQuery({
+    queryKey: [...USAGE_DATA_KEY, admin, start.unix(), end.unix(), appliedUsername],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
       const params = {
         start_timestamp: start.unix(),
         end_timestamp: end.unix(),
-        username: admin ? username.trim() || undefined : undefined,
+        username: admin ? appliedUsername || undefined : undefined,
       };
       const res = await api.get<QuotaDataRow[]>(admin ? '/api/data/' : '/api/data/self', params);
-      if (res.success) setRows(res.data ?? []);
-      else message.error(res.message);
-    } catch {
-      /* toasted */
-    } finally {
-      setLoading(false);
-    }
-    // username is applied with the query button only
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [start, end, admin, message]);
-
+      if (!res.success) throw new Error(res.message);
+      return res.data ?? [];
+    },
+  });
+  const rows = useMemo(() => data.data ?? [], [data.data]);
+  const loading = data.isFetching;
   useEffect(() => {
-    quiet(load());
-  }, [load]);
+    if (data.error) message.error(data.error.message);
+  }, [data.error, message]);
+  const query = () => {
+    const next = username.trim();
+    // a new filter is a new query; the same one again still means "look again"
+    if (next !== appliedUsername) setAppliedUsername(next);
+    else void qc.invalidateQueries({ queryKey: USAGE_DATA_KEY });
+  };
 
   const sum = useMemo(() => totals(rows), [rows]);
   const quotaSeries = useMemo(() => seriesByModel(rows, granularity, 'quota'), [rows, granularity]);
@@ -175,7 +180,7 @@ export default function DetailPage() {
               style={{ width: 160 }}
             />
           )}
-          <Button type="primary" loading={loading} onClick={() => quiet(load())}>
+          <Button type="primary" loading={loading} onClick={query}>
             {t('query')}
           </Button>
         </Space>

@@ -1,6 +1,7 @@
 // Usage logs page (spec §2 Usage logs, §5 Log queries, §9 log colours; new-api-compat.md §3.5 logs are 1-based
 // {items,total}).
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import dayjs, { type Dayjs } from 'dayjs';
 import {
@@ -9,7 +10,6 @@ import {
   Card,
   DatePicker,
   Descriptions,
-  Grid,
   Input,
   Modal,
   Popconfirm,
@@ -22,7 +22,6 @@ import {
   Typography,
 } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderNumber, renderQuota, renderQuotaSum, timestamp2string } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
@@ -60,6 +59,8 @@ const COLUMN_IDS = [
   'details',
 ];
 const ADMIN_ONLY = new Set(['channel', 'username', 'retry']);
+/** Every log query (list, stat) starts with this key: a cleanup invalidates them all. */
+const LOGS_KEY = ['logs'] as const;
 
 interface LogPage {
   items: LogRow[];
@@ -94,6 +95,17 @@ function initialFilters(): LogFilters {
   };
 }
 
+/** A tag that gives up its tail (ellipsis, full text on hover) so one long name does not widen the whole table. */
+function NarrowTag({ text, color }: { text: string; color?: string }) {
+  return (
+    <Tag color={color} style={{ maxWidth: 100, marginInlineEnd: 0 }}>
+      <Typography.Text ellipsis={{ tooltip: text }} style={{ maxWidth: 84, fontSize: 'inherit', color: 'inherit' }}>
+        {text}
+      </Typography.Text>
+    </Tag>
+  );
+}
+
 export default function LogPage() {
   const { t } = useTranslation('log');
   const { message } = AntApp.useApp();
@@ -101,46 +113,69 @@ export default function LogPage() {
   const admin = isAdmin(user);
   const [filters, setFilters] = useState<LogFilters>(initialFilters);
   const [applied, setApplied] = useState<LogFilters>(filters);
-  const [data, setData] = useState<LogPage>({ items: [], total: 0, page: 1, page_size: 10 });
-  const [stat, setStat] = useState<{ quota: number; rpm: number; tpm: number } | null>(null);
-  const [loading, setLoading] = useState(false);
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(() => getPageSize());
-  const [userInfo, setUserInfo] = useState<{ open: boolean; loading: boolean; info?: UserInfo }>({
-    open: false,
-    loading: false,
-  });
+  const [shownUser, setShownUser] = useState<number | null>(null);
   const [cleanBefore, setCleanBefore] = useState<Dayjs>(() => dayjs().subtract(1, 'month'));
   const { visible, update, isVisible } = useColumnVisibility(COLUMN_KEY, COLUMN_IDS);
+  const qc = useQueryClient();
 
   const base = admin ? '/api/log' : '/api/log/self';
-  const wide = !!Grid.useBreakpoint().xl;
-
-  const load = useCallback(async () => {
-    setLoading(true);
-    const q = buildLogQuery(applied, admin);
-    try {
-      const [list, st] = await Promise.all([
-        api.get<LogPage>(`${base}/`, { ...q, p: page, page_size: pageSize }),
-        api.get<{ quota: number; rpm: number; tpm: number }>(`${base}/stat`, q),
-      ]);
-      if (list.success && list.data) setData({ ...list.data, items: list.data.items ?? [] });
-      else if (!list.success) message.error(list.message);
-      if (st.success && st.data) setStat(st.data);
-    } catch {
-      /* toasted */
-    } finally {
-      setLoading(false);
-    }
-  }, [applied, admin, base, page, pageSize, message]);
-
+  const q = buildLogQuery(applied, admin);
+  const list = useQuery({
+    queryKey: [...LOGS_KEY, base, q, page, pageSize],
+    placeholderData: keepPreviousData,
+    queryFn: async (): Promise<LogPage> => {
+      const res = await api.get<LogPage>(`${base}/`, { ...q, p: page, page_size: pageSize });
+      if (!res.success) throw new Error(res.message);
+      return { ...res.data, items: res.data?.items ?? [] };
+    },
+  });
+  const stat = useQuery({
+    queryKey: [...LOGS_KEY, 'stat', base, q],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      const res = await api.get<{ quota: number; rpm: number; tpm: number }>(`${base}/stat`, q);
+      return res.success && res.data ? res.data : null;
+    },
+  });
+  const userInfo = useQuery({
+    queryKey: ['user', shownUser],
+    enabled: shownUser !== null,
+    queryFn: async () => {
+      const res = await api.get<UserInfo>(`/api/user/${shownUser}`);
+      if (!res.success) throw new Error(res.message);
+      return res.data;
+    },
+  });
+  // a failed load says why once, as the page did before; the table keeps what it showed
   useEffect(() => {
-    quiet(load());
-  }, [load]);
+    if (list.error) message.error(list.error.message);
+  }, [list.error, message]);
+  useEffect(() => {
+    if (userInfo.error) {
+      message.error(userInfo.error.message);
+      setShownUser(null);
+    }
+  }, [userInfo.error, message]);
+
+  const clean = useMutation({
+    mutationFn: (before: number) => api.del<number>(`/api/log/?target_timestamp=${before}`),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      message.success(t('msg.cleaned', { count: res.data ?? 0 }));
+      return qc.invalidateQueries({ queryKey: LOGS_KEY });
+    },
+  });
 
   const set = <K extends keyof LogFilters>(k: K, v: LogFilters[K]) => setFilters((s) => ({ ...s, [k]: v }));
 
   const query = () => {
+    // new filters (or another page) are a new query; the same ones again still mean "look again"
+    if (page === 1 && JSON.stringify(filters) === JSON.stringify(applied)) {
+      void qc.invalidateQueries({ queryKey: LOGS_KEY });
+      return;
+    }
     setPage(1);
     setApplied({ ...filters });
   };
@@ -150,28 +185,6 @@ export default function LogPage() {
     setFilters(f);
     setPage(1);
     setApplied(f);
-  };
-
-  const showUser = async (id: number) => {
-    setUserInfo({ open: true, loading: true });
-    try {
-      const res = await api.get<UserInfo>(`/api/user/${id}`);
-      if (res.success) setUserInfo({ open: true, loading: false, info: res.data });
-      else {
-        message.error(res.message);
-        setUserInfo({ open: false, loading: false });
-      }
-    } catch {
-      setUserInfo({ open: false, loading: false });
-    }
-  };
-
-  const cleanLogs = async () => {
-    const res = await api.del<number>(`/api/log/?target_timestamp=${cleanBefore.unix()}`);
-    if (res.success) {
-      message.success(t('msg.cleaned', { count: res.data ?? 0 }));
-      await load();
-    } else message.error(res.message);
   };
 
   const typeLabel = (type: number) => t(`type.${type}`, { defaultValue: t('type.unknown') });
@@ -192,7 +205,11 @@ export default function LogPage() {
       key: 'username',
       title: t('col.user'),
       render: (_, r) => (
-        <Typography.Link onClick={() => quiet(showUser(r.user_id))} data-testid={`log-user-${r.id}`}>
+        <Typography.Link
+          onClick={() => setShownUser(r.user_id)}
+          data-testid={`log-user-${r.id}`}
+          style={{ whiteSpace: 'nowrap' }}
+        >
           {r.username}
         </Typography.Link>
       ),
@@ -200,7 +217,7 @@ export default function LogPage() {
     {
       key: 'token',
       title: t('col.token'),
-      render: (_, r) => (r.token_name ? <Tag>{translateServerMessage(r.token_name)}</Tag> : null),
+      render: (_, r) => (r.token_name ? <NarrowTag text={translateServerMessage(r.token_name)} /> : null),
     },
     {
       key: 'group',
@@ -218,7 +235,7 @@ export default function LogPage() {
       render: (_, r) => {
         if (!r.model_name) return null;
         const other = parseOther(r.other);
-        const tag = <Tag color="geekblue">{r.model_name}</Tag>;
+        const tag = <NarrowTag color="geekblue" text={r.model_name} />;
         return other.is_model_mapped && other.upstream_model_name ? (
           <Tooltip title={t('col.mappedTo', { model: other.upstream_model_name })}>{tag}</Tooltip>
         ) : (
@@ -270,14 +287,14 @@ export default function LogPage() {
     {
       key: 'details',
       title: t('col.details'),
-      // The last of many columns: on a wide screen it stays in view at a readable width instead of being scrolled
-      // off (issue 34); on a narrow one a 300 px fixed column would cover the table, so it scrolls with the rest.
-      width: 300,
-      fixed: wide ? 'right' : undefined,
+      // Not pinned (issue 46): a pinned column covered Completion and Cost at 1440 px. The table is as wide as its
+      // content allows and no wider than the card (scroll x: true below), so at 1280 px and wider the columns wrap
+      // their text and everything, this readable column included, is in view; narrower, the table scrolls.
       render: (_, r) => (
         <Typography.Paragraph
           ellipsis={{ rows: 3, expandable: true }}
-          style={{ width: 276, marginBottom: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
+          // narrow enough that, with long token and model names, every column fits a 1280 px screen (wide-tables.e2e.ts)
+          style={{ minWidth: 140, marginBottom: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}
           data-testid={`log-details-${r.id}`}
         >
           {translateServerMessage(r.content)}
@@ -298,16 +315,17 @@ export default function LogPage() {
     />
   );
 
+  const statData = stat.data;
   const statLine = useMemo(
     () =>
-      stat ? (
+      statData ? (
         <Space size="middle" wrap data-testid="log-stat">
-          <Tag color="blue">{t('stat.quota', { quota: renderQuotaSum(stat.quota) })}</Tag>
-          <Tag color="pink">RPM: {renderNumber(stat.rpm)}</Tag>
-          <Tag color="gray">TPM: {renderNumber(stat.tpm)}</Tag>
+          <Tag color="blue">{t('stat.quota', { quota: renderQuotaSum(statData.quota) })}</Tag>
+          <Tag color="pink">RPM: {renderNumber(statData.rpm)}</Tag>
+          <Tag color="gray">TPM: {renderNumber(statData.tpm)}</Tag>
         </Space>
       ) : null,
-    [stat, t],
+    [statData, t],
   );
 
   return (
@@ -360,7 +378,7 @@ export default function LogPage() {
           allowClear
           style={{ width: 120 }}
         />
-        <Button type="primary" onClick={query} loading={loading}>
+        <Button type="primary" onClick={query} loading={list.isFetching}>
           {t('filter.query')}
         </Button>
         <Button onClick={reset}>{t('filter.reset')}</Button>
@@ -385,7 +403,7 @@ export default function LogPage() {
           <Popconfirm
             title={t('clean.confirm', { time: cleanBefore.format(FMT) })}
             okButtonProps={{ danger: true, 'data-testid': 'log-clean-confirm' }}
-            onConfirm={() => quiet(cleanLogs())}
+            onConfirm={() => clean.mutateAsync(cleanBefore.unix()).catch(() => undefined)}
           >
             <Button danger data-testid="log-clean">
               {t('clean.button')}
@@ -396,14 +414,14 @@ export default function LogPage() {
       <Table<LogRow>
         rowKey="id"
         size="small"
-        loading={loading}
+        loading={list.isFetching}
         columns={columns}
-        dataSource={data.items}
-        scroll={{ x: 'max-content' }}
+        dataSource={list.data?.items ?? []}
+        scroll={{ x: true }}
         pagination={{
           current: page,
           pageSize,
-          total: data.total,
+          total: list.data?.total ?? 0,
           showSizeChanger: true,
           pageSizeOptions: PAGE_SIZE_OPTIONS,
           showTotal: (total) => t('total', { count: total }),
@@ -416,27 +434,22 @@ export default function LogPage() {
           },
         }}
       />
-      <Modal
-        open={userInfo.open}
-        title={t('user.title')}
-        footer={null}
-        onCancel={() => setUserInfo({ open: false, loading: false })}
-      >
-        <Spin spinning={userInfo.loading}>
-          {userInfo.info && (
+      <Modal open={shownUser !== null} title={t('user.title')} footer={null} onCancel={() => setShownUser(null)}>
+        <Spin spinning={userInfo.isFetching}>
+          {userInfo.data && (
             <Descriptions column={1} size="small" bordered>
-              <Descriptions.Item label={t('user.username')}>{userInfo.info.username}</Descriptions.Item>
-              {userInfo.info.display_name ? (
-                <Descriptions.Item label={t('user.displayName')}>{userInfo.info.display_name}</Descriptions.Item>
+              <Descriptions.Item label={t('user.username')}>{userInfo.data.username}</Descriptions.Item>
+              {userInfo.data.display_name ? (
+                <Descriptions.Item label={t('user.displayName')}>{userInfo.data.display_name}</Descriptions.Item>
               ) : null}
-              <Descriptions.Item label={t('user.group')}>{userInfo.info.group}</Descriptions.Item>
-              <Descriptions.Item label={t('user.quota')}>{renderQuota(userInfo.info.quota)}</Descriptions.Item>
-              <Descriptions.Item label={t('user.used')}>{renderQuota(userInfo.info.used_quota)}</Descriptions.Item>
+              <Descriptions.Item label={t('user.group')}>{userInfo.data.group}</Descriptions.Item>
+              <Descriptions.Item label={t('user.quota')}>{renderQuota(userInfo.data.quota)}</Descriptions.Item>
+              <Descriptions.Item label={t('user.used')}>{renderQuota(userInfo.data.used_quota)}</Descriptions.Item>
               <Descriptions.Item label={t('user.requests')}>
-                {renderNumber(userInfo.info.request_count)}
+                {renderNumber(userInfo.data.request_count)}
               </Descriptions.Item>
-              {userInfo.info.email ? (
-                <Descriptions.Item label={t('user.email')}>{userInfo.info.email}</Descriptions.Item>
+              {userInfo.data.email ? (
+                <Descriptions.Item label={t('user.email')}>{userInfo.data.email}</Descriptions.Item>
               ) : null}
             </Descriptions>
           )}

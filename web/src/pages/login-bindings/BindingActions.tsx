@@ -3,9 +3,11 @@
 // A user may unbind only while another way to sign in remains; the server says so when not (new-api-compat.md §9.4).
 import { useState, type ReactNode } from 'react';
 import { Button, Modal, Popconfirm, Space, Typography } from 'antd';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { message } from '../../lib/feedback.js';
+import { SELF_KEY } from '../../lib/self.js';
 import { useStatus } from '../../context/status.js';
 import WeChatCodeDialog from './WeChatCodeDialog.js';
 import TelegramWidget from './TelegramWidget.js';
@@ -17,28 +19,24 @@ interface UnbindProps {
   type: BindingType;
   /** the name in the confirm */
   name: string;
-  onDone(): void;
 }
 
-export function UnbindButton({ type, name, onDone }: UnbindProps) {
+export function UnbindButton({ type, name }: UnbindProps) {
   const { t } = useTranslation(NS);
-  const [busy, setBusy] = useState(false);
-  const unbind = async () => {
-    setBusy(true);
-    try {
-      const res = await api.del(`/api/user/self/bindings/${type}`);
+  const qc = useQueryClient();
+  const unbind = useMutation({
+    mutationFn: () => api.del(`/api/user/self/bindings/${type}`),
+    onSuccess: (res) => {
       if (!res.success) return void message.error(res.message);
       void message.success(t('unbindDone'));
-      onDone();
-    } catch {
-      /* toasted by the client */
-    } finally {
-      setBusy(false);
-    }
-  };
+      // the bindings are fields of the caller's own user
+      return qc.invalidateQueries({ queryKey: SELF_KEY });
+    },
+  });
   return (
-    <Popconfirm title={t('unbindConfirm', { name })} onConfirm={() => void unbind()}>
-      <Button size="small" danger loading={busy} data-testid={`unbind-${type}`}>
+    // a thrown call was toasted by the client
+    <Popconfirm title={t('unbindConfirm', { name })} onConfirm={() => unbind.mutateAsync().catch(() => undefined)}>
+      <Button size="small" danger loading={unbind.isPending} data-testid={`unbind-${type}`}>
         {t('unbind')}
       </Button>
     </Popconfirm>
@@ -55,20 +53,21 @@ export function WithUnbind({ children, bound, ...unbind }: UnbindProps & { bound
   );
 }
 
-export function WeChatBindButton({ bound, onDone }: { bound: boolean; onDone(): void }) {
+export function WeChatBindButton({ bound }: { bound: boolean }) {
   const { t } = useTranslation(NS);
   const { status } = useStatus();
+  const qc = useQueryClient();
   const [open, setOpen] = useState(false);
-  const bind = async (code: string) => {
-    const res = await api.post('/api/oauth/wechat/bind', { code });
-    if (!res.success) {
-      void message.error(res.message);
-      return false;
-    }
-    void message.success(t('bindSuccess'));
-    onDone();
-    return true;
-  };
+  const bindWechat = useMutation({
+    mutationFn: (code: string) => api.post('/api/oauth/wechat/bind', { code }),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('bindSuccess'));
+      return qc.invalidateQueries({ queryKey: SELF_KEY });
+    },
+  });
+  // the dialog stays open for another try when the server refused the code
+  const bind = async (code: string) => (await bindWechat.mutateAsync(code)).success;
   return (
     <>
       <Button

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { Button } from 'antd';
 import { WechatOutlined } from '@ant-design/icons';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { api } from '../../lib/api.js';
@@ -44,7 +45,10 @@ export default function ExtraLoginButtons() {
   const [wechatOpen, setWechatOpen] = useState(false);
   const loggedIn = useLoggedIn();
 
-  const wechatLogin = async (code: string) => loggedIn(await api.get<StoredUser>('/api/oauth/wechat', { code }));
+  const wechat = useMutation({
+    mutationFn: (code: string) => api.get<StoredUser>('/api/oauth/wechat', { code }),
+  });
+  const wechatLogin = async (code: string) => loggedIn(await wechat.mutateAsync(code));
 
   return (
     <>

@@ -3,6 +3,7 @@
 // browser to /oauth/telegram with its signed fields instead (pages/login-bindings/TelegramWidget.tsx).
 import { useEffect, useRef, useState } from 'react';
 import { Flex, Spin } from 'antd';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate, useParams, useSearchParams } from 'react-router';
 import { api } from '../../lib/api.js';
@@ -26,22 +27,20 @@ export default function OAuthCallback() {
   const failureTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   useEffect(() => () => clearTimeout(failureTimer.current), []);
 
-  useEffect(() => {
-    if (sent.current) return;
-    sent.current = true;
-    const fail = (text: string) => {
-      if (text) void message.error(text);
-      setPrompt(t('failedRedirect'));
-      failureTimer.current = setTimeout(() => navigate('/setting', { replace: true }), FAILURE_REDIRECT_MS);
-    };
-    const run = async () => {
-      const res =
-        provider === 'telegram'
-          ? await api.get<StoredUser>('/api/oauth/telegram/login', telegramParams(Object.fromEntries(params)))
-          : await api.get<StoredUser>(`/api/oauth/${encodeURIComponent(provider)}`, {
-              code: params.get('code') ?? '',
-              state: params.get('state') ?? '',
-            });
+  const fail = (text: string) => {
+    if (text) void message.error(text);
+    setPrompt(t('failedRedirect'));
+    failureTimer.current = setTimeout(() => navigate('/setting', { replace: true }), FAILURE_REDIRECT_MS);
+  };
+  const redeem = useMutation({
+    mutationFn: () =>
+      provider === 'telegram'
+        ? api.get<StoredUser>('/api/oauth/telegram/login', telegramParams(Object.fromEntries(params)))
+        : api.get<StoredUser>(`/api/oauth/${encodeURIComponent(provider)}`, {
+            code: params.get('code') ?? '',
+            state: params.get('state') ?? '',
+          }),
+    onSuccess: (res) => {
       if (!res.success) return fail(res.message);
       if (res.message === 'bind') {
         void message.success(t('bindSuccess'));
@@ -51,9 +50,15 @@ export default function OAuthCallback() {
       setUser(res.data);
       void message.success(t('loginSuccess'));
       navigate('/token', { replace: true });
-    };
-    // A thrown call was already toasted by the client; only the prompt and the redirect remain.
-    run().catch(() => fail(''));
+    },
+    // a thrown call was already toasted by the client; only the prompt and the redirect remain
+    onError: () => fail(''),
+  });
+
+  useEffect(() => {
+    if (sent.current) return;
+    sent.current = true;
+    redeem.mutate();
     // Runs once per mount by design (see `sent`).
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);

@@ -1,11 +1,11 @@
 // Third-party login buttons under the password form: one per provider /api/status enables (spec §2 Login).
-import { useState } from 'react';
 import { Button, Divider, Flex } from 'antd';
 import { DiscordOutlined, GithubOutlined, KeyOutlined, LoginOutlined } from '@ant-design/icons';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { message } from '../../lib/feedback.js';
 import { useStatus } from '../../context/status.js';
-import { enabledProviders, startOAuth, type OAuthProvider, type OAuthProviderId } from './providers.js';
+import { enabledProviders, startOAuthMutation, type OAuthProvider, type OAuthProviderId } from './providers.js';
 import { NS } from './i18n.js';
 import { customLoginProviders, isImageIcon, type CustomLoginProvider } from './custom/providers.js';
 import { ExtraLoginButtons, extraLoginsOn } from '../login-bindings/index.js';
@@ -22,22 +22,20 @@ export function ProviderIcon({ id, icon }: { id: OAuthProviderId | string; icon?
   return <>{ICONS[id as OAuthProviderId] ?? <LoginOutlined />}</>;
 }
 
-/** Runs startOAuth with a busy flag and shows why no state came back. */
+/** Starts a login or binding with a provider (busy: its id while the state is asked) and shows why no state came back. */
 export function useStartOAuth() {
   const { t } = useTranslation(NS);
   const { status } = useStatus();
-  const [busy, setBusy] = useState('');
-  const start = async (provider: OAuthProvider | CustomLoginProvider) => {
-    setBusy(provider.id);
-    try {
-      const failure = await startOAuth(provider, status);
-      if (failure !== undefined) void message.error(t('stateFailed', { message: failure }));
-    } catch {
-      /* toasted by the client */
-    } finally {
-      setBusy('');
-    }
-  };
+  const startCall = useMutation({
+    ...startOAuthMutation,
+    onSuccess: (failure) => {
+      if (failure !== null) void message.error(t('stateFailed', { message: failure }));
+    },
+  });
+  // a thrown call was toasted by the api client
+  const start = (provider: OAuthProvider | CustomLoginProvider) =>
+    startCall.mutateAsync({ provider, status }).catch(() => undefined);
+  const busy = startCall.isPending ? startCall.variables.provider.id : '';
   return { busy, start };
 }
 

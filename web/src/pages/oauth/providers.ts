@@ -1,5 +1,6 @@
 // Third-party login providers of the console (spec §2 Login, §3 status fields; docs/new-api-compat.md §9.4): which
 // ones /api/status enables, and the provider authorize URL each one is sent to once the server handed out a state.
+import { mutationOptions } from '@tanstack/react-query';
 import type { Status } from '../../context/status.js';
 import { api, navigation } from '../../lib/api.js';
 
@@ -102,16 +103,22 @@ export function findProvider(id: string | undefined): OAuthProvider | undefined 
 
 /**
  * Starts a login or a binding (the server tells them apart by the session): asks for a state, carrying the stored
- * invite code so an OAuth sign-up credits the inviter, then leaves for the provider. Returns the failure message when
- * the state could not be had (the caller shows it), or undefined once the browser is on its way.
+ * invite code so an OAuth sign-up credits the inviter, then leaves for the provider. Resolves to the failure message
+ * when the state could not be had (the caller shows it), or null once the browser is on its way.
  */
-export async function startOAuth(
-  provider: Pick<OAuthProvider, 'authorizeUrl'>,
-  status: Status,
-): Promise<string | undefined> {
-  const aff = localStorage.getItem(AFF_KEY) ?? '';
-  const res = await api.get<string>('/api/oauth/state', { aff });
-  if (!res.success || typeof res.data !== 'string' || !res.data) return res.message || 'no state';
-  navigation.redirect(provider.authorizeUrl(status, res.data, window.location.origin));
-  return undefined;
-}
+export const startOAuthMutation = mutationOptions({
+  mutationFn: async ({
+    provider,
+    status,
+  }: {
+    /** a built-in provider or a custom one (whose id is its slug) */
+    provider: Pick<OAuthProvider, 'authorizeUrl'> & { id: string };
+    status: Status;
+  }): Promise<string | null> => {
+    const aff = localStorage.getItem(AFF_KEY) ?? '';
+    const res = await api.get<string>('/api/oauth/state', { aff });
+    if (!res.success || typeof res.data !== 'string' || !res.data) return res.message || 'no state';
+    navigation.redirect(provider.authorizeUrl(status, res.data, window.location.origin));
+    return null;
+  },
+});

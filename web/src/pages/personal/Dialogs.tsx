@@ -2,9 +2,11 @@
 import { useState } from 'react';
 import { Alert, Button, Input, InputNumber, Modal, Space, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { quotaPerUnit, renderQuota } from '../../lib/render.js';
+import { SELF_KEY } from '../../lib/self.js';
 import { useCountdown } from '../auth/useCountdown.js';
 import { useTurnstile } from '../../components/turnstile/index.js';
 import { clearDefaultPasswordWarning } from '../../components/default-password/index.js';
@@ -13,47 +15,64 @@ import { NS } from './i18n.js';
 interface DialogProps {
   open: boolean;
   onClose(): void;
-  onDone(): void;
 }
 
-export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
+/** The mutations below change the caller's own user: its query is invalidated after each success. */
+function useReloadSelf() {
+  const qc = useQueryClient();
+  return () => qc.invalidateQueries({ queryKey: SELF_KEY });
+}
+
+/** A failed call was toasted by the api client; the dialog only stops waiting. */
+const toasted = () => undefined;
+
+export function EmailBindDialog({ open, onClose }: DialogProps) {
   const { t } = useTranslation(NS);
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
-  const [loading, setLoading] = useState(false);
   const countdown = useCountdown();
   const turnstile = useTurnstile();
+  const reloadSelf = useReloadSelf();
 
-  const send = async () => {
+  const sendCode = useMutation({
+    mutationFn: (params: Record<string, string>) => api.get('/api/verification', params),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('codeSent'));
+      countdown.start(30);
+    },
+    // a Turnstile token is good for one request
+    onSettled: () => turnstile.reset(),
+  });
+  const bindEmail = useMutation({
+    mutationFn: (params: { email: string; code: string }) => api.get('/api/oauth/email/bind', params),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('emailBound'));
+      onClose();
+      return reloadSelf();
+    },
+  });
+
+  const send = () => {
     if (!turnstile.check()) return;
     if (!email.trim()) return void message.error(t('emailRequired'));
-    try {
-      const res = await api.get('/api/verification', { email: email.trim(), ...turnstile.params() });
-      if (res.success) {
-        void message.success(t('codeSent'));
-        countdown.start(30);
-      } else void message.error(res.message);
-    } finally {
-      turnstile.reset();
-    }
+    sendCode.mutateAsync({ email: email.trim(), ...turnstile.params() }).catch(toasted);
   };
-  const bind = async () => {
+  const bind = () => {
     if (!email.trim()) return void message.error(t('emailRequired'));
     if (!code.trim()) return void message.error(t('codeRequired'));
-    setLoading(true);
-    try {
-      const res = await api.get('/api/oauth/email/bind', { email: email.trim(), code: code.trim() });
-      if (res.success) {
-        void message.success(t('emailBound'));
-        onDone();
-        onClose();
-      } else void message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
+    bindEmail.mutateAsync({ email: email.trim(), code: code.trim() }).catch(toasted);
   };
   return (
-    <Modal open={open} title={t('bindEmail')} onCancel={onClose} onOk={bind} confirmLoading={loading} destroyOnHidden>
+    <Modal
+      open={open}
+      title={t('bindEmail')}
+      onCancel={onClose}
+      onOk={bind}
+      confirmLoading={bindEmail.isPending}
+      destroyOnHidden
+    >
       <Space direction="vertical" style={{ width: '100%' }}>
         <Space.Compact style={{ width: '100%' }}>
           <Input placeholder={t('emailPh')} value={email} onChange={(e) => setEmail(e.target.value)} type="email" />
@@ -68,34 +87,33 @@ export function EmailBindDialog({ open, onClose, onDone }: DialogProps) {
   );
 }
 
-export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
+export function ChangePasswordDialog({ open, onClose }: DialogProps) {
   const { t } = useTranslation(NS);
   const [original, setOriginal] = useState('');
   const [pw, setPw] = useState('');
   const [pw2, setPw2] = useState('');
-  const [loading, setLoading] = useState(false);
-  const submit = async () => {
+  const reloadSelf = useReloadSelf();
+  const change = useMutation({
+    mutationFn: (body: { password: string; original_password: string }) => api.put('/api/user/self', body),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('passwordChanged'));
+      clearDefaultPasswordWarning();
+      setOriginal('');
+      setPw('');
+      setPw2('');
+      onClose();
+      return reloadSelf();
+    },
+  });
+  const submit = () => {
     if (!original) return void message.error(t('originalPasswordRequired'));
     if (pw.length < 8) return void message.error(t('passwordShort'));
     if (pw !== pw2) return void message.error(t('passwordMismatch'));
-    setLoading(true);
-    try {
-      const res = await api.put('/api/user/self', { password: pw, original_password: original });
-      if (res.success) {
-        void message.success(t('passwordChanged'));
-        clearDefaultPasswordWarning();
-        setOriginal('');
-        setPw('');
-        setPw2('');
-        onDone();
-        onClose();
-      } else void message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
+    change.mutateAsync({ password: pw, original_password: original }).catch(toasted);
   };
   return (
-    <Modal open={open} title={t('changePassword')} onCancel={onClose} onOk={submit} confirmLoading={loading}>
+    <Modal open={open} title={t('changePassword')} onCancel={onClose} onOk={submit} confirmLoading={change.isPending}>
       <Space direction="vertical" style={{ width: '100%' }}>
         <Input.Password
           placeholder={t('originalPasswordPh')}
@@ -120,22 +138,25 @@ export function ChangePasswordDialog({ open, onClose, onDone }: DialogProps) {
   );
 }
 
-export function DeleteAccountDialog({ open, onClose, onDone, username }: DialogProps & { username: string }) {
+export function DeleteAccountDialog({
+  open,
+  onClose,
+  onDeleted,
+  username,
+}: DialogProps & { username: string; onDeleted(): void }) {
   const { t } = useTranslation(NS);
   const [typed, setTyped] = useState('');
-  const [loading, setLoading] = useState(false);
-  const submit = async () => {
+  const remove = useMutation({
+    mutationFn: () => api.del('/api/user/self'),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('deleted'));
+      onDeleted();
+    },
+  });
+  const submit = () => {
     if (typed !== username) return void message.error(t('deleteMismatch'));
-    setLoading(true);
-    try {
-      const res = await api.del('/api/user/self');
-      if (res.success) {
-        void message.success(t('deleted'));
-        onDone();
-      } else void message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
+    remove.mutateAsync().catch(toasted);
   };
   return (
     <Modal
@@ -143,7 +164,7 @@ export function DeleteAccountDialog({ open, onClose, onDone, username }: DialogP
       title={t('deleteAccount')}
       onCancel={onClose}
       onOk={submit}
-      confirmLoading={loading}
+      confirmLoading={remove.isPending}
       okButtonProps={{ danger: true, disabled: typed !== username }}
     >
       <Alert type="error" showIcon title={t('deleteWarn')} style={{ marginBottom: 12 }} />
@@ -156,27 +177,26 @@ export function DeleteAccountDialog({ open, onClose, onDone, username }: DialogP
   );
 }
 
-export function TransferDialog({ open, onClose, onDone, affQuota }: DialogProps & { affQuota: number }) {
+export function TransferDialog({ open, onClose, affQuota }: DialogProps & { affQuota: number }) {
   const { t } = useTranslation(NS);
   const min = quotaPerUnit();
   const [amount, setAmount] = useState<number | null>(min);
-  const [loading, setLoading] = useState(false);
-  const submit = async () => {
+  const reloadSelf = useReloadSelf();
+  const transfer = useMutation({
+    mutationFn: (quota: number) => api.post('/api/user/aff_transfer', { quota }),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(res.message || t('transferDone'));
+      onClose();
+      return reloadSelf();
+    },
+  });
+  const submit = () => {
     if (!amount || amount < min) return void message.error(t('transferTooSmall', { quota: renderQuota(min) }));
-    setLoading(true);
-    try {
-      const res = await api.post('/api/user/aff_transfer', { quota: amount });
-      if (res.success) {
-        void message.success(res.message || t('transferDone'));
-        onDone();
-        onClose();
-      } else void message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
+    transfer.mutateAsync(amount).catch(toasted);
   };
   return (
-    <Modal open={open} title={t('transfer')} onCancel={onClose} onOk={submit} confirmLoading={loading}>
+    <Modal open={open} title={t('transfer')} onCancel={onClose} onOk={submit} confirmLoading={transfer.isPending}>
       <Typography.Paragraph>{t('transferAvailable', { quota: renderQuota(affQuota) })}</Typography.Paragraph>
       <Typography.Paragraph type="secondary">{t('transferMin', { quota: renderQuota(min) })}</Typography.Paragraph>
       <InputNumber

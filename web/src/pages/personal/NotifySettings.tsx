@@ -1,5 +1,6 @@
 // Notification and price tabs of the personal page (PUT /api/user/setting).
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
+import { useMutation } from '@tanstack/react-query';
 import { AutoComplete, Button, Form, Input, Radio, Switch, Tabs, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { useTranslation } from 'react-i18next';
@@ -20,7 +21,8 @@ interface FormValues {
 export default function NotifySettings({ setting, onSaved }: { setting: UserSetting; onSaved(): void }) {
   const { t } = useTranslation(NS);
   const [form] = Form.useForm<FormValues>();
-  const [saving, setSaving] = useState(false);
+  const saveSetting = useMutation({ mutationFn: (body: unknown) => api.put('/api/user/setting', body) });
+  const saving = saveSetting.isPending;
   const notifyType = Form.useWatch('notify_type', form);
 
   useEffect(() => {
@@ -42,9 +44,8 @@ export default function NotifySettings({ setting, onSaved }: { setting: UserSett
       return;
     }
     v = { ...form.getFieldsValue(true), ...v } as FormValues;
-    setSaving(true);
     try {
-      const res = await api.put('/api/user/setting', {
+      const res = await saveSetting.mutateAsync({
         notify_type: v.notify_type,
         quota_warning_threshold: Number(v.quota_warning_threshold),
         webhook_url: v.webhook_url ?? '',
@@ -58,8 +59,6 @@ export default function NotifySettings({ setting, onSaved }: { setting: UserSett
       } else void message.error(res.message || t('settingsFailed'));
     } catch {
       void message.error(t('settingsFailed'));
-    } finally {
-      setSaving(false);
     }
   };
 

@@ -24,13 +24,14 @@ import { useNavigate } from 'react-router';
 import { api } from '../../lib/api.js';
 import { renderGroupColor, renderNumber, renderQuota } from '../../lib/render.js';
 import { copyText } from '../../lib/storage.js';
+import { SELF_KEY, selfModelsQuery, selfQuery } from '../../lib/self.js';
 import { useUser } from '../../context/user.js';
 import { useStatus } from '../../context/status.js';
 import PageHeader from '../../components/PageHeader.js';
 import NotifySettings from './NotifySettings.js';
 import TwoFactorCard from './two-factor/TwoFactorCard.js';
 import { ChangePasswordDialog, DeleteAccountDialog, EmailBindDialog, TransferDialog } from './Dialogs.js';
-import { parseSetting, type SelfUser } from './types.js';
+import { parseSetting } from './types.js';
 import { NS } from './i18n.js';
 import { OAUTH_PROVIDERS } from '../oauth/providers.js';
 import OAuthBindButton from '../oauth/OAuthBindButton.js';
@@ -57,14 +58,7 @@ export default function Personal() {
   const [dialog, setDialog] = useState<'' | 'email' | 'password' | 'delete' | 'transfer'>('');
   const [modelsExpanded, setModelsExpanded] = useState(() => localStorage.getItem('modelsExpanded') === 'true');
 
-  const self = useQuery({
-    queryKey: ['user', 'self'],
-    queryFn: async () => {
-      const res = await api.get<SelfUser>('/api/user/self');
-      if (!res.success) throw new Error(res.message);
-      return res.data;
-    },
-  });
+  const self = useQuery(selfQuery);
   const aff = useQuery({
     queryKey: ['user', 'aff'],
     queryFn: async () => {
@@ -72,14 +66,8 @@ export default function Personal() {
       return res.success ? res.data : '';
     },
   });
-  const models = useQuery({
-    queryKey: ['user', 'models'],
-    queryFn: async () => {
-      const res = await api.get<string[]>('/api/user/models');
-      return res.success && Array.isArray(res.data) ? res.data : [];
-    },
-  });
-  const reloadSelf = () => void qc.invalidateQueries({ queryKey: ['user', 'self'] });
+  const models = useQuery(selfModelsQuery);
+  const reloadSelf = () => void qc.invalidateQueries({ queryKey: SELF_KEY });
 
   const copy = async (text: string, success?: string) => {
     if (await copyText(text)) void message.success(success ?? t('copied', { text }));
@@ -101,7 +89,7 @@ export default function Personal() {
       label: t('emailAddr'),
       value: u.email,
       action: (
-        <WithUnbind type="email" name={t('emailAddr')} bound={!!u.email} onDone={reloadSelf}>
+        <WithUnbind type="email" name={t('emailAddr')} bound={!!u.email}>
           <Button size="small" onClick={() => setDialog('email')}>
             {u.email ? t('changeEmail') : t('bindEmail')}
           </Button>
@@ -112,7 +100,7 @@ export default function Personal() {
       label: p.label,
       value: u[p.userField],
       action: (
-        <WithUnbind type={p.id} name={p.label} bound={!!u[p.userField]} onDone={reloadSelf}>
+        <WithUnbind type={p.id} name={p.label} bound={!!u[p.userField]}>
           <OAuthBindButton provider={p} bound={!!u[p.userField]} />
         </WithUnbind>
       ),
@@ -123,8 +111,8 @@ export default function Personal() {
             label: 'WeChat',
             value: u.wechat_id,
             action: (
-              <WithUnbind type="wechat" name="WeChat" bound={!!u.wechat_id} onDone={reloadSelf}>
-                <WeChatBindButton bound={!!u.wechat_id} onDone={reloadSelf} />
+              <WithUnbind type="wechat" name="WeChat" bound={!!u.wechat_id}>
+                <WeChatBindButton bound={!!u.wechat_id} />
               </WithUnbind>
             ),
           },
@@ -136,7 +124,7 @@ export default function Personal() {
             label: 'Telegram',
             value: u.telegram_id,
             action: (
-              <WithUnbind type="telegram" name="Telegram" bound={!!u.telegram_id} onDone={reloadSelf}>
+              <WithUnbind type="telegram" name="Telegram" bound={!!u.telegram_id}>
                 <TelegramBindButton bound={!!u.telegram_id} />
               </WithUnbind>
             ),
@@ -267,23 +255,18 @@ export default function Personal() {
           </Card>
         </Col>
       </Row>
-      <EmailBindDialog open={dialog === 'email'} onClose={() => setDialog('')} onDone={reloadSelf} />
-      <ChangePasswordDialog open={dialog === 'password'} onClose={() => setDialog('')} onDone={reloadSelf} />
+      <EmailBindDialog open={dialog === 'email'} onClose={() => setDialog('')} />
+      <ChangePasswordDialog open={dialog === 'password'} onClose={() => setDialog('')} />
       <DeleteAccountDialog
         open={dialog === 'delete'}
         username={u.username}
         onClose={() => setDialog('')}
-        onDone={() => {
+        onDeleted={() => {
           setUser(null);
           navigate('/login');
         }}
       />
-      <TransferDialog
-        open={dialog === 'transfer'}
-        affQuota={u.aff_quota}
-        onClose={() => setDialog('')}
-        onDone={reloadSelf}
-      />
+      <TransferDialog open={dialog === 'transfer'} affQuota={u.aff_quota} onClose={() => setDialog('')} />
     </div>
   );
 }

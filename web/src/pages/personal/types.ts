@@ -1,28 +1,5 @@
-export interface SelfUser {
-  id: number;
-  username: string;
-  display_name: string;
-  role: number;
-  status: number;
-  group: string;
-  email: string;
-  quota: number;
-  used_quota: number;
-  request_count: number;
-  aff_code?: string;
-  aff_count: number;
-  aff_quota: number;
-  aff_history_quota: number;
-  github_id?: string;
-  oidc_id?: string;
-  wechat_id?: string;
-  telegram_id?: string;
-  linux_do_id?: string;
-  /** Sent only by servers that offer Discord login. */
-  discord_id?: string;
-  access_token?: string | null;
-  setting?: string;
-}
+/** The caller's own user: one type and query for every page (lib/self.ts). */
+export type { SelfUser } from '../../lib/self.js';
 
 export interface UserSetting {
   notify_type?: 'email' | 'webhook';

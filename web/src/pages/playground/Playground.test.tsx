@@ -1,9 +1,8 @@
 // Playground ?expired=true shows the login page's not-logged-in/session-expired notice (spec §2 Login).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, render, screen } from '@testing-library/react';
-import { App } from 'antd';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { cleanup, fireEvent, screen } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
+import { recordFetch, renderWithApp } from '../../test/harness.js';
 import Playground from './index.js';
 
 beforeEach(async () => {
@@ -19,12 +18,7 @@ afterEach(() => {
 });
 
 function renderAt(path: string) {
-  const router = createMemoryRouter([{ path: '/playground', element: <Playground /> }], { initialEntries: [path] });
-  render(
-    <App>
-      <RouterProvider router={router} />
-    </App>,
-  );
+  renderWithApp([{ path: '/playground', element: <Playground /> }], path);
 }
 
 describe('playground session notice', () => {
@@ -51,5 +45,33 @@ describe('playground session notice', () => {
     renderAt('/playground?expired=false');
     await screen.findByTestId('playground-page');
     expect(screen.queryByTestId('expired-notice')).toBeNull();
+  });
+});
+
+describe('playground chat', () => {
+  it("sends with the user's first model when the default is not theirs, and streams the answer in", async () => {
+    const sse = [
+      'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":"Bon"}}]}',
+      'data: {"choices":[{"index":0,"delta":{"content":"jour"}}]}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    const calls = recordFetch(({ path }) => {
+      if (path === '/api/user/models') return ['ernie-x', 'glm-y'];
+      if (path === '/api/user/self/groups') return { default: { desc: '默认分组', ratio: 1 } };
+      if (path === '/pg/chat/completions')
+        return new Response(sse, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      return null;
+    });
+    renderAt('/playground');
+    await screen.findByTestId('playground-page');
+    await screen.findByText('ernie-x');
+    fireEvent.change(screen.getByTestId('playground-input'), { target: { value: 'Say hello' } });
+    fireEvent.click(screen.getByTestId('playground-send'));
+    const answer = await screen.findByText('Bonjour');
+    expect(answer.closest('[data-role=assistant]')?.getAttribute('data-status')).toBe('complete');
+    const sent = calls.find((c) => c.url === '/pg/chat/completions');
+    expect(sent?.body).toMatchObject({ model: 'ernie-x', stream: true });
+    expect(JSON.stringify(sent?.body)).toContain('Say hello');
   });
 });

@@ -1,6 +1,7 @@
 // Chat playground (spec §2 Playground and Login ?expired=true, §4 playground message states, §5 Playground, §9
 // playground defaults).
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router';
 import {
@@ -30,7 +31,8 @@ import {
   StopOutlined,
   UserOutlined,
 } from '@ant-design/icons';
-import { api, apiFetch } from '../../lib/api.js';
+import { apiFetch } from '../../lib/api.js';
+import { selfGroupsQuery, selfModelsQuery } from '../../lib/self.js';
 import { NS as AUTH_NS } from '../auth/i18n.js';
 import { translateServerMessage } from '../../i18n/server-message.js';
 import './i18n.js';
@@ -53,8 +55,6 @@ export default function PlaygroundPage() {
     (): ChatMessage => ({ id: newId(), role: 'assistant', content: t('greeting'), status: 'complete' }),
     [t],
   );
-  const [groups, setGroups] = useState<{ value: string; label: string }[]>([]);
-  const [models, setModels] = useState<string[]>([]);
   const [group, setGroup] = useState('');
   const [model, setModel] = useState(DEFAULT_MODEL);
   const [temperature, setTemperature] = useState(0);
@@ -71,28 +71,26 @@ export default function PlaygroundPage() {
   const listRef = useRef<HTMLDivElement>(null);
   const busy = messages.some((m) => m.status === 'loading' || m.status === 'incomplete');
 
+  const groupsData = useQuery(selfGroupsQuery).data;
+  const groups = useMemo(
+    () =>
+      groupsData
+        ? [
+            { value: '', label: t('groupUser') },
+            ...Object.entries(groupsData).map(([g, info]) => ({
+              value: g,
+              label: info?.desc ? `${g} - ${translateServerMessage(info.desc)}` : g,
+            })),
+          ]
+        : [],
+    [groupsData, t],
+  );
+  const modelsData = useQuery(selfModelsQuery).data;
+  const models = useMemo(() => modelsData ?? [], [modelsData]);
+  // the default model when the user may call it, else their first
   useEffect(() => {
-    void api
-      .get<Record<string, { desc?: string; ratio?: number }>>('/api/user/self/groups')
-      .then((r) => {
-        if (!r.success) return;
-        const opts = Object.entries(r.data ?? {}).map(([g, info]) => ({
-          value: g,
-          label: info?.desc ? `${g} - ${translateServerMessage(info.desc)}` : g,
-        }));
-        setGroups([{ value: '', label: t('groupUser') }, ...opts]);
-      })
-      .catch(() => undefined);
-    void api
-      .get<string[]>('/api/user/models')
-      .then((r) => {
-        if (!r.success) return;
-        const list = r.data ?? [];
-        setModels(list);
-        if (list.length && !list.includes(DEFAULT_MODEL)) setModel(list[0]!);
-      })
-      .catch(() => undefined);
-  }, [t]);
+    if (models.length && !models.includes(DEFAULT_MODEL)) setModel(models[0]!);
+  }, [models]);
 
   useEffect(() => {
     listRef.current?.scrollTo({ top: listRef.current.scrollHeight });
@@ -106,17 +104,9 @@ export default function PlaygroundPage() {
       return copy;
     });
 
-  const send = async () => {
-    const text = input.trim();
-    if (!text || busy) return;
-    const userMsg: ChatMessage = { id: newId(), role: 'user', content: text, status: 'complete' };
-    const history = [...messages, userMsg];
-    setMessages([...history, { id: newId(), role: 'assistant', content: '', status: 'loading' }]);
-    setInput('');
-    const controller = new AbortController();
-    abortRef.current = controller;
-    const body = buildChatBody({ system, history, model, group, temperature, maxTokens });
-    try {
+  // One chat turn: the answer streams into the last message as it comes; a stop ends it as it stands.
+  const chat = useMutation({
+    mutationFn: async ({ body, controller }: { body: unknown; controller: AbortController }) => {
       const res = await apiFetch('/pg/chat/completions', {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
@@ -131,17 +121,30 @@ export default function PlaygroundPage() {
           status: 'incomplete',
         })),
       );
-      patchLast((m) => ({ ...m, status: 'complete' }));
-    } catch (e) {
-      if (controller.signal.aborted) {
-        patchLast((m) => ({ ...m, status: 'complete' }));
-      } else {
-        const msg = e instanceof Error ? e.message : String(e);
-        patchLast((m) => ({ ...m, content: m.content ? `${m.content}\n\n${msg}` : msg, status: 'error' }));
-      }
-    } finally {
+    },
+    onSuccess: () => patchLast((m) => ({ ...m, status: 'complete' })),
+    onError: (e, { controller }) => {
+      if (controller.signal.aborted) return patchLast((m) => ({ ...m, status: 'complete' }));
+      const msg = e instanceof Error ? e.message : String(e);
+      patchLast((m) => ({ ...m, content: m.content ? `${m.content}\n\n${msg}` : msg, status: 'error' }));
+    },
+    onSettled: () => {
       abortRef.current = null;
-    }
+    },
+  });
+
+  const send = async () => {
+    const text = input.trim();
+    if (!text || busy) return;
+    const userMsg: ChatMessage = { id: newId(), role: 'user', content: text, status: 'complete' };
+    const history = [...messages, userMsg];
+    setMessages([...history, { id: newId(), role: 'assistant', content: '', status: 'loading' }]);
+    setInput('');
+    const controller = new AbortController();
+    abortRef.current = controller;
+    const body = buildChatBody({ system, history, model, group, temperature, maxTokens });
+    // the failure is shown in the message (onError)
+    await chat.mutateAsync({ body, controller }).catch(() => undefined);
   };
 
   const stop = () => abortRef.current?.abort();

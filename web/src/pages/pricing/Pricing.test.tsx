@@ -86,6 +86,15 @@ describe('pricing page', () => {
     expect(screen.getByTestId('available-claude-3-haiku')).toBeTruthy();
   });
 
+  it('writes labels with an ASCII colon and keeps 0.075 whole in English (issue 46, point 13)', async () => {
+    await i18n.changeLanguage('en');
+    renderPricing();
+    await screen.findByTestId('model-gpt-4o-mini');
+    expect(screen.getByTestId('ratio-gpt-4o-mini').textContent).toBe(
+      'Model ratio: 0.075Completion ratio: 4Group ratio: 1',
+    );
+  });
+
   it('switches the viewed group from a group tag and reprices every row', async () => {
     renderPricing();
     await screen.findByTestId('model-gpt-4o-mini');

@@ -41,6 +41,8 @@ registerBundle(
       'Group ratio: the price multiplier of a user group; per-call prices are multiplied by it too.',
     ],
     modelRatio: ['模型倍率', 'Model ratio'],
+    // a label and its value: full-width colon in Chinese, ": " in English
+    labelled: ['{{label}}：{{value}}', '{{label}}: {{value}}'],
     completionRatio: ['补全倍率', 'Completion ratio'],
     groupRatio: ['分组倍率', 'Group ratio'],
     none: ['无', 'None'],

@@ -201,14 +201,18 @@ export default function Pricing() {
       render: (_, r) => (
         <div data-testid={`ratio-${r.model_name}`}>
           <div>
-            {t('modelRatio')}：{isPerCall(r) ? t('none') : trimNumber(r.model_ratio)}
+            {t('labelled', {
+              label: t('modelRatio'),
+              value: isPerCall(r) ? t('none') : trimNumber(r.model_ratio),
+            })}
           </div>
           <div>
-            {t('completionRatio')}：{isPerCall(r) ? t('none') : displayCompletionRatio(r.completion_ratio)}
+            {t('labelled', {
+              label: t('completionRatio'),
+              value: isPerCall(r) ? t('none') : displayCompletionRatio(r.completion_ratio),
+            })}
           </div>
-          <div>
-            {t('groupRatio')}：{trimNumber(ratio)}
-          </div>
+          <div>{t('labelled', { label: t('groupRatio'), value: trimNumber(ratio) })}</div>
         </div>
       ),
     },

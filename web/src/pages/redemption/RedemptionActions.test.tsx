@@ -27,6 +27,7 @@ beforeEach(async () => {
     if (path === '/api/redemption/' && method === 'GET')
       return { items: [code(3, 'gift', 1, 2500000), code(4, 'spent', 2, 50000)], total: 2, page: 1, page_size: 10 };
     if (path === '/api/redemption/' && method === 'POST') return ['newkey'];
+    if (path === '/api/redemption/3' && method === 'GET') return code(3, 'gift', 1, 2500000);
     return null;
   });
 });
@@ -92,5 +93,24 @@ describe('redemption codes', () => {
         { method: 'POST', url: '/api/redemption/', body: { name: 'promo', quota: 1500000, count: 1 } },
       ]),
     );
+  });
+
+  it('edits a code: its stored values in the drawer, PUT with its id, the list read again', async () => {
+    await renderList();
+    const listReads = () => calls.filter((c) => c.method === 'GET' && c.url.startsWith('/api/redemption/?')).length;
+    const row = screen.getByText('gift').closest('tr')!;
+    fireEvent.click(within(row).getByRole('button', { name: /编\s*辑/ }));
+    const name = (await screen.findByDisplayValue('gift')) as HTMLInputElement;
+    expect(calls.some((c) => c.method === 'GET' && c.url === '/api/redemption/3')).toBe(true);
+    fireEvent.change(name, { target: { value: 'gift-2' } });
+    const before = listReads();
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('redemption-submit'));
+    });
+    expect(await screen.findByText('兑换码更新成功！')).toBeTruthy();
+    expect(writes()).toEqual([
+      { method: 'PUT', url: '/api/redemption/', body: { id: 3, name: 'gift-2', quota: 2500000 } },
+    ]);
+    await vi.waitFor(() => expect(listReads()).toBeGreaterThan(before));
   });
 });

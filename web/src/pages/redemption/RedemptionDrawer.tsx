@@ -2,8 +2,9 @@
 // Props:
 //   open, editId?           – shown state; editId set = edit that code, else create
 //   onClose()               – cancel
-//   onSaved(keys?)          – saved; on create, the new keys (shown by the page)
+//   onSaved(keys?)          – saved (the code queries are invalidated); on create, the new keys (shown by the page)
 import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { App as AntApp, Form, Input, InputNumber } from 'antd';
 import { FormDrawer } from '../../components/FormDrawer.js';
@@ -15,6 +16,7 @@ import {
   defaultRedemptionForm,
   MAX_REDEMPTION_COUNT,
   QUOTA_PRESETS,
+  REDEMPTIONS_KEY,
   redemptionToForm,
   type Redemption,
   type RedemptionFormValues,
@@ -30,29 +32,41 @@ export default function RedemptionDrawer(props: {
   const { t } = useTranslation('redemption');
   const { message } = AntApp.useApp();
   const [values, setValues] = useState<RedemptionFormValues>(defaultRedemptionForm);
-  const [loading, setLoading] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const qc = useQueryClient();
   const isEdit = editId !== undefined;
 
   const set = <K extends keyof RedemptionFormValues>(k: K, v: RedemptionFormValues[K]) =>
     setValues((s) => ({ ...s, [k]: v }));
 
+  // the code being edited, read afresh each time the drawer opens (not kept: the form is its copy)
+  const item = useQuery({
+    queryKey: [...REDEMPTIONS_KEY, 'item', editId],
+    enabled: open && isEdit,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+    queryFn: async () => {
+      const r = await api.get<Redemption>(`/api/redemption/${editId}`);
+      if (r.success && r.data) return r.data;
+      message.error(r.message);
+      return null;
+    },
+  });
   useEffect(() => {
     if (!open) return;
-    if (editId === undefined) {
-      setValues(defaultRedemptionForm());
-      return;
-    }
-    setLoading(true);
-    api
-      .get<Redemption>(`/api/redemption/${editId}`)
-      .then((r) => {
-        if (r.success && r.data) setValues(redemptionToForm(r.data));
-        else message.error(r.message);
-      })
-      .catch(() => undefined)
-      .finally(() => setLoading(false));
-  }, [open, editId, message]);
+    if (!isEdit) setValues(defaultRedemptionForm());
+    else if (item.data) setValues(redemptionToForm(item.data));
+  }, [open, isEdit, item.data]);
+
+  const save = useMutation({
+    mutationFn: (payload: Record<string, unknown>) =>
+      isEdit ? api.put<unknown>('/api/redemption/', payload) : api.post<string[]>('/api/redemption/', payload),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      if (isEdit) message.success(t('msg.updated'));
+      void qc.invalidateQueries({ queryKey: REDEMPTIONS_KEY });
+      onSaved(isEdit ? undefined : ((res.data as string[] | null) ?? []));
+    },
+  });
 
   const submit = async () => {
     const check = checkRedemptionForm(values, (q) => renderQuota(q), editId);
@@ -60,29 +74,8 @@ export default function RedemptionDrawer(props: {
       message.error(t(check.error));
       return;
     }
-    setSaving(true);
-    try {
-      if (isEdit) {
-        const res = await api.put('/api/redemption/', check.payload);
-        if (!res.success) {
-          message.error(res.message);
-          return;
-        }
-        message.success(t('msg.updated'));
-        onSaved();
-      } else {
-        const res = await api.post<string[]>('/api/redemption/', check.payload);
-        if (!res.success) {
-          message.error(res.message);
-          return;
-        }
-        onSaved(res.data ?? []);
-      }
-    } catch {
-      /* toasted */
-    } finally {
-      setSaving(false);
-    }
+    // a thrown call was toasted by the api client
+    await save.mutateAsync(check.payload).catch(() => undefined);
   };
 
   return (
@@ -91,8 +84,8 @@ export default function RedemptionDrawer(props: {
       onClose={onClose}
       width={480}
       title={isEdit ? t('drawer.edit') : t('drawer.add')}
-      loading={loading}
-      saving={saving}
+      loading={item.isFetching}
+      saving={save.isPending}
       onSubmit={submit}
       cancelText={t('action.cancel')}
       submitText={t('action.submit')}

@@ -1,6 +1,7 @@
 // Redemption codes page (admin; spec §2 Redemption codes page, §4 Redemption status, §5 Redemption, §9).
 // The list is paged by the server ({items,total,page,page_size}; p is 1-based, new-api-compat.md §3.5).
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
@@ -19,15 +20,13 @@ import {
   toggleTarget,
   type Redemption,
   type RedemptionPage,
+  REDEMPTIONS_KEY,
 } from './logic.js';
 import RedemptionDrawer from './RedemptionDrawer.js';
 
 export default function RedemptionPageView() {
   const { t } = useTranslation('redemption');
   const { message, modal } = AntApp.useApp();
-  const [rows, setRows] = useState<Redemption[]>([]);
-  const [total, setTotal] = useState(0);
-  const [loading, setLoading] = useState(false);
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(() => getPageSize());
   const [keyword, setKeyword] = useState('');
@@ -35,27 +34,25 @@ export default function RedemptionPageView() {
   const [selected, setSelected] = useState<Redemption[]>([]);
   const [drawer, setDrawer] = useState<{ open: boolean; id?: number }>({ open: false });
   const [createdKeys, setCreatedKeys] = useState<string[] | null>(null);
+  const qc = useQueryClient();
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    try {
+  const list = useQuery({
+    queryKey: [...REDEMPTIONS_KEY, query, page, pageSize],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
       const res = query
         ? await api.get<RedemptionPage>('/api/redemption/search', { keyword: query, p: page, page_size: pageSize })
         : await api.get<RedemptionPage>('/api/redemption/', { p: page, page_size: pageSize });
-      if (res.success && res.data) {
-        setRows(res.data.items ?? []);
-        setTotal(res.data.total ?? 0);
-      } else message.error(res.message);
-    } catch {
-      /* toasted */
-    } finally {
-      setLoading(false);
-    }
-  }, [query, page, pageSize, message]);
-
+      if (!res.success || !res.data) throw new Error(res.message);
+      return { rows: res.data.items ?? [], total: res.data.total ?? 0 };
+    },
+  });
+  const rows = list.data?.rows ?? [];
+  const total = list.data?.total ?? 0;
   useEffect(() => {
-    quiet(load());
-  }, [load]);
+    if (list.error) message.error(list.error.message);
+  }, [list.error, message]);
+  const reload = () => qc.invalidateQueries({ queryKey: REDEMPTIONS_KEY });
 
   const copy = async (text: string) => {
     if (await copyText(text)) message.success(t('msg.copied'));
@@ -74,24 +71,27 @@ export default function RedemptionPageView() {
     quiet(copy(selectedText(selected)));
   };
 
-  const setStatus = async (r: Redemption, status: number) => {
-    const res = await api.put('/api/redemption/?status_only=true', { id: r.id, status });
-    if (res.success) {
-      message.success(t('msg.done'));
-      await load();
-    } else message.error(res.message);
-  };
-
-  const remove = async (r: Redemption) => {
-    const res = await api.del(`/api/redemption/${r.id}/`);
-    if (res.success) {
+  /** A code's change: a refusal is toasted; a success reloads the list (or steps back from an emptied page). */
+  const change = useMutation({
+    mutationFn: (c: { r: Redemption; status: number } | { r: Redemption; status?: undefined }) =>
+      c.status !== undefined
+        ? api.put('/api/redemption/?status_only=true', { id: c.r.id, status: c.status })
+        : api.del(`/api/redemption/${c.r.id}/`),
+    onSuccess: (res, c) => {
+      if (!res.success) return void message.error(res.message);
+      if (c.status !== undefined) {
+        message.success(t('msg.done'));
+        return reload();
+      }
       message.success(t('msg.deleted'));
-      setSelected((s) => s.filter((x) => x.id !== r.id));
+      setSelected((s) => s.filter((x) => x.id !== c.r.id));
       // Deleting the last row of the last page moves back one page.
       if (rows.length === 1 && page > 1) setPage(page - 1);
-      else await load();
-    } else message.error(res.message);
-  };
+      else return reload();
+    },
+  });
+  const setStatus = (r: Redemption, status: number) => change.mutateAsync({ r, status }).catch(() => undefined);
+  const remove = (r: Redemption) => change.mutateAsync({ r }).catch(() => undefined);
 
   const statusTag = (s: number) => {
     switch (s) {
@@ -160,8 +160,11 @@ export default function RedemptionPageView() {
   ];
 
   const search = () => {
+    const next = keyword.trim();
+    // a new search (or another page) is a new query; the same one again still means "look again"
+    if (next === query && page === 1) return void reload();
     setPage(1);
-    setQuery(keyword.trim());
+    setQuery(next);
   };
 
   return (
@@ -185,7 +188,7 @@ export default function RedemptionPageView() {
       </Space>
       <Table<Redemption>
         rowKey="id"
-        loading={loading}
+        loading={list.isFetching}
         columns={columns}
         dataSource={rows}
         scroll={{ x: 'max-content' }}
@@ -212,7 +215,6 @@ export default function RedemptionPageView() {
         onSaved={(keys) => {
           setDrawer({ open: false });
           if (keys && keys.length) setCreatedKeys(keys);
-          quiet(load());
         }}
       />
       <Modal

@@ -19,6 +19,9 @@ export interface RedemptionPage {
   page_size: number;
 }
 
+/** Every query of the codes (lists and the one being edited) starts with this key: a change invalidates them all. */
+export const REDEMPTIONS_KEY = ['redemptions'] as const;
+
 export const STATUS_UNUSED = 1;
 export const STATUS_DISABLED = 2;
 export const STATUS_USED = 3;

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { Options } from './logic.js';
 import {
   CHATS_FIELDS,
+  CHECKIN_FIELDS,
   DASHBOARD_FIELDS,
   DRAWING_FIELDS,
   GENERAL_FIELDS,
@@ -15,24 +16,39 @@ import {
 import OptionSection from './OptionSection.js';
 import ModelRatioSettings from './operation/ModelRatioSettings.js';
 import LogCleanup from './operation/LogCleanup.js';
+import ChannelAffinitySection from './ChannelAffinitySection.js';
 import { NS } from './i18n.js';
+import SectionLayout from './SectionLayout.js';
+import type { FieldDef } from './logic.js';
+import type { ReactNode } from 'react';
 
 export default function OperationTab({ options }: { options: Options }) {
   const { t } = useTranslation(NS);
-  return (
-    <>
-      <OptionSection id="general" title={t('sec.general')} fields={GENERAL_FIELDS} options={options} />
-      <OptionSection id="quota" title={t('sec.quota')} fields={QUOTA_FIELDS} options={options} />
-      <OptionSection id="group" title={t('sec.group')} fields={GROUP_FIELDS} options={options} />
-      <ModelRatioSettings options={options} />
-      <OptionSection id="chats" title={t('sec.chats')} fields={CHATS_FIELDS} options={options} />
-      <OptionSection id="drawing" title={t('sec.drawing')} fields={DRAWING_FIELDS} options={options} />
-      <OptionSection id="sensitive" title={t('sec.sensitive')} fields={SENSITIVE_FIELDS} options={options} />
-      <OptionSection id="log" title={t('sec.log')} fields={LOG_FIELDS} options={options}>
-        <LogCleanup />
+  const section = (id: string, fields: FieldDef[], more?: ReactNode) => ({
+    id,
+    title: t(`sec.${id}`),
+    node: (
+      <OptionSection id={id} title={t(`sec.${id}`)} fields={fields} options={options}>
+        {more}
       </OptionSection>
-      <OptionSection id="dashboard" title={t('sec.dashboard')} fields={DASHBOARD_FIELDS} options={options} />
-      <OptionSection id="monitor" title={t('sec.monitor')} fields={MONITOR_FIELDS} options={options} />
-    </>
+    ),
+  });
+  return (
+    <SectionLayout
+      sections={[
+        section('general', GENERAL_FIELDS),
+        section('quota', QUOTA_FIELDS),
+        section('checkin', CHECKIN_FIELDS),
+        section('group', GROUP_FIELDS),
+        { id: 'ratio', title: t('sec.ratio'), node: <ModelRatioSettings options={options} /> },
+        section('chats', CHATS_FIELDS),
+        section('drawing', DRAWING_FIELDS),
+        section('sensitive', SENSITIVE_FIELDS),
+        section('log', LOG_FIELDS, <LogCleanup />),
+        section('dashboard', DASHBOARD_FIELDS),
+        section('monitor', MONITOR_FIELDS),
+        { id: 'affinity', title: t('sec.affinity'), node: <ChannelAffinitySection options={options} /> },
+      ]}
+    />
   );
 }

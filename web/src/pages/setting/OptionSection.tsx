@@ -37,6 +37,7 @@ import {
 } from './logic.js';
 import { useSaveOptions } from './useOptions.js';
 import { NS } from './i18n.js';
+import { helpKey } from './help.js';
 
 export interface OptionSectionProps {
   id: string;
@@ -55,13 +56,13 @@ export const HTTP_URL_FIELDS = new Set(['oidc.well_known']);
 export function FieldItem({ field }: { field: FieldDef }) {
   const { t } = useTranslation(NS);
   const label = t(field.label);
-  const extra =
-    field.warning || field.extra ? (
-      <>
-        {field.extra ? <div>{t(field.extra)}</div> : null}
-        {field.warning ? <Typography.Text type="warning">{t(field.warning)}</Typography.Text> : null}
-      </>
-    ) : undefined;
+  // every field says what it does in one line: its own note, else its `help.<key>` text (help.ts)
+  const extra = (
+    <>
+      <div>{t(field.extra ?? helpKey(field.key))}</div>
+      {field.warning ? <Typography.Text type="warning">{t(field.warning)}</Typography.Text> : null}
+    </>
+  );
   const common = { name: field.key, label, extra, 'data-testid': `field-${field.key}` } as const;
   const placeholder = field.placeholder ? t(field.placeholder) : undefined;
   switch (field.kind) {

@@ -21,6 +21,13 @@ export const GENERAL_FIELDS: FieldDef[] = [
   f('DefaultCollapseSidebar', 'switch'),
   f('DemoSiteEnabled', 'switch'),
   f('SelfUseModeEnabled', 'switch', { extra: 'extra.SelfUseModeEnabled' }),
+  f('RelayErrorLanguage', 'select', {
+    choices: [
+      { value: 'zh', label: 'lang.zh' },
+      { value: 'en', label: 'lang.en' },
+    ],
+    extra: 'extra.RelayErrorLanguage',
+  }),
 ];
 
 export const QUOTA_FIELDS: FieldDef[] = [
@@ -82,6 +89,13 @@ export const DASHBOARD_FIELDS: FieldDef[] = [
       { value: 'week', label: 'time.week' },
     ],
   }),
+];
+
+/** new-api's daily check-in (wallet page): a reward drawn from [min, max] once a day of the site's calendar. */
+export const CHECKIN_FIELDS: FieldDef[] = [
+  f('checkin_setting.enabled', 'switch', { span: 24 }),
+  f('checkin_setting.min_quota', 'number', { min: 0, visibleWhen: 'checkin_setting.enabled' }),
+  f('checkin_setting.max_quota', 'number', { min: 0, visibleWhen: 'checkin_setting.enabled' }),
 ];
 
 export const MONITOR_FIELDS: FieldDef[] = [

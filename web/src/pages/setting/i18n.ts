@@ -1,10 +1,12 @@
 // Strings of the settings page (namespace `setting`); zh texts are the spec's Chinese texts where it gives them.
 import { registerBundle } from '../../i18n/index.js';
 import { splitPairs, type Pairs } from '../../components/i18nPairs.js';
+import { helpPairs } from './help.js';
 
 export const NS = 'setting';
 
 export const pairs: Pairs = {
+  ...helpPairs,
   title: ['系统设置', 'Settings'],
   loadFailed: ['加载设置失败', 'Failed to load settings'],
   'tab.operation': ['运营设置', 'Operation'],
@@ -36,6 +38,7 @@ export const pairs: Pairs = {
 
   'sec.general': ['通用设置', 'General settings'],
   'sec.quota': ['额度设置', 'Quota settings'],
+  'sec.checkin': ['签到设置', 'Check-in settings'],
   'sec.group': ['分组设置', 'Group settings'],
   'sec.ratio': ['模型倍率设置', 'Model ratio settings'],
   'sec.ratioJson': ['模型倍率', 'Model ratios'],
@@ -45,6 +48,7 @@ export const pairs: Pairs = {
   'sec.log': ['日志设置', 'Log settings'],
   'sec.dashboard': ['数据看板设置', 'Data dashboard settings'],
   'sec.monitor': ['监控设置', 'Monitoring settings'],
+  'sec.affinity': ['渠道亲和性', 'Channel affinity'],
   'sec.rateLimit': ['模型请求速率限制', 'Model request rate limit'],
   'sec.usageLimits': ['令牌与用户用量限制', 'Token and user usage limits'],
   'sec.groupLimits': ['分组默认用量限制', 'Default usage limits per group'],
@@ -74,6 +78,13 @@ export const pairs: Pairs = {
 
   'f.TopUpLink': ['充值链接', 'Top-up link'],
   'f.general_setting.docs_link': ['文档地址', 'Docs link'],
+  'f.RelayErrorLanguage': ['API 错误信息语言', 'Language of API error messages'],
+  'lang.zh': ['中文（与 New API 相同）', 'Chinese (as New API)'],
+  'lang.en': ['英文', 'English'],
+  'extra.RelayErrorLanguage': [
+    '中转接口（/v1 等）错误信息的语言；客户端通过 Accept-Language 指定中文或英文时以客户端为准',
+    "The language of the relay API's error messages (/v1 and the other API paths); a client whose Accept-Language asks for Chinese or English gets that language",
+  ],
   'f.QuotaPerUnit': ['单位美元额度', 'Quota per dollar'],
   'f.RetryTimes': ['失败重试次数', 'Retry times'],
   'f.DisplayInCurrencyEnabled': ['以货币形式显示额度', 'Show quota as currency'],
@@ -89,6 +100,9 @@ export const pairs: Pairs = {
   'f.QuotaForInviter': ['邀请新用户奖励额度', 'Reward quota for the inviter'],
   'f.QuotaForInvitee': ['新用户使用邀请码奖励额度', 'Reward quota for the invitee'],
   'f.QuotaRemindThreshold': ['额度提醒阈值', 'Quota reminder threshold'],
+  'f.checkin_setting.enabled': ['启用每日签到', 'Enable the daily check-in'],
+  'f.checkin_setting.min_quota': ['签到最小奖励额度', 'Smallest check-in reward'],
+  'f.checkin_setting.max_quota': ['签到最大奖励额度', 'Largest check-in reward'],
   'f.StreamCacheQueueLength': ['流缓存队列长度', 'Stream cache queue length'],
   'f.GroupRatio': ['分组倍率', 'Group ratios'],
   'f.UserUsableGroups': ['用户可选分组', 'User selectable groups'],

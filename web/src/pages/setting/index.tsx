@@ -2,7 +2,7 @@
 // sent on to their personal settings, which new-api showed under /setting (the OAuth return page ends a binding here).
 // Tabs by the `tab` query parameter: operation (default), ratelimit, models, system, other.
 import { lazy, Suspense } from 'react';
-import { Alert, Spin, Tabs } from 'antd';
+import { Alert, Grid, Select, Spin, Tabs } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { translateServerMessage } from '../../i18n/server-message.js';
 import { Navigate, useSearchParams } from 'react-router';
@@ -29,6 +29,7 @@ function Settings() {
   const [params, setParams] = useSearchParams();
   const tab = tabOf(params.get('tab'));
   const options = useOptions();
+  const phone = Grid.useBreakpoint().md === false;
 
   if (options.isLoading) return <Spin />;
   if (options.error || !options.data) {
@@ -43,10 +44,26 @@ function Settings() {
     other: <OtherTab options={o} />,
   }[tab];
 
+  const choose = (k: string) => setParams(k === 'operation' ? {} : { tab: k });
+  if (phone) {
+    // five tab labels do not fit a phone's width (issue 46 point 12): the tabs become a picker above the sections
+    return (
+      <>
+        <Select
+          value={tab}
+          onChange={choose}
+          options={SETTING_TABS.map((k) => ({ value: k, label: t(`tab.${k}`) }))}
+          style={{ width: '100%', marginBottom: 12 }}
+          data-testid="setting-tab-select"
+        />
+        <Suspense fallback={<Spin />}>{body}</Suspense>
+      </>
+    );
+  }
   return (
     <Tabs
       activeKey={tab}
-      onChange={(k) => setParams(k === 'operation' ? {} : { tab: k })}
+      onChange={choose}
       items={SETTING_TABS.map((k) => ({
         key: k,
         label: t(`tab.${k}`),

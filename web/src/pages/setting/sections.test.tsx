@@ -1,7 +1,7 @@
 // Section behaviour in the DOM: nothing-changed notice, invalid input blocks the save, one PUT per changed key with
 // the server's message and the partial-failure notice, and the password-login confirmation.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { App } from 'antd';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import i18n from '../../i18n/index.js';
@@ -116,7 +116,8 @@ describe('rate-limit tab: usage limits', () => {
 
   it('saves the site time zone, trimmed, from its own section', async () => {
     const { container } = renderWith(<RateLimitTab options={options} />);
-    expect(screen.getByText('令牌与用户用量限制')).toBeTruthy();
+    // the title shows on the section's card (and again in the tab's contents)
+    expect(within(screen.getByTestId('section-usagelimits')).getByText('令牌与用户用量限制')).toBeTruthy();
     fireEvent.change(container.querySelector('input#UsageLimitTimeZone')!, { target: { value: ' Asia/Shanghai ' } });
     fireEvent.click(screen.getByTestId('save-usagelimits'));
     await waitFor(() => expect(puts).toEqual([{ key: 'UsageLimitTimeZone', value: 'Asia/Shanghai' }]));

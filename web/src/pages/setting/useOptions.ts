@@ -2,7 +2,7 @@
 // key, the spec §8 messages, then a reload of the options and of the site status so the shell follows.
 import { useCallback, useState } from 'react';
 import { App } from 'antd';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../lib/api.js';
 import { useStatus } from '../../context/status.js';
@@ -24,13 +24,13 @@ export function useOptions() {
   });
 }
 
-export const putOption = (c: OptionChange) => api.put<unknown>('/api/option/', c);
-
 export function useSaveOptions() {
   const { t } = useTranslation(NS);
   const { message } = App.useApp();
   const qc = useQueryClient();
   const { refresh } = useStatus();
+  // one PUT per changed key; saveChanges (logic.ts) runs them in order and gathers the outcome
+  const put = useMutation({ mutationFn: (c: OptionChange) => api.put<unknown>('/api/option/', c) });
   const [saving, setSaving] = useState(false);
 
   const save = useCallback(
@@ -42,7 +42,7 @@ export function useSaveOptions() {
       setSaving(true);
       let result: SaveResult;
       try {
-        result = await saveChanges(changes, putOption);
+        result = await saveChanges(changes, put.mutateAsync);
       } finally {
         setSaving(false);
       }
@@ -58,7 +58,7 @@ export function useSaveOptions() {
       }
       return result;
     },
-    [message, qc, refresh, t],
+    [message, qc, refresh, t, put.mutateAsync],
   );
 
   return { save, saving };

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { Alert, Button, Card, Divider, Flex, Form, Input, Modal, Radio, Spin, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
 import { QuestionCircleOutlined } from '@ant-design/icons';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router';
 import { api } from '../../lib/api.js';
@@ -27,55 +28,52 @@ export default function Setup() {
   const { t } = useTranslation(NS);
   const navigate = useNavigate();
   const [form] = Form.useForm<SetupForm>();
-  const [setup, setSetup] = useState<SetupStatus | null>(null);
-  const [submitting, setSubmitting] = useState(false);
   const [help, setHelp] = useState(false);
+  // set once the server is set up: the button stays disabled until the page reloads
+  const [done, setDone] = useState(false);
 
+  // asked once (no retries): a failure is said at once, as the wizard cannot go on without it
+  const query = useQuery({
+    queryKey: ['setup'],
+    retry: false,
+    refetchOnWindowFocus: false,
+    queryFn: async () => {
+      const res = await api.get<SetupStatus>('/api/setup');
+      if (!res.success || !res.data) throw new Error(res.message);
+      return res.data;
+    },
+  });
+  const failed = query.isError;
+  const alreadySetUp = !!query.data?.status;
   useEffect(() => {
-    let alive = true;
-    api
-      .get<SetupStatus>('/api/setup')
-      .then((res) => {
-        if (!alive) return;
-        if (!res.success || !res.data) {
-          void message.error(t('fetchFailed'));
-          return;
-        }
-        if (res.data.status) {
-          navigate('/', { replace: true });
-          return;
-        }
-        setSetup(res.data);
-      })
-      .catch(() => alive && void message.error(t('fetchFailed')));
-    return () => {
-      alive = false;
-    };
-  }, [navigate, t]);
+    if (failed) void message.error(t('fetchFailed'));
+  }, [failed, t]);
+  useEffect(() => {
+    if (alreadySetUp) navigate('/', { replace: true });
+  }, [alreadySetUp, navigate]);
 
-  const onFinish = async (v: SetupForm) => {
-    setSubmitting(true);
-    try {
-      const res = await api.post<unknown>('/api/setup', {
+  const submit = useMutation({
+    mutationFn: (v: SetupForm) =>
+      api.post<unknown>('/api/setup', {
         username: v.username ?? '',
         password: v.password ?? '',
         confirmPassword: v.confirmPassword ?? '',
         SelfUseModeEnabled: v.usageMode === 'self',
         DemoSiteEnabled: v.usageMode === 'demo',
-      });
-      if (res.success) {
-        void message.success(t('success'));
-        setTimeout(() => window.location.reload(), 1500);
-        return; // keep the button disabled until the reload
-      }
-      void message.error(res.message || t('submitFailed'));
-    } catch {
-      void message.error(t('networkFailed'));
-    }
-    setSubmitting(false);
-  };
+      }),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message || t('submitFailed'));
+      void message.success(t('success'));
+      setDone(true);
+      setTimeout(() => window.location.reload(), 1500);
+    },
+    onError: () => void message.error(t('networkFailed')),
+  });
+  const submitting = submit.isPending || done;
+  const onFinish = (v: SetupForm) => submit.mutateAsync(v).catch(() => undefined);
 
-  if (!setup) return <Spin style={{ display: 'block', marginTop: 80 }} />;
+  const setup = query.data;
+  if (!setup || setup.status) return <Spin style={{ display: 'block', marginTop: 80 }} />;
   const rootInit = !!setup.root_init;
   const db = setup.database_type ?? 'sqlite';
 

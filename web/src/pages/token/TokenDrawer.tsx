@@ -1,10 +1,12 @@
 // Token create/edit drawer (spec §5 Token form, §9 presets, expiry shortcuts and batch counts).
 import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { translateServerMessage } from '../../i18n/server-message.js';
 import { App as AntApp, Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { FormDrawer } from '../../components/FormDrawer.js';
 import { api } from '../../lib/api.js';
+import { selfGroupsQuery, selfModelsQuery } from '../../lib/self.js';
 import ExpiryPicker from './ExpiryPicker.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import LimitsSection from '../../components/usage-limits/LimitsSection.js';
@@ -23,63 +25,108 @@ import {
   defaultTokenForm,
   expiryShortcut,
   QUOTA_PRESETS,
+  TOKENS_KEY,
   tokenToForm,
   type ExpiryShortcut,
   type Token,
   type TokenFormValues,
 } from './logic.js';
 
-export default function TokenDrawer(props: { open: boolean; editId?: number; onClose(): void; onSaved(): void }) {
+export default function TokenDrawer(props: {
+  open: boolean;
+  editId?: number;
+  onClose(): void;
+  /** after the token queries were invalidated; `createdKeys`: the keys of the tokens this save created (none for an edit) */
+  onSaved(createdKeys?: string[]): void;
+}) {
   const { open, editId, onClose, onSaved } = props;
   const { t } = useTranslation('token');
   const { message } = AntApp.useApp();
   const [values, setValues] = useState<TokenFormValues>(defaultTokenForm);
-  const [loading, setLoading] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [models, setModels] = useState<string[]>([]);
-  const [groups, setGroups] = useState<Record<string, { desc: string; ratio: number }>>({});
   const [customCount, setCustomCount] = useState(false);
   const [limits, setLimits] = useState<LimitSettings>({});
-  const [loadedLimits, setLoadedLimits] = useState<LimitSettings>({});
+  const qc = useQueryClient();
   const isEdit = editId !== undefined;
 
   const set = <K extends keyof TokenFormValues>(k: K, v: TokenFormValues[K]) => setValues((s) => ({ ...s, [k]: v }));
 
+  const models = useQuery({ ...selfModelsQuery, enabled: open }).data ?? [];
+  const groups = useQuery({ ...selfGroupsQuery, enabled: open }).data ?? {};
+  // the token being edited and its limits, read afresh each time the drawer opens (the form is their copy)
+  const fresh = { enabled: open && isEdit, gcTime: 0, refetchOnWindowFocus: false } as const;
+  const token = useQuery({
+    ...fresh,
+    queryKey: [...TOKENS_KEY, 'item', editId],
+    queryFn: async () => {
+      const r = await api.get<Token>(`/api/token/${editId}`);
+      if (r.success && r.data) return r.data;
+      message.error(r.message);
+      return null;
+    },
+  });
+  const tokenLimits = useQuery({
+    ...fresh,
+    queryKey: [...TOKENS_KEY, 'item-limits', editId],
+    queryFn: () => loadLimits(limitsPath('token', editId!)),
+  });
+  const loadedLimits = tokenLimits.data;
+
   useEffect(() => {
     if (!open) return;
     setCustomCount(false);
-    void api
-      .get<string[]>('/api/user/models')
-      .then((r) => r.success && setModels(r.data ?? []))
-      .catch(() => undefined);
-    void api
-      .get<Record<string, { desc: string; ratio: number }>>('/api/user/self/groups')
-      .then((r) => r.success && setGroups(r.data ?? {}))
-      .catch(() => undefined);
-    setLimits({});
-    setLoadedLimits({});
-    if (editId === undefined) {
-      setValues(defaultTokenForm());
-      return;
-    }
-    setLoading(true);
-    void loadLimits(limitsPath('token', editId))
-      .then((l) => {
-        setLimits(l);
-        setLoadedLimits(l);
-      })
-      .catch(() => undefined);
-    api
-      .get<Token>(`/api/token/${editId}`)
-      .then((r) => {
-        if (r.success && r.data) setValues(tokenToForm(r.data));
-        else message.error(r.message);
-      })
-      .catch(() => undefined)
-      .finally(() => setLoading(false));
-  }, [open, editId, message]);
+    if (!isEdit) setValues(defaultTokenForm());
+  }, [open, isEdit]);
+  useEffect(() => {
+    if (open && isEdit && token.data) setValues(tokenToForm(token.data));
+  }, [open, isEdit, token.data]);
+  useEffect(() => {
+    if (open) setLimits(loadedLimits ?? {});
+  }, [open, loadedLimits]);
 
   const shortcut = (kind: ExpiryShortcut) => set('expired', expiryShortcut(kind, Math.floor(Date.now() / 1000)));
+
+  /** Updates the token then its limits; answers whether both were taken (a refusal is toasted). */
+  const update = useMutation({
+    mutationFn: async (payload: Record<string, unknown>) => {
+      const res = await api.put('/api/token/', payload);
+      if (!res.success) return res.message;
+      return saveLimits(limitsPath('token', editId!), limits, loadedLimits ?? {});
+    },
+    onSuccess: (refused) => {
+      if (refused) return void message.error(refused);
+      message.success(t('msg.updated'));
+      void qc.invalidateQueries({ queryKey: TOKENS_KEY });
+      onSaved();
+    },
+  });
+  /** Creates the batch one token at a time, stopping at the first refusal (toasted); the keys of those created. */
+  const create = useMutation({
+    mutationFn: async ({ payload, count }: { payload: Record<string, unknown>; count: number }) => {
+      // each token is created with its limits in the same request, so none exists unlimited even for a moment
+      const withLimits = hasLimits(limits) ? { usage_limits: limitsBody(limits) } : {};
+      let created = 0;
+      const keys: string[] = [];
+      for (const name of batchNames(String(payload.name), count)) {
+        const res = await api.post<Token | null>('/api/token/', { ...payload, ...withLimits, name });
+        if (!res.success) {
+          message.error(res.message);
+          break;
+        }
+        created++;
+        if (res.data?.key) keys.push(res.data.key);
+      }
+      return { created, keys };
+    },
+    // a batch cut short by a thrown call still created tokens: the list is read again either way
+    onSettled: () => qc.invalidateQueries({ queryKey: TOKENS_KEY }),
+    onSuccess: ({ created, keys }) => {
+      if (created === 0) return;
+      message.success(t('msg.created', { count: created }));
+      onSaved(keys);
+    },
+  });
+  const saving = update.isPending || create.isPending;
+  const loading = token.isFetching || tokenLimits.isFetching;
 
   const submit = async () => {
     const check = checkTokenForm(values, editId);
@@ -87,41 +134,9 @@ export default function TokenDrawer(props: { open: boolean; editId?: number; onC
       message.error(t(check.error));
       return;
     }
-    setSaving(true);
-    try {
-      if (isEdit) {
-        const res = await api.put('/api/token/', check.payload);
-        if (!res.success) {
-          message.error(res.message);
-          return;
-        }
-        const refused = await saveLimits(limitsPath('token', editId), limits, loadedLimits);
-        if (refused) {
-          message.error(refused);
-          return;
-        }
-        message.success(t('msg.updated'));
-      } else {
-        // each token is created with its limits in the same request, so none exists unlimited even for a moment
-        const withLimits = hasLimits(limits) ? { usage_limits: limitsBody(limits) } : {};
-        let created = 0;
-        for (const name of batchNames(String(check.payload.name), check.count)) {
-          const res = await api.post('/api/token/', { ...check.payload, ...withLimits, name });
-          if (!res.success) {
-            message.error(res.message);
-            break;
-          }
-          created++;
-        }
-        if (created === 0) return;
-        message.success(t('msg.created', { count: created }));
-      }
-      onSaved();
-    } catch {
-      /* toasted */
-    } finally {
-      setSaving(false);
-    }
+    // a thrown call was toasted by the api client
+    const done = isEdit ? update.mutateAsync(check.payload) : create.mutateAsync(check);
+    await done.catch(() => undefined);
   };
 
   return (

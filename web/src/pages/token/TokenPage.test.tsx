@@ -1,10 +1,8 @@
 // Tokens page in the DOM: the status switch works only for enabled (1) and disabled (2) tokens (spec §4).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { App } from 'antd';
+import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
-import { FeedbackBridge } from '../../lib/feedback.js';
-import { recordFetch, type Call } from '../../test/harness.js';
+import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
 import TokenPage from './index.js';
 
 const token = (id: number, status: number) => ({
@@ -39,12 +37,7 @@ afterEach(() => {
 });
 
 function renderPage() {
-  render(
-    <App>
-      <FeedbackBridge />
-      <TokenPage />
-    </App>,
-  );
+  renderWithApp([{ path: '/token', element: <TokenPage /> }], '/token');
 }
 
 const statusSwitch = (id: number) => screen.getByRole('switch', { name: `token-status-${id}` }) as HTMLButtonElement;

@@ -78,5 +78,14 @@ registerBundle(
     'msg.done': ['操作成功完成！', 'Done!'],
     'msg.copied': ['已复制到剪贴板！', 'Copied to the clipboard!'],
     'msg.copyManual': ['无法复制到剪贴板，请手动复制', 'Cannot copy to the clipboard; please copy manually'],
+    'createdKeys.title': ['令牌已创建', 'Token created'],
+    'createdKeys.titleMany': ['令牌已创建（{{n}} 个）', '{{n}} tokens created'],
+    'createdKeys.hint': [
+      '复制密钥，在客户端中作为 API Key 使用。之后也可以在令牌列表中复制。',
+      'Copy the key and use it as the API key of your client. You can also copy it from the token list later.',
+    ],
+    'createdKeys.copy': ['复制', 'Copy'],
+    'createdKeys.copyAll': ['复制全部', 'Copy all'],
+    'createdKeys.close': ['完成', 'Done'],
   }),
 );

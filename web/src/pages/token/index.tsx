@@ -1,11 +1,14 @@
 // API tokens page (spec §2 Tokens page, §4 token states, §5 Token form, §9 presets).
-import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import {
   Alert,
   App as AntApp,
   Button,
   Card,
+  Flex,
+  Grid,
   Input,
   Popconfirm,
   Space,
@@ -23,58 +26,75 @@ import { api } from '../../lib/api.js';
 import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
 import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
-import { canToggleStatus, fullKey, maskKey, type Token } from './logic.js';
+import { canToggleStatus, fullKey, maskKey, TOKENS_KEY, type Token } from './logic.js';
 import LimitTags from '../../components/usage-limits/LimitTags.js';
 import { tokenLimits, type LimitStatus } from '../../components/usage-limits/api.js';
+import CreatedKeysModal from './CreatedKeysModal.js';
 // The form (date picker, selects, drawer) is fetched when first opened: the list shows sooner (docs/perf/first-load.md).
 const TokenDrawer = lazy(() => import('./TokenDrawer.js'));
 
 export default function TokenPage() {
   const { t } = useTranslation('token');
   const { message, modal } = AntApp.useApp();
-  const [tokens, setTokens] = useState<Token[]>([]);
-  const [loading, setLoading] = useState(false);
+  // the keys of the tokens just created, shown once in a dialog
+  const [createdKeys, setCreatedKeys] = useState<string[] | null>(null);
   const [page, setPage] = useState(0);
   const [pageSize, setPageSize] = useState(() => getPageSize());
   const [keyword, setKeyword] = useState('');
   const [keySearch, setKeySearch] = useState('');
-  const [searching, setSearching] = useState(false);
+  // the search as submitted; null lists the pages
+  const [search, setSearch] = useState<{ keyword: string; token: string } | null>(null);
+  const searching = search !== null;
   const [selected, setSelected] = useState<Token[]>([]);
   const [drawer, setDrawer] = useState<{ open: boolean; id?: number }>({ open: false });
   // mounted from the first opening on, so that closing still animates
   const [drawerUsed, setDrawerUsed] = useState(false);
   if (drawer.open && !drawerUsed) setDrawerUsed(true);
+  const qc = useQueryClient();
+  // a phone shows each token as one stacked cell: a wide table there showed only the name and the actions
+  const phone = Grid.useBreakpoint().md === false;
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    try {
-      const res = searching
-        ? await api.get<Token[]>('/api/token/search', { keyword, token: keySearch.replace(/^sk-/, '') })
+  const list = useQuery({
+    queryKey: search ? [...TOKENS_KEY, 'search', search] : [...TOKENS_KEY, 'page', page, pageSize],
+    placeholderData: keepPreviousData,
+    queryFn: async () => {
+      const res = search
+        ? await api.get<Token[]>('/api/token/search', search)
         : await api.get<Token[]>('/api/token/', { p: page, size: pageSize });
-      if (res.success) setTokens(res.data ?? []);
-      else message.error(res.message);
-    } catch {
-      /* toasted */
-    } finally {
-      setLoading(false);
-    }
-  }, [searching, keyword, keySearch, page, pageSize, message]);
-
+      if (!res.success) throw new Error(res.message);
+      return res.data ?? [];
+    },
+  });
+  const tokens = useMemo(() => list.data ?? [], [list.data]);
   useEffect(() => {
-    quiet(load());
-  }, [load]);
+    if (list.error) message.error(list.error.message);
+  }, [list.error, message]);
+  const reload = () => qc.invalidateQueries({ queryKey: TOKENS_KEY });
 
   // the usage limits in force on the listed tokens, in one request per page (server/src/api/limits.ts)
-  const [limits, setLimits] = useState<Record<number, LimitStatus>>({});
-  useEffect(() => {
-    let live = true;
-    tokenLimits(tokens.map((tok) => tok.id))
-      .then((l) => live && setLimits(l))
-      .catch(() => undefined);
-    return () => {
-      live = false;
-    };
-  }, [tokens]);
+  const ids = tokens.map((tok) => tok.id);
+  const limitsQuery = useQuery({
+    queryKey: [...TOKENS_KEY, 'limits', ids],
+    enabled: ids.length > 0,
+    queryFn: () => tokenLimits(ids),
+  });
+  const limits: Record<number, LimitStatus> = limitsQuery.data ?? {};
+
+  /** A token change: the server's refusal is toasted, a success reloads the list (and its limits). */
+  const change = useMutation({
+    mutationFn: (c: { kind: 'status'; tok: Token; enabled: boolean } | { kind: 'delete'; tok: Token }) =>
+      c.kind === 'status'
+        ? api.put('/api/token/?status_only=true', { id: c.tok.id, status: c.enabled ? 1 : 2 })
+        : api.del(`/api/token/${c.tok.id}`),
+    onSuccess: (res, c) => {
+      if (!res.success) return void message.error(res.message);
+      message.success(t(c.kind === 'status' ? 'msg.done' : 'msg.deleted'));
+      return reload();
+    },
+  });
+  const toggleStatus = (tok: Token, enabled: boolean) =>
+    change.mutateAsync({ kind: 'status', tok, enabled }).catch(() => undefined);
+  const remove = (tok: Token) => change.mutateAsync({ kind: 'delete', tok }).catch(() => undefined);
 
   const copy = async (text: string) => {
     if (await copyText(text)) message.success(t('msg.copied'));
@@ -91,22 +111,6 @@ export default function TokenPage() {
       return;
     }
     void copy(selected.map((tok) => `${tok.name}    ${fullKey(tok.key)}`).join('\n'));
-  };
-
-  const toggleStatus = async (tok: Token, enabled: boolean) => {
-    const res = await api.put('/api/token/?status_only=true', { id: tok.id, status: enabled ? 1 : 2 });
-    if (res.success) {
-      message.success(t('msg.done'));
-      await load();
-    } else message.error(res.message);
-  };
-
-  const remove = async (tok: Token) => {
-    const res = await api.del(`/api/token/${tok.id}`);
-    if (res.success) {
-      message.success(t('msg.deleted'));
-      await load();
-    } else message.error(res.message);
   };
 
   const statusTag = (s: number) => {
@@ -204,12 +208,41 @@ export default function TokenPage() {
     },
   ];
 
+  const cell = (key: string, tok: Token) => {
+    const col = columns.find((c) => c.key === key)!;
+    return col.render ? (col.render(undefined, tok, 0) as ReactNode) : null;
+  };
+  const phoneColumns: ColumnsType<Token> = [
+    {
+      key: 'token',
+      title: t('col.name'),
+      render: (_, tok) => (
+        <Flex vertical gap={6} data-testid={`token-card-${tok.id}`}>
+          <Flex justify="space-between" align="center" gap={8} wrap>
+            <Typography.Text strong>{tok.name}</Typography.Text>
+            {cell('status', tok)}
+          </Flex>
+          <Typography.Text type="secondary">
+            {t('col.remain')}: {cell('remain', tok)} · {t('col.used')}: {cell('used', tok)}
+          </Typography.Text>
+          <Typography.Text type="secondary">
+            {t('col.expiry')}: {cell('expiry', tok)}
+          </Typography.Text>
+          {cell('key', tok)}
+          {cell('actions', tok)}
+        </Flex>
+      ),
+    },
+  ];
+
   const hasMore = !searching && tokens.length >= pageSize;
   const startSearch = () => {
     const any = keyword.trim() !== '' || keySearch.trim() !== '';
+    const next = any ? { keyword, token: keySearch.replace(/^sk-/, '') } : null;
+    // a new search (or another page) is a new query; the same one again still means "look again"
+    if (JSON.stringify(next) === JSON.stringify(search) && (next || page === 0)) return void reload();
     setPage(0);
-    if (any === searching) quiet(load());
-    setSearching(any);
+    setSearch(next);
   };
 
   return (
@@ -242,11 +275,11 @@ export default function TokenPage() {
       </Space>
       <Table<Token>
         rowKey="id"
-        loading={loading}
-        columns={columns}
+        loading={list.isFetching}
+        columns={phone ? phoneColumns : columns}
         dataSource={tokens}
         pagination={false}
-        scroll={{ x: 'max-content' }}
+        scroll={phone ? undefined : { x: 'max-content' }}
         rowSelection={{ selectedRowKeys: selected.map((s) => s.id), onChange: (_k, rows) => setSelected(rows) }}
       />
       {!searching && (
@@ -265,13 +298,14 @@ export default function TokenPage() {
             open={drawer.open}
             editId={drawer.id}
             onClose={() => setDrawer({ open: false })}
-            onSaved={() => {
+            onSaved={(keys) => {
               setDrawer({ open: false });
-              quiet(load());
+              if (keys?.length) setCreatedKeys(keys);
             }}
           />
         </Suspense>
       )}
+      <CreatedKeysModal keys={createdKeys} onCopy={(text) => void copy(text)} onClose={() => setCreatedKeys(null)} />
     </Card>
   );
 }

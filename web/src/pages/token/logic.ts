@@ -174,3 +174,7 @@ export function maskKey(key: string): string {
   const k = fullKey(key);
   return k.length <= 14 ? k : `${k.slice(0, 7)}…${k.slice(-4)}`;
 }
+
+/** Every token query (pages, searches, their limits, the one being edited) starts with this key: a change invalidates
+ * them all. */
+export const TOKENS_KEY = ['tokens'] as const;

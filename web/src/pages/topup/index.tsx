@@ -1,13 +1,17 @@
 // Wallet page (/topup; spec §2 Wallet, §5 Wallet; new-api-compat.md §9.1, §9.2): balance, redeem a code, online top-up
 // via EPay.
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Card, Divider, Input, InputNumber, Space, Statistic, Typography } from 'antd';
 import { quiet } from '../../components/quiet.js';
 import { useStatus } from '../../context/status.js';
+import { SELF_KEY, selfQuery } from '../../lib/self.js';
 import { api } from '../../lib/api.js';
 import { displayInCurrency, renderQuota } from '../../lib/render.js';
 import './i18n.js';
+import { CheckinSection } from './CheckinSection.js';
+import { StripeSection } from './StripeSection.js';
 import {
   buildPayForm,
   checkAmount,
@@ -19,68 +23,92 @@ import {
   type PaymentMethod,
 } from './logic.js';
 
+/** The server's price of a top-up amount, as a query (one cache entry per amount). */
+function priceOptions(value: number | null) {
+  return {
+    queryKey: ['topup', 'amount', value] as const,
+    queryFn: async (): Promise<string> => {
+      const res = (await api.post<string>('/api/user/amount', {
+        amount: value,
+        top_up_code: '',
+      })) as unknown as PayAnswer<string>;
+      if (!paySucceeded(res)) throw new Error(String(res.data));
+      return res.data;
+    },
+  };
+}
+
 export default function TopUpPage() {
   const { t } = useTranslation('topup');
   const { message, modal } = AntApp.useApp();
   const { status } = useStatus();
   const minTopup = effectiveMinTopup(status);
-  const [quota, setQuota] = useState<number | null>(null);
   const [code, setCode] = useState('');
-  const [redeeming, setRedeeming] = useState(false);
   const [amount, setAmount] = useState<number>(() => normalizeAmount(minTopup));
-  const [price, setPrice] = useState<string | null>(null);
-  const [paying, setPaying] = useState(false);
+  // the amount the price is asked for: the input's value once it has rested 300 ms
+  const [quoted, setQuoted] = useState<number | null>(null);
+  const qc = useQueryClient();
 
-  const loadBalance = useCallback(async () => {
-    try {
-      const res = await api.get<{ quota: number }>('/api/user/self');
-      if (res.success && res.data) setQuota(res.data.quota);
-      else message.error(res.message);
-    } catch {
-      /* toasted */
-    }
-  }, [message]);
-
+  // the same query (and key) as the dashboard and the personal page: a redeemed code updates all three
+  const self = useQuery(selfQuery);
+  const quota = self.data?.quota ?? null;
   useEffect(() => {
-    quiet(loadBalance());
-  }, [loadBalance]);
+    if (self.error) message.error(self.error.message);
+  }, [self.error, message]);
 
   // The minimum arrives with /api/status; start the input there once known.
   useEffect(() => {
     setAmount((a) => (a < minTopup ? minTopup : a));
   }, [minTopup]);
 
-  /** Asks the server for the price of `value` (shown under the input and in the confirmation). */
-  const quote = useCallback(
-    async (value: number): Promise<string | null> => {
-      if (!status.enable_online_topup) return null;
-      try {
-        const res = (await api.post<string>('/api/user/amount', {
-          amount: value,
-          top_up_code: '',
-        })) as unknown as PayAnswer<string>;
-        if (paySucceeded(res)) {
-          setPrice(res.data);
-          return res.data;
-        }
-        setPrice(null);
-        message.error(String(res.data));
-      } catch {
-        setPrice(null);
-      }
-      return null;
-    },
-    [status.enable_online_topup, message],
-  );
-
   useEffect(() => {
     if (!status.enable_online_topup || amount < minTopup) {
-      setPrice(null);
+      setQuoted(null);
       return;
     }
-    const timer = setTimeout(() => quiet(quote(amount)), 300);
+    const timer = setTimeout(() => setQuoted(amount), 300);
     return () => clearTimeout(timer);
-  }, [amount, minTopup, status.enable_online_topup, quote]);
+  }, [amount, minTopup, status.enable_online_topup]);
+
+  /** The server's price of the quoted amount (shown under the input and in the confirmation). */
+  const priceQuery = useQuery({ ...priceOptions(quoted), enabled: quoted !== null && !!status.enable_online_topup });
+  useEffect(() => {
+    if (priceQuery.error) message.error(priceQuery.error.message);
+  }, [priceQuery.error, message]);
+  const price = quoted !== null && quoted === amount ? (priceQuery.data ?? null) : null;
+  /** The price of `value`: the one shown when it is the quoted amount, else asked now. */
+  const quote = async (value: number): Promise<string | null> => {
+    if (!status.enable_online_topup) return null;
+    if (value === quoted && priceQuery.data) return priceQuery.data;
+    setQuoted(value);
+    try {
+      return await qc.fetchQuery(priceOptions(value));
+    } catch {
+      return null;
+    }
+  };
+
+  const redeemCode = useMutation({
+    mutationFn: (key: string) => api.post<number>('/api/user/topup', { key }),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      message.success(t('redeem.success'));
+      modal.success({
+        title: t('redeem.success'),
+        content: t('redeem.credited', { quota: renderQuota(res.data) }),
+        centered: true,
+      });
+      setCode('');
+      return qc.invalidateQueries({ queryKey: SELF_KEY });
+    },
+    onError: () => void message.error(t('err.request')),
+  });
+  const redeeming = redeemCode.isPending;
+  const payRequest = useMutation({
+    mutationFn: (p: { method: PaymentMethod; value: number }) =>
+      api.post('/api/user/pay', { amount: p.value, top_up_code: '', payment_method: p.method }),
+  });
+  const paying = payRequest.isPending;
 
   const redeem = async () => {
     const key = code.trim();
@@ -88,24 +116,7 @@ export default function TopUpPage() {
       message.info(t('err.code'));
       return;
     }
-    setRedeeming(true);
-    try {
-      const res = await api.post<number>('/api/user/topup', { key });
-      if (res.success) {
-        message.success(t('redeem.success'));
-        modal.success({
-          title: t('redeem.success'),
-          content: t('redeem.credited', { quota: renderQuota(res.data) }),
-          centered: true,
-        });
-        setCode('');
-        await loadBalance();
-      } else message.error(res.message);
-    } catch {
-      message.error(t('err.request'));
-    } finally {
-      setRedeeming(false);
-    }
+    await redeemCode.mutateAsync(key).catch(() => undefined);
   };
 
   const openTopUpLink = () => {
@@ -117,13 +128,8 @@ export default function TopUpPage() {
   };
 
   const pay = async (method: PaymentMethod, value: number) => {
-    setPaying(true);
     try {
-      const res = (await api.post('/api/user/pay', {
-        amount: value,
-        top_up_code: '',
-        payment_method: method,
-      })) as unknown as PayAnswer<Record<string, unknown>>;
+      const res = (await payRequest.mutateAsync({ method, value })) as unknown as PayAnswer<Record<string, unknown>>;
       if (!paySucceeded(res) || !res.url) {
         message.error(String(res.data ?? res.message));
         return;
@@ -135,8 +141,6 @@ export default function TopUpPage() {
       form.remove();
     } catch {
       /* toasted */
-    } finally {
-      setPaying(false);
     }
   };
 
@@ -173,6 +177,7 @@ export default function TopUpPage() {
   return (
     <Card title={t('title')} data-testid="topup-page" style={{ maxWidth: 640 }}>
       <Statistic title={t('balance')} value={quota === null ? '-' : renderQuota(quota)} data-testid="wallet-balance" />
+      <CheckinSection />
       <Divider />
       <Typography.Title level={5}>{t('redeem.title')}</Typography.Title>
       <Space.Compact style={{ width: '100%' }}>
@@ -257,6 +262,7 @@ export default function TopUpPage() {
           </Button>
         </Space>
       </Space>
+      <StripeSection />
     </Card>
   );
 }

@@ -61,6 +61,36 @@ describe('user list actions', () => {
     expect(row('bob').getByText('$0.50')).toBeTruthy();
   });
 
+  it("the add drawer says the new user gets the new users' initial quota", async () => {
+    await renderList();
+    fireEvent.click(screen.getByRole('button', { name: /Add user/ }));
+    const note = await screen.findByTestId('add-user-quota-note');
+    expect(note.textContent).toBe(
+      'The new user starts with the "Initial quota of new users" of the Operation settings, as self-registered users do.',
+    );
+  });
+
+  it('adds a user with POST /api/user/, says so and reads the list again', async () => {
+    await renderList();
+    const listReads = () => calls.filter((c) => c.method === 'GET' && c.url.startsWith('/api/user/?')).length;
+    fireEvent.click(screen.getByRole('button', { name: /Add user/ }));
+    fireEvent.change(await screen.findByPlaceholderText('Enter a username'), { target: { value: ' carol ' } });
+    fireEvent.change(screen.getByPlaceholderText('Enter a password'), { target: { value: 'carol-pass1' } });
+    const before = listReads();
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('add-user-submit'));
+    });
+    expect(await screen.findByText('User account created!')).toBeTruthy();
+    expect(posts()).toEqual([
+      {
+        method: 'POST',
+        url: '/api/user/',
+        body: { username: 'carol', display_name: 'carol', password: 'carol-pass1' },
+      },
+    ]);
+    await waitFor(() => expect(listReads()).toBeGreaterThan(before));
+  });
+
   it('disable and enable send the manage action at once (they are reversible)', async () => {
     await renderList();
     await act(async () => {

@@ -4,8 +4,10 @@
 import { useEffect, useState } from 'react';
 import { Button, Descriptions, Divider, Drawer, Flex, Form, Input, Select, Spin, Typography } from 'antd';
 import { message } from '../../lib/feedback.js';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { api, failureText } from '../../lib/api.js';
+import { api, failureText, HttpError } from '../../lib/api.js';
+import { SELF_KEY, selfQuery } from '../../lib/self.js';
 import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import LimitsSection from '../../components/usage-limits/LimitsSection.js';
 import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
@@ -18,30 +20,32 @@ interface AddValues {
   password?: string;
 }
 
-export function AddUserDrawer({ open, onClose, onDone }: { open: boolean; onClose(): void; onDone(): void }) {
+/** Every users query (the list, searches, the user being edited) starts with this key. */
+export const USERS_KEY = ['users'] as const;
+
+export function AddUserDrawer({ open, onClose }: { open: boolean; onClose(): void }) {
   const { t } = useTranslation(NS);
   const [form] = Form.useForm<AddValues>();
-  const [saving, setSaving] = useState(false);
+  const qc = useQueryClient();
+  const create = useMutation({
+    mutationFn: (body: { username: string; display_name: string; password: string }) => api.post('/api/user/', body),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(failureText(res, 'error.saveFailed'));
+      void message.success(t('created'));
+      form.resetFields();
+      void qc.invalidateQueries({ queryKey: USERS_KEY });
+      onClose();
+    },
+  });
+  const saving = create.isPending;
   const submit = async () => {
     const v = form.getFieldsValue();
     const username = v.username?.trim() ?? '';
     if (!username || !v.password) return void message.error(t('emptyRequired'));
-    setSaving(true);
-    try {
-      const res = await api.post('/api/user/', {
-        username,
-        display_name: v.display_name?.trim() || username,
-        password: v.password,
-      });
-      if (res.success) {
-        void message.success(t('created'));
-        form.resetFields();
-        onDone();
-        onClose();
-      } else void message.error(failureText(res, 'error.saveFailed'));
-    } finally {
-      setSaving(false);
-    }
+    // a thrown call was toasted by the api client
+    await create
+      .mutateAsync({ username, display_name: v.display_name?.trim() || username, password: v.password })
+      .catch(() => undefined);
   };
   return (
     <Drawer
@@ -69,6 +73,9 @@ export function AddUserDrawer({ open, onClose, onDone }: { open: boolean; onClos
         <Form.Item name="password" label={t('password')}>
           <Input.Password placeholder={t('passwordPh')} autoComplete="new-password" />
         </Form.Item>
+        <Typography.Paragraph type="secondary" data-testid="add-user-quota-note">
+          {t('addQuotaNote')}
+        </Typography.Paragraph>
       </Form>
     </Drawer>
   );
@@ -86,90 +93,92 @@ interface EditValues {
 /** A user id, 'self' for the caller's own profile, or null when closed. */
 export type EditTarget = number | 'self' | null;
 
-export function EditUserDrawer({
-  userId,
-  groups,
-  onClose,
-  onDone,
-}: {
-  userId: EditTarget;
-  groups: string[];
-  onClose(): void;
-  onDone(): void;
-}) {
+export function EditUserDrawer({ userId, groups, onClose }: { userId: EditTarget; groups: string[]; onClose(): void }) {
   const { t } = useTranslation(NS);
   const [form] = Form.useForm<EditValues>();
-  const [user, setUser] = useState<AdminUser | null>(null);
-  const [saving, setSaving] = useState(false);
   const [limits, setLimits] = useState<LimitSettings>({});
-  const [loadedLimits, setLoadedLimits] = useState<LimitSettings>({});
+  const qc = useQueryClient();
   const self = userId === 'self';
-  const userUrl = self ? '/api/user/self' : `/api/user/${userId}`;
+  const other = userId !== null && userId !== 'self' ? userId : null;
+
+  // the form is a copy of the user: read when the drawer opens, not refreshed under the operator's typing
+  const fresh = { refetchOnWindowFocus: false, retry: false } as const;
+  const selfUser = useQuery({ ...selfQuery, ...fresh, enabled: self });
+  const otherUser = useQuery({
+    ...fresh,
+    gcTime: 0,
+    queryKey: [...USERS_KEY, 'item', other],
+    enabled: other !== null,
+    queryFn: async () => {
+      const res = await api.get<AdminUser>(`/api/user/${other}`);
+      if (!res.success) throw new Error(res.message);
+      return res.data;
+    },
+  });
+  // an admin's editor only: a user does not set their own limits
+  const userLimits = useQuery({
+    ...fresh,
+    gcTime: 0,
+    queryKey: [...USERS_KEY, 'item-limits', other],
+    enabled: other !== null,
+    queryFn: () => loadLimits(limitsPath('user', other!)),
+  });
+  const read = self ? selfUser : otherUser;
+  const user = userId === null ? null : ((read.data as AdminUser | undefined) ?? null);
+  const loadedLimits = (other !== null && userLimits.data) || {};
+  const readError = userId === null ? null : read.error;
 
   useEffect(() => {
-    setUser(null);
-    setLimits({});
-    setLoadedLimits({});
-    if (userId === null) return;
-    let alive = true;
-    // an admin's editor only: a user does not set their own limits
-    if (userId !== 'self')
-      void loadLimits(limitsPath('user', userId))
-        .then((l) => {
-          if (!alive) return;
-          setLimits(l);
-          setLoadedLimits(l);
-        })
-        .catch(() => undefined);
-    void api.get<AdminUser>(userUrl).then((res) => {
-      if (!alive) return;
-      if (!res.success) {
-        void message.error(res.message);
-        onClose();
-        return;
-      }
-      setUser(res.data);
-      form.setFieldsValue({
-        username: res.data.username,
-        display_name: res.data.display_name,
-        password: '',
-        group: res.data.group,
-        quota: res.data.quota,
-      });
+    if (!user) return;
+    form.setFieldsValue({
+      username: user.username,
+      display_name: user.display_name,
+      password: '',
+      group: user.group,
+      quota: user.quota,
     });
-    return () => {
-      alive = false;
-    };
-  }, [userId, userUrl, form, onClose]);
+  }, [user, form]);
+  useEffect(() => setLimits(userLimits.data ?? {}), [userLimits.data]);
+  useEffect(() => {
+    if (!readError) return;
+    // an HTTP failure was toasted by the api client; a refusal in the envelope is said here
+    if (!(readError instanceof HttpError)) void message.error(readError.message);
+    onClose();
+  }, [readError, onClose]);
+
+  const update = useMutation({
+    mutationFn: async ({ id, body }: { id: number; body: Record<string, unknown> }) => {
+      const res = await api.put(self ? '/api/user/self' : '/api/user/', body);
+      const refused = res.success && !self ? await saveLimits(limitsPath('user', id), limits, loadedLimits) : null;
+      return { res, refused };
+    },
+    onSuccess: ({ res, refused }) => {
+      if (refused) return void message.error(refused);
+      if (!res.success) return void message.error(failureText(res, 'error.updateFailed'));
+      void message.success(t('updated'));
+      void qc.invalidateQueries({ queryKey: self ? SELF_KEY : USERS_KEY });
+      onClose();
+    },
+  });
+  const saving = update.isPending;
 
   const submit = async () => {
     if (!user) return;
     const v = form.getFieldsValue();
-    setSaving(true);
-    try {
-      const body: Record<string, unknown> = self
-        ? { username: v.username?.trim(), display_name: v.display_name?.trim() }
-        : {
-            id: user.id,
-            username: v.username?.trim(),
-            display_name: v.display_name?.trim(),
-            group: v.group,
-            quota: Math.trunc(Number(v.quota) || 0),
-          };
-      if (v.password) body.password = v.password;
-      // The server requires the current password for a self-service password change.
-      if (self && v.password) body.original_password = v.original_password ?? '';
-      const res = await api.put(self ? '/api/user/self' : '/api/user/', body);
-      const refused = res.success && !self ? await saveLimits(limitsPath('user', user.id), limits, loadedLimits) : null;
-      if (refused) void message.error(refused);
-      else if (res.success) {
-        void message.success(t('updated'));
-        onDone();
-        onClose();
-      } else void message.error(failureText(res, 'error.updateFailed'));
-    } finally {
-      setSaving(false);
-    }
+    const body: Record<string, unknown> = self
+      ? { username: v.username?.trim(), display_name: v.display_name?.trim() }
+      : {
+          id: user.id,
+          username: v.username?.trim(),
+          display_name: v.display_name?.trim(),
+          group: v.group,
+          quota: Math.trunc(Number(v.quota) || 0),
+        };
+    if (v.password) body.password = v.password;
+    // The server requires the current password for a self-service password change.
+    if (self && v.password) body.original_password = v.original_password ?? '';
+    // a thrown call was toasted by the api client
+    await update.mutateAsync({ id: user.id, body }).catch(() => undefined);
   };
 
   const groupOptions = Array.from(new Set([...(user ? [user.group] : []), ...groups])).map((g) => ({

@@ -39,6 +39,7 @@ registerBundle(NS, {
     demoteConfirm: '确定要将此用户降级为普通用户吗？',
     manageDone: '操作成功完成！',
     addTitle: '添加用户',
+    addQuotaNote: '新用户获得「运营设置」中的「新用户初始额度」，与自行注册的用户相同。',
     editTitle: '编辑用户',
     usernamePh: '请输入用户名',
     displayNamePh: '请输入显示名称',
@@ -97,6 +98,8 @@ registerBundle(NS, {
     demoteConfirm: 'Demote this user to a normal user?',
     manageDone: 'Operation completed!',
     addTitle: 'Add user',
+    addQuotaNote:
+      'The new user starts with the "Initial quota of new users" of the Operation settings, as self-registered users do.',
     editTitle: 'Edit user',
     usernamePh: 'Enter a username',
     displayNamePh: 'Enter a display name',

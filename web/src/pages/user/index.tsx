@@ -6,7 +6,7 @@ import { Button, Card, Divider, Flex, Input, Popconfirm, Select, Space, Table, T
 import { message } from '../../lib/feedback.js';
 import type { ColumnsType } from 'antd/es/table';
 import { PlusOutlined, SearchOutlined, UserDeleteOutlined } from '@ant-design/icons';
-import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { api } from '../../lib/api.js';
@@ -66,12 +66,16 @@ export default function Users() {
     if (routeTarget !== null) navigate('/user', { replace: true });
   }, [routeTarget, navigate]);
 
-  const manage = async (id: number, action: ManageAction) => {
-    const res = await api.post<{ role: number; status: number }>('/api/user/manage', { id, action });
-    if (!res.success) return void message.error(res.message);
-    void message.success(t('manageDone'));
-    refresh();
-  };
+  const manageUser = useMutation({
+    mutationFn: (m: { id: number; action: ManageAction }) =>
+      api.post<{ role: number; status: number }>('/api/user/manage', m),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('manageDone'));
+      refresh();
+    },
+  });
+  const manage = (id: number, action: ManageAction) => manageUser.mutateAsync({ id, action }).catch(() => undefined);
 
   const callerRole = me?.role ?? 0;
   const roleTag = (role: number) =>
@@ -256,8 +260,8 @@ export default function Users() {
           },
         }}
       />
-      <AddUserDrawer open={adding} onClose={() => setAdding(false)} onDone={refresh} />
-      <EditUserDrawer userId={editing} groups={groups.data ?? []} onClose={closeEdit} onDone={refresh} />
+      <AddUserDrawer open={adding} onClose={() => setAdding(false)} />
+      <EditUserDrawer userId={editing} groups={groups.data ?? []} onClose={closeEdit} />
     </Card>
   );
 }

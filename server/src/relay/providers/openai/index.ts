@@ -9,7 +9,7 @@ import { openaiCodec } from '../../formats/openai/index.js';
 import type { EndpointSet, RelayInfo, UpstreamTarget } from '../types.js';
 import { parseOpenAIStyleError } from '../../formats/openai/errors.js';
 import { defineProvider } from '../manifest.js';
-import { OPENAI_COMPATIBLE_TYPES } from '../../../services/channel-protocols.js';
+import { OPENAI_COMPATIBLE_TYPES } from './channel.js';
 
 /**
  * Channel types that accept stream_options (new-api-compat.md §7, the OpenAI-compatible subset of

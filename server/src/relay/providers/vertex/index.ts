@@ -103,7 +103,7 @@ export const vertexAdaptor = defineProvider({
   credential: vertexCredential,
   async authorize(info, req) {
     if (!info.settings.credentials) throw new Error('Vertex AI tokens are not available');
-    req.headers.authorization = `Bearer ${await info.settings.credentials.get(vertexCredential, info.channel.key)}`;
+    req.headers.authorization = `Bearer ${await info.settings.credentials.get(vertexCredential, info.channel.key, info.channel)}`;
   },
   parseError(status, body) {
     // Vertex's own errors (auth, quota, routing) are Google-shaped even on the Anthropic publisher; Claude's own

@@ -2,7 +2,7 @@
 // page offers or the user is bound to, with the account id, "bind" (the same state + authorize redirect as a login;
 // the server binds because a session exists) and "unbind" (the server refuses to remove the last way to sign in).
 import { Button, Descriptions, Flex, Popconfirm, Typography } from 'antd';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api.js';
 import { message } from '../../../lib/feedback.js';
@@ -33,6 +33,14 @@ export default function CustomOAuthBindings() {
       return res.success && Array.isArray(res.data) ? res.data : [];
     },
   });
+  const unbindCall = useMutation({
+    mutationFn: (b: CustomBinding) => api.del(`/api/user/oauth/bindings/${b.provider_id}`),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('unbound'));
+      return qc.invalidateQueries({ queryKey: BINDINGS_KEY });
+    },
+  });
   const offered = customLoginProviders(status);
   const bound = bindings.data ?? [];
   const rows = [
@@ -49,12 +57,8 @@ export default function CustomOAuthBindings() {
   ];
   if (rows.length === 0) return null;
 
-  const unbind = async (b: CustomBinding) => {
-    const res = await api.del(`/api/user/oauth/bindings/${b.provider_id}`);
-    if (!res.success) return void message.error(res.message);
-    void message.success(t('unbound'));
-    void qc.invalidateQueries({ queryKey: BINDINGS_KEY });
-  };
+  // a thrown call was toasted by the api client
+  const unbind = (b: CustomBinding) => unbindCall.mutateAsync(b).catch(() => undefined);
 
   return (
     <Descriptions column={1} size="small" data-testid="custom-oauth-bindings">

@@ -15,7 +15,7 @@ export interface PublicCustomProvider {
   scopes: string;
 }
 
-/** What startOAuth needs of a provider, with the custom provider's own fields. */
+/** What startOAuthMutation needs of a provider, with the custom provider's own fields. */
 export interface CustomLoginProvider extends Pick<OAuthProvider, 'authorizeUrl'> {
   id: string;
   label: string;

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { Alert, Button, Input, Modal, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { useMutation } from '@tanstack/react-query';
 import { api } from '../../../lib/api.js';
 import { message } from '../../../lib/feedback.js';
 import { copyText } from '../../../lib/storage.js';
@@ -18,21 +19,20 @@ interface Props {
 export default function AccessTokenReset({ label, onReset }: Props) {
   const { t } = useTranslation(NS);
   const [confirming, setConfirming] = useState(false);
-  const [loading, setLoading] = useState(false);
   const [token, setToken] = useState('');
 
-  const reset = async () => {
-    setLoading(true);
-    try {
-      const res = await api.get<string>('/api/user/token');
+  // GET, as new-api has it, but it changes the token: a mutation, never cached or retried
+  const resetToken = useMutation({
+    mutationFn: () => api.get<string>('/api/user/token'),
+    onSuccess: (res) => {
       if (!res.success) return void message.error(res.message);
       setConfirming(false);
       setToken(res.data);
       onReset();
-    } finally {
-      setLoading(false);
-    }
-  };
+    },
+  });
+  const loading = resetToken.isPending;
+  const reset = () => resetToken.mutateAsync().catch(() => undefined);
   const copy = async () => {
     if (await copyText(token)) void message.success(t('copied'));
     else void message.warning(t('copyFailed'));

@@ -4,14 +4,19 @@
 import { useState } from 'react';
 import { Alert, Button, Card, Empty, Flex, Input, List, Popconfirm, Space, Tag, Typography } from 'antd';
 import { KeyOutlined } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { message } from '../../../lib/feedback.js';
 import { useStatus } from '../../../context/status.js';
-import { ceremonyToast, fetchPasskeys, passkeysSupported, registerPasskey, removePasskey } from './api.js';
+import {
+  ceremonyToast,
+  passkeyIpHost,
+  passkeysQuery,
+  passkeysSupported,
+  registerPasskeyMutation,
+  removePasskeyMutation,
+} from './api.js';
 import { NS } from './i18n.js';
-
-const QUERY_KEY = ['user', 'passkeys'];
 
 const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : '');
 
@@ -20,48 +25,48 @@ export default function PasskeyCard() {
   const { status } = useStatus();
   const qc = useQueryClient();
   const [name, setName] = useState('');
-  const [adding, setAdding] = useState(false);
-  const [removing, setRemoving] = useState<number | null>(null);
-  const passkeys = useQuery({ queryKey: QUERY_KEY, queryFn: fetchPasskeys });
-  const reload = () => void qc.invalidateQueries({ queryKey: QUERY_KEY });
-
-  const enabled = !!status.passkey_login;
-  const supported = passkeysSupported();
-
-  const add = async () => {
-    setAdding(true);
-    try {
-      const res = await registerPasskey(name);
-      if (res.success) {
-        void message.success(t('added'));
-        setName('');
-        reload();
-      } else {
-        void message.error(res.message);
-      }
-    } catch (err) {
+  const passkeys = useQuery(passkeysQuery);
+  const reload = () => qc.invalidateQueries({ queryKey: passkeysQuery.queryKey });
+  const register = useMutation({
+    ...registerPasskeyMutation,
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('added'));
+      setName('');
+      return reload();
+    },
+    // the browser's refusal of the ceremony; a failed call was toasted by the api client
+    onError: (err) => {
       const toast = ceremonyToast(err, t);
       if (toast) void message.error(toast);
-    } finally {
-      setAdding(false);
-    }
-  };
-
-  const remove = async (id: number) => {
-    setRemoving(id);
-    try {
-      const res = await removePasskey(id);
+    },
+  });
+  const removal = useMutation({
+    ...removePasskeyMutation,
+    onSuccess: (res) => {
       if (res.success) void message.success(t('removed'));
       else void message.error(res.message);
-      reload();
-    } catch {
-      /* toasted by the client */
-    } finally {
-      setRemoving(null);
-    }
-  };
+      return reload();
+    },
+  });
+  const adding = register.isPending;
+  const removing = removal.isPending ? removal.variables : null;
 
-  const notice = !enabled ? t('disabled') : !supported ? t('unsupported') : null;
+  const enabled = !!status.passkey_login;
+  // an IP-addressed site cannot hold passkeys: said here rather than as the browser's raw error
+  const ipHost = passkeyIpHost(status.server_address);
+  const supported = passkeysSupported() && !ipHost;
+
+  const add = () => register.mutateAsync(name).catch(() => undefined);
+  const remove = (id: number) => removal.mutateAsync(id).catch(() => undefined);
+
+  const notice = !enabled
+    ? t('disabled')
+    : ipHost
+      ? t('needsHostName', { host: ipHost })
+      : !supported
+        ? t('unsupported')
+        : null;
   const items = passkeys.data?.passkeys ?? [];
   return (
     <Card title={t('title')} data-testid="passkey-card">

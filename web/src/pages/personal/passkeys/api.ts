@@ -8,6 +8,7 @@ import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser';
+import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import { api, type Envelope } from '../../../lib/api.js';
 import type { StoredUser } from '../../../context/user.js';
 
@@ -33,29 +34,54 @@ type Begin<T> = Envelope<{ options: { publicKey: T } }>;
 
 export const passkeysSupported = (): boolean => browserSupportsWebAuthn();
 
-export async function fetchPasskeys(): Promise<PasskeyStatus> {
-  const res = await api.get<PasskeyStatus>('/api/user/passkey');
-  if (!res.success) throw new Error(res.message);
-  return res.data;
+/**
+ * The host passkeys would be bound to when it is an IP address (browsers refuse passkeys there), else null: the
+ * server's address setting when it is a URL (the server binds passkeys to it), else the page's own host.
+ */
+export function passkeyIpHost(serverAddress: string | undefined, pageHost = window.location.hostname): string | null {
+  let host = pageHost;
+  try {
+    const url = new URL((serverAddress ?? '').trim());
+    if (url.protocol === 'http:' || url.protocol === 'https:') host = url.hostname;
+  } catch {
+    /* not set or not a URL: the page's host */
+  }
+  const bare = host.replace(/^\[|\]$/g, '');
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(bare) || bare.includes(':') ? bare : null;
 }
 
-/** Registers a passkey of this device; the envelope of whichever step failed, or of the finish. */
-export async function registerPasskey(name: string): Promise<Envelope<unknown>> {
-  const begin: Begin<PublicKeyCredentialCreationOptionsJSON> = await api.post('/api/user/passkey/register/begin', {});
-  if (!begin.success) return begin;
-  const credential = await ceremony(() => startRegistration({ optionsJSON: begin.data.options.publicKey }));
-  return api.post('/api/user/passkey/register/finish', { ...credential, name: name.trim() });
-}
+export const passkeysQuery = queryOptions({
+  queryKey: ['user', 'passkeys'],
+  queryFn: async (): Promise<PasskeyStatus> => {
+    const res = await api.get<PasskeyStatus>('/api/user/passkey');
+    if (!res.success) throw new Error(res.message);
+    return res.data;
+  },
+});
+
+/** Registers a passkey of this device (the variable: its name); the envelope of whichever step failed, or of the finish. */
+export const registerPasskeyMutation = mutationOptions({
+  mutationFn: async (name: string): Promise<Envelope<unknown>> => {
+    const begin: Begin<PublicKeyCredentialCreationOptionsJSON> = await api.post('/api/user/passkey/register/begin', {});
+    if (!begin.success) return begin;
+    const credential = await ceremony(() => startRegistration({ optionsJSON: begin.data.options.publicKey }));
+    return api.post('/api/user/passkey/register/finish', { ...credential, name: name.trim() });
+  },
+});
 
 /** Signs in with any passkey the browser holds for this site; the envelope carries the user as a password login's. */
-export async function loginWithPasskey(): Promise<Envelope<StoredUser>> {
-  const begin: Begin<PublicKeyCredentialRequestOptionsJSON> = await api.post('/api/user/passkey/login/begin', {});
-  if (!begin.success) return begin as unknown as Envelope<StoredUser>;
-  const assertion = await ceremony(() => startAuthentication({ optionsJSON: begin.data.options.publicKey }));
-  return api.post<StoredUser>('/api/user/passkey/login/finish', assertion);
-}
+export const passkeyLoginMutation = mutationOptions({
+  mutationFn: async (): Promise<Envelope<StoredUser>> => {
+    const begin: Begin<PublicKeyCredentialRequestOptionsJSON> = await api.post('/api/user/passkey/login/begin', {});
+    if (!begin.success) return begin as unknown as Envelope<StoredUser>;
+    const assertion = await ceremony(() => startAuthentication({ optionsJSON: begin.data.options.publicKey }));
+    return api.post<StoredUser>('/api/user/passkey/login/finish', assertion);
+  },
+});
 
-export const removePasskey = (id: number) => api.del<unknown>(`/api/user/passkey/${id}`);
+export const removePasskeyMutation = mutationOptions({
+  mutationFn: (id: number) => api.del<unknown>(`/api/user/passkey/${id}`),
+});
 
 /** What the browser's WebAuthn call threw (the API client toasts its own failures, these it never sees). */
 export class CeremonyError extends Error {

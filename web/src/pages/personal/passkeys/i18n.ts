@@ -7,6 +7,8 @@ registerBundle(NS, {
     desc: '使用设备的指纹、面容或 PIN 登录，无需输入用户名和密码。可以为多台设备分别添加。',
     disabled: '管理员未启用 Passkey 登录',
     unsupported: '当前浏览器不支持 Passkey',
+    needsHostName:
+      'Passkey 需要通过域名访问：本站地址是 IP 地址 {{host}}，浏览器不允许在 IP 地址上使用 Passkey。请使用域名（或 localhost）访问，并在系统设置中填写服务器地址。',
     namePh: '名称（可选），如“我的笔记本”',
     add: '添加 Passkey',
     added: 'Passkey 注册成功',
@@ -28,6 +30,8 @@ registerBundle(NS, {
     desc: "Sign in with your device's fingerprint, face or PIN, without a user name or password. Add one per device.",
     disabled: 'Passkey sign-in is disabled by the administrator',
     unsupported: 'This browser does not support passkeys',
+    needsHostName:
+      'Passkeys need a host name: this site is addressed by the IP address {{host}}, where browsers do not allow passkeys. Use a domain name (or localhost) and set it as the Server address in the system settings.',
     namePh: 'Name (optional), e.g. "My laptop"',
     add: 'Add a passkey',
     added: 'Passkey registered',

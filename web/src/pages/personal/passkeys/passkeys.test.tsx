@@ -6,6 +6,7 @@ import i18n from '../../../i18n/index.js';
 import { recordFetch, renderWithApp } from '../../../test/harness.js';
 import Login from '../../auth/Login.js';
 import PasskeyCard from './PasskeyCard.js';
+import { passkeyIpHost } from './api.js';
 
 const webauthn = vi.hoisted(() => ({
   browserSupportsWebAuthn: vi.fn(() => true),
@@ -165,5 +166,30 @@ describe('passkey card', () => {
     expect(await screen.findByText('管理员未启用 Passkey 登录')).toBeTruthy();
     expect(screen.getByTestId('passkey-add').hasAttribute('disabled')).toBe(true);
     expect((await screen.findByTestId('passkey-remove-11')).hasAttribute('disabled')).toBe(false);
+  });
+
+  it('says on the page that passkeys need a host name when the site is addressed by IP (issue 46, point 7)', async () => {
+    recordFetch(() => LIST);
+    card({ passkey_login: true, server_address: 'http://192.168.1.20:3000' });
+    expect(
+      await screen.findByText(
+        'Passkey 需要通过域名访问：本站地址是 IP 地址 192.168.1.20，浏览器不允许在 IP 地址上使用 Passkey。请使用域名（或 localhost）访问，并在系统设置中填写服务器地址。',
+      ),
+    ).toBeTruthy();
+    expect(screen.getByTestId('passkey-add').hasAttribute('disabled')).toBe(true);
+    cleanup();
+    loginPage({ passkey_login: true, server_address: 'http://[::1]:3000' });
+    await screen.findByText('用户登录');
+    expect(screen.queryByTestId('passkey-login')).toBeNull();
+  });
+});
+
+describe('passkeyIpHost', () => {
+  it('reads the server address first, else the page host', () => {
+    expect(passkeyIpHost('http://10.0.0.5:3000', 'gateway.example.com')).toBe('10.0.0.5');
+    expect(passkeyIpHost('https://gateway.example.com', '10.0.0.5')).toBeNull();
+    expect(passkeyIpHost('', '127.0.0.1')).toBe('127.0.0.1');
+    expect(passkeyIpHost(undefined, 'localhost')).toBeNull();
+    expect(passkeyIpHost('not a url', '[fe80::1]')).toBe('fe80::1');
   });
 });

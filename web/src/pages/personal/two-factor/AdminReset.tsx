@@ -1,11 +1,11 @@
 // The user list's "reset 2FA" action: shown for the users of the page who have two-factor in force (one query per
 // page of ids, shared by the rows), it removes the enrolment after a confirmation.
 import { Button, Popconfirm } from 'antd';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api.js';
 import { message } from '../../../lib/feedback.js';
-import { ENABLED_USERS_KEY, twoFactorApi } from './api.js';
+import { ENABLED_USERS_KEY, twoFactorMutations } from './api.js';
 import { NS } from './i18n.js';
 
 function useUsersWithTwoFactor(pageIds: number[]) {
@@ -23,13 +23,17 @@ export default function ResetTwoFactorAction({ userId, pageIds }: { userId: numb
   const { t } = useTranslation(NS);
   const qc = useQueryClient();
   const enabled = useUsersWithTwoFactor(pageIds);
+  const resetCall = useMutation({
+    ...twoFactorMutations.adminReset,
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(res.message);
+      return qc.invalidateQueries({ queryKey: ENABLED_USERS_KEY });
+    },
+  });
   if (!enabled.data?.includes(userId)) return null;
-  const reset = async () => {
-    const res = await twoFactorApi.adminReset(userId);
-    if (!res.success) return void message.error(res.message);
-    void message.success(res.message);
-    void qc.invalidateQueries({ queryKey: ENABLED_USERS_KEY });
-  };
+  // a thrown call was toasted by the api client
+  const reset = () => resetCall.mutateAsync(userId).catch(() => undefined);
   return (
     <Popconfirm title={t('resetConfirm')} okButtonProps={{ danger: true }} onConfirm={() => void reset()}>
       <Button size="small" data-testid={`reset-2fa-${userId}`}>

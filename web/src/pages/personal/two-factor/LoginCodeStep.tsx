@@ -3,9 +3,10 @@
 import { useState } from 'react';
 import { Button, Flex, Input, Typography } from 'antd';
 import { SafetyOutlined } from '@ant-design/icons';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { message } from '../../../lib/feedback.js';
-import { twoFactorApi } from './api.js';
+import { loginStepMutation } from './api.js';
 import { NS } from './i18n.js';
 
 interface Props<U> {
@@ -16,18 +17,16 @@ interface Props<U> {
 export default function LoginCodeStep<U>({ onDone, onBack }: Props<U>) {
   const { t } = useTranslation(NS);
   const [code, setCode] = useState('');
-  const [loading, setLoading] = useState(false);
-  const submit = async () => {
+  const step = useMutation({
+    ...loginStepMutation<U>(),
+    onSuccess: (res) => (res.success && res.data ? onDone(res.data) : void message.error(res.message)),
+  });
+  const submit = () => {
     if (!code.trim()) return void message.error(t('codeRequired'));
-    setLoading(true);
-    try {
-      const res = await twoFactorApi.loginStep<U>(code.trim());
-      if (res.success && res.data) onDone(res.data);
-      else void message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
+    // a thrown call was toasted by the api client
+    step.mutateAsync(code.trim()).catch(() => undefined);
   };
+  const loading = step.isPending;
   return (
     <Flex vertical gap={12} data-testid="login-2fa-step">
       <Typography.Title level={5} style={{ margin: 0 }}>

@@ -2,9 +2,10 @@
 // first code from the authenticator that puts two-factor in force.
 import { useState } from 'react';
 import { Alert, Flex, Input, Modal, QRCode, Typography } from 'antd';
+import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { message } from '../../../lib/feedback.js';
-import { twoFactorApi, type SetupAnswer } from './api.js';
+import { twoFactorMutations, type SetupAnswer } from './api.js';
 import BackupCodes from './BackupCodes.js';
 import { NS } from './i18n.js';
 
@@ -17,19 +18,19 @@ interface Props {
 export default function SetupDialog({ setup, onClose, onEnabled }: Props) {
   const { t } = useTranslation(NS);
   const [code, setCode] = useState('');
-  const [loading, setLoading] = useState(false);
-  const enable = async () => {
-    if (!code.trim()) return void message.error(t('codeRequired'));
-    setLoading(true);
-    try {
-      const res = await twoFactorApi.enable(code.trim());
+  const enableCall = useMutation({
+    ...twoFactorMutations.enable,
+    onSuccess: (res) => {
       if (!res.success) return void message.error(res.message);
       void message.success(res.message);
       setCode('');
       onEnabled();
-    } finally {
-      setLoading(false);
-    }
+    },
+  });
+  const enable = () => {
+    if (!code.trim()) return void message.error(t('codeRequired'));
+    // a thrown call was toasted by the api client
+    enableCall.mutateAsync(code.trim()).catch(() => undefined);
   };
   return (
     <Modal
@@ -38,7 +39,7 @@ export default function SetupDialog({ setup, onClose, onEnabled }: Props) {
       onCancel={onClose}
       onOk={() => void enable()}
       okText={t('enable')}
-      confirmLoading={loading}
+      confirmLoading={enableCall.isPending}
       destroyOnHidden
       width={560}
     >

@@ -2,11 +2,11 @@
 // regenerating the backup codes.
 import { useState } from 'react';
 import { Button, Card, Flex, Modal, Spin, Tag, Typography } from 'antd';
-import { useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { translateServerMessage } from '../../../i18n/server-message.js';
 import { message } from '../../../lib/feedback.js';
-import { STATUS_KEY, twoFactorApi, useTwoFactorStatus, type SetupAnswer } from './api.js';
+import { STATUS_KEY, twoFactorMutations, useTwoFactorStatus, type SetupAnswer } from './api.js';
 import SetupDialog from './SetupDialog.js';
 import CodeDialog from './CodeDialog.js';
 import BackupCodes from './BackupCodes.js';
@@ -19,39 +19,34 @@ export default function TwoFactorCard() {
   const [setup, setSetup] = useState<SetupAnswer | null>(null);
   const [dialog, setDialog] = useState<'' | 'disable' | 'regenerate'>('');
   const [newCodes, setNewCodes] = useState<string[] | null>(null);
-  const [starting, setStarting] = useState(false);
   const reload = () => void qc.invalidateQueries({ queryKey: STATUS_KEY });
 
-  const start = async () => {
-    setStarting(true);
-    try {
-      const res = await twoFactorApi.setup();
+  const setupCall = useMutation({
+    ...twoFactorMutations.setup,
+    onSuccess: (res) => (res.success ? setSetup(res.data) : void message.error(res.message)),
+  });
+  const disableCall = useMutation({
+    ...twoFactorMutations.disable,
+    onSuccess: (res) => {
       if (!res.success) return void message.error(res.message);
-      setSetup(res.data);
-    } finally {
-      setStarting(false);
-    }
-  };
-  const disable = async (code: string) => {
-    const res = await twoFactorApi.disable(code);
-    if (!res.success) {
-      void message.error(res.message);
-      return false;
-    }
-    void message.success(res.message);
-    reload();
-    return true;
-  };
-  const regenerate = async (code: string) => {
-    const res = await twoFactorApi.regenerate(code);
-    if (!res.success) {
-      void message.error(res.message);
-      return false;
-    }
-    setNewCodes(res.data.backup_codes);
-    reload();
-    return true;
-  };
+      void message.success(res.message);
+      reload();
+    },
+  });
+  const regenerateCall = useMutation({
+    ...twoFactorMutations.regenerate,
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      setNewCodes(res.data.backup_codes);
+      reload();
+    },
+  });
+  // a thrown call was toasted by the api client
+  const start = () => setupCall.mutateAsync().catch(() => undefined);
+  const starting = setupCall.isPending;
+  // the code dialog stays open for another try when the server refused the code
+  const disable = async (code: string) => (await disableCall.mutateAsync(code)).success;
+  const regenerate = async (code: string) => (await regenerateCall.mutateAsync(code)).success;
 
   const s = status.data;
   return (

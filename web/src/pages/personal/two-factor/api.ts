@@ -1,6 +1,6 @@
 // Server state of two-factor (new-api-compat.md §9.7) for the console: the caller's status and the calls that
 // change it, each answering new-api's envelope.
-import { useQuery } from '@tanstack/react-query';
+import { mutationOptions, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api.js';
 
 export interface TwoFactorStatus {
@@ -30,11 +30,17 @@ export function useTwoFactorStatus() {
   });
 }
 
-export const twoFactorApi = {
-  setup: () => api.post<SetupAnswer>('/api/user/2fa/setup'),
-  enable: (code: string) => api.post<null>('/api/user/2fa/enable', { code }),
-  disable: (code: string) => api.post<null>('/api/user/2fa/disable', { code }),
-  regenerate: (code: string) => api.post<{ backup_codes: string[] }>('/api/user/2fa/backup_codes', { code }),
-  loginStep: <T>(code: string) => api.post<T>('/api/user/login/2fa', { code }),
-  adminReset: (userId: number) => api.del<null>(`/api/user/${userId}/2fa`),
+/** The calls that change two-factor, as mutation options: a component adds what follows a success. */
+export const twoFactorMutations = {
+  setup: mutationOptions({ mutationFn: () => api.post<SetupAnswer>('/api/user/2fa/setup') }),
+  enable: mutationOptions({ mutationFn: (code: string) => api.post<null>('/api/user/2fa/enable', { code }) }),
+  disable: mutationOptions({ mutationFn: (code: string) => api.post<null>('/api/user/2fa/disable', { code }) }),
+  regenerate: mutationOptions({
+    mutationFn: (code: string) => api.post<{ backup_codes: string[] }>('/api/user/2fa/backup_codes', { code }),
+  }),
+  adminReset: mutationOptions({ mutationFn: (userId: number) => api.del<null>(`/api/user/${userId}/2fa`) }),
 };
+
+/** The login's second step answers as the password login would have (`T`: the logged-in user). */
+export const loginStepMutation = <T>() =>
+  mutationOptions({ mutationFn: (code: string) => api.post<T>('/api/user/login/2fa', { code }) });

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { App, Button, DatePicker, Flex, Form, Popconfirm } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api.js';
 import { NS } from '../i18n.js';
 
@@ -14,23 +15,25 @@ export default function LogCleanup() {
   const { t } = useTranslation(NS);
   const { message } = App.useApp();
   const [time, setTime] = useState<Dayjs | null>(() => defaultCleanupTime());
-  const [busy, setBusy] = useState(false);
+  const qc = useQueryClient();
+  const cleanup = useMutation({
+    mutationFn: (before: number) => api.del<number>(`/api/log/?target_timestamp=${before}`),
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message || t('saveFailed'));
+      void message.success(t('log.cleaned', { count: res.data ?? 0 }));
+      // the usage logs page's queries (pages/log) show what is left
+      return qc.invalidateQueries({ queryKey: ['logs'] });
+    },
+  });
+  const busy = cleanup.isPending;
 
   const clean = async () => {
     if (!time) {
       void message.error(t('log.pickTime'));
       return;
     }
-    setBusy(true);
-    try {
-      const res = await api.del<number>(`/api/log/?target_timestamp=${Math.floor(time.valueOf() / 1000)}`);
-      if (res.success) void message.success(t('log.cleaned', { count: res.data ?? 0 }));
-      else void message.error(res.message || t('saveFailed'));
-    } catch {
-      /* the api client reported it */
-    } finally {
-      setBusy(false);
-    }
+    // a failed request was reported by the api client
+    await cleanup.mutateAsync(Math.floor(time.valueOf() / 1000)).catch(() => undefined);
   };
 
   return (

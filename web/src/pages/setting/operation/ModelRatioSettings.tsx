@@ -3,7 +3,7 @@
 // Props: options: Options – stored option values
 import { useMemo, useState } from 'react';
 import { App, Button, Card, Popconfirm, Tabs } from 'antd';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api } from '../../../lib/api.js';
 import type { Options } from '../logic.js';
@@ -27,7 +27,6 @@ export default function ModelRatioSettings({ options }: { options: Options }) {
   const { message } = App.useApp();
   const qc = useQueryClient();
   const { save, saving } = useSaveOptions();
-  const [resetting, setResetting] = useState(false);
   const [tab, setTab] = useState('json');
 
   const maps = useMemo(() => parseMaps(options), [options]);
@@ -52,19 +51,17 @@ export default function ModelRatioSettings({ options }: { options: Options }) {
     await save(mapChanges(maps, after));
   };
 
-  const reset = async () => {
-    setResetting(true);
-    try {
-      const res = await api.post('/api/option/rest_model_ratio');
+  const resetRatios = useMutation({
+    mutationFn: () => api.post('/api/option/rest_model_ratio'),
+    onSuccess: (res) => {
       if (!res.success) return void message.error(res.message || t('saveFailed'));
       void message.success(t('resetDone'));
-      await qc.invalidateQueries({ queryKey: OPTIONS_KEY });
-    } catch {
-      /* the api client reported it */
-    } finally {
-      setResetting(false);
-    }
-  };
+      return qc.invalidateQueries({ queryKey: OPTIONS_KEY });
+    },
+  });
+  const resetting = resetRatios.isPending;
+  // a failed request was reported by the api client
+  const reset = () => resetRatios.mutateAsync().catch(() => undefined);
 
   return (
     <Card title={t('sec.ratio')} style={{ marginBottom: 16 }} data-testid="section-ratio">

@@ -8,6 +8,7 @@ import { checkDomain, parseWhitelist, type Options } from '../logic.js';
 import { EMAIL_RESTRICTION_FIELDS } from '../fields.js';
 import OptionSection from '../OptionSection.js';
 import { NS } from '../i18n.js';
+import { helpKey } from '../help.js';
 
 export default function EmailWhitelist({ options }: { options: Options }) {
   const { t } = useTranslation(NS);
@@ -40,7 +41,7 @@ export default function EmailWhitelist({ options }: { options: Options }) {
           : [{ key: 'EmailDomainWhitelist', value }];
       }}
     >
-      <Form.Item label={t('f.EmailDomainWhitelist')}>
+      <Form.Item label={t('f.EmailDomainWhitelist')} extra={t(helpKey('EmailDomainWhitelist'))}>
         <Flex wrap gap={6} style={{ marginBottom: 8 }} data-testid="domain-list">
           {domains.map((d) => (
             <Tag key={d} closable onClose={() => setDomains(domains.filter((x) => x !== d))}>

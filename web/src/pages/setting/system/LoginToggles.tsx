@@ -8,6 +8,7 @@ import type { Options } from '../logic.js';
 import { LOGIN_TOGGLES } from '../fields.js';
 import { useSaveOptions } from '../useOptions.js';
 import { NS } from '../i18n.js';
+import { helpKey } from '../help.js';
 
 export default function LoginToggles({ options }: { options: Options }) {
   const { t } = useTranslation(NS);
@@ -53,6 +54,9 @@ export default function LoginToggles({ options }: { options: Options }) {
               />
               <span>{t(`f.${key}`)}</span>
             </label>
+            <Typography.Text type="secondary" style={{ display: 'block', marginInlineStart: 52, fontSize: 12 }}>
+              {t(helpKey(key))}
+            </Typography.Text>
           </Col>
         ))}
       </Row>

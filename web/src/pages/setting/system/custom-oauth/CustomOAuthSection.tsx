@@ -3,9 +3,15 @@
 import { useState } from 'react';
 import { App, Button, Card, Popconfirm, Space, Switch, Table, Typography } from 'antd';
 import { PlusOutlined } from '@ant-design/icons';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { deleteProvider, listProviders, PROVIDERS_KEY, saveProvider, type CustomProvider } from './api.js';
+import {
+  deleteProviderMutation,
+  providersQuery,
+  PROVIDERS_KEY,
+  saveProviderMutation,
+  type CustomProvider,
+} from './api.js';
 import ProviderDrawer from './ProviderDrawer.js';
 import { NS } from './i18n.js';
 
@@ -13,22 +19,27 @@ export default function CustomOAuthSection({ origin }: { origin: string }) {
   const { t } = useTranslation(NS);
   const { message } = App.useApp();
   const qc = useQueryClient();
-  const providers = useQuery({ queryKey: PROVIDERS_KEY, queryFn: listProviders });
+  const providers = useQuery(providersQuery);
   // undefined: closed; null: adding; a provider: editing it
   const [editing, setEditing] = useState<CustomProvider | null | undefined>(undefined);
-  const reload = () => void qc.invalidateQueries({ queryKey: PROVIDERS_KEY });
+  const reload = () => qc.invalidateQueries({ queryKey: PROVIDERS_KEY });
 
-  const toggle = async (p: CustomProvider, enabled: boolean) => {
-    const res = await saveProvider(p.id, { enabled });
-    if (!res.success) return void message.error(res.message);
-    reload();
-  };
-  const remove = async (p: CustomProvider) => {
-    const res = await deleteProvider(p.id);
-    if (!res.success) return void message.error(res.message);
-    void message.success(t('deleted'));
-    reload();
-  };
+  const save = useMutation({
+    ...saveProviderMutation,
+    onSuccess: (res) => (res.success ? reload() : void message.error(res.message)),
+  });
+  const deletion = useMutation({
+    ...deleteProviderMutation,
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('deleted'));
+      return reload();
+    },
+  });
+  // a thrown call was toasted by the api client
+  const toggle = (p: CustomProvider, enabled: boolean) =>
+    save.mutateAsync({ id: p.id, form: { enabled } }).catch(() => undefined);
+  const remove = (p: CustomProvider) => deletion.mutateAsync(p.id).catch(() => undefined);
 
   return (
     <Card
@@ -86,10 +97,7 @@ export default function CustomOAuthSection({ origin }: { origin: string }) {
         open={editing !== undefined}
         provider={editing ?? null}
         onClose={() => setEditing(undefined)}
-        onSaved={() => {
-          setEditing(undefined);
-          reload();
-        }}
+        onSaved={() => setEditing(undefined)}
       />
     </Card>
   );

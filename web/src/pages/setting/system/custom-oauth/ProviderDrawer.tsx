@@ -1,12 +1,21 @@
 // Add / edit drawer of a custom OAuth provider: name, slug, icon, client credentials (the secret write-only), the
 // endpoints (typed, or filled from the discovery document the server fetches), scopes, the user-info field paths
 // and how the client authenticates at the token endpoint.
-// Props: open, provider (null: a new one), onClose(), onSaved()
-import { useEffect, useState } from 'react';
+// Props: open, provider (null: a new one), onClose(), onSaved() (after the list was invalidated)
+import { useEffect } from 'react';
 import { App, Button, Col, Drawer, Form, Input, Row, Select, Space, Switch } from 'antd';
 import { CloudDownloadOutlined } from '@ant-design/icons';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { EMPTY_FORM, discover, endpointsOf, saveProvider, type CustomProvider, type ProviderForm } from './api.js';
+import {
+  discoverMutation,
+  EMPTY_FORM,
+  endpointsOf,
+  PROVIDERS_KEY,
+  saveProviderMutation,
+  type CustomProvider,
+  type ProviderForm,
+} from './api.js';
 import { NS } from './i18n.js';
 
 const isHttpUrl = (v: string) => /^https?:\/\/[^\s/]+/i.test(v.trim());
@@ -23,8 +32,26 @@ export default function ProviderDrawer(props: {
   const { t } = useTranslation(NS);
   const { message } = App.useApp();
   const [form] = Form.useForm<ProviderForm>();
-  const [saving, setSaving] = useState(false);
-  const [discovering, setDiscovering] = useState(false);
+  const qc = useQueryClient();
+  const discovery = useMutation({
+    ...discoverMutation,
+    onSuccess: (res) => {
+      if (!res.success) return void message.error(res.message);
+      form.setFieldsValue({ well_known: res.data.well_known_url, ...endpointsOf(res.data.discovery) });
+      void message.success(t('discovered'));
+    },
+  });
+  const save = useMutation({
+    ...saveProviderMutation,
+    onSuccess: async (res) => {
+      if (!res.success) return void message.error(res.message);
+      void message.success(t('saved'));
+      await qc.invalidateQueries({ queryKey: PROVIDERS_KEY });
+      onSaved();
+    },
+  });
+  const saving = save.isPending;
+  const discovering = discovery.isPending;
 
   useEffect(() => {
     if (!open) return;
@@ -35,30 +62,15 @@ export default function ProviderDrawer(props: {
   const fetchDiscovery = async () => {
     const url = String(form.getFieldValue('well_known') ?? '').trim();
     if (!isHttpUrl(url)) return void message.error(t('httpUrl'));
-    setDiscovering(true);
-    try {
-      const res = await discover(url);
-      if (!res.success) return void message.error(res.message);
-      form.setFieldsValue({ well_known: res.data.well_known_url, ...endpointsOf(res.data.discovery) });
-      void message.success(t('discovered'));
-    } finally {
-      setDiscovering(false);
-    }
+    // a thrown call was toasted by the api client
+    await discovery.mutateAsync(url).catch(() => undefined);
   };
 
   const submit = async (values: ProviderForm) => {
-    setSaving(true);
-    try {
-      // an empty secret is not sent on an update: the stored one stays
-      const { client_secret: secret, ...rest } = values;
-      const body = provider && !secret ? rest : values;
-      const res = await saveProvider(provider?.id ?? null, body);
-      if (!res.success) return void message.error(res.message);
-      void message.success(t('saved'));
-      onSaved();
-    } finally {
-      setSaving(false);
-    }
+    // an empty secret is not sent on an update: the stored one stays
+    const { client_secret: secret, ...rest } = values;
+    const body = provider && !secret ? rest : values;
+    await save.mutateAsync({ id: provider?.id ?? null, form: body }).catch(() => undefined);
   };
 
   const required = { required: true, message: t('required') };

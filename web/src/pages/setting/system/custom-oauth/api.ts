@@ -1,5 +1,6 @@
 // The console side of /api/custom-oauth-provider (root only; docs/new-api-compat.md §9.9). The client secret is
 // write-only: the list never carries it, and an empty one in an update keeps the stored secret.
+import { mutationOptions, queryOptions } from '@tanstack/react-query';
 import { api } from '../../../../lib/api.js';
 
 export interface CustomProvider {
@@ -47,16 +48,22 @@ export const EMPTY_FORM: ProviderForm = {
   auth_style: 0,
 };
 
-export async function listProviders(): Promise<CustomProvider[]> {
-  const res = await api.get<CustomProvider[]>(BASE);
-  if (!res.success) throw new Error(res.message);
-  return Array.isArray(res.data) ? res.data : [];
-}
+export const providersQuery = queryOptions({
+  queryKey: PROVIDERS_KEY,
+  queryFn: async (): Promise<CustomProvider[]> => {
+    const res = await api.get<CustomProvider[]>(BASE);
+    if (!res.success) throw new Error(res.message);
+    return Array.isArray(res.data) ? res.data : [];
+  },
+});
 
-export const saveProvider = (id: number | null, form: Partial<ProviderForm>) =>
-  id === null ? api.post<CustomProvider>(BASE, form) : api.put<CustomProvider>(`${BASE}${id}`, form);
+/** Creates (id null) or updates a provider. */
+export const saveProviderMutation = mutationOptions({
+  mutationFn: ({ id, form }: { id: number | null; form: Partial<ProviderForm> }) =>
+    id === null ? api.post<CustomProvider>(BASE, form) : api.put<CustomProvider>(`${BASE}${id}`, form),
+});
 
-export const deleteProvider = (id: number) => api.del(`${BASE}${id}`);
+export const deleteProviderMutation = mutationOptions({ mutationFn: (id: number) => api.del(`${BASE}${id}`) });
 
 export interface DiscoveryAnswer {
   well_known_url: string;
@@ -64,8 +71,9 @@ export interface DiscoveryAnswer {
 }
 
 /** Fetched by the server (the browser could not read another origin's document without CORS). */
-export const discover = (wellKnownUrl: string) =>
-  api.post<DiscoveryAnswer>(`${BASE}discovery`, { well_known_url: wellKnownUrl });
+export const discoverMutation = mutationOptions({
+  mutationFn: (wellKnownUrl: string) => api.post<DiscoveryAnswer>(`${BASE}discovery`, { well_known_url: wellKnownUrl }),
+});
 
 /** The endpoints a discovery document names, as the form's fields (missing ones left out). */
 export function endpointsOf(doc: Record<string, unknown>): Partial<ProviderForm> {

@@ -1,0 +1,251 @@
+// A task submit (POST /suno/submit/:action): the relay pipeline's shared steps (admit, route, limit, reserve) around
+// one upstream call, with the platform's task adaptor (providers/<vendor>/, the manifest's `task` slot) for what is
+// the vendor's. The charge is the per-call price (ModelPrice[model] × group ratio), reserved before the call; when the
+// upstream accepts, the task row is written and the reservation settled with its consume log row (one commit, as
+// every relay request); when it refuses or cannot be reached, the reservation goes back and nothing is written.
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../../context.js';
+import type { HttpResponse } from '../../lib/http-response.js';
+import { nowSec } from '../../lib/time.js';
+import { taskQuota } from '../../services/pricing/index.js';
+import { TASK_STATUS } from '../../services/tasks/status.js';
+import { consumeLogRow } from '../consume-log.js';
+import { RelayError } from '../errors.js';
+import type { RelayMode } from '../modes/mode.js';
+import { taskPlatformOf, type TaskAdaptor } from '../providers/index.js';
+import type { RelayRequest } from '../request.js';
+import type { RelayServices } from '../services.js';
+import { admit } from '../pipeline/admit.js';
+import { authenticate } from '../pipeline/authenticate.js';
+import { holdChannel } from '../pipeline/channel-cap.js';
+import { limit, releaseLimits } from '../pipeline/limit.js';
+import { observe } from '../pipeline/observe.js';
+import { quote, reserve } from '../pipeline/reserve.js';
+import { route } from '../pipeline/route.js';
+import { refund } from '../pipeline/settle.js';
+import { newState, type RelayState } from '../pipeline/state.js';
+import { sendEnvelope, sendEnvelopeError } from './envelope.js';
+import { callTaskUpstream } from './upstream.js';
+import { proxyOf } from '../channel-setting.js';
+
+const none = () => ({ text: '', toolCalls: 0 });
+
+/** The pipeline's mode of a task submit: no tokens, no stream; the model comes from the action. */
+export function taskMode(platform: string): RelayMode {
+  return {
+    name: `${platform}_submit`,
+    endpoint: 'chat',
+    canStream: false,
+    validate: () => null,
+    promptTokens: () => 0,
+    responseText: none,
+    chunkText: none,
+  };
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/** The gateway's public id of a task: `task_` and 32 random letters or digits (the upstream's id is never shown). */
+export function newPublicTaskId(): string {
+  const bytes = randomBytes(32);
+  let id = 'task_';
+  // 256 mod 62 leaves the first 8 letters a little likelier: of no matter for an id of 190 random bits
+  for (const b of bytes) id += ID_ALPHABET[b % 62];
+  return id;
+}
+
+function parseBody(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function submitTask(
+  svc: RelayServices,
+  ctx: AppContext,
+  req: RelayRequest,
+  res: HttpResponse,
+  task: TaskAdaptor,
+  action: string,
+): Promise<void> {
+  const s = newState(svc, ctx, req, res, { mode: taskMode(task.platform) });
+  const p = run(s, task, action);
+  svc.inFlight.add(p);
+  return p.finally(() => svc.inFlight.delete(p));
+}
+
+async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<void> {
+  let status = 200;
+  try {
+    await authenticate(s);
+    const checked = task.validate(action, parseBody(s.raw));
+    if (!checked.ok) throw new RelayError(400, checked.message, 'new_api_error', checked.code);
+    s.body = checked.body;
+    s.model = checked.model;
+    await admit(s);
+    route(s);
+    // a pinned channel (sk-<key>-<id>) of another platform is no place for this task
+    if (taskPlatformOf(s.channel.type) !== task.platform)
+      throw new RelayError(
+        400,
+        `渠道 #${s.channel.id} 不是 ${task.platform} 渠道`,
+        'new_api_error',
+        'channel_mismatch',
+      );
+    s.used = [s.channel.id];
+    const q = taskQuota(s.ctx.options, task.priceName(s.model), s.group);
+    s.price = {
+      usePrice: true,
+      modelPrice: q.modelPrice,
+      modelRatio: 0,
+      completionRatio: 0,
+      cacheRatio: 0,
+      cacheCreationRatio: 0,
+      groupRatio: q.groupRatio,
+    };
+    s.fixed = q.quota;
+    quote(s);
+    const limited = limit(s);
+    if (limited) await limited;
+    const held = holdChannel(s);
+    if (held) await held;
+    await reserve(s);
+    // the reservation stands before anything is sent: a refused one never reaches the upstream
+    const reservation = s.reservation ?? (await s.reserving!);
+    const upstreamId = await sendSubmit(s, task, checked.action);
+    const publicId = newPublicTaskId();
+    const now = nowSec();
+    const tokenId = s.caller.token?.id ?? 0;
+    const billing = {
+      upstream_task_id: upstreamId,
+      token_id: tokenId,
+      token_name: s.caller.token?.name ?? '',
+      model_name: s.model,
+      group: s.group,
+      model_price: s.price.modelPrice,
+      group_ratio: s.price.groupRatio,
+    };
+    // With consume logs on, the charge's log row names this task: a refund looks for it (services/tasks/refund.ts).
+    // With them off there is no such row: the task row says its charge is pending until the flush has committed it.
+    const logsOn = s.ctx.options.bool('LogConsumeEnabled');
+    await s.ctx.db
+      .insertInto('tasks')
+      .values({
+        created_at: now,
+        updated_at: now,
+        task_id: publicId,
+        platform: task.platform,
+        user_id: s.caller.user.id,
+        group: s.group,
+        channel_id: s.channel.id,
+        quota: s.fixed,
+        action: checked.action,
+        status: TASK_STATUS.notStart,
+        submit_time: now,
+        progress: '0%',
+        properties: JSON.stringify({ input: typeof s.body.prompt === 'string' ? s.body.prompt : '' }),
+        private_data: JSON.stringify({
+          ...billing,
+          charge_logged: logsOn,
+          ...(logsOn ? {} : { charge_pending: true }),
+        }),
+      })
+      .execute();
+    const row = taskLogRow(s, { task_id: publicId });
+    if (reservation.state === 'open') s.svc.metrics.reservationsHeld--;
+    s.svc.billing.settle(reservation, { quota: s.fixed, channelId: s.channel.id, countRequest: true }, row);
+    // The charge is written before the client learns the task's id. A crash before it commits leaves a task row
+    // whose charge never happened; its refund finds no consume log row for it (or a pending charge) and gives nothing.
+    await s.svc.billing.flush();
+    if (!logsOn || !row) await markChargeCommitted(s, publicId, { ...billing, charge_logged: !!row });
+    s.charged = {
+      prompt: 0,
+      completion: 0,
+      quota: s.fixed,
+      frt: Date.now() - s.start,
+      stream: false,
+      clientLeft: false,
+    };
+    void releaseLimits(s);
+    sendEnvelope(s.res, 200, 'success', '', publicId, s.req.id);
+  } catch (err) {
+    if (!s.reservation && s.reserving) await s.reserving.catch(() => null);
+    if (s.reservation) await refund(s, s.reservation);
+    await releaseLimits(s);
+    if (!(err instanceof RelayError)) s.ctx.log.error({ err, reqId: s.req.id }, 'task submit failed');
+    status = err instanceof RelayError ? err.status : 500;
+    sendEnvelopeError(s.res, err, s.req.id);
+  } finally {
+    observe(s, status);
+  }
+}
+
+/**
+ * Tells the task row its charge has committed, when no consume log row will prove it (consume logs off, or the row
+ * could not be built): the refund then trusts the row's quota. A crash after the flush and before this write leaves
+ * the charge pending, and the task is never refunded: the error falls on the side of no refund, never of a refund
+ * of a charge that did not happen. A failure here is logged; the client still gets its task (it was charged).
+ */
+async function markChargeCommitted(
+  s: RelayState,
+  publicId: string,
+  privateData: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await s.ctx.db
+      .updateTable('tasks')
+      .set({ private_data: JSON.stringify(privateData) })
+      .where('task_id', '=', publicId)
+      .execute();
+  } catch (err) {
+    s.ctx.log.error({ err, reqId: s.req.id, taskId: publicId }, 'task charge mark failed: no refund if it fails');
+  }
+}
+
+/** Sends the submit; the upstream's id when it accepted it, else a RelayError with what it answered. */
+async function sendSubmit(s: RelayState, task: TaskAdaptor, action: string): Promise<string> {
+  const request = task.buildSubmit(s.channel, action, s.body);
+  let answer;
+  try {
+    answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));
+  } catch (e) {
+    throw new RelayError(502, `上游请求失败: ${(e as Error).message}`, 'new_api_error', 'do_request_failed', false);
+  }
+  const id = task.readSubmit(answer.status, answer.body);
+  if (id) return id;
+  const env = (answer.body ?? {}) as { code?: unknown; message?: unknown };
+  const message = typeof env.message === 'string' && env.message ? env.message : `上游拒绝了任务 (${answer.status})`;
+  const code = typeof env.code === 'string' && env.code ? env.code : 'fail_to_submit';
+  // the upstream's refusal of the request stays a 4xx; its auth, limits or failures are the gateway's 502 (a 401 would
+  // tell the client its own key is wrong)
+  const passed = answer.status >= 400 && answer.status < 500 && ![401, 403, 429].includes(answer.status);
+  throw new RelayError(passed ? answer.status : 502, message, 'upstream_error', code, false);
+}
+
+/** The consume log row of a task's charge; `task` (its id) goes into `other`, with new-api's is_task. */
+export function taskLogRow(s: RelayState, task: Record<string, unknown>) {
+  try {
+    const row = consumeLogRow(s.svc, s.ctx, {
+      caller: s.caller,
+      group: s.group,
+      model: s.model,
+      channel: s.channel,
+      price: s.price,
+      usage: { prompt_tokens: 0, completion_tokens: 0, cached_tokens: 0 },
+      quota: s.fixed,
+      start: s.start,
+      frt: Date.now() - s.start,
+      isStream: false,
+      upstreamModel: s.model,
+      used: s.used,
+    });
+    // new-api's task log fields, and the task's id (the refund's evidence that this charge was made)
+    if (row) row.other = JSON.stringify({ ...JSON.parse(row.other || '{}'), is_task: true, ...task });
+    return row;
+  } catch (e) {
+    s.ctx.log.error({ err: e, reqId: s.req.id }, 'consume log failed');
+    return undefined;
+  }
+}
