@@ -194,7 +194,9 @@ describe('Midjourney: submit through the API, progress and image in the drawing 
     await toast(page, '渠道创建成功！');
     await page.waitForURL(/\/channel$/);
     await page.locator('[data-testid^=channel-name-]', { hasText: 'mj-e2e' }).waitFor();
-    const channels = await call<{ data: { name: string; type: number; base_url: string; models: string }[] }>(
+    const channels = await call<
+      { data: { name: string; type: number; status: number; group: string; base_url: string; models: string }[] }
+    >(
       page,
       'GET',
       '/api/channel/?p=0&page_size=50',
@@ -204,6 +206,11 @@ describe('Midjourney: submit through the API, progress and image in the drawing 
       base_url: mock.url,
       models: 'mj_imagine',
     });
+    // the drawing must reach this channel: no channel an earlier spec left may serve mj_imagine to the default group
+    const others = channels.data.filter(
+      (c) => c.name !== 'mj-e2e' && c.status === 1 && c.models.split(',').includes('mj_imagine'),
+    );
+    expect(others.map((c) => `${c.name} (${c.group})`)).toEqual([]);
   });
 
   it('the user submits an imagine with a token and sees it in the drawing log', async () => {
@@ -226,8 +233,9 @@ describe('Midjourney: submit through the API, progress and image in the drawing 
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${tokenKey}` },
       body: JSON.stringify({ prompt: PROMPT }),
     });
-    expect(res.status).toBe(200);
-    const body = (await res.json()) as { code: number; description: string; result: string };
+    const text = await res.text();
+    expect(res.status, text).toBe(200);
+    const body = JSON.parse(text) as { code: number; description: string; result: string };
     expect(body).toMatchObject({ code: 1, description: '提交成功', result: expect.stringMatching(/^\d+$/) });
     mjId = body.result;
     const sent = mock.requests.filter((r) => r.path === '/mj/submit/imagine');

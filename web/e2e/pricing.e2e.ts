@@ -97,7 +97,10 @@ afterAll(async () => {
   if (b && (createdChannel || originalGroupRatio !== null)) {
     const { page } = b;
     if (!(await loggedIn(page))) await loginAsRoot(page);
-    if (createdChannel) await rootApi(page, 'DELETE', `/api/channel/${createdChannel}`);
+    if (createdChannel) {
+      const removed = await rootApi(page, 'DELETE', `/api/channel/${createdChannel}`);
+      expect(removed, removed.message).toMatchObject({ success: true });
+    }
     if (originalGroupRatio !== null)
       await rootApi(page, 'PUT', '/api/option/', { key: 'GroupRatio', value: originalGroupRatio });
   }

@@ -80,7 +80,22 @@ function authenticateBeforeBody(route: RouteOptions): void {
   route.bodyLimit ??= BODY_LIMIT;
 }
 
+/**
+ * JSON bodies as Fastify parses them (prototype poisoning refused), but an empty one is no body, as new-api's handlers
+ * see it: clients send `Content-Type: application/json` on a DELETE or a bodiless POST (new-api's own console does),
+ * which Fastify's parser would refuse with a 400.
+ */
+function acceptEmptyJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    parse(req, body as string, done);
+  });
+}
+
 export async function registerApiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  acceptEmptyJson(app);
   app.addHook('onRoute', authenticateBeforeBody);
   // every console route (the relay's /api/log/token too) refuses NUL characters and out-of-range numbers first
   app.addHook('onRoute', (route) => {

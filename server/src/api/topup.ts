@@ -72,6 +72,7 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
 
   // Stripe signs the exact bytes it sent: inside this scope JSON bodies stay raw Buffers for the verification.
   await app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     scope.post('/api/stripe/webhook', async (req, reply) => {
       const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

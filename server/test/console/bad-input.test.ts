@@ -349,6 +349,32 @@ await describeEachDb('bad console input', (kind) => {
     expect(body.error.message).toMatch(/^无效的请求路径 \(request id: /);
   });
 
+  it('takes an empty body sent as JSON as no body (a DELETE from a client that always sets the type), and still refuses prototype poisoning', async () => {
+    const up2 = await MockUpstream.start();
+    try {
+      const id = await addChannel(s, { type: 1, key: 'sk-empty-json', baseUrl: up2.url, models: ['gpt-4o-mini'] });
+      const gone = await root.request('DELETE', `/api/channel/${id}`, undefined, {
+        'content-type': 'application/json',
+      });
+      expect(gone.body, JSON.stringify(gone.body)).toMatchObject({ success: true });
+      expect(gone.status).toBe(200);
+      expect(
+        await s.ctx.db.selectFrom('channels').select('id').where('id', '=', id).executeTakeFirst(),
+      ).toBeUndefined();
+    } finally {
+      await up2.close();
+    }
+    const before = await count('tokens');
+    const poisoned = await fetch(`${s.url}/api/token/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: user.client.cookie!, 'New-Api-User': String(user.id) },
+      body: '{"name":"p","__proto__":{"unlimited_quota":true}}',
+    });
+    expect(poisoned.status).toBe(400);
+    expect(await poisoned.json()).toMatchObject({ success: false });
+    expect(await count('tokens')).toBe(before);
+  });
+
   it('refuses a relay request whose stream is not a boolean, or whose model holds a NUL, with an OpenAI-shaped 400, before any charge', async () => {
     await setOptions(s, { ModelRatio: { 'mock-chat': 1 } });
     await addChannel(s, { baseUrl: up.url, models: ['mock-chat'] });
