@@ -194,13 +194,9 @@ describe('Midjourney: submit through the API, progress and image in the drawing 
     await toast(page, '渠道创建成功！');
     await page.waitForURL(/\/channel$/);
     await page.locator('[data-testid^=channel-name-]', { hasText: 'mj-e2e' }).waitFor();
-    const channels = await call<
-      { data: { name: string; type: number; status: number; group: string; base_url: string; models: string }[] }
-    >(
-      page,
-      'GET',
-      '/api/channel/?p=0&page_size=50',
-    );
+    const channels = await call<{
+      data: { name: string; type: number; status: number; group: string; base_url: string; models: string }[];
+    }>(page, 'GET', '/api/channel/?p=0&page_size=50');
     expect(channels.data.find((c) => c.name === 'mj-e2e')).toMatchObject({
       type: 2,
       base_url: mock.url,
