@@ -89,9 +89,11 @@ await describeEachDb('a realtime session when the gateway stops', (kind) => {
       send(c, { type: 'response.create' });
       await c.next('response.done');
       // the completed turn's price and the next turn's headroom are off the balance; only the headroom is a hold
+      // the balance read first: once it shows the grown reservation, the holds read after it are the final ones (read
+      // the other way round, holds from before the keep and a balance from after the grow looked settled)
       await waitFor(async () => {
-        const h = await readHolds(reader.db, { userId: gw.u.id });
         const user = await reader.db.selectFrom('users').select('quota').where('id', '=', gw.u.id).executeTakeFirst();
+        const h = await readHolds(reader.db, { userId: gw.u.id });
         return (
           Number(user?.quota) === START - TURN_QUOTA - HEADROOM && h.length === 1 && Number(h[0].user) === HEADROOM
         );

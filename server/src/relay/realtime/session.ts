@@ -132,10 +132,17 @@ export class RealtimeSession {
     const held = this.s.reservation!;
     this.ops = this.ops
       .then(async () => {
+        // the turn's price stops being a hold first, as far as the reservation covers it: a crash from here on gives
+        // none of it back
+        const before = { user: held.kept?.user ?? 0, token: held.kept?.token ?? 0 };
+        const tokenDelta = held.token ? delta : 0;
+        await billing.keep(held, delta, tokenDelta);
         // room for the next turn; short of that, at least the turns done (a refusal shows at the next turn's start)
         await this.grow(this.charged + this.turnAmount).catch(() => this.grow(this.charged).catch(() => undefined));
-        // the turn is owed whatever the balance: what the reservation lacks is taken at settlement
-        await billing.keep(held, delta, held.token ? delta : 0);
+        // the rest of the turn, now that the reservation grew; what it still lacks is taken at settlement
+        const restUser = delta - ((held.kept?.user ?? 0) - before.user);
+        const restToken = tokenDelta - ((held.kept?.token ?? 0) - before.token);
+        if (restUser > 0 || restToken > 0) await billing.keep(held, restUser, restToken);
       })
       .catch((err) => this.s.ctx.log.error({ err, reqId: this.s.req.id }, 'realtime hold failed'));
   }
