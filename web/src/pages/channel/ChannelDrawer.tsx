@@ -3,13 +3,14 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
+import { Alert, App as AntApp, Button, Drawer, Form, Input, Select, Space, Spin } from 'antd';
 import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
 import { api, failureText } from '../../lib/api.js';
 import { fieldTexts, typeFormSpec, type Text } from './types.js';
 import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
 import MultiKeyFields, { type MultiKeyChoice } from './MultiKeyFields.js';
+import ChannelAdvancedFields from './ChannelAdvancedFields.js';
 import { addKeyHint, createBody, multiKeyEdit, type ChannelInfo, type MultiKeyMode } from './multi-key.js';
 import {
   addCustomModels,
@@ -408,80 +409,7 @@ export default function ChannelDrawer(props: {
               </Button>
             </Space.Compact>
           </Form.Item>
-          <Form.Item label={t('form.mapping')} extra={t('form.mappingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 2, maxRows: 8 }}
-              value={values.model_mapping}
-              onChange={(e) => set('model_mapping', e.target.value)}
-              placeholder={'{\n  "gpt-3.5-turbo": "gpt-3.5-turbo-0125"\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.statusMapping')} extra={t('form.statusMappingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.status_code_mapping}
-              onChange={(e) => set('status_code_mapping', e.target.value)}
-              placeholder={'{\n  "400": "500"\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.paramOverride')} extra={t('form.paramOverrideHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.param_override}
-              onChange={(e) => set('param_override', e.target.value)}
-              placeholder={'{\n  "temperature": 0\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.setting')} extra={t('form.settingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.setting}
-              onChange={(e) => set('setting', e.target.value)}
-              placeholder={'{\n  "thinking_to_content": true\n}'}
-              name="setting"
-            />
-          </Form.Item>
-          <Form.Item label={t('form.maxInputTokens')} extra={t('form.maxInputTokensHint')}>
-            <InputNumber
-              value={values.max_input_tokens as number}
-              min={0}
-              precision={0}
-              style={{ width: 200 }}
-              onChange={(v) => set('max_input_tokens', v ?? 0)}
-              name="max_input_tokens"
-            />
-          </Form.Item>
-          <Form.Item label={t('form.testModel')}>
-            <Input
-              value={values.test_model}
-              onChange={(e) => set('test_model', e.target.value)}
-              placeholder={t('form.testModelPh')}
-            />
-          </Form.Item>
-          <Space size="large" wrap>
-            <Form.Item label={t('form.autoBan')}>
-              <Switch checked={values.auto_ban} onChange={(v) => set('auto_ban', v)} />
-            </Form.Item>
-            <Form.Item label={t('col.priority')}>
-              <InputNumber
-                value={values.priority as number}
-                min={-999}
-                precision={0}
-                onChange={(v) => set('priority', v ?? 0)}
-              />
-            </Form.Item>
-            <Form.Item label={t('col.weight')}>
-              <InputNumber
-                value={values.weight as number}
-                min={0}
-                precision={0}
-                onChange={(v) => set('weight', v ?? 0)}
-              />
-            </Form.Item>
-          </Space>
-          <Form.Item label={t('col.tag')}>
-            <Input value={values.tag} onChange={(e) => set('tag', e.target.value)} placeholder={t('form.tagPh')} />
-          </Form.Item>
+          <ChannelAdvancedFields values={values} set={set} />
         </Form>
       </Spin>
     </Drawer>
