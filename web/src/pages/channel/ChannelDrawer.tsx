@@ -1,14 +1,16 @@
 // Channel create/edit drawer (spec §3 channel fields and type-specific inputs, §5 channel form rules, §8
 // duplicate-submit errors).
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import { Alert, App as AntApp, Button, Drawer, Form, Input, InputNumber, Select, Space, Spin, Switch } from 'antd';
+import { Alert, App as AntApp, Button, Drawer, Form, Input, Select, Space, Spin } from 'antd';
 import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
 import { api, failureText } from '../../lib/api.js';
 import { fieldTexts, typeFormSpec, type Text } from './types.js';
 import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
 import MultiKeyFields, { type MultiKeyChoice } from './MultiKeyFields.js';
+import ChannelAdvancedFields from './ChannelAdvancedFields.js';
 import { addKeyHint, createBody, multiKeyEdit, type ChannelInfo, type MultiKeyMode } from './multi-key.js';
 import {
   addCustomModels,
@@ -20,6 +22,7 @@ import {
   type Channel,
   type ChannelFormValues,
 } from './logic.js';
+import { CHANNEL_KEY, CHANNELS_KEY, useEnabledModels } from './queries.js';
 
 const NS = 'channel';
 
@@ -36,15 +39,14 @@ export default function ChannelDrawer(props: {
   const { open, editId, groups, onClose, onSaved } = props;
   const { t } = useTranslation(NS);
   const { message, modal } = AntApp.useApp();
+  const qc = useQueryClient();
   const [values, setValues] = useState<ChannelFormValues>(defaultChannelForm);
-  const [loading, setLoading] = useState(false);
   const [saving, setSaving] = useState(false);
   // The button stays clickable while saving so a second submit can be refused with a message (spec §8); the ref
   // is the guard because it changes synchronously, before React re-renders.
   const submittingRef = useRef(false);
-  const [fetching, setFetching] = useState(false);
   const [customModel, setCustomModel] = useState('');
-  const [enabledModels, setEnabledModels] = useState<string[]>([]);
+  const enabledModels = useEnabledModels(open).data ?? [];
   // the field the server's channel check refused, marked until it is edited (the message is the toast, as before)
   const [fieldProblem, setFieldProblem] = useState<RefusedField>();
   const isEdit = editId !== undefined;
@@ -65,39 +67,41 @@ export default function ChannelDrawer(props: {
   /** The Form.Item props marking a field the server refused. */
   const problemUnder = (field: RefusedField) => (fieldProblem === field ? { validateStatus: 'error' as const } : {});
 
+  // the channel edited, read at each opening: kept in no cache (gcTime 0), so a reopening never shows an old copy
+  const loaded = useQuery({
+    queryKey: [...CHANNEL_KEY, editId],
+    enabled: open && editId !== undefined,
+    gcTime: 0,
+    queryFn: async () => {
+      const r = await api.get<Channel>(`/api/channel/${editId}`);
+      if (!r.success || !r.data) {
+        message.error(r.message);
+        throw new Error(r.message);
+      }
+      return r.data;
+    },
+  });
+
   useEffect(() => {
     if (!open) return;
     setCustomModel('');
-    void api
-      .get<string[]>('/api/channel/models_enabled')
-      .then((r) => r.success && setEnabledModels(r.data ?? []))
-      .catch(() => undefined);
     setLoadedType(undefined);
     setLoadedInfo(null);
     setMulti({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
-    if (editId === undefined) {
-      setValues(defaultChannelForm());
-      return;
-    }
-    setLoading(true);
-    api
-      .get<Channel>(`/api/channel/${editId}`)
-      .then((r) => {
-        if (r.success && r.data) {
-          setValues(channelToForm(r.data));
-          setLoadedType(r.data.type);
-          const info = r.data.channel_info ?? null;
-          setLoadedInfo(info);
-          if (info?.is_multi_key)
-            setMulti((m) => ({
-              ...m,
-              mkMode: (info.multi_key_mode === 'polling' ? 'polling' : 'random') as MultiKeyMode,
-            }));
-        } else message.error(r.message);
-      })
-      .catch(() => undefined)
-      .finally(() => setLoading(false));
-  }, [open, editId, message]);
+    if (editId === undefined) setValues(defaultChannelForm());
+  }, [open, editId]);
+
+  // the form starts from the channel once it is read (declared after the reset above, which runs first)
+  useEffect(() => {
+    const ch = loaded.data;
+    if (!open || !ch) return;
+    setValues(channelToForm(ch));
+    setLoadedType(ch.type);
+    const info = ch.channel_info ?? null;
+    setLoadedInfo(info);
+    if (info?.is_multi_key)
+      setMulti((m) => ({ ...m, mkMode: (info.multi_key_mode === 'polling' ? 'polling' : 'random') as MultiKeyMode }));
+  }, [open, loaded.data]);
 
   const defaultsForType = (type: number): string[] => entryOf(catalogue, type)?.models ?? [];
 
@@ -123,32 +127,51 @@ export default function ChannelDrawer(props: {
     }
   };
 
+  /** The upstream's models: a saved channel's by its id, else those the typed key and base URL list. */
+  const upstream = useMutation({
+    mutationFn: (typed?: { base_url: string; type: number; key: string }) =>
+      typed
+        ? api.post<string[]>('/api/channel/fetch_models', typed)
+        : api.get<string[]>(`/api/channel/fetch_models/${editId}`),
+  });
+  const fetching = upstream.isPending;
+
   const fetchUpstream = async () => {
-    let res;
-    setFetching(true);
+    if (!isEdit && values.key.trim() === '') {
+      message.error(t('err.fetchKey'));
+      return;
+    }
     try {
-      if (isEdit) res = await api.get<string[]>(`/api/channel/fetch_models/${editId}`);
-      else {
-        if (values.key.trim() === '') {
-          message.error(t('err.fetchKey'));
-          return;
-        }
-        res = await api.post<string[]>('/api/channel/fetch_models', {
-          base_url: normalizeBaseUrl(values.base_url),
-          type: values.type,
-          key: values.key.split('\n')[0]?.trim() ?? '',
-        });
-      }
+      const res = await upstream.mutateAsync(
+        isEdit
+          ? undefined
+          : {
+              base_url: normalizeBaseUrl(values.base_url),
+              type: values.type,
+              key: values.key.split('\n')[0]?.trim() ?? '',
+            },
+      );
       if (res.success) {
         set('models', mergeModels(values.models, res.data ?? []));
         message.success(t('msg.fetchOk'));
       } else message.error(res.message || t('err.fetchFailed'));
     } catch {
       message.error(t('err.fetchFailed'));
-    } finally {
-      setFetching(false);
     }
   };
+
+  // the server's check of the typed fields, then the save; a save reloads the channel lists
+  const checkFields = useMutation({
+    mutationFn: (body: Record<string, unknown>) =>
+      api.post<{ field?: RefusedField } | undefined>('/api/channel/check', body),
+  });
+  const save = useMutation({
+    mutationFn: (v: { edit: boolean; body: unknown }) =>
+      v.edit ? api.put('/api/channel/', v.body) : api.post('/api/channel/', v.body),
+    onSuccess: (res) => {
+      if (res.success) void qc.invalidateQueries({ queryKey: CHANNELS_KEY });
+    },
+  });
 
   const submit = async () => {
     if (submittingRef.current) {
@@ -166,7 +189,7 @@ export default function ChannelDrawer(props: {
       // the provider's rules for its fields are the server's (the same a save applies): asked before saving, so the
       // refusal shows (and the field it names is marked) before anything is written
       const { type, key, base_url, other } = check.payload;
-      const verdict = await api.post<{ field?: RefusedField } | undefined>('/api/channel/check', {
+      const verdict = await checkFields.mutateAsync({
         type,
         key,
         base_url,
@@ -188,12 +211,14 @@ export default function ChannelDrawer(props: {
         });
         if (!go) return;
       }
-      const res = isEdit
-        ? await api.put(
-            '/api/channel/',
-            loadedInfo?.is_multi_key ? multiKeyEdit(check.payload, multi.mkMode, multi.keyMode) : check.payload,
-          )
-        : await api.post('/api/channel/', createBody(check.payload, multi.addMode, multi.mkMode));
+      const res = await save.mutateAsync(
+        isEdit
+          ? {
+              edit: true,
+              body: loadedInfo?.is_multi_key ? multiKeyEdit(check.payload, multi.mkMode, multi.keyMode) : check.payload,
+            }
+          : { edit: false, body: createBody(check.payload, multi.addMode, multi.mkMode) },
+      );
       if (res.success) {
         message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
         onSaved();
@@ -249,7 +274,7 @@ export default function ChannelDrawer(props: {
         </Space>
       }
     >
-      <Spin spinning={loading}>
+      <Spin spinning={loaded.isFetching}>
         <Form layout="vertical" data-testid="channel-form">
           <Form.Item label={t('form.type')}>
             <Select
@@ -384,80 +409,7 @@ export default function ChannelDrawer(props: {
               </Button>
             </Space.Compact>
           </Form.Item>
-          <Form.Item label={t('form.mapping')} extra={t('form.mappingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 2, maxRows: 8 }}
-              value={values.model_mapping}
-              onChange={(e) => set('model_mapping', e.target.value)}
-              placeholder={'{\n  "gpt-3.5-turbo": "gpt-3.5-turbo-0125"\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.statusMapping')} extra={t('form.statusMappingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.status_code_mapping}
-              onChange={(e) => set('status_code_mapping', e.target.value)}
-              placeholder={'{\n  "400": "500"\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.paramOverride')} extra={t('form.paramOverrideHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.param_override}
-              onChange={(e) => set('param_override', e.target.value)}
-              placeholder={'{\n  "temperature": 0\n}'}
-            />
-          </Form.Item>
-          <Form.Item label={t('form.setting')} extra={t('form.settingHint')}>
-            <Input.TextArea
-              autoSize={{ minRows: 1, maxRows: 6 }}
-              value={values.setting}
-              onChange={(e) => set('setting', e.target.value)}
-              placeholder={'{\n  "thinking_to_content": true\n}'}
-              name="setting"
-            />
-          </Form.Item>
-          <Form.Item label={t('form.maxInputTokens')} extra={t('form.maxInputTokensHint')}>
-            <InputNumber
-              value={values.max_input_tokens as number}
-              min={0}
-              precision={0}
-              style={{ width: 200 }}
-              onChange={(v) => set('max_input_tokens', v ?? 0)}
-              name="max_input_tokens"
-            />
-          </Form.Item>
-          <Form.Item label={t('form.testModel')}>
-            <Input
-              value={values.test_model}
-              onChange={(e) => set('test_model', e.target.value)}
-              placeholder={t('form.testModelPh')}
-            />
-          </Form.Item>
-          <Space size="large" wrap>
-            <Form.Item label={t('form.autoBan')}>
-              <Switch checked={values.auto_ban} onChange={(v) => set('auto_ban', v)} />
-            </Form.Item>
-            <Form.Item label={t('col.priority')}>
-              <InputNumber
-                value={values.priority as number}
-                min={-999}
-                precision={0}
-                onChange={(v) => set('priority', v ?? 0)}
-              />
-            </Form.Item>
-            <Form.Item label={t('col.weight')}>
-              <InputNumber
-                value={values.weight as number}
-                min={0}
-                precision={0}
-                onChange={(v) => set('weight', v ?? 0)}
-              />
-            </Form.Item>
-          </Space>
-          <Form.Item label={t('col.tag')}>
-            <Input value={values.tag} onChange={(e) => set('tag', e.target.value)} placeholder={t('form.tagPh')} />
-          </Form.Item>
+          <ChannelAdvancedFields values={values} set={set} />
         </Form>
       </Spin>
     </Drawer>

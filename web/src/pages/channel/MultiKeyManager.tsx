@@ -2,7 +2,8 @@
 // reason and time it was disabled, paged and filtered by the server; enable, disable, test (GET
 // /api/channel/test/:id?key_index=) or delete one key; enable or disable them all; delete the automatically disabled
 // ones. Keys are shown as the server's preview, never whole.
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { App as AntApp, Button, Modal, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
@@ -11,6 +12,7 @@ import { api } from '../../lib/api.js';
 import { timestamp2string } from '../../lib/render.js';
 import { KEY_STATUS, keyStatusTag, type KeyStatusPage, type KeyStatusRow } from './multi-key.js';
 import type { Channel } from './logic.js';
+import { CHANNEL_KEYS_KEY } from './queries.js';
 import './i18n.js';
 
 const NS = 'channel';
@@ -21,17 +23,22 @@ export default function MultiKeyManager(props: { channel: Channel | null; onClos
   const { channel, onClose, onChanged } = props;
   const { t } = useTranslation(NS);
   const { message } = AntApp.useApp();
+  const qc = useQueryClient();
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState<number | undefined>();
-  const [data, setData] = useState<KeyStatusPage | null>(null);
-  const [loading, setLoading] = useState(false);
-  const [testing, setTesting] = useState<number | null>(null);
   const id = channel?.id;
 
-  const load = useCallback(async () => {
-    if (id === undefined) return;
-    setLoading(true);
-    try {
+  // a closed manager starts from the first page, unfiltered, when it opens again
+  useEffect(() => {
+    if (id !== undefined) return;
+    setPage(1);
+    setStatus(undefined);
+  }, [id]);
+
+  const keys = useQuery({
+    queryKey: [...CHANNEL_KEYS_KEY, id, page, status],
+    enabled: id !== undefined,
+    queryFn: async () => {
       const res = await api.post<KeyStatusPage>(MANAGE, {
         channel_id: id,
         action: 'get_key_status',
@@ -39,50 +46,46 @@ export default function MultiKeyManager(props: { channel: Channel | null; onClos
         page_size: PAGE_SIZE,
         ...(status === undefined ? {} : { status }),
       });
-      if (res.success && res.data) setData(res.data);
-      else message.error(res.message);
-    } finally {
-      setLoading(false);
-    }
-  }, [id, page, status, message]);
-
-  useEffect(() => {
-    if (id === undefined) {
-      setData(null);
-      setPage(1);
-      setStatus(undefined);
-      return;
-    }
-    quiet(load());
-  }, [id, load]);
+      if (!res.success || !res.data) {
+        message.error(res.message);
+        throw new Error(res.message);
+      }
+      return res.data;
+    },
+  });
+  const data = id === undefined ? null : (keys.data ?? null);
 
   /** One manage action; its answer is the toast, then the list and the channel page are read again. */
-  const act = async (action: string, keyIndex?: number) => {
-    const res = await api.post(MANAGE, {
-      channel_id: id,
-      action,
-      ...(keyIndex === undefined ? {} : { key_index: keyIndex }),
-    });
-    if (res.success) message.success(res.message || t('msg.done'));
-    else message.error(res.message);
-    await load();
-    onChanged();
-  };
+  const manage = useMutation({
+    mutationFn: (v: { action: string; keyIndex?: number }) =>
+      api.post(MANAGE, {
+        channel_id: id,
+        action: v.action,
+        ...(v.keyIndex === undefined ? {} : { key_index: v.keyIndex }),
+      }),
+    onSuccess: async (res) => {
+      if (res.success) message.success(res.message || t('msg.done'));
+      else message.error(res.message);
+      await qc.invalidateQueries({ queryKey: CHANNEL_KEYS_KEY });
+      onChanged();
+    },
+  });
+  const act = (action: string, keyIndex?: number) => manage.mutateAsync({ action, keyIndex });
 
-  const testKey = async (index: number) => {
-    setTesting(index);
-    try {
-      const res = (await api.get(`/api/channel/test/${id}`, { key_index: index })) as {
+  const test = useMutation({
+    mutationFn: (index: number) =>
+      api.get(`/api/channel/test/${id}`, { key_index: index }) as Promise<{
         success: boolean;
         message: string;
         time?: number;
-      };
+      }>,
+    onSuccess: (res, index) => {
       if (res.success) message.success(t('mk.testOk', { index, time: (res.time ?? 0).toFixed(2) }));
       else message.error(res.message);
-    } finally {
-      setTesting(null);
-    }
-  };
+    },
+  });
+  const testing = test.isPending ? test.variables : null;
+  const testKey = (index: number) => test.mutateAsync(index);
 
   const columns: ColumnsType<KeyStatusRow> = [
     { key: 'index', title: t('mk.col.index'), dataIndex: 'index', width: 70 },
@@ -209,7 +212,7 @@ export default function MultiKeyManager(props: { channel: Channel | null; onClos
       <Table<KeyStatusRow>
         size="small"
         rowKey="index"
-        loading={loading}
+        loading={keys.isFetching}
         columns={columns}
         dataSource={data?.keys ?? []}
         scroll={{ x: 'max-content' }}

@@ -1,10 +1,12 @@
 // Tag edit dialog (spec §5 Tag edit): every field optional; a blank new tag dissolves the tag.
 import { useEffect, useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Form, Input, InputNumber, Modal, Select } from 'antd';
 import { quiet } from '../../components/quiet.js';
 import { api, failureText } from '../../lib/api.js';
 import { buildTagEditPayload, type TagEditValues } from './logic.js';
+import { CHANNELS_KEY, useEnabledModels } from './queries.js';
 
 const empty = (tag: string): TagEditValues => ({
   new_tag: tag,
@@ -24,18 +26,24 @@ export default function TagEditModal(props: {
   const { tag, groups, onClose, onSaved } = props;
   const { t } = useTranslation('channel');
   const { message } = AntApp.useApp();
+  const qc = useQueryClient();
   const [values, setValues] = useState<TagEditValues>(empty(''));
-  const [saving, setSaving] = useState(false);
-  const [models, setModels] = useState<string[]>([]);
+  const models = useEnabledModels(tag !== null).data ?? [];
 
   useEffect(() => {
-    if (tag === null) return;
-    setValues(empty(tag));
-    void api
-      .get<string[]>('/api/channel/models_enabled')
-      .then((r) => r.success && setModels(r.data ?? []))
-      .catch(() => undefined);
+    if (tag !== null) setValues(empty(tag));
   }, [tag]);
+
+  /** A refusal is toasted and keeps the dialog; a success closes it and reloads the channels. */
+  const save = useMutation({
+    mutationFn: (payload: unknown) => api.put('/api/channel/tag', payload),
+    onSuccess: async (res) => {
+      if (!res.success) return void message.error(failureText(res, 'error.updateFailed'));
+      message.success(t('msg.updated'));
+      onSaved();
+      await qc.invalidateQueries({ queryKey: CHANNELS_KEY });
+    },
+  });
 
   const set = <K extends keyof TagEditValues>(k: K, v: TagEditValues[K]) => setValues((s) => ({ ...s, [k]: v }));
 
@@ -46,18 +54,8 @@ export default function TagEditModal(props: {
       message.warning(t(check.error));
       return;
     }
-    setSaving(true);
-    try {
-      const res = await api.put('/api/channel/tag', check.payload);
-      if (res.success) {
-        message.success(t('msg.updated'));
-        onSaved();
-      } else message.error(failureText(res, 'error.updateFailed'));
-    } catch {
-      /* toasted */
-    } finally {
-      setSaving(false);
-    }
+    // a failed request was toasted by the api client
+    await save.mutateAsync(check.payload).catch(() => undefined);
   };
 
   return (
@@ -66,7 +64,7 @@ export default function TagEditModal(props: {
       title={t('tagEdit.title', { tag: tag ?? '' })}
       onCancel={onClose}
       onOk={() => quiet(submit())}
-      confirmLoading={saving}
+      confirmLoading={save.isPending}
       okText={t('action.submit')}
       cancelText={t('action.cancel')}
       destroyOnHidden

@@ -41,6 +41,7 @@ registerBundle(
     'action.testAll': ['测试所有通道', 'Test all channels'],
     'action.updateAllBalances': ['更新所有已启用通道余额', 'Update balances of all enabled channels'],
     'action.fixAbilities': ['修复数据库一致性', 'Fix database consistency'],
+    'action.more': ['更多操作', 'More actions'],
     'action.copy': ['复制', 'Copy'],
     'action.test': ['测试', 'Test'],
     'action.enable': ['启用', 'Enable'],
