@@ -69,6 +69,29 @@ function narrow<T extends 'midjourneys' | 'tasks', Q extends SelectQueryBuilder<
   return r as Q;
 }
 
+/** For an admin's page, the user and channel names of its rows (two lookups); none for a user's own page. */
+async function ownerNames(
+  ctx: AppContext,
+  rows: Array<{ user_id: unknown; channel_id: unknown }>,
+  admin: boolean,
+): Promise<{ users: Map<number, string> | null; channels: Map<number, string> | null }> {
+  if (!admin) return { users: null, channels: null };
+  return {
+    users: await names(
+      ctx,
+      'users',
+      'username',
+      rows.map((r) => Number(r.user_id)),
+    ),
+    channels: await names(
+      ctx,
+      'channels',
+      'name',
+      rows.map((r) => Number(r.channel_id)),
+    ),
+  };
+}
+
 async function names(
   ctx: AppContext,
   table: 'users' | 'channels',
@@ -148,22 +171,7 @@ export async function queryMidjourneys(
   // through the channel's proxy, instead of the upstream's own URL
   const forward = ctx.options.bool('MjForwardUrlEnabled');
   const server = ctx.options.get('ServerAddress').replace(/\/+$/, '');
-  const users = admin
-    ? await names(
-        ctx,
-        'users',
-        'username',
-        rows.map((r) => Number(r.user_id)),
-      )
-    : null;
-  const channels = admin
-    ? await names(
-        ctx,
-        'channels',
-        'name',
-        rows.map((r) => Number(r.channel_id)),
-      )
-    : null;
+  const { users, channels } = await ownerNames(ctx, rows, admin);
   const items = rows.map((r) => {
     const view: MidjourneyView = { ...(r as MidjourneyView) };
     for (const k of ['id', 'code', 'user_id', 'submit_time', 'start_time', 'finish_time', 'channel_id', 'quota'])
@@ -229,22 +237,7 @@ export async function queryTasks(
     .limit(pageSize)
     .offset((page - 1) * pageSize)
     .execute();
-  const users = admin
-    ? await names(
-        ctx,
-        'users',
-        'username',
-        rows.map((r) => Number(r.user_id)),
-      )
-    : null;
-  const channels = admin
-    ? await names(
-        ctx,
-        'channels',
-        'name',
-        rows.map((r) => Number(r.channel_id)),
-      )
-    : null;
+  const { users, channels } = await ownerNames(ctx, rows, admin);
   const items = rows.map((r): TaskView => {
     const view: TaskView = {
       id: Number(r.id),
