@@ -132,7 +132,7 @@ describe('console', () => {
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
 
     await page.getByTestId('language-menu').hover();
-    await page.getByRole('menuitem', { name: '中文' }).click();
+    await page.getByRole('menuitem', { name: '简体中文' }).click();
     // exact: the sidebar group text ('兑换码管理用户管理') contains the words too.
     await page.getByText('管理用户', { exact: true }).waitFor();
     await page.getByTestId('theme-switch').click();

@@ -1,16 +1,16 @@
-// Providers around the router: i18n-aware antd ConfigProvider (light/dark algorithm, zh_CN/en_US locale),
+// Providers around the router: i18n-aware antd ConfigProvider (light/dark algorithm, the language's antd locale),
 // TanStack Query, status, user and theme contexts. FeedbackBridge hands antd's context-aware message/notification/
 // modal to lib/feedback.ts, so toasts follow the theme and locale.
 import { useMemo, type ReactNode } from 'react';
 import { App as AntApp, ConfigProvider, theme } from 'antd';
-import zhCN from 'antd/locale/zh_CN';
-import enUS from 'antd/locale/en_US';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { StatusProvider } from './context/status.js';
 import { UserProvider } from './context/user.js';
 import { ThemeProvider, useTheme } from './context/theme.js';
 import { FeedbackBridge } from './lib/feedback.js';
+import { antdLocale } from './i18n/antd-locale.js';
+import { languageOf } from './i18n/languages.js';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } },
@@ -19,7 +19,7 @@ const queryClient = new QueryClient({
 function ThemedConfig({ children }: { children: ReactNode }) {
   const { mode } = useTheme();
   const { i18n } = useTranslation();
-  const locale = i18n.language?.startsWith('en') ? enUS : zhCN;
+  const locale = antdLocale(languageOf(i18n.language) ?? 'zh');
   const themeConfig = useMemo(
     () => ({ algorithm: mode === 'dark' ? theme.darkAlgorithm : theme.defaultAlgorithm }),
     [mode],

@@ -9,6 +9,8 @@ import { Link, useLocation, useNavigate } from 'react-router';
 import { useStatus } from '../context/status.js';
 import { useUser } from '../context/user.js';
 import { useTheme } from '../context/theme.js';
+import { LANGUAGE_NAMES, LANGUAGE_TAGS, OFFERED_LANGUAGES, setLanguage, type Language } from '../i18n/index.js';
+import { languageOf } from '../i18n/languages.js';
 import MobileNav from './nav/MobileNav.js';
 import { selectedNavKey } from './nav/navGroups.js';
 import { useSiteLinks } from './nav/siteLinks.js';
@@ -41,10 +43,12 @@ export default function HeaderBar() {
     navigate('/login');
   };
 
-  const langItems: MenuProps['items'] = [
-    { key: 'zh', label: t('lang.zh') },
-    { key: 'en', label: t('lang.en') },
-  ];
+  // each language named in its own script, with its tag so screen readers say it right
+  const langItems: MenuProps['items'] = OFFERED_LANGUAGES.map((l) => ({
+    key: l,
+    label: <span lang={LANGUAGE_TAGS[l]}>{LANGUAGE_NAMES[l]}</span>,
+    'data-testid': `language-${l}`,
+  }));
   const userItems: MenuProps['items'] = [
     { key: 'personal', icon: <SettingOutlined />, label: t('nav.personal') },
     { key: 'logout', icon: <LogoutOutlined />, label: t('nav.logout') },
@@ -96,9 +100,10 @@ export default function HeaderBar() {
           menu={{
             items: langItems,
             selectable: true,
-            selectedKeys: [i18n.language?.startsWith('en') ? 'en' : 'zh'],
-            onClick: ({ key }) => void i18n.changeLanguage(key),
+            selectedKeys: [languageOf(i18n.language) ?? 'zh'],
+            onClick: ({ key }) => void setLanguage(key as Language),
           }}
+          trigger={isMobile ? ['click'] : ['hover', 'click']}
         >
           <Button
             type="text"

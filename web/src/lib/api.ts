@@ -2,7 +2,7 @@
 // the stored user on every call (so a fresh login needs no client rebuild), generic error toasts, 401 → login.
 // Envelope messages are shown in the console's language (translateServerMessage: new-api's Chinese texts in English).
 import { message } from './feedback.js';
-import i18n, { currentLanguage } from '../i18n/index.js';
+import i18n, { currentLanguage, localeTag } from '../i18n/index.js';
 import { translateServerMessage } from '../i18n/server-message.js';
 
 export interface Envelope<T> {
@@ -28,8 +28,9 @@ function headers(extra?: HeadersInit): Headers {
   const h = new Headers(extra);
   h.set('New-Api-User', String(storedUserId()));
   h.set('Cache-Control', 'no-store');
-  // the relay (the playground's /pg calls) answers its errors in the console's language
-  if (!h.has('Accept-Language')) h.set('Accept-Language', currentLanguage() === 'en' ? 'en' : 'zh-CN');
+  // the relay (the playground's /pg calls) answers its errors in Chinese or English: Chinese for a Chinese console
+  // (zh-TW reads it through its `_server` table), English for the others
+  if (!h.has('Accept-Language')) h.set('Accept-Language', currentLanguage().startsWith('zh') ? localeTag() : 'en');
   return h;
 }
 

@@ -1,5 +1,8 @@
 // Display helpers shared by every page. Quota settings come from the values StatusProvider caches in localStorage
-// (new-api-compat.md §11.3), so these helpers work outside React too.
+// (new-api-compat.md §11.3), so these helpers work outside React too. Amounts, numbers and times follow the
+// console's language through Intl; Chinese and English keep new-api's own number and time forms (`12.3k`,
+// `2024-01-05 07:08:09`), which its users know.
+import { currentLanguage, localeTag } from '../i18n/index.js';
 
 const DEFAULT_QUOTA_PER_UNIT = 500000;
 
@@ -14,12 +17,48 @@ export function displayInCurrency(): boolean {
   return v === null ? true : v === 'true';
 }
 
+/** new-api's two languages keep its number and time forms; the others take their locale's. */
+const keepsNewApiForms = () => {
+  const lng = currentLanguage();
+  return lng === 'zh' || lng === 'en';
+};
+
+const formats = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+
+/** One formatter per tag and options (tables format many cells; building one is the slow part). */
+function cached<F extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: (tag: string) => F): F {
+  const tag = localeTag();
+  let f = formats.get(`${tag}|${key}`) as F | undefined;
+  if (!f) {
+    f = make(tag);
+    formats.set(`${tag}|${key}`, f);
+  }
+  return f;
+}
+
+/**
+ * Dollars in the language's currency form: `$1.00` (zh, en, ja), `1,00 $` (fr, ru, vi), with `digits` decimals
+ * (at least `minimumDigits`: the pricing table drops trailing zeros).
+ */
+export function formatDollars(dollars: number, digits = 2, minimumDigits = digits): string {
+  const f = cached(
+    `usd${minimumDigits}-${digits}`,
+    (tag) =>
+      new Intl.NumberFormat(tag, {
+        style: 'currency',
+        currency: 'USD',
+        // `$` rather than zh-CN's `US$`: the amounts are new-api's dollars, shown as it shows them
+        currencyDisplay: 'narrowSymbol',
+        minimumFractionDigits: minimumDigits,
+        maximumFractionDigits: digits,
+      }),
+  );
+  return f.format(dollars);
+}
+
 /** Quota as dollars ("$1.00") when currency display is on, else the raw number. */
 export function renderQuota(quota: number, digits = 2): string {
-  if (displayInCurrency()) {
-    const dollars = quota / quotaPerUnit();
-    return `$${dollars.toFixed(digits)}`;
-  }
+  if (displayInCurrency()) return formatDollars(quota / quotaPerUnit(), digits);
   return renderNumber(quota);
 }
 
@@ -39,8 +78,16 @@ export function quotaToDollars(quota: number): number {
   return quota / quotaPerUnit();
 }
 
-/** Shortens large numbers: k from 10000, then M and B. */
+/** Shortens large numbers: k from 10000, then M and B (zh, en); the language's compact form in the others. */
 export function renderNumber(n: number): string {
+  if (!keepsNewApiForms()) {
+    const compact = Math.abs(n) >= 1e4;
+    return cached(compact ? 'compact' : 'plain', (tag) =>
+      compact
+        ? new Intl.NumberFormat(tag, { notation: 'compact', maximumFractionDigits: 1 })
+        : new Intl.NumberFormat(tag),
+    ).format(n);
+  }
   const abs = Math.abs(n);
   const trim = (v: number) => {
     const s = v.toFixed(1);
@@ -54,12 +101,20 @@ export function renderNumber(n: number): string {
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
-/** Unix seconds → local "YYYY-MM-DD HH:mm:ss". */
+/** Unix seconds → local "YYYY-MM-DD HH:mm:ss" (also the form of editable times: token expiry). */
 export function timestamp2string(sec: number): string {
   const d = new Date(sec * 1000);
   return (
     `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
     `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+  );
+}
+
+/** A time to read (tables, hints): new-api's `YYYY-MM-DD HH:mm:ss` in zh and en, the locale's date and time else. */
+export function renderTime(sec: number): string {
+  if (keepsNewApiForms()) return timestamp2string(sec);
+  return cached('time', (tag) => new Intl.DateTimeFormat(tag, { dateStyle: 'short', timeStyle: 'medium' })).format(
+    new Date(sec * 1000),
   );
 }
 

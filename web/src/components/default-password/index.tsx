@@ -6,29 +6,16 @@ import { useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
 import i18n from '../../i18n/index.js';
+import { NS } from './i18n.js';
 import { useUser } from '../../context/user.js';
 
 const KEY = 'default_password_warning';
 const DEFAULT_ROOT = { username: 'root', password: '123456' };
 const listeners = new Set<() => void>();
 
-const TEXTS = {
-  zh: {
-    title: '您正在使用默认密码！',
-    body: '请立刻修改默认密码！',
-    banner: 'root 账户仍在使用默认密码，任何人都能登录管理后台。',
-    change: '去修改密码',
-  },
-  en: {
-    title: 'You are using the default password!',
-    body: 'Change the default password right away.',
-    banner: 'The root account still uses the default password: anyone can sign in to the console.',
-    change: 'Change the password',
-  },
-};
-
 function texts() {
-  return i18n.language?.startsWith('en') ? TEXTS.en : TEXTS.zh;
+  const t = (key: string) => i18n.t(key, { ns: NS });
+  return { title: t('title'), body: t('body'), banner: t('banner'), change: t('change') };
 }
 
 function changed(): void {

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { displayInCurrency, quotaPerUnit, renderQuota } from '../../lib/render.js';
 import { asQuota, dollarsToQuota, quotaToDollarValue } from './logic.js';
 import { NS } from './i18n.js';
+import { localeTag } from '../../i18n/index.js';
 
 interface Props {
   /** in quota units */
@@ -55,7 +56,7 @@ export default function QuotaInput({ value, onChange, presets, placeholder, disa
       {field}
       {inCurrency && quota !== null ? (
         <Typography.Text type="secondary" data-testid={testId ? `${testId}-units` : undefined}>
-          {t('units', { quota: quota.toLocaleString('en-US') })}
+          {t('units', { quota: quota.toLocaleString(localeTag()) })}
         </Typography.Text>
       ) : null}
       {presets && !disabled ? (

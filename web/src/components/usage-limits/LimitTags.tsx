@@ -2,7 +2,7 @@
 // its reset time, and the per-minute rates; a limit that comes from the user or its group says so.
 import { Space, Tag, Tooltip } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { dollarDigits, quotaToDollars, renderQuota, timestamp2string } from '../../lib/render.js';
+import { dollarDigits, quotaToDollars, renderQuota, renderTime } from '../../lib/render.js';
 import type { LimitStatus } from './api.js';
 import { NS } from './i18n.js';
 import './i18n.js';
@@ -13,7 +13,7 @@ export default function LimitTags({ status }: { status: LimitStatus | undefined 
   const from = (scope: 'token' | 'user') => (scope === 'user' ? t('tag.fromUser') : '');
   const b = status.budget;
   const rolling = b?.reset === 'rolling';
-  const resets = b && (b.resetAt === null ? t('notStarted') : t('resets', { time: timestamp2string(b.resetAt) }));
+  const resets = b && (b.resetAt === null ? t('notStarted') : t('resets', { time: renderTime(b.resetAt) }));
   // used and limit in one precision, enough for the limit ("$0.00 / $0.00011" read as nothing allowed)
   const digits = b ? dollarDigits(quotaToDollars(b.limit)) : 2;
   return (

@@ -9,7 +9,7 @@ import { App as AntApp, Button, Modal, Popconfirm, Select, Space, Table, Tag, Ty
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { timestamp2string } from '../../lib/render.js';
+import { renderTime } from '../../lib/render.js';
 import { KEY_STATUS, keyStatusTag, type KeyStatusPage, type KeyStatusRow } from './multi-key.js';
 import type { Channel } from './logic.js';
 import { CHANNEL_KEYS_KEY } from './queries.js';
@@ -114,7 +114,7 @@ export default function MultiKeyManager(props: { channel: Channel | null; onClos
     {
       key: 'time',
       title: t('mk.col.time'),
-      render: (_, k) => (k.disabled_time ? timestamp2string(k.disabled_time) : null),
+      render: (_, k) => (k.disabled_time ? renderTime(k.disabled_time) : null),
     },
     {
       key: 'actions',

@@ -4,7 +4,7 @@ import { Button, InputNumber, Popconfirm, Space, Tag, Tooltip, Typography } from
 import type { ColumnsType } from 'antd/es/table';
 import type { TFunction } from 'i18next';
 import { quiet } from '../../components/quiet.js';
-import { renderGroupColor, timestamp2string } from '../../lib/render.js';
+import { renderGroupColor, renderTime } from '../../lib/render.js';
 import { entryOf, type ChannelTypeEntry } from './catalogue.js';
 import { parseStatusInfo, responseTimeColor, splitList, type Channel, type ChannelRow, type TagRow } from './logic.js';
 import { isMultiKey } from './multi-key.js';
@@ -61,7 +61,7 @@ export function channelColumns(c: ColumnContext): ChannelColumn[] {
         const tip = (
           <div>
             <div>{t('status.reason', { reason: info.reason ?? '-' })}</div>
-            <div>{t('status.time', { time: info.time ? timestamp2string(info.time) : '-' })}</div>
+            <div>{t('status.time', { time: info.time ? renderTime(info.time) : '-' })}</div>
           </div>
         );
         return (

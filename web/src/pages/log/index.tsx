@@ -23,7 +23,7 @@ import {
 } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { api } from '../../lib/api.js';
-import { renderGroupColor, renderNumber, renderQuota, renderQuotaSum, timestamp2string } from '../../lib/render.js';
+import { renderGroupColor, renderNumber, renderQuota, renderQuotaSum, renderTime } from '../../lib/render.js';
 import { getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import { ColumnSettings, useColumnVisibility } from '../../components/ColumnSettings.js';
@@ -190,7 +190,7 @@ export default function LogPage() {
   const typeLabel = (type: number) => t(`type.${type}`, { defaultValue: t('type.unknown') });
 
   const allColumns: (ColumnsType<LogRow>[number] & { key: string })[] = [
-    { key: 'time', title: t('col.time'), render: (_, r) => timestamp2string(r.created_at) },
+    { key: 'time', title: t('col.time'), render: (_, r) => renderTime(r.created_at) },
     {
       key: 'channel',
       title: t('col.channel'),

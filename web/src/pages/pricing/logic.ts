@@ -1,5 +1,6 @@
 // Pure helpers of the public pricing page (spec §2 Pricing page, §9 Pricing formulas): price per 1M tokens,
 // group ratio lookup, availability, ordering and the model-name search.
+import { formatDollars } from '../../lib/render.js';
 
 export interface PricingRow {
   model_name: string;
@@ -63,7 +64,10 @@ export interface AmountDisplay {
 
 /** A dollar amount as "$0.15", or as quota units (dollars × quota per unit) when currency display is off. */
 export function formatAmount(dollars: number, display: AmountDisplay): { text: string; unit: 'currency' | 'quota' } {
-  if (display.inCurrency) return { text: `$${trimNumber(dollars)}`, unit: 'currency' };
+  if (display.inCurrency) {
+    const text = Number.isFinite(dollars) ? formatDollars(dollars, 6, 0) : '-';
+    return { text, unit: 'currency' };
+  }
   return { text: trimNumber(dollars * display.quotaPerUnit, 2), unit: 'quota' };
 }
 

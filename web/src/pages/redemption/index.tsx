@@ -7,7 +7,7 @@ import { App as AntApp, Button, Card, Input, Modal, Popconfirm, Space, Table, Ta
 import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
 import { api } from '../../lib/api.js';
-import { renderQuota, timestamp2string } from '../../lib/render.js';
+import { renderQuota, renderTime } from '../../lib/render.js';
 import { copyText, getPageSize, PAGE_SIZE_OPTIONS, setPageSize as storePageSize } from '../../lib/storage.js';
 import './i18n.js';
 import {
@@ -115,12 +115,12 @@ export default function RedemptionPageView() {
       render: (_, r) => <span data-testid={`redemption-status-${r.id}`}>{statusTag(r.status)}</span>,
     },
     { key: 'quota', title: t('col.quota'), render: (_, r) => renderQuota(r.quota) },
-    { key: 'created', title: t('col.created'), render: (_, r) => timestamp2string(r.created_time) },
+    { key: 'created', title: t('col.created'), render: (_, r) => renderTime(r.created_time) },
     { key: 'usedBy', title: t('col.usedBy'), render: (_, r) => (r.used_user_id ? r.used_user_id : t('col.none')) },
     {
       key: 'redeemed',
       title: t('col.redeemed'),
-      render: (_, r) => (r.redeemed_time ? timestamp2string(r.redeemed_time) : '-'),
+      render: (_, r) => (r.redeemed_time ? renderTime(r.redeemed_time) : '-'),
     },
     {
       key: 'actions',

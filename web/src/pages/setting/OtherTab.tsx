@@ -2,7 +2,7 @@
 import { Card, Descriptions } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useStatus } from '../../context/status.js';
-import { timestamp2string } from '../../lib/render.js';
+import { renderTime } from '../../lib/render.js';
 import type { Options } from './logic.js';
 import { BRANDING_FIELDS, NOTICE_FIELDS } from './fields.js';
 import OptionSection from './OptionSection.js';
@@ -29,7 +29,7 @@ export default function OtherTab({ options }: { options: Options }) {
               <Descriptions column={1} size="small">
                 <Descriptions.Item label={t('info.version')}>{status.version || '-'}</Descriptions.Item>
                 <Descriptions.Item label={t('info.startTime')}>
-                  {status.start_time ? timestamp2string(status.start_time) : '-'}
+                  {status.start_time ? renderTime(status.start_time) : '-'}
                 </Descriptions.Item>
               </Descriptions>
             </Card>

@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import type { TFunction } from 'i18next';
 import { Button, Image, Progress, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { renderQuota, timestamp2string } from '../../lib/render.js';
+import { renderQuota, renderTime } from '../../lib/render.js';
 import {
   durationColor,
   durationSeconds,
@@ -19,7 +19,7 @@ import {
 export type ShowText = (title: string, text: string) => void;
 
 const seconds = (ms: number, unit: 'ms' | 's') => (unit === 'ms' ? Math.floor(ms / 1000) : ms);
-const time = (v: number, unit: 'ms' | 's') => (v ? timestamp2string(seconds(v, unit)) : '-');
+const time = (v: number, unit: 'ms' | 's') => (v ? renderTime(seconds(v, unit)) : '-');
 
 function durationTag(t: TFunction, submit: number, finish: number, unit: 'ms' | 's', id: string): ReactNode {
   const secs = durationSeconds(submit, finish, unit);

@@ -23,7 +23,7 @@ import type { ColumnsType } from 'antd/es/table';
 import { quiet } from '../../components/quiet.js';
 import { ZeroBasedPager } from '../../components/ZeroBasedPager.js';
 import { api } from '../../lib/api.js';
-import { renderGroupColor, renderQuota, timestamp2string } from '../../lib/render.js';
+import { renderGroupColor, renderQuota, renderTime } from '../../lib/render.js';
 import { copyText, getPageSize } from '../../lib/storage.js';
 import './i18n.js';
 import { canToggleStatus, fullKey, maskKey, TOKENS_KEY, type Token } from './logic.js';
@@ -160,11 +160,11 @@ export default function TokenPage() {
       render: (_, tok) =>
         tok.group ? <Tag color={renderGroupColor(tok.group)}>{tok.group}</Tag> : t('form.groupUser'),
     },
-    { key: 'created', title: t('col.created'), render: (_, tok) => timestamp2string(tok.created_time) },
+    { key: 'created', title: t('col.created'), render: (_, tok) => renderTime(tok.created_time) },
     {
       key: 'expiry',
       title: t('col.expiry'),
-      render: (_, tok) => (tok.expired_time === -1 ? t('col.never') : timestamp2string(tok.expired_time)),
+      render: (_, tok) => (tok.expired_time === -1 ? t('col.never') : renderTime(tok.expired_time)),
     },
     {
       key: 'key',

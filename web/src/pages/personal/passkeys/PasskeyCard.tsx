@@ -17,8 +17,9 @@ import {
   removePasskeyMutation,
 } from './api.js';
 import { NS } from './i18n.js';
+import { localeTag } from '../../../i18n/index.js';
 
-const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString() : '');
+const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(localeTag()) : '');
 
 export default function PasskeyCard() {
   const { t } = useTranslation(NS);
