@@ -17,9 +17,10 @@ import {
   removePasskeyMutation,
 } from './api.js';
 import { NS } from './i18n.js';
-import { localeTag } from '../../../i18n/index.js';
+import { renderTime } from '../../../lib/render.js';
 
-const when = (iso: string | null): string => (iso ? new Date(iso).toLocaleString(localeTag()) : '');
+// in the console's language's form, as every other time it shows
+const when = (iso: string | null): string => (iso ? renderTime(Date.parse(iso) / 1000) : '');
 
 export default function PasskeyCard() {
   const { t } = useTranslation(NS);

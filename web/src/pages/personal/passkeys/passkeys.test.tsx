@@ -7,6 +7,7 @@ import { recordFetch, renderWithApp } from '../../../test/harness.js';
 import Login from '../../auth/Login.js';
 import PasskeyCard from './PasskeyCard.js';
 import { passkeyIpHost } from './api.js';
+import { timestamp2string } from '../../../lib/render.js';
 
 const webauthn = vi.hoisted(() => ({
   browserSupportsWebAuthn: vi.fn(() => true),
@@ -129,7 +130,9 @@ describe('passkey card', () => {
     expect(screen.getByText('Key')).toBeTruthy();
     expect(screen.getByText('已同步')).toBeTruthy();
     expect(screen.getByText('从未使用')).toBeTruthy();
-    expect(screen.getByText(`上次使用 ${new Date(LIST.passkeys[0].last_used_at!).toLocaleString()}`)).toBeTruthy();
+    expect(
+      screen.getByText(`上次使用 ${timestamp2string(Date.parse(LIST.passkeys[0].last_used_at!) / 1000)}`),
+    ).toBeTruthy();
   });
 
   it('adds a passkey of this device under the name typed', async () => {
