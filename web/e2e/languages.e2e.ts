@@ -128,8 +128,9 @@ describe('the console in each language on a phone', () => {
     await page.goto(`${BASE_URL}/topup`);
     await page.getByTestId('topup-page').getByText(texts.wallet, { exact: true }).waitFor();
     await page.getByText(texts.balance, { exact: true }).waitFor();
-    const balance = (await page.getByTestId('wallet-balance').locator('.ant-statistic-content').innerText()).trim();
-    expect(balance).toMatch(currency);
+    // '-' until the user's quota has come
+    const balance = page.getByTestId('wallet-balance').locator('.ant-statistic-content');
+    await expect.poll(async () => (await balance.innerText()).trim(), { timeout: 10_000 }).toMatch(currency);
     await expectNoRawKeyAndFits(page);
     await shot(page, `languages-${lng}-wallet`);
   });
