@@ -101,7 +101,8 @@ export default function HeaderBar() {
             items: langItems,
             selectable: true,
             selectedKeys: [languageOf(i18n.language) ?? 'zh'],
-            onClick: ({ key }) => void setLanguage(key as Language),
+            // the language's file could not be fetched: the console stays in the current one
+            onClick: ({ key }) => void setLanguage(key as Language).catch(() => message.error(t('status.loadFailed'))),
           }}
           trigger={isMobile ? ['click'] : ['hover', 'click']}
         >

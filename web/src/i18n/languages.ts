@@ -30,7 +30,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 /** Traditional Chinese: Taiwan, Hong Kong, Macau and any code naming the Hant script. */
 const TRADITIONAL = /^zh-(tw|hk|mo|hant)\b/i;
 
-/** The console language for a language code (a saved choice or one of the browser's), or undefined if none fits. */
+/**
+ * The console language for a language code (a saved choice or one of the browser's), or undefined if none fits.
+ * index.html's boot script makes the same choice for the loading state's `<html lang>` and word: change both.
+ */
 export function languageOf(code: string | null | undefined): Language | undefined {
   if (!code) return undefined;
   const lower = code.trim().toLowerCase().replace(/_/g, '-');
