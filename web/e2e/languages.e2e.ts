@@ -135,6 +135,29 @@ describe('the console in each language on a phone', () => {
     await shot(page, `languages-${lng}-wallet`);
   });
 
+  it('shows the loading state in the language, not keys, while its file is on the way', async () => {
+    const { page } = b;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // French's chunks (its texts, dayjs's French) wait until the loading state has been seen
+    await page.route(/\/assets\/fr-[^/]*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await openIn(page, 'fr', '/login');
+      await page.getByText('Chargement…').waitFor();
+      expect(await page.evaluate(() => document.documentElement.lang)).toBe('fr');
+      expect(await page.locator('input#username').count()).toBe(0);
+      release();
+      await page.getByText(textsOf('fr').login, { exact: true }).first().waitFor();
+      await expectNoRawKeyAndFits(page);
+    } finally {
+      release();
+      await page.unroute(/\/assets\/fr-[^/]*\.js$/);
+    }
+  });
+
   it('switches from the top bar menu on the phone', async () => {
     const { page } = b;
     await openIn(page, 'zh', '/login');
