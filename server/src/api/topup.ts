@@ -1,16 +1,17 @@
 // Wallet calls under /api/user: redeem a code, quote and start an EPay or Stripe top-up, their notify and webhook
-// (new-api-compat.md §3.4, §9.1, §9.2, §29), an admin's completion of a pending order, and the daily check-in
-// (services/checkin.ts).
+// (new-api-compat.md §3.4, §9.1, §9.2, §29), the top-up history and an admin's completion of a pending order
+// (services/topup-history.ts, topup.ts), and the daily check-in (services/checkin.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { ok } from '../lib/http.js';
-import { bodyOf, guarded, queryOf } from './route-helpers.js';
+import { bodyOf, guarded, pageQuery, queryOf } from './route-helpers.js';
 import { redeemCode } from '../services/redemptions.js';
 import { checkIn, checkinStatus } from '../services/checkin.js';
 import { humanCheck } from './human-check.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
 import { completeTopUpByAdmin, handleEpayNotify, requestAmount, requestPay } from '../services/topup.js';
+import { listTopUps } from '../services/topup-history.js';
 import { handleStripeWebhook, requestStripeAmount, requestStripePay } from '../services/stripe-topup.js';
 
 /** Flattens query or form fields to single strings (the first value of a repeated one). */
@@ -52,6 +53,17 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
     const me = caller(req);
     return requestPay(ctx, { id: me.id, group: me.group }, bodyOf(req), req.log);
   });
+
+  // the top-up history: the caller's own orders, or every user's for an admin (new-api's paths and page object)
+  const history = (admin: boolean) =>
+    guarded(async (req) => {
+      const q = queryOf(req);
+      const keyword = typeof q.keyword === 'string' ? q.keyword : '';
+      const userId = admin ? undefined : caller(req).id;
+      return ok(await listTopUps(ctx, { userId, keyword, ...pageQuery(q) }));
+    });
+  app.get('/api/user/topup/self', { preHandler: auth.user }, history(false));
+  app.get('/api/user/topup', { preHandler: auth.admin }, history(true));
 
   app.post(
     '/api/user/topup/complete',

@@ -14,6 +14,7 @@ export const TOPUP_PENDING = 'pending';
 export const TOPUP_SUCCESS = 'success';
 export const TOPUP_EXPIRED = 'expired';
 export const ONLINE_TOPUP_DISABLED = '管理员未开启在线充值！';
+const NOT_PENDING = '订单状态不是待支付，无法补单';
 
 /**
  * Payment endpoints answer `{message:"success"|"error", data, url?}` instead of the usual envelope (new-api-compat.md
@@ -113,8 +114,9 @@ export async function requestPay(
   const serverAddress = trimSlash(ctx.options.get('ServerAddress'));
   const callback = trimSlash(ctx.options.get('CustomCallbackAddress')) || serverAddress;
   const tradeNo = `USR${user.id}NO${randomAlnum(6)}${nowSec()}`;
+  const method = paymentType(body.payment_method);
   const { url, params } = epayPurchase(cfg, {
-    type: paymentType(body.payment_method),
+    type: method,
     tradeNo,
     name: `TUC${parseAmount(body.amount)}`,
     money: q.money.toFixed(2),
@@ -129,6 +131,7 @@ export async function requestPay(
         amount: q.units,
         money: q.money,
         trade_no: tradeNo,
+        payment_method: method,
         create_time: nowSec(),
         status: TOPUP_PENDING,
       })
@@ -209,22 +212,22 @@ export async function settleTopUp(
 }
 
 /**
- * POST /api/user/topup/complete (admin): completes a pending order by hand, as new-api's 补单. An order already
- * credited answers success without crediting again; the type-1 log row names the admin who completed it.
+ * POST /api/user/topup/complete (admin): completes a pending order by hand, as new-api's 补单. Only a pending order
+ * is completed: a second completion (or one racing a webhook that credited first) is refused, where new-api answered
+ * success, so the admin sees that this call credited nothing. The type-1 log row names the admin who completed it.
  */
 export async function completeTopUpByAdmin(ctx: AppContext, rawTradeNo: unknown, adminId: number): Promise<void> {
   const tradeNo = typeof rawTradeNo === 'string' ? rawTradeNo.trim() : '';
   if (!tradeNo) throw new UserFacingError('参数错误');
   const order = await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
   if (!order) throw new UserFacingError('充值订单不存在');
-  if (order.status === TOPUP_SUCCESS) return;
-  const credited = await settleTopUp(
-    ctx,
-    order,
-    (quota) =>
-      `管理员补单成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}，管理员ID ${adminId}`,
-  );
-  if (credited) return;
-  const now = await ctx.db.selectFrom('top_ups').select('status').where('trade_no', '=', tradeNo).executeTakeFirst();
-  if (now?.status !== TOPUP_SUCCESS) throw new UserFacingError('订单状态不是待支付，无法补单');
+  const credited =
+    order.status === TOPUP_PENDING &&
+    (await settleTopUp(
+      ctx,
+      order,
+      (quota) =>
+        `管理员补单成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}，管理员ID ${adminId}`,
+    ));
+  if (!credited) throw new UserFacingError(NOT_PENDING);
 }

@@ -83,6 +83,7 @@ await describeEachDb('Stripe top-up', (kind) => {
     expect(res.body.message, JSON.stringify(res.body)).toBe('success');
     const session = mock.sessions.at(-1)!;
     expect(res.body.data).toEqual({ pay_link: session.url });
+    expect((await order(session.client_reference_id)).payment_method).toBe('stripe');
     return session.client_reference_id;
   }
 
@@ -296,8 +297,11 @@ await describeEachDb('Stripe top-up', (kind) => {
     expect((await order(tradeNo)).status).toBe('success');
     const logs = await topupLogs(alice.id);
     expect(logs.filter((l) => l.content.startsWith('管理员补单成功')).length).toBe(1);
-    // again, and the webhook after it: still one credit
-    expect((await complete(root, tradeNo)).body).toMatchObject({ success: true });
+    // again (refused), and the webhook after it: still one credit
+    expect((await complete(root, tradeNo)).body).toMatchObject({
+      success: false,
+      message: '订单状态不是待支付，无法补单',
+    });
     const late = completed(tradeNo, 6 * UNIT_CENTS);
     expect(await webhook(late, signed(late))).toBe(200);
     expect(await quotaOf(alice.id)).toBe(before + 6 * QUOTA_PER_UNIT);
