@@ -1,6 +1,6 @@
-// Wallet calls under /api/user: redeem a code, quote and start an EPay or Stripe top-up, their notify and webhook
-// (new-api-compat.md §3.4, §9.1, §9.2, §29), the top-up history and an admin's completion of a pending order
-// (services/topup-history.ts, topup.ts), and the daily check-in (services/checkin.ts).
+// Wallet calls under /api/user: redeem a code, quote and start an EPay, Stripe or Creem top-up, their notify and
+// webhooks (new-api-compat.md §3.4, §9.1, §9.2, §29, §31), the top-up history and an admin's completion of a
+// pending order (services/topup-history.ts, topup.ts), and the daily check-in (services/checkin.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
@@ -12,6 +12,7 @@ import { humanCheck } from './human-check.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
 import { completeTopUpByAdmin, handleEpayNotify, requestAmount, requestPay } from '../services/topup.js';
 import { listTopUps } from '../services/topup-history.js';
+import { handleCreemWebhook, requestCreemPay } from '../services/creem-topup.js';
 import { handleStripeWebhook, requestStripeAmount, requestStripePay } from '../services/stripe-topup.js';
 
 /** Flattens query or form fields to single strings (the first value of a repeated one). */
@@ -82,7 +83,24 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
     return requestStripePay(ctx, { id: me.id, email: row?.email ?? '' }, bodyOf(req), req.log);
   });
 
-  // Stripe signs the exact bytes it sent: inside this scope JSON bodies stay raw Buffers for the verification.
+  // each call opens a checkout at Creem: the critical rate limit, as new-api
+  app.post('/api/user/creem/pay', { onRequest: criticalRateLimit(ctx), preHandler: auth.user }, async (req) => {
+    const me = caller(req);
+    const row = await ctx.db
+      .selectFrom('users')
+      .select(['email', 'username'])
+      .where('id', '=', me.id)
+      .executeTakeFirst();
+    return requestCreemPay(
+      ctx,
+      { id: me.id, email: row?.email ?? '', username: row?.username ?? '' },
+      bodyOf(req),
+      req.log,
+    );
+  });
+
+  // Stripe and Creem sign the exact bytes they sent: inside this scope JSON bodies stay raw Buffers for the
+  // verification.
   await app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -95,6 +113,12 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
         typeof signature === 'string' ? signature : undefined,
         req.log,
       );
+      return reply.code(status).send();
+    });
+    scope.post('/api/creem/webhook', async (req, reply) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const signature = req.headers['creem-signature'];
+      const status = await handleCreemWebhook(ctx, raw, typeof signature === 'string' ? signature : undefined, req.log);
       return reply.code(status).send();
     });
   });

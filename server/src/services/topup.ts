@@ -177,17 +177,29 @@ export async function handleEpayNotify(
   return 'success';
 }
 
+type TopUpOrder = { trade_no: string; user_id: number; amount: number; payment_method: string };
+
+/**
+ * The quota an order credits: a Creem order's amount is its product's quota (as new-api stores it), every other
+ * order's amount is whole units of `QuotaPerUnit`. (new-api's manual completion multiplied a Creem order's quota by
+ * QuotaPerUnit again.)
+ */
+export function orderQuota(ctx: AppContext, order: TopUpOrder): number {
+  if (order.payment_method === 'creem') return Math.round(Number(order.amount));
+  return Math.round(Number(order.amount) * quotaPerUnit(ctx));
+}
+
 /**
  * Completes a pending order: the pending → success flip is a conditional UPDATE in the transaction that credits
- * `amount × QuotaPerUnit` to the user, so repeated or concurrent completions of one trade_no credit once. Answers
- * whether this call was the one that credited; the type-1 log row is written only then.
+ * the order's quota (orderQuota) to the user, so repeated or concurrent completions of one trade_no credit once.
+ * Answers whether this call was the one that credited; the type-1 log row is written only then.
  */
 export async function settleTopUp(
   ctx: AppContext,
-  order: { trade_no: string; user_id: number; amount: number },
+  order: TopUpOrder,
   logText: (quota: number) => string,
 ): Promise<boolean> {
-  const quota = Math.round(Number(order.amount) * quotaPerUnit(ctx));
+  const quota = orderQuota(ctx, order);
   const userId = Number(order.user_id);
   const credited = await ctx.db.transaction().execute(async (trx) => {
     const flip = await trx
