@@ -24,6 +24,8 @@ const order = (o: Partial<TopUpOrder>): TopUpOrder => ({
 });
 
 const MINE = [
+  // a Creem order's amount is the product's quota
+  order({ id: 4, trade_no: 'ref_creem4', payment_method: 'creem', amount: 1_000_000, money: 9.5, status: 'success' }),
   order({ id: 2, trade_no: 'ref_stripe2', payment_method: 'stripe', amount: 3, money: 24, status: 'success' }),
   order({ id: 1 }),
 ];
@@ -54,6 +56,8 @@ function serve(complete: unknown = { success: true, message: '' }) {
 
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
+  localStorage.setItem('quota_per_unit', '500000');
+  localStorage.setItem('display_in_currency', 'true');
 });
 
 afterEach(() => {
@@ -74,10 +78,15 @@ describe('top-up history on the wallet', () => {
     expect(within(stripe).getByText(timestamp2string(CREATED))).toBeTruthy();
     expect(within(stripe).getByText('Stripe')).toBeTruthy();
     expect(within(stripe).getByText('24.00')).toBeTruthy();
+    expect(within(stripe).getByText('$3.00')).toBeTruthy();
     expect(within(stripe).getByText('成功')).toBeTruthy();
+    const creem = await rowOf('ref_creem4');
+    expect(within(creem).getByText('Creem')).toBeTruthy();
+    expect(within(creem).getByText('$2.00')).toBeTruthy();
     const epay = await rowOf('USR7NOabcdef1765000000');
     expect(within(epay).getByText('支付宝')).toBeTruthy();
-    expect(within(epay).getByText('10')).toBeTruthy();
+    // 10 units at 500 000 quota a unit, shown as the balance is
+    expect(within(epay).getByText('$10.00')).toBeTruthy();
     expect(within(epay).getByText('73.00')).toBeTruthy();
     expect(within(epay).getByText('待支付')).toBeTruthy();
     expect(within(epay).queryByRole('button', { name: /补\s*单/ })).toBeNull();

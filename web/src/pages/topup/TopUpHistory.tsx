@@ -11,7 +11,7 @@ import type { TFunction } from 'i18next';
 import { isAdmin, useUser } from '../../context/user.js';
 import { SELF_KEY } from '../../lib/self.js';
 import { api } from '../../lib/api.js';
-import { timestamp2string } from '../../lib/render.js';
+import { quotaPerUnit, renderQuota, timestamp2string } from '../../lib/render.js';
 import './i18n.js';
 
 export interface TopUpOrder {
@@ -40,6 +40,11 @@ const KNOWN_METHODS = ['alipay', 'wxpay', 'stripe', 'creem'];
 function methodLabel(t: TFunction, method: string): string {
   if (KNOWN_METHODS.includes(method)) return t(`history.method.${method}`);
   return method || '-';
+}
+
+/** The quota an order credits, shown as the balance is: a Creem order's amount is quota, any other's whole units. */
+export function orderQuota(order: Pick<TopUpOrder, 'amount' | 'payment_method'>): number {
+  return order.payment_method === 'creem' ? order.amount : order.amount * quotaPerUnit();
 }
 
 function statusTag(t: TFunction, status: string) {
@@ -101,7 +106,11 @@ export function TopUpHistory() {
     },
     ...(all ? [{ title: t('history.user'), dataIndex: 'user_id' }] : []),
     { title: t('history.method'), dataIndex: 'payment_method', render: (v: string) => methodLabel(t, v) },
-    { title: t('history.amount'), dataIndex: 'amount' },
+    {
+      title: t('history.amount'),
+      dataIndex: 'amount',
+      render: (_: number, order: TopUpOrder) => renderQuota(orderQuota(order)),
+    },
     { title: t('history.money'), dataIndex: 'money', render: (v: number) => Number(v).toFixed(2) },
     { title: t('history.state'), dataIndex: 'status', render: (v: string) => statusTag(t, v) },
     ...(all
