@@ -75,6 +75,28 @@ export function loginAsRoot(page: Page): Promise<void> {
   return loginAs(page, ROOT_USERNAME, ROOT_PASSWORD);
 }
 
+/**
+ * Logs out from the header's avatar menu (a hover menu) and waits for /login. A hover menu can close between the
+ * hover and the click on a loaded machine, so the menu is opened again when the page has not left after a try.
+ */
+export async function logOutFromAvatarMenu(page: Page, logoutLabel = '退出'): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await page.getByTestId('avatar-menu').hover();
+    const item = page.getByRole('menuitem', { name: logoutLabel });
+    await item.waitFor({ state: 'visible' });
+    await item.click();
+    try {
+      await page.waitForURL(/\/login$/, { timeout: 10_000 });
+      return;
+    } catch (e) {
+      // the click took (the avatar is gone) and the logout call is slow: keep waiting rather than clicking again
+      if (!(await page.getByTestId('avatar-menu').isVisible())) return page.waitForURL(/\/login$/);
+      if (attempt === 3) throw e;
+      await page.mouse.move(0, 0);
+    }
+  }
+}
+
 /** Waits for a toast; on timeout the error names the toasts that did show, which is what one needs to debug. */
 export async function toast(page: Page, text: string | RegExp, timeout = 10_000): Promise<void> {
   try {

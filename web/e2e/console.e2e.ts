@@ -1,7 +1,16 @@
 // Console walk-through on a fresh server: setup redirect → setup wizard → login → personal page → users page
 // (add a user, disable it) → theme and language switches → logout. Runs first (see vitest.e2e.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASE_URL, ROOT_PASSWORD, ROOT_USERNAME, launchBrowser, loginAsRoot, shot, type Browser } from './browser.js';
+import {
+  BASE_URL,
+  ROOT_PASSWORD,
+  ROOT_USERNAME,
+  launchBrowser,
+  loginAsRoot,
+  logOutFromAvatarMenu,
+  shot,
+  type Browser,
+} from './browser.js';
 
 let b: Browser;
 
@@ -141,9 +150,7 @@ describe('console', () => {
 
   it('logs out from the avatar menu', async () => {
     const { page } = b;
-    await page.getByTestId('avatar-menu').hover();
-    await page.getByRole('menuitem', { name: '退出' }).click();
-    await page.waitForURL(/\/login$/);
+    await logOutFromAvatarMenu(page);
     expect(await page.evaluate(() => localStorage.getItem('user'))).toBeNull();
     const self = await page.evaluate(
       async () => (await fetch('/api/user/self', { headers: { 'New-Api-User': '1' } })).status,

@@ -3,7 +3,16 @@
 // lands on /token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generate } from 'otplib';
-import { BASE_URL, ensureRootSetup, launchBrowser, loginAs, shot, toast, type Browser } from './browser.js';
+import {
+  BASE_URL,
+  ensureRootSetup,
+  launchBrowser,
+  loginAs,
+  logOutFromAvatarMenu,
+  shot,
+  toast,
+  type Browser,
+} from './browser.js';
 
 const USERNAME = `tfa${Date.now() % 100000}`;
 const PASSWORD = 'twofactor-pass1';
@@ -61,9 +70,7 @@ describe('two-factor sign-in', () => {
 
   it('logs out, then logs in with the password and a code, landing on /token', async () => {
     const { page } = b;
-    await page.getByTestId('avatar-menu').hover();
-    await page.getByRole('menuitem', { name: '退出' }).click();
-    await page.waitForURL(/\/login$/);
+    await logOutFromAvatarMenu(page);
 
     await page.locator('input#username').fill(USERNAME);
     await page.locator('input#password').fill(PASSWORD);

@@ -1,5 +1,5 @@
 // The websocket transport (relay/transport/websocket.ts) against a real websocket server on 127.0.0.1: frames both
-// ways, a refused handshake, the channel's CONNECT proxy, the handshake and idle timeouts, the client's departure,
+// ways, a refused handshake, the channel's CONNECT or SOCKS5 proxy, the handshake and idle timeouts, the client's departure,
 // the SSRF guard, the per-origin connection cap; the ws-json framing; and a test provider streaming a chat answer over
 // a websocket to an HTTP client, in OpenAI's and in Anthropic's format.
 import http from 'node:http';
@@ -15,6 +15,7 @@ import {
   type WsFrame,
 } from '../../src/relay/transport/websocket.js';
 import { startConnectProxy, type ConnectProxy } from '../helpers/connect-proxy.js';
+import { startSocks5Proxy } from '../helpers/socks5-proxy.js';
 import { MockWebSocketServer, type MockConnection } from '../helpers/mock-websocket.js';
 import { streamChatOverWebsocket } from '../helpers/ws-chat-provider.js';
 
@@ -153,10 +154,53 @@ describe('websocket transport', () => {
     await c.closed;
   });
 
-  it('refuses a socks5 proxy with a clear error instead of going direct', async () => {
+  it('goes through a SOCKS5 proxy, its username and password given to the proxy only', async () => {
+    const m = await mock((c) => c.ws.on('message', (d: Buffer) => c.ws.send(`echo:${d}`)));
+    const proxy = await startSocks5Proxy({ user: 'user', password: 'p@ss' });
+    cleanups.push(proxy.close);
+    const channelProxy = proxyOf({ setting: { proxy: `socks5://user:p%40ss@127.0.0.1:${proxy.port}` } } as never);
+    const socket = await open(transport(), m.url, { proxy: channelProxy });
+    const it = socket[Symbol.asyncIterator]();
+    await socket.send('via socks');
+    expect((await nextFrame(it)).data.toString()).toBe('echo:via socks');
+
+    expect(proxy.tunnels).toEqual([{ target: `127.0.0.1:${m.port}`, user: 'user', password: 'p@ss' }]);
+    const c = await m.connection(1);
+    expect(c.headers.authorization).toBe('Bearer sk-ws');
+    socket.close();
+    await c.closed;
+  });
+
+  it('fails, never going direct, when the SOCKS5 proxy refuses its credentials', async () => {
     const m = await mock();
-    const err = await open(transport(), m.url, { proxy: 'socks5://127.0.0.1:1080' }).catch((e: Error) => e);
-    expect((err as Error).message).toBe('websockets go through http(s) proxies only, not socks5:');
+    const proxy = await startSocks5Proxy({ user: 'user', password: 'right' });
+    cleanups.push(proxy.close);
+    const err = await open(transport(), m.url, { proxy: `socks5://user:wrong@127.0.0.1:${proxy.port}` }).catch(
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    expect(proxy.tunnels).toEqual([]);
+    expect(m.tcpConnections).toBe(0);
+  });
+
+  it('counts the SOCKS5 handshake in headersTimeout: a proxy that never answers is given up', async () => {
+    const m = await mock();
+    const silent = await silentServer();
+    const err = await open(transport(), m.url, {
+      proxy: `socks5://127.0.0.1:${silent.port}`,
+      headersTimeout: 150,
+    }).catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'UND_ERR_HEADERS_TIMEOUT' });
+    expect(silent.accepted).toHaveLength(1);
+    // the proxy connection is closed with the handshake
+    await new Promise<void>((r) => (silent.accepted[0].destroyed ? r() : silent.accepted[0].once('close', () => r())));
+    expect(m.tcpConnections).toBe(0);
+  });
+
+  it('refuses a proxy scheme it cannot tunnel with a clear error instead of going direct', async () => {
+    const m = await mock();
+    const err = await open(transport(), m.url, { proxy: 'socks4://127.0.0.1:1080' }).catch((e: Error) => e);
+    expect((err as Error).message).toBe('websockets go through http(s) or socks5 proxies only, not socks4:');
     expect(m.tcpConnections).toBe(0);
   });
 

@@ -393,6 +393,16 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '订单状态不是待支付，无法补单': 'The order is not pending, so it cannot be completed',
   '管理员补单成功，充值金额: {0}，支付金额：{1}，管理员ID {2}':
     'An admin completed the order, amount: {0}, paid: {1}, admin ID {2}',
+  // Creem top-up (server/src/services/creem-topup.ts)
+  'Creem 支付未启用': 'Creem payment is not enabled',
+  请选择产品: 'Please choose a product',
+  产品不存在: 'The product does not exist',
+  'CreemProducts 必须是 JSON 数组': 'CreemProducts must be a JSON array',
+  产品必须是对象: 'Each product must be an object',
+  '产品缺少 productId': 'A product has no productId',
+  '产品 {0} 的价格必须大于 0': 'The price of product {0} must be greater than 0',
+  '产品 {0} 的额度必须是正整数': 'The quota of product {0} must be a positive whole number',
+  '产品 {0} 重复': 'Product {0} is listed twice',
   '＄{0}': '${0}',
   'token quota is not enough, token remain quota: {0}, need quota: {1}':
     'token quota is not enough, token remain quota: {0}, need quota: {1}',

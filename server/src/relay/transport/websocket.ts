@@ -1,5 +1,5 @@
 // Upstream websockets (iFlytek Spark, realtime APIs), beside the HTTP transport and under its rules: the channel's
-// proxy (http(s) CONNECT, transport/connect-tunnel.ts), headersTimeout for the opening handshake and bodyTimeout
+// proxy (http(s) CONNECT or SOCKS5, transport/connect-tunnel.ts), headersTimeout for the opening handshake and bodyTimeout
 // between received frames (undici's meanings and error codes, so the relay reports them as it reports HTTP ones), at
 // most `connections` sockets per origin at once (later ones wait their turn, as undici's pool queues requests),
 // closed when the client departs (signal), and, when the transport has a guard (lib/safe-fetch.ts's addressesOf), an
@@ -34,7 +34,7 @@ export interface WebSocketRequest {
   url: string;
   headers: Record<string, string>;
   protocols?: string[];
-  /** the channel's proxy (channel-setting.ts proxyOf): an http(s):// CONNECT proxy, or none */
+  /** the channel's proxy (channel-setting.ts proxyOf): an http(s):// CONNECT or socks5(h):// proxy, or none */
   proxy?: string | null;
   /** ms from the connection's start to the end of the opening handshake; 0: none */
   headersTimeout: number;
