@@ -56,6 +56,30 @@ export function formatDollars(dollars: number, digits = 2, minimumDigits = digit
   return f.format(dollars);
 }
 
+/** An amount with two decimals: `9.50` in zh and en as new-api, the locale's (`9,50`) in the others. */
+export function formatDecimal(n: number): string {
+  if (keepsNewApiForms()) return n.toFixed(2);
+  return cached(
+    '2dp',
+    (tag) => new Intl.NumberFormat(tag, { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  ).format(n);
+}
+
+/** A price in a currency named by its ISO code (a Creem product's): `9.50 USD` in zh and en, the locale's else. */
+export function formatMoney(amount: number, currency: string): string {
+  if (!keepsNewApiForms()) {
+    try {
+      return cached(
+        `money-${currency}`,
+        (tag) => new Intl.NumberFormat(tag, { style: 'currency', currency, currencyDisplay: 'code' }),
+      ).format(amount);
+    } catch {
+      /* not an ISO code: shown as typed, below */
+    }
+  }
+  return `${amount.toFixed(2)} ${currency}`;
+}
+
 /** Quota as dollars ("$1.00") when currency display is on, else the raw number. */
 export function renderQuota(quota: number, digits = 2): string {
   if (displayInCurrency()) return formatDollars(quota / quotaPerUnit(), digits);

@@ -7,15 +7,15 @@ import { App as AntApp, Button, Card, Divider, Space, Typography } from 'antd';
 import { useStatus, type Status } from '../../context/status.js';
 import { api } from '../../lib/api.js';
 import { translateServerMessage } from '../../i18n/server-message.js';
-import { renderQuota } from '../../lib/render.js';
+import { formatMoney, renderQuota } from '../../lib/render.js';
 import './i18n.js';
 import { paySucceeded, type PayAnswer } from './logic.js';
 
 type CreemProduct = NonNullable<Status['creem_products']>[number];
 
-/** The product's price in its currency, as the buyer will pay it (`9.50 USD`). */
+/** The product's price in its currency, as the buyer will pay it (`9.50 USD`, `9,50 USD` in French). */
 export function creemPrice(p: Pick<CreemProduct, 'price' | 'currency'>): string {
-  return `${Number(p.price).toFixed(2)} ${p.currency || 'USD'}`;
+  return formatMoney(Number(p.price), p.currency || 'USD');
 }
 
 export function CreemSection() {

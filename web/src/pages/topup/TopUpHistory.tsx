@@ -11,7 +11,7 @@ import type { TFunction } from 'i18next';
 import { isAdmin, useUser } from '../../context/user.js';
 import { SELF_KEY } from '../../lib/self.js';
 import { api } from '../../lib/api.js';
-import { quotaPerUnit, renderQuota, timestamp2string } from '../../lib/render.js';
+import { formatDecimal, quotaPerUnit, renderQuota, renderTime } from '../../lib/render.js';
 import './i18n.js';
 
 export interface TopUpOrder {
@@ -98,7 +98,7 @@ export function TopUpHistory() {
     });
 
   const columns: ColumnsType<TopUpOrder> = [
-    { title: t('history.time'), dataIndex: 'create_time', render: (v: number) => timestamp2string(v) },
+    { title: t('history.time'), dataIndex: 'create_time', render: (v: number) => renderTime(v) },
     {
       title: t('history.tradeNo'),
       dataIndex: 'trade_no',
@@ -111,7 +111,7 @@ export function TopUpHistory() {
       dataIndex: 'amount',
       render: (_: number, order: TopUpOrder) => renderQuota(orderQuota(order)),
     },
-    { title: t('history.money'), dataIndex: 'money', render: (v: number) => Number(v).toFixed(2) },
+    { title: t('history.money'), dataIndex: 'money', render: (v: number) => formatDecimal(Number(v)) },
     { title: t('history.state'), dataIndex: 'status', render: (v: string) => statusTag(t, v) },
     ...(all
       ? [
