@@ -403,6 +403,20 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   您的额度即将用尽: 'Your quota is running out',
   '您的额度即将用尽，当前剩余额度为 {{value}}，为了不影响您的使用，请及时充值。<br/>充值链接：<a href="{{value}}">{{value}}</a>':
     'Your quota is running out: {{value}} left. Top up in time to keep using the service.<br/>Top-up link: <a href="{{value}}">{{value}}</a>',
+  // subscription plans (server/src/services/subscriptions/plans.ts, api/subscriptions.ts)
+  套餐标题不能为空: 'The plan title cannot be empty',
+  价格不能为负数: 'The price cannot be negative',
+  价格不能超过9999: 'The price cannot exceed 9999',
+  订阅时长配置无效: 'Invalid subscription duration',
+  购买上限不能为负数: 'The purchase limit cannot be negative',
+  总额度不能为负数: 'The total quota cannot be negative',
+  升级分组不存在: 'The upgrade group does not exist',
+  自定义重置周期需大于0秒: 'A custom reset period must be longer than 0 seconds',
+  窗口额度不能为负数: 'A window amount cannot be negative',
+  滚动窗口需大于0秒: 'A rolling window must be longer than 0 seconds',
+  分组不存在: 'The group does not exist',
+  无效的ID: 'Invalid ID',
+  套餐不存在: 'Plan not found',
   // two-factor authentication
   '会话已过期，请重新登录': 'The session has expired, please log in again',
   请输入两步验证码: 'Enter the two-factor code',
