@@ -30,7 +30,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext
   app.post(
     '/api/subscription/admin/plans',
     { preHandler: auth.admin },
-    guarded(async (req) => ok(await createPlan(ctx, parsePlanWrite(ctx, bodyOf(req))))),
+    guarded(async (req) => ok(await createPlan(ctx, await parsePlanWrite(ctx, bodyOf(req))))),
   );
 
   app.put(
@@ -39,7 +39,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext
     guarded(async (req) => {
       const id = planId(req);
       if (id === null) return fail('无效的ID');
-      return (await updatePlan(ctx, id, parsePlanWrite(ctx, req.body))) ? ok(null) : fail('套餐不存在');
+      return (await updatePlan(ctx, id, await parsePlanWrite(ctx, req.body))) ? ok(null) : fail('套餐不存在');
     }),
   );
 
@@ -49,7 +49,7 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext
     guarded(async (req) => {
       const id = planId(req);
       if (id === null) return fail('无效的ID');
-      return (await setPlanEnabled(ctx, id, parseEnabled(req.body))) ? ok(null) : fail('套餐不存在');
+      return (await setPlanEnabled(ctx, id, await parseEnabled(req.body))) ? ok(null) : fail('套餐不存在');
     }),
   );
 }

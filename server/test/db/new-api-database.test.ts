@@ -395,6 +395,19 @@ await describeEachDb('a database written by new-api', (kind) => {
     expect(res.body).toMatchObject({ success: true, data: { id: 1, username: 'root', role: 100, status: 1 } });
   });
 
+  it('lists the plans new-api wrote through new-api’s routes, as new-api’s JSON', async () => {
+    const { created_at, updated_at, ...fields } = SUBSCRIPTION_ROWS.subscription_plans;
+    const admin = await root.get('/api/subscription/admin/plans');
+    expect(admin.body.success).toBe(true);
+    expect(admin.body.data.map((v: any) => [v.plan.id, v.plan.enabled, v.limits])).toEqual([
+      [3, true, null],
+      [2, false, null],
+    ]);
+    expect(admin.body.data[0].plan).toEqual({ ...fields, enabled: true, created_at, updated_at });
+    const mine = await root.get('/api/subscription/plans');
+    expect(mine.body.data.map((v: any) => v.plan.id)).toEqual([3]);
+  });
+
   it('lists the logs new-api wrote', async () => {
     const res = await root.get('/api/log/?p=1&page_size=10');
     expect(res.body.success).toBe(true);
