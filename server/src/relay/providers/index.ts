@@ -175,6 +175,8 @@ export type {
   TaskAdaptor,
   TaskRequest,
   TaskStateRead,
+  TaskSubmitRaw,
+  TaskPriceUnits,
   TaskValidation,
   ProviderChannel,
   ProviderError,
