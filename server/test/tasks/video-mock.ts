@@ -23,6 +23,8 @@ export interface VideoMock {
   states: Map<string, { status: string; progress?: number; error?: { code: string; message: string }; http?: number }>;
   /** the finished videos' bytes */
   content: Buffer;
+  /** the content endpoint announces this length (and sends a few bytes) instead of the content's */
+  announce: number | null;
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startVideoMock(keys: string[]): Promise<VideoMock> {
     calls: [],
     states: new Map(),
     content: Buffer.from(Array.from({ length: 4096 }, (_, i) => i % 251)),
+    announce: null,
     close: async () => undefined,
   };
   const server = http.createServer((req, res) => {
@@ -137,6 +140,11 @@ export async function startVideoMock(keys: string[]): Promise<VideoMock> {
       const content = /^\/v1\/videos\/([^/]+)\/content$/.exec(path);
       if (req.method === 'GET' && content) {
         if (mock.states.get(content[1])?.status !== 'completed') return fail(404, 'video not ready');
+        if (mock.announce !== null) {
+          res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(mock.announce) });
+          res.write(mock.content);
+          return void setImmediate(() => res.destroy());
+        }
         const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
         if (range) {
           const start = Number(range[1]);
