@@ -26,7 +26,7 @@ await describeEachDb('video relay', (kind) => {
     s = await startTestServer({ database: tdb });
     mock = await startVideoMock([KEY_A, KEY_B]);
     soraChannel = await addChannel(s, { type: 55, key: KEY_A, baseUrl: mock.url, models: ['sora-2', 'sora-2-pro'] });
-    await setOptions(s, { ModelPrice: { 'sora-2': PRICE, 'sora-2-pro': 0.3 } });
+    await setOptions(s, { ModelPrice: { 'sora-2': PRICE, 'sora-2-pro': 0.3, 'house-video': 0.2 } });
     await channelsChanged(s);
   });
   afterAll(async () => {
@@ -272,5 +272,36 @@ await describeEachDb('video relay', (kind) => {
     const fresh = await sdk.videos.create({ model: 'sora-2', prompt: 'a hare' });
     expect(fresh.status).toBe('queued');
     expect(mock.calls.at(-1)).toMatchObject({ path: '/v1/videos', auth: `Bearer ${KEY_B}` });
+  });
+
+  it("the channel's model_mapping names the upstream's model, in JSON and in the form; the price is the client's", async () => {
+    const { user, token, sdk } = await caller();
+    await addChannel(s, {
+      type: 55,
+      key: KEY_A,
+      baseUrl: mock.url,
+      models: ['house-video'],
+      modelMapping: { 'house-video': 'sora-2-pro' },
+    });
+    await channelsChanged(s);
+    const video = await sdk.videos.create({ model: 'house-video' as 'sora-2', prompt: 'mapped', seconds: '4' });
+    expect(video.model).toBe('house-video');
+    const form = mock.calls.at(-1)!;
+    expect(form.contentType).toMatch(/^multipart\/form-data; boundary=/);
+    expect(form.body).toMatchObject({ model: 'sora-2-pro', prompt: 'mapped', seconds: '4' });
+    const json = await fetch(`${s.url}/v1/videos`, {
+      method: 'POST',
+      headers: { authorization: `Bearer sk-${token.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'house-video', prompt: 'mapped too' }),
+    });
+    expect(json.status).toBe(200);
+    expect(mock.calls.at(-1)!.body).toEqual({
+      model: 'sora-2-pro',
+      prompt: 'mapped too',
+      seconds: '4',
+      size: '720x1280',
+    });
+    // 0.2 × 500000 × 4 each
+    expect(await balances(user.id, token.id)).toEqual({ user: 4_200_000, token: 1_200_000 });
   });
 });

@@ -176,6 +176,7 @@ export type {
   TaskRequest,
   TaskStateRead,
   TaskSubmitRaw,
+  TaskSubmitContext,
   TaskPriceUnits,
   TaskValidation,
   ProviderChannel,

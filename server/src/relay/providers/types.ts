@@ -338,6 +338,16 @@ export interface TaskSubmitRaw {
   contentType: string;
 }
 
+/** What a submit's upstream request may need besides its checked body. */
+export interface TaskSubmitContext {
+  /** the client's request as it came */
+  raw?: TaskSubmitRaw;
+  /** the upstream id of the task a follow-up (a remix) starts from */
+  origin?: string;
+  /** the model the channel's model_mapping names for the client's */
+  upstreamModel?: string;
+}
+
 /** A submit's price beyond the per-call one: units (seconds) × a size ratio in millionths, and what the log shows. */
 export interface TaskPriceUnits {
   units: number;
@@ -376,13 +386,11 @@ export interface TaskAdaptor {
   priceUnits?(body: Record<string, unknown>): TaskPriceUnits;
   /** channel types that take this platform's tasks besides its own line's (Sora's on OpenAI channels, type 1) */
   alsoOnTypes?: readonly number[];
-  /** `origin`: the upstream id of the task a follow-up (a remix) starts from */
   buildSubmit(
     channel: ProviderChannel,
     action: string,
     body: Record<string, unknown>,
-    raw?: TaskSubmitRaw,
-    origin?: string,
+    context?: TaskSubmitContext,
   ): TaskRequest;
   /** the upstream's task id from a submit answer, or null when it refused */
   readSubmit(status: number, body: unknown): string | null;

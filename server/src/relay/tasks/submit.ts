@@ -281,7 +281,9 @@ async function sendSubmit(
   raw: TaskSubmitRaw,
   origin: string | undefined,
 ): Promise<{ id: string; body: unknown }> {
-  const request = task.buildSubmit(s.channel, action, s.body, raw, origin);
+  const mapped = s.channel.modelMapping?.[s.model];
+  const upstreamModel = typeof mapped === 'string' && mapped ? mapped : s.model;
+  const request = task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
   let answer;
   try {
     answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));

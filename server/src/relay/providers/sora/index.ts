@@ -5,10 +5,19 @@
 //   fetch   GET  {base}/v1/videos/{id}             one video per call (fetchBatch 1)
 //   content GET  {base}/v1/videos/{id}/content     streamed by relay/tasks/video-content.ts
 // all with Authorization: Bearer <key>.
+import { boundaryOf, replaceFormField } from '../../multipart.js';
 import { defineProvider } from '../manifest.js';
 import { openaiAdaptor } from '../openai/index.js';
 import type { ProviderChannel, TaskAdaptor } from '../types.js';
 import { checkSoraSubmit, readSoraFetch, readSoraSubmit, soraPriceUnits } from './adaptor.js';
+
+/** The form with its `model` field set: replaced where it has one, else added as its first field. */
+function withFormModel(raw: Buffer, boundary: string, model: string): Buffer {
+  const replaced = replaceFormField(raw, boundary, 'model', model);
+  if (replaced !== raw) return replaced;
+  const part = `--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\n${model}\r\n`;
+  return Buffer.concat([Buffer.from(part), raw]);
+}
 
 function base(channel: ProviderChannel): string {
   return channel.baseUrl.replace(/\/+$/, '');
@@ -25,7 +34,7 @@ export const soraTask: TaskAdaptor = {
   },
   priceName: (model) => model,
   priceUnits: soraPriceUnits,
-  buildSubmit(channel, action, body, raw, origin) {
+  buildSubmit(channel, action, body, { raw, origin, upstreamModel } = {}) {
     const authorization = `Bearer ${channel.key}`;
     if (action === 'remix')
       return {
@@ -34,15 +43,17 @@ export const soraTask: TaskAdaptor = {
         headers: { authorization, 'content-type': 'application/json' },
         body: JSON.stringify({ prompt: body.prompt }),
       };
-    // a form goes on as the client sent it: its files and boundary untouched
-    if (raw && /^multipart\/form-data/i.test(raw.contentType))
+    const model = upstreamModel ?? body.model;
+    // a form goes on as the client sent it, its files and boundary untouched; only a mapped model is written in
+    const boundary = raw && boundaryOf(raw.contentType);
+    if (raw && boundary)
       return {
         method: 'POST',
         url: `${base(channel)}/v1/videos`,
         headers: { authorization, 'content-type': raw.contentType },
-        body: raw.bytes,
+        body: model === body.model ? raw.bytes : withFormModel(raw.bytes, boundary, String(model)),
       };
-    const { model, prompt, seconds, size, input_reference } = body;
+    const { prompt, seconds, size, input_reference } = body;
     const json: Record<string, unknown> = { model, prompt, seconds: String(seconds), size };
     if (input_reference !== undefined) json.input_reference = input_reference;
     return {
