@@ -171,9 +171,8 @@ export default tseslint.config(
     // Pages read and write server state through TanStack Query (docs/architecture.md): a call of the console's api
     // client (`api.get/post/put/del`, `apiFetch`) must sit inside a `queryFn` or `mutationFn`, so every request has
     // a query key to cache under and every change an invalidation, instead of useEffect + setState plumbing.
-    // pages/task is exempt for now: another change is reworking it, and it converts after it.
     files: ['web/src/pages/**/*.{ts,tsx}'],
-    ignores: ['web/src/pages/task/**', 'web/src/**/*.test.{ts,tsx}'],
+    ignores: ['web/src/**/*.test.{ts,tsx}'],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -52,6 +52,8 @@ export interface Config {
   vertexTokenUrl: string;
   /** STRIPE_API_URL: where Stripe API calls go (default Stripe's own; a test points it at a local mock) */
   stripeApiUrl: string;
+  /** CREEM_API_URL: where Creem API calls go (default Creem's, or its test API with CreemTestMode; a test's mock) */
+  creemApiUrl: string;
   /**
    * OAUTH_ENDPOINTS_JSON: replaces the fixed token and user-info addresses of GitHub, Linux DO and Discord, e.g.
    * `{"github":{"token":"...","user":"..."}}` (a private mirror or a test's mock provider); missing ones keep the vendor's
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
     azureDefaultApiVersion: env.AZURE_DEFAULT_API_VERSION?.trim() || '2025-04-01-preview',
     vertexTokenUrl: env.VERTEX_TOKEN_URL?.trim() || '',
     stripeApiUrl: env.STRIPE_API_URL?.trim() || '',
+    creemApiUrl: env.CREEM_API_URL?.trim() || '',
     oauthEndpoints: oauthEndpointsOf(env),
     globalApiRateLimit: {
       enabled: bool(env, 'GLOBAL_API_RATE_LIMIT_ENABLE', true),

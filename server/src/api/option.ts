@@ -6,6 +6,7 @@ import { authGuards } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { numberInput } from '../lib/input.js';
 import { JSON_OPTION_KEYS, defaultOptions, isSecretOptionKey } from '../services/options.js';
+import { creemProductsProblem } from '../services/creem-topup.js';
 import { DEFAULT_MODEL_RATIO } from '../services/pricing/defaults.js';
 import { loginSwitchProblem } from '../services/login-methods.js';
 import { isTimeZone } from '../services/limits/periods.js';
@@ -129,6 +130,10 @@ export function validateOption(ctx: AppContext, key: string, value: string): str
     return `${key} 的值必须是非负整数`;
   const stripe = stripeOptionProblem(key, value.trim());
   if (stripe) return stripe;
+  if (key === 'CreemProducts') {
+    const creem = creemProductsProblem(value);
+    if (creem) return creem;
+  }
   if (key === 'RelayErrorLanguage' && value !== 'zh' && value !== 'en') return `${key} 的值必须是 zh 或 en`;
   if (key === 'UsageLimitTimeZone' && value !== '' && !isTimeZone(value))
     return `${value} 不是有效的时区名称（IANA 格式，如 Asia/Shanghai）`;

@@ -28,6 +28,14 @@ export function queryInt(v: string | undefined): number {
   return Number.isSafeInteger(n) ? n : 0;
 }
 
+/** new-api's `p` (1-based; p=0 reads as the first page) and `page_size` (10 by default, at most `maxSize`). */
+export function pageQuery(q: Query, maxSize = 100): { page: number; pageSize: number } {
+  const page = Math.max(1, queryInt(q.p));
+  let pageSize = queryInt(q.page_size);
+  if (pageSize <= 0) pageSize = 10;
+  return { page, pageSize: Math.min(pageSize, maxSize) };
+}
+
 // The services' error classes for input the caller got wrong. lib/input.ts's InputError is not among them: it is
 // answered 400 by the app's error handler.
 const isUserMistake = (err: unknown): err is Error =>

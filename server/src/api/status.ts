@@ -6,6 +6,7 @@ import { isSetupDone } from './setup.js';
 import { loginAvailable } from '../services/login-methods.js';
 import { loginPageProviders } from '../services/oauth/custom-providers.js';
 import { stripeEnabled } from '../services/stripe-topup.js';
+import { creemEnabled, creemProducts } from '../services/creem-topup.js';
 
 /** Third-party logins are advertised only when their routes exist here (services/login-methods.ts). */
 export async function buildStatus(ctx: AppContext): Promise<Record<string, unknown>> {
@@ -47,6 +48,9 @@ export async function buildStatus(ctx: AppContext): Promise<Record<string, unkno
     enable_stripe_topup: stripeEnabled(ctx),
     stripe_unit_price: o.num('StripeUnitPrice', 8),
     stripe_min_topup: o.num('StripeMinTopUp', 1),
+    // new-api has these in /api/user/topup/info too (new-api-compat.md §31)
+    enable_creem_topup: creemEnabled(ctx),
+    creem_products: creemEnabled(ctx) ? creemProducts(ctx) : [],
     mj_notify_enabled: o.bool('MjNotifyEnabled'),
     chats: o.json<unknown[]>('Chats', []),
     chat_link: o.get('ChatLink'),

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
-import { queryInt, queryOf, type Query } from './route-helpers.js';
+import { pageQuery, queryOf, type Query } from './route-helpers.js';
 import {
   checkRange,
   optionalInt,
@@ -15,14 +15,6 @@ import {
   TaskLogInputError,
   type TaskLogFilter,
 } from '../services/task-logs.js';
-
-/** 1-based like the usage log (new-api's p=0 reads as the first page too); at most 100 rows a page. */
-function paging(q: Query): { page: number; pageSize: number } {
-  const page = Math.max(1, queryInt(q.p));
-  let pageSize = queryInt(q.page_size);
-  if (pageSize <= 0) pageSize = 10;
-  return { page, pageSize: Math.min(pageSize, 100) };
-}
 
 function filterFrom(q: Query, idParam: 'mj_id' | 'task_id', admin: boolean): TaskLogFilter {
   const f: TaskLogFilter = {
@@ -49,7 +41,8 @@ export async function registerTaskLogRoutes(app: FastifyInstance, ctx: AppContex
       try {
         const f = filterFrom(q, kind === 'mj' ? 'mj_id' : 'task_id', admin);
         if (!admin) f.userId = caller(req).id;
-        const { page, pageSize } = paging(q);
+        // 1-based like the usage log; at most 100 rows a page
+        const { page, pageSize } = pageQuery(q);
         const query = kind === 'mj' ? queryMidjourneys : queryTasks;
         return ok(await query(ctx, f, page, pageSize, admin));
       } catch (err) {

@@ -141,6 +141,8 @@ export interface TopUpsTable {
   amount: number;
   money: number;
   trade_no: string;
+  /** alipay / wxpay (EPay), stripe, creem; '' on orders written before the column existed */
+  payment_method: Generated<string>;
   create_time: number;
   status: string;
 }

@@ -251,6 +251,8 @@ export const TABLES: TableSpec[] = [
       c('amount', 'bigint', 0),
       c('money', 'float', 0),
       c('trade_no', 'varchar(191)', ''),
+      // new-api's later column: alipay / wxpay (EPay), stripe, creem
+      c('payment_method', 'varchar(50)', ''),
       c('create_time', 'bigint', 0),
       c('status', 'varchar(32)', ''),
     ],

@@ -350,6 +350,7 @@ export const CHANNEL_TYPES: Record<number, ChannelTypeInfo> = Object.fromEntries
       'Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8',
       'zai-org/GLM-4.5-FP8',
     ]),
+    t(55, 'Sora', 'https://api.openai.com', ['sora-2', 'sora-2-pro']),
   ].map((info) => [info.type, info]),
 );
 

@@ -113,6 +113,11 @@ export function defaultOptions(): Record<string, string> {
     StripeUnitPrice: '8.0',
     StripeMinTopUp: '1',
     StripePromotionCodesEnabled: b(false),
+    // new-api's Creem top-up (services/creem-topup.ts): on when the key, the webhook secret and a product are set
+    CreemApiKey: '',
+    CreemWebhookSecret: '',
+    CreemProducts: '[]',
+    CreemTestMode: b(false),
     // relay and operations
     RetryTimes: '0',
     AutomaticDisableChannelEnabled: b(false),
@@ -187,6 +192,7 @@ export const JSON_OPTION_KEYS = new Set([
   'GroupRatio',
   'UserUsableGroups',
   'TopupGroupRatio',
+  'CreemProducts',
   'Chats',
   'claude.model_headers_settings',
   'claude.default_max_tokens',

@@ -92,6 +92,7 @@ export async function requestStripePay(
         amount: units,
         money: 0,
         trade_no: tradeNo,
+        payment_method: 'stripe',
         create_time: nowSec(),
         status: TOPUP_PENDING,
       })

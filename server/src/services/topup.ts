@@ -14,6 +14,7 @@ export const TOPUP_PENDING = 'pending';
 export const TOPUP_SUCCESS = 'success';
 export const TOPUP_EXPIRED = 'expired';
 export const ONLINE_TOPUP_DISABLED = '管理员未开启在线充值！';
+const NOT_PENDING = '订单状态不是待支付，无法补单';
 
 /**
  * Payment endpoints answer `{message:"success"|"error", data, url?}` instead of the usual envelope (new-api-compat.md
@@ -113,8 +114,9 @@ export async function requestPay(
   const serverAddress = trimSlash(ctx.options.get('ServerAddress'));
   const callback = trimSlash(ctx.options.get('CustomCallbackAddress')) || serverAddress;
   const tradeNo = `USR${user.id}NO${randomAlnum(6)}${nowSec()}`;
+  const method = paymentType(body.payment_method);
   const { url, params } = epayPurchase(cfg, {
-    type: paymentType(body.payment_method),
+    type: method,
     tradeNo,
     name: `TUC${parseAmount(body.amount)}`,
     money: q.money.toFixed(2),
@@ -129,6 +131,7 @@ export async function requestPay(
         amount: q.units,
         money: q.money,
         trade_no: tradeNo,
+        payment_method: method,
         create_time: nowSec(),
         status: TOPUP_PENDING,
       })
@@ -174,17 +177,29 @@ export async function handleEpayNotify(
   return 'success';
 }
 
+type TopUpOrder = { trade_no: string; user_id: number; amount: number; payment_method: string };
+
+/**
+ * The quota an order credits: a Creem order's amount is its product's quota (as new-api stores it), every other
+ * order's amount is whole units of `QuotaPerUnit`. (new-api's manual completion multiplied a Creem order's quota by
+ * QuotaPerUnit again.)
+ */
+export function orderQuota(ctx: AppContext, order: TopUpOrder): number {
+  if (order.payment_method === 'creem') return Math.round(Number(order.amount));
+  return Math.round(Number(order.amount) * quotaPerUnit(ctx));
+}
+
 /**
  * Completes a pending order: the pending → success flip is a conditional UPDATE in the transaction that credits
- * `amount × QuotaPerUnit` to the user, so repeated or concurrent completions of one trade_no credit once. Answers
- * whether this call was the one that credited; the type-1 log row is written only then.
+ * the order's quota (orderQuota) to the user, so repeated or concurrent completions of one trade_no credit once.
+ * Answers whether this call was the one that credited; the type-1 log row is written only then.
  */
 export async function settleTopUp(
   ctx: AppContext,
-  order: { trade_no: string; user_id: number; amount: number },
+  order: TopUpOrder,
   logText: (quota: number) => string,
 ): Promise<boolean> {
-  const quota = Math.round(Number(order.amount) * quotaPerUnit(ctx));
+  const quota = orderQuota(ctx, order);
   const userId = Number(order.user_id);
   const credited = await ctx.db.transaction().execute(async (trx) => {
     const flip = await trx
@@ -209,22 +224,22 @@ export async function settleTopUp(
 }
 
 /**
- * POST /api/user/topup/complete (admin): completes a pending order by hand, as new-api's 补单. An order already
- * credited answers success without crediting again; the type-1 log row names the admin who completed it.
+ * POST /api/user/topup/complete (admin): completes a pending order by hand, as new-api's 补单. Only a pending order
+ * is completed: a second completion (or one racing a webhook that credited first) is refused, where new-api answered
+ * success, so the admin sees that this call credited nothing. The type-1 log row names the admin who completed it.
  */
 export async function completeTopUpByAdmin(ctx: AppContext, rawTradeNo: unknown, adminId: number): Promise<void> {
   const tradeNo = typeof rawTradeNo === 'string' ? rawTradeNo.trim() : '';
   if (!tradeNo) throw new UserFacingError('参数错误');
   const order = await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst();
   if (!order) throw new UserFacingError('充值订单不存在');
-  if (order.status === TOPUP_SUCCESS) return;
-  const credited = await settleTopUp(
-    ctx,
-    order,
-    (quota) =>
-      `管理员补单成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}，管理员ID ${adminId}`,
-  );
-  if (credited) return;
-  const now = await ctx.db.selectFrom('top_ups').select('status').where('trade_no', '=', tradeNo).executeTakeFirst();
-  if (now?.status !== TOPUP_SUCCESS) throw new UserFacingError('订单状态不是待支付，无法补单');
+  const credited =
+    order.status === TOPUP_PENDING &&
+    (await settleTopUp(
+      ctx,
+      order,
+      (quota) =>
+        `管理员补单成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}，管理员ID ${adminId}`,
+    ));
+  if (!credited) throw new UserFacingError(NOT_PENDING);
 }

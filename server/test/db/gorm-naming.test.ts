@@ -234,15 +234,17 @@ const NEW_API_FIELDS: Record<string, string[]> = {
 /**
  * Columns we add to new-api's tables (new-api ignores them). users.discord_id is gorm's name for the DiscordId field
  * of new-api's later versions, which the fixtures' version predates; so are tasks.group and tasks.private_data (its
- * later Task's Group and PrivateData), midjourneys.video_url and video_urls (its later VideoUrl and VideoUrls) and
- * channels.channel_info (its later ChannelInfo, the multi-key state); midjourneys.private_data is ours alone (the
- * paying token of a drawing charged without a consume log row).
+ * later Task's Group and PrivateData), midjourneys.video_url and video_urls (its later VideoUrl and VideoUrls),
+ * channels.channel_info (its later ChannelInfo, the multi-key state) and top_ups.payment_method (its later TopUp's
+ * PaymentMethod); midjourneys.private_data is ours alone (the paying token of a drawing charged without a consume log
+ * row).
  */
 const OUR_ADDITIONS: Record<string, string[]> = {
   channels: ['max_input_tokens', 'channel_info'],
   users: ['discord_id'],
   tasks: ['group', 'private_data'],
   midjourneys: ['video_url', 'video_urls', 'private_data'],
+  top_ups: ['payment_method'],
 };
 /** new-api's columns the gateway has no use for (left as they are). */
 const UNUSED_BY_US: Record<string, string[]> = { logs: ['channel_name'] };

@@ -330,12 +330,14 @@ await describeEachDb('a database written by new-api', (kind) => {
       const added = after[table].filter((c) => !before.includes(c));
       // users.discord_id: new-api's later column for Discord logins; tasks.group and tasks.private_data: its later
       // task engine's columns, midjourneys.video_url(s) its later video actions', channels.channel_info its later
-      // multi-key channels', which this snapshot predates; midjourneys.private_data is ours alone
+      // multi-key channels', top_ups.payment_method its later payment methods', which this snapshot predates;
+      // midjourneys.private_data is ours alone
       const ours: Record<string, string[]> = {
         channels: ['channel_info', 'max_input_tokens'],
         users: ['discord_id'],
         tasks: ['group', 'private_data'],
         midjourneys: ['private_data', 'video_url', 'video_urls'],
+        top_ups: ['payment_method'],
       };
       expect({ table, added }).toEqual({ table, added: ours[table] ?? [] });
     }

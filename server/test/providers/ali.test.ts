@@ -1,14 +1,21 @@
-// Alibaba DashScope (type 17) through the gateway: chat (OpenAI clients, stream and not; Claude clients go to its
-// Anthropic endpoint: claude-paths.test.ts) and embeddings at
-// /compatible-mode/v1 with the key as a Bearer token, `X-DashScope-SSE: enable` on streams and `X-DashScope-Plugin`
-// from the channel's `other`; rerank converted to and from DashScope's native text-rerank service. Each is charged
-// DashScope's usage to the unit; its error reaches the client with nothing charged.
+// Alibaba DashScope (type 17) through the gateway: chat (OpenAI and @google/genai clients, stream and not; Claude
+// clients go to its Anthropic endpoint: claude-paths.test.ts) and embeddings at /compatible-mode/v1 with the key as a
+// Bearer token, `X-DashScope-SSE: enable` on streams and `X-DashScope-Plugin` from the channel's `other`; rerank
+// converted to and from DashScope's native text-rerank service. Each is charged DashScope's usage to the unit; its
+// error reaches the client with nothing charged.
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client, relayPost } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'sk-4f8a1c2e9b7d4e6f8a0b1c2d3e4f5a6b';
 const MODEL = 'qwen-plus';
@@ -92,6 +99,35 @@ await describeEachDb('Alibaba DashScope channels', (kind) => {
     const sent = suite.mock.requests.at(-1)!;
     expect(sent.headers['x-dashscope-sse']).toBe('enable');
     expect(sent.body.stream_options).toEqual({ include_usage: true });
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: '法国的首都是哪里？',
+      config: { systemInstruction: '简短回答。', maxOutputTokens: 100 },
+    };
+    const messages = [
+      { role: 'system', content: '简短回答。' },
+      { role: 'user', content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    let sent = suite.mock.requests.at(-1)!;
+    expect(sent.path).toBe('/compatible-mode/v1/chat/completions');
+    expect(sent.body).toMatchObject({ model: MODEL, messages, max_tokens: 100 });
+    expect([sent.headers['x-dashscope-plugin'], sent.headers['x-dashscope-sse']]).toEqual(['WebSearch', undefined]);
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toMatchObject({ messages, stream: true, stream_options: { include_usage: true } });
+    expect(sent.headers['x-dashscope-sse']).toBe('enable');
     await expectCharged(suite, before, usage, MODEL);
   });
 

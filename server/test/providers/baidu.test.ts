@@ -1,8 +1,8 @@
 // Baidu ERNIE v1 (type 15) through the gateway, against a mock of Baidu's own protocol (helpers/mock-baidu.ts): the key
 // `API Key|Secret Key` is exchanged at the channel's own host, through its proxy when it has one, for an access token
 // (once for 50 concurrent first calls, again when the channel moves to another host), sent as `?access_token=`; chat
-// goes to the model's endpoint in Baidu's body and comes back in the client's format (the official openai and
-// @anthropic-ai/sdk clients, stream and not), charged Baidu's usage to the unit; an expired token (error 111 inside
+// goes to the model's endpoint in Baidu's body and comes back in the client's format (the official openai,
+// @anthropic-ai/sdk and @google/genai clients, stream and not), charged Baidu's usage to the unit; an expired token (error 111 inside
 // HTTP 200) is exchanged again and the request resent once; Baidu's errors inside HTTP 200 reach the client as errors,
 // charged nothing.
 import Anthropic from '@anthropic-ai/sdk';
@@ -17,6 +17,7 @@ import {
   changeChannel,
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   streamChat,
@@ -137,6 +138,27 @@ await describeEachDb('Baidu ERNIE v1 channels', (kind) => {
     });
     const final = await stream.finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: '法国的首都是巴黎。' }]);
+    await expectCharged(suite, before, USAGE, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not, charged the same', async () => {
+    let before = await snapshot(suite);
+    const config = { systemInstruction: '你是一个地理老师。', maxOutputTokens: 100 };
+    const plain = await geminiChat(suite, MODEL, { contents: '法国的首都是哪里？', config, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 8, candidatesTokenCount: 6 });
+    expect(suite.mock.calls.at(-1)!.body).toEqual({
+      system: '你是一个地理老师。',
+      messages: [{ role: 'user', content: '法国的首都是哪里？' }],
+      max_output_tokens: 100,
+    });
+    await expectCharged(suite, before, USAGE, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { contents: '法国的首都是哪里？', config, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 8, candidatesTokenCount: 6 });
+    expect(suite.mock.calls.at(-1)!.body).toMatchObject({ system: '你是一个地理老师。', stream: true });
     await expectCharged(suite, before, USAGE, MODEL);
   });
 

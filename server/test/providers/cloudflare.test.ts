@@ -1,15 +1,22 @@
 // Cloudflare Workers AI (type 39) through the gateway: the account id from the channel's `other` in the path,
-// /client/v4/accounts/{id}/ai/v1/chat/completions and /responses with the API token as a Bearer token, stream and
-// not, charged Cloudflare's usage; a Responses client's request goes as it is; Cloudflare's own error shape
-// ({success: false, errors: [...]}) reaches the client with nothing charged. The mock serves only this account's
-// paths. An empty or path-breaking account id is refused on save.
+// /client/v4/accounts/{id}/ai/v1/chat/completions (OpenAI and @google/genai clients) and /responses with the API token
+// as a Bearer token, stream and not, charged Cloudflare's usage; a Responses client's request goes as it is;
+// Cloudflare's own error shape ({success: false, errors: [...]}) reaches the client with nothing charged. The mock
+// serves only this account's paths. An empty or path-breaking account id is refused on save.
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
 import { channelFormProblem } from '../../src/services/channel-input.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'Xk9pR2mQ7vL4sT8wZ1nB5cD3fG6hJ0aE_yU';
 const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
@@ -88,6 +95,34 @@ await describeEachDb('Cloudflare Workers AI channels', (kind) => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('The capital of France is Paris.');
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: 'What is the capital of France?',
+      config: { systemInstruction: 'Be terse.', maxOutputTokens: 100 },
+    };
+    const messages = [
+      { role: 'system', content: 'Be terse.' },
+      { role: 'user', content: 'What is the capital of France?' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('The capital of France is Paris.');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    let sent = suite.mock.requests.at(-1)!;
+    expect(sent.path).toBe(`${ROOT}/chat/completions`);
+    expect(sent.body).toMatchObject({ model: MODEL, messages, max_tokens: 100 });
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('The capital of France is Paris.');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    sent = suite.mock.requests.at(-1)!;
+    expect(sent.path).toBe(`${ROOT}/chat/completions`);
+    expect(sent.body).toMatchObject({ messages, stream: true });
     await expectCharged(suite, before, usage, MODEL);
   });
 

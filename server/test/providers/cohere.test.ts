@@ -1,9 +1,9 @@
-// Cohere (type 34) through the gateway: an OpenAI or Claude client's chat becomes Cohere's v1 body (`message`,
-// `chat_history`, `preamble`) at /v1/chat, stream and not; the newline-delimited JSON stream is read event by event
-// and a stream in `data:` frames is refused as a bad answer; rerank passes to /v1/rerank, embeddings go to /v1/embed.
-// Each is charged Cohere's billed units to the unit; Cohere's error or an image reaches the client as an error with
-// nothing charged. Tools go as Cohere's parameter_definitions, its tool calls come back as OpenAI's (stream and not),
-// and a tool's result goes as tool_results.
+// Cohere (type 34) through the gateway: an OpenAI, Claude or Gemini (@google/genai) client's chat becomes Cohere's v1
+// body (`message`, `chat_history`, `preamble`) at /v1/chat, stream and not; the newline-delimited JSON stream is read
+// event by event and a stream in `data:` frames is refused as a bad answer; rerank passes to /v1/rerank, embeddings go
+// to /v1/embed. Each is charged Cohere's billed units to the unit; Cohere's error or an image reaches the client as an
+// error with nothing charged. Tools go as Cohere's parameter_definitions, its tool calls come back as OpenAI's (stream
+// and not), and a tool's result goes as tool_results.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { startCohereMock } from '../helpers/mock-cohere.js';
 import {
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   streamChat,
@@ -158,6 +159,30 @@ await describeEachDb('Cohere channels', (kind) => {
     stream.on('text', (t) => (text += t));
     await stream.finalMessage();
     expect(text).toBe('The capital of France is Paris.');
+    await expectCharged(suite, before, billed, MODEL, QUOTA);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: 'What is the capital of France?',
+      config: { systemInstruction: 'Be terse.', maxOutputTokens: 100 },
+    };
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('The capital of France is Paris.');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 7, candidatesTokenCount: 7 });
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({
+      message: 'What is the capital of France?',
+      preamble: 'Be terse.',
+      max_tokens: 100,
+    });
+    await expectCharged(suite, before, billed, MODEL, QUOTA);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('The capital of France is Paris.');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 7, candidatesTokenCount: 7 });
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({ preamble: 'Be terse.', stream: true });
     await expectCharged(suite, before, billed, MODEL, QUOTA);
   });
 

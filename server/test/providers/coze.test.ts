@@ -1,7 +1,8 @@
-// Coze (type 49) through the gateway: every client's chat goes to /v3/chat for the channel's bot (its `other`), always
-// streamed from Coze (a whole answer is read from the stream, as Coze answers a request that does not stream with a
-// chat still in progress), charged the chat.completed event's usage; an error Coze reports inside an HTTP 200 reaches
-// the client with nothing charged; a channel without a numeric bot id is refused on save.
+// Coze (type 49) through the gateway: every client's chat (OpenAI, Claude and Gemini's @google/genai) goes to /v3/chat
+// for the channel's bot (its `other`), always streamed from Coze (a whole answer is read from the stream, as Coze
+// answers a request that does not stream with a chat still in progress), charged the chat.completed event's usage; an
+// error Coze reports inside an HTTP 200 reaches the client with nothing charged; a channel without a numeric bot id is
+// refused on save.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   channelTest,
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   vendorSuite,
@@ -103,6 +105,31 @@ await describeEachDb('Coze channels', (kind) => {
     stream.on('text', (t) => (text += t));
     await stream.finalMessage();
     expect(text).toBe('法国的首都是巴黎。');
+    await expectCharged(suite, before, usage, 'coze');
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = { contents: '法国的首都是哪里？', config: { systemInstruction: '简短回答。' } };
+    const sentMessages = [
+      { role: 'user', content: '简短回答。', content_type: 'text', meta_data: { source_role: 'system' } },
+      { role: 'user', content: '法国的首都是哪里？', content_type: 'text' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, 'coze', { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 624, candidatesTokenCount: 9 });
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({
+      bot_id: BOT,
+      stream: true,
+      additional_messages: sentMessages,
+    });
+    await expectCharged(suite, before, usage, 'coze');
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, 'coze', { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 624, candidatesTokenCount: 9 });
+    expect(suite.mock.requests.at(-1)!.body.additional_messages).toEqual(sentMessages);
     await expectCharged(suite, before, usage, 'coze');
   });
 

@@ -1,8 +1,9 @@
 // Dify (type 37) through the gateway, one channel per kind of app (its `other`): a chat app at /v1/chat-messages
-// (OpenAI and Claude clients, stream and not, the conversation as one query), an agent app (streamed from Dify even
-// for a whole answer), a completion app at /v1/completion-messages and a workflow at /v1/workflows/run (its text in
-// `inputs.query`; it reports no usage, so it is counted locally and marked so in the log). Each is charged to the
-// unit; Dify's error reaches the client with nothing charged; an unknown app type is refused on save.
+// (OpenAI, Claude and Gemini's @google/genai clients, stream and not, the conversation as one query), an agent app
+// (streamed from Dify even for a whole answer), a completion app at /v1/completion-messages and a workflow at
+// /v1/workflows/run (its text in `inputs.query`; it reports no usage, so it is counted locally and marked so in the
+// log). Each is charged to the unit; Dify's error reaches the client with nothing charged; an unknown app type is
+// refused on save.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { beforeAll, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import {
   channelTest,
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   vendorSuite,
@@ -112,6 +114,28 @@ await describeEachDb('Dify channels', (kind) => {
     stream.on('text', (t) => (text += t));
     await stream.finalMessage();
     expect(text).toBe('法国的首都是巴黎。');
+    await expectCharged(suite, before, usage, 'dify');
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = { contents: '法国的首都是哪里？', config: { systemInstruction: '简短回答。' } };
+    const query = 'SYSTEM: \n简短回答。\nUSER: \n法国的首都是哪里？\n';
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, 'dify', { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 1033, candidatesTokenCount: 9 });
+    const sent = suite.mock.requests.at(-1)!;
+    expect([sent.path, sent.body]).toEqual([
+      '/v1/chat-messages',
+      expect.objectContaining({ query, response_mode: 'blocking' }),
+    ]);
+    await expectCharged(suite, before, usage, 'dify');
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, 'dify', { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 1033, candidatesTokenCount: 9 });
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({ query, response_mode: 'streaming' });
     await expectCharged(suite, before, usage, 'dify');
   });
 

@@ -1,9 +1,9 @@
 // Tencent Hunyuan (type 23) through the gateway, against a mock of Tencent Cloud API 3.0 (helpers/mock-hunyuan.ts)
 // that recomputes the TC3-HMAC-SHA256 signature over the exact body bytes and refuses what Tencent refuses: every
 // request is signed at the channel's own host with `X-TC-Action: ChatCompletions`, `X-TC-Version`, `X-TC-Timestamp`
-// and `X-TC-Region`; chat comes back in the client's format (the official openai and @anthropic-ai/sdk clients, stream
-// and not), charged Hunyuan's usage to the unit; tools go as Hunyuan's `Tools` and its tool calls come back as
-// OpenAI's; Tencent's `Response.Error` inside HTTP 200 reaches the client as an error, charged nothing.
+// and `X-TC-Region`; chat comes back in the client's format (the official openai, @anthropic-ai/sdk and @google/genai
+// clients, stream and not), charged Hunyuan's usage to the unit; tools go as Hunyuan's `Tools` and its tool calls come
+// back as OpenAI's; Tencent's `Response.Error` inside HTTP 200 reaches the client as an error, charged nothing.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { MockHunyuan } from '../helpers/mock-hunyuan.js';
 import {
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   streamChat,
@@ -135,6 +136,27 @@ await describeEachDb('Tencent Hunyuan channels', (kind) => {
       .finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: '法国的首都是巴黎。' }]);
     expect(final.usage).toMatchObject({ input_tokens: 9, output_tokens: 5 });
+    await expectCharged(suite, before, USAGE, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not, charged the same', async () => {
+    const question = { contents: '法国的首都是哪里？', config: { systemInstruction: '你是一个地理老师。' } };
+    const messages = [
+      { Role: 'system', Content: '你是一个地理老师。' },
+      { Role: 'user', Content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 9, candidatesTokenCount: 5 });
+    expect(suite.mock.server.requests.at(-1)!.body).toMatchObject({ Model: MODEL, Messages: messages, Stream: false });
+    await expectCharged(suite, before, USAGE, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 9, candidatesTokenCount: 5 });
+    expect(suite.mock.server.requests.at(-1)!.body).toMatchObject({ Messages: messages, Stream: true });
     await expectCharged(suite, before, USAGE, MODEL);
   });
 

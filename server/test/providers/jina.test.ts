@@ -1,6 +1,7 @@
-// Jina AI (type 38) through the gateway: embeddings (the official client) and rerank go to Jina's /v1 paths with the
-// Bearer key, charged Jina's usage; a chat request is not declared by the provider, so it is refused before anything
-// is sent and nothing is charged; Jina's FastAPI error ({detail}) reaches the client with nothing charged.
+// Jina AI (type 38) through the gateway: embeddings (the official openai client, and @google/genai's embedContent) and
+// rerank go to Jina's /v1 paths with the Bearer key, charged Jina's usage; a chat request is not declared by the
+// provider, so it is refused before anything is sent and nothing is charged; Jina's FastAPI error ({detail}) reaches
+// the client with nothing charged.
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
@@ -8,7 +9,14 @@ import { client, relayPost } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
 import { relayServices } from '../../src/relay/services.js';
 import { testChannel } from '../../src/relay/channel-probe.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiClient,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'jina_3f9c2a7e1b8d4c6a9e0f1a2b3c4d5e6fXk2mQ9';
 const MODEL = 'jina-embeddings-v3';
@@ -48,6 +56,16 @@ await describeEachDb('Jina channels', (kind) => {
     });
     expect(r.data[0].embedding).toEqual([0.0123, -0.0456, 0.0789, -0.0112]);
     expect(suite.mock.requests.at(-1)!.path).toBe('/v1/embeddings');
+    await expectCharged(suite, before, { prompt: recorded.answer.usage.prompt_tokens, completion: 0 }, MODEL);
+  });
+
+  onSqlite('embeds for a Gemini client’s embedContent, charged the same', async () => {
+    const before = await snapshot(suite);
+    const r = await geminiClient(suite).models.embedContent({ model: MODEL, contents: 'hello' });
+    expect(r.embeddings?.map((e) => e.values)).toEqual([[0.0123, -0.0456, 0.0789, -0.0112]]);
+    const sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toEqual({ model: MODEL, input: ['hello'] });
+    expect(sent.path).toBe('/v1/embeddings');
     await expectCharged(suite, before, { prompt: recorded.answer.usage.prompt_tokens, completion: 0 }, MODEL);
   });
 

@@ -1,14 +1,21 @@
-// MiniMax (type 35) through the gateway: chat at /v1/text/chatcompletion_v2 (OpenAI clients, stream and not; Claude
-// clients go to its Anthropic endpoint: claude-paths.test.ts) charged MiniMax's usage; an error MiniMax reports inside an HTTP 200 (base_resp) reaches the client as an error
-// with the status its code stands for, nothing charged, stream and not; text to speech on /v1/t2a_v2, its hex audio
-// given to the client as bytes.
+// MiniMax (type 35) through the gateway: chat at /v1/text/chatcompletion_v2 (OpenAI and @google/genai clients, stream
+// and not; Claude clients go to its Anthropic endpoint: claude-paths.test.ts) charged MiniMax's usage; an error MiniMax
+// reports inside an HTTP 200 (base_resp) reaches the client as an error with the status its code stands for, nothing
+// charged, stream and not; text to speech on /v1/t2a_v2, its hex audio given to the client as bytes.
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client, logsOf } from '../relay/fixtures.js';
 import { fixture, MockJsonVendor, type MockAnswer } from '../helpers/mock-json-vendor.js';
 import { checkOpenAIChatBody } from '../helpers/mock-openai-rules.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.minimax-test-key';
 const MODEL = 'MiniMax-Text-01';
@@ -118,6 +125,33 @@ await describeEachDb('MiniMax channels', (kind) => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('法国的首都是巴黎。');
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: '法国的首都是哪里？',
+      config: { systemInstruction: '简短回答。', maxOutputTokens: 100 },
+    };
+    const messages = [
+      { role: 'system', content: '简短回答。' },
+      { role: 'user', content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    let sent = suite.mock.requests.at(-1)!;
+    expect(sent.path).toBe('/v1/text/chatcompletion_v2');
+    expect(sent.body).toMatchObject({ model: MODEL, messages, max_tokens: 100 });
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toMatchObject({ messages, stream: true });
     await expectCharged(suite, before, usage, MODEL);
   });
 

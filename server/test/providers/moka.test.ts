@@ -1,11 +1,19 @@
-// MokaAI (type 44) through the gateway: m3e embeddings go to {base}/embeddings (no /v1) with the Bearer key, charged
-// Moka's usage; a chat request is refused locally (Moka serves embeddings only) with nothing sent or charged.
+// MokaAI (type 44) through the gateway: m3e embeddings (the openai client, and @google/genai's embedContent) go to
+// {base}/embeddings (no /v1) with the Bearer key, charged Moka's usage; a chat request is refused locally (Moka serves
+// embeddings only) with nothing sent or charged.
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { MockCompatibleVendor } from '../helpers/mock-compatible-vendor.js';
 import { describeEachDb } from '../helpers/databases.js';
 import { client } from '../relay/fixtures.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiClient,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'sk-moka-7e2f9c1a3b5d';
 
@@ -34,6 +42,16 @@ await describeEachDb('MokaAI channels', (kind) => {
     });
     expect(r.data[0].embedding).toEqual([0.0214, -0.0371, 0.0058, 0.0462]);
     expect(suite.mock.requests.at(-1)!.path).toBe('/moka/embeddings');
+    await expectCharged(suite, before, { prompt: 6, completion: 0 }, 'm3e-base');
+  });
+
+  onSqlite('embeds for a Gemini client’s embedContent, charged the same', async () => {
+    const before = await snapshot(suite);
+    const r = await geminiClient(suite).models.embedContent({ model: 'm3e-base', contents: 'hello' });
+    expect(r.embeddings?.map((e) => e.values)).toEqual([[0.0214, -0.0371, 0.0058, 0.0462]]);
+    const sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toEqual({ model: 'm3e-base', input: ['hello'] });
+    expect(sent.path).toBe('/moka/embeddings');
     await expectCharged(suite, before, { prompt: 6, completion: 0 }, 'm3e-base');
   });
 

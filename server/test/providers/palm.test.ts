@@ -1,14 +1,21 @@
-// Google PaLM 2 (type 11) through the gateway: every client's chat goes to v1beta2 generateMessage with
-// `x-goog-api-key` (new-api's PaLM-2 name to chat-bison-001); PaLM reports no usage, so the prompt and the answer are
-// counted locally, charged so to the unit and marked in the log; PaLM cannot stream, so a stream request gets its
-// whole answer as one piece; its error reaches the client with nothing charged.
+// Google PaLM 2 (type 11) through the gateway: every client's chat (OpenAI, Claude and Gemini's @google/genai) goes to
+// v1beta2 generateMessage with `x-goog-api-key` (new-api's PaLM-2 name to chat-bison-001); PaLM reports no usage, so
+// the prompt and the answer are counted locally, charged so to the unit and marked in the log; PaLM cannot stream, so
+// a stream request gets its whole answer as one piece; its error reaches the client with nothing charged.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client, logsOf } from '../relay/fixtures.js';
 import { startPalmMock } from '../helpers/mock-palm.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'AIzaSyD-palm-test-key-0123456789';
 const ANSWER = 'The capital of France is Paris.';
@@ -96,6 +103,25 @@ await describeEachDb('PaLM 2 channels', (kind) => {
     stream.on('text', (t) => (text += t));
     await stream.finalMessage();
     expect(text).toBe(ANSWER);
+    await expectCountedLocally(suite, before, 'chat-bison-001');
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = { contents: 'What is the capital of France?', config: { systemInstruction: 'Be terse.' } };
+    const prompt = { context: 'Be terse.', messages: [{ author: '0', content: 'What is the capital of France?' }] };
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, 'chat-bison-001', { ...question, stream: false });
+    expect(plain.text).toBe(ANSWER);
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({ prompt });
+    // PaLM reports no usage: the answer carries none, the log the relay's count
+    expect(plain.usage).toBeUndefined();
+    await expectCountedLocally(suite, before, 'chat-bison-001');
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, 'chat-bison-001', { ...question, stream: true });
+    expect(streamed.text).toBe(ANSWER);
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({ prompt });
+    expect(streamed.usage).toBeUndefined();
     await expectCountedLocally(suite, before, 'chat-bison-001');
   });
 

@@ -1,14 +1,21 @@
 // Baidu Qianfan v2 (type 46) through the gateway: the key `token|appid` becomes `Authorization: Bearer token` and the
-// `appid` header, requests go to /v2/..., stream and not, charged Qianfan's usage; its error reaches the client with
-// nothing charged. The mock refuses a request without the appid header or with the whole key as the Bearer token. A
-// key without both parts is refused on save with a message saying the format.
+// `appid` header, requests go to /v2/... (OpenAI and @google/genai clients), stream and not, charged Qianfan's usage;
+// its error reaches the client with nothing charged. The mock refuses a request without the appid header or with the
+// whole key as the Bearer token. A key without both parts is refused on save with a message saying the format.
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client, relayPost } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
 import { channelFormProblem } from '../../src/services/channel-input.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const TOKEN = 'bce-v3/ALTAK-rT5xK2mPq8/9c1e0f7a2b3d4c5e6f708192a3b4c5d6e7f8091a';
 const APPID = 'app-Jq7Kd2xR';
@@ -87,6 +94,37 @@ await describeEachDb('Qianfan v2 channels', (kind) => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe('巴黎是法国的首都。');
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: '法国的首都是哪里？',
+      config: { systemInstruction: '简短回答。', maxOutputTokens: 100 },
+    };
+    const messages = [
+      { role: 'system', content: '简短回答。' },
+      { role: 'user', content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('巴黎是法国的首都。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    let sent = suite.mock.requests.at(-1)!;
+    expect([sent.path, sent.headers.authorization, sent.headers.appid]).toEqual([
+      '/v2/chat/completions',
+      `Bearer ${TOKEN}`,
+      APPID,
+    ]);
+    expect(sent.body).toMatchObject({ model: MODEL, messages, max_tokens: 100 });
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('巴黎是法国的首都。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toMatchObject({ messages, stream: true });
     await expectCharged(suite, before, usage, MODEL);
   });
 

@@ -1,9 +1,9 @@
 // iFlytek Spark (type 18) through the gateway, against a mock of Spark's websocket API (helpers/mock-spark.ts) that
 // recomputes the HMAC of the signed URL and refuses a bad signature or a date more than 300 s away: each request opens
 // a websocket at the channel's own host, signed with the key's APISecret, sends one frame with the APPID and the
-// version's domain, and the answer frames come back in the client's format (the official openai and
-// @anthropic-ai/sdk clients, stream and not), charged the usage of the final frame to the unit; an error frame reaches
-// the client as an error, charged nothing.
+// version's domain, and the answer frames come back in the client's format (the official openai, @anthropic-ai/sdk
+// and @google/genai clients, stream and not), charged the usage of the final frame to the unit; an error frame
+// reaches the client as an error, charged nothing.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { MockSpark } from '../helpers/mock-spark.js';
 import {
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   streamChat,
@@ -111,6 +112,28 @@ await describeEachDb('iFlytek Spark channels', (kind) => {
       .finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: '法国的首都是巴黎。' }]);
     expect(final.usage).toMatchObject({ input_tokens: 10, output_tokens: 6 });
+    await expectCharged(suite, before, USAGE, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not, charged the same', async () => {
+    const question = {
+      contents: '法国的首都是哪里？',
+      config: { systemInstruction: '你是一个地理老师。', maxOutputTokens: 100 },
+    };
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 10, candidatesTokenCount: 6 });
+    const sent = suite.mock.connections.at(-1)!;
+    expect(sent.frame.parameter.chat).toEqual({ domain: 'generalv3.5', max_tokens: 100 });
+    expect(sent.frame.payload.message.text).toEqual(QUESTION);
+    await expectCharged(suite, before, USAGE, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 10, candidatesTokenCount: 6 });
+    expect(suite.mock.connections.at(-1)!.frame.payload.message.text).toEqual(QUESTION);
     await expectCharged(suite, before, USAGE, MODEL);
   });
 

@@ -1,6 +1,7 @@
 // Submodel (type 53) through the gateway: chat at {base}/v1/chat/completions with the Bearer key, stream and not,
-// charged its usage, a Claude client through the hub to the same path; its error reaches the client with nothing
-// charged. A channel without a base URL goes to https://llm.submodel.ai (services/channel-types.ts).
+// charged its usage, a Claude client and a Gemini (@google/genai) one through the hub to the same path; its error
+// reaches the client with nothing charged. A channel without a base URL goes to https://llm.submodel.ai
+// (services/channel-types.ts).
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
@@ -8,7 +9,14 @@ import { describeEachDb } from '../helpers/databases.js';
 import { client } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
 import { channelBaseUrl } from '../../src/services/channel-types.js';
-import { expectCharged, expectNothingCharged, snapshot, sqliteOnly, vendorSuite } from './vendor-gateway.js';
+import {
+  expectCharged,
+  expectNothingCharged,
+  geminiChat,
+  snapshot,
+  sqliteOnly,
+  vendorSuite,
+} from './vendor-gateway.js';
 
 const KEY = 'sm-4c8f1e2a9b7d3c6e5f0a1b2c3d4e5f60';
 const MODEL = 'deepseek-ai/DeepSeek-V3-0324';
@@ -73,6 +81,31 @@ await describeEachDb('Submodel channels', (kind) => {
     const sent = suite.mock.requests.at(-1)!;
     expect(sent.path).toBe('/v1/chat/completions');
     expect(sent.body.messages).toEqual([{ role: 'user', content: 'Capital of France?' }]);
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  onSqlite('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: 'Capital of France?',
+      config: { systemInstruction: 'Be terse.', maxOutputTokens: 64 },
+    };
+    const messages = [
+      { role: 'system', content: 'Be terse.' },
+      { role: 'user', content: 'Capital of France?' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('Paris.');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    const sent = suite.mock.requests.at(-1)!;
+    expect([sent.path, sent.body.messages, sent.body.max_tokens]).toEqual(['/v1/chat/completions', messages, 64]);
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('Paris.');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    expect(suite.mock.requests.at(-1)!.body).toMatchObject({ messages, stream: true });
     await expectCharged(suite, before, usage, MODEL);
   });
 

@@ -2,7 +2,9 @@
 // asked, the vendor's strict mock (OpenAI-compatible: helpers/mock-compatible-vendor.ts; own JSON:
 // helpers/mock-json-vendor.ts; signed: helpers/mock-<vendor>.ts), one channel of the vendor's type on it, a user and a
 // limited token, and the model ratios that make a request's quota its token count (ratio 1, completion ratio 1, so a
-// charge can be checked to the unit); then the checks of what a request was charged.
+// charge can be checked to the unit); the official Gemini client (geminiClient, geminiChat); then the checks of what a
+// request was charged.
+import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponseUsageMetadata } from '@google/genai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ChatCompletionCreateParamsStreaming, CompletionUsage } from 'openai/resources';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -90,6 +92,34 @@ export async function streamChat(
   for await (const chunk of stream) {
     text += chunk.choices[0]?.delta?.content ?? '';
     usage = chunk.usage ?? usage;
+  }
+  return { text, usage };
+}
+
+/** The official @google/genai client of the suite's token, at the gateway. */
+export const geminiClient = (suite: Pick<VendorSuite<VendorMock>, 's' | 'key'>): GoogleGenAI =>
+  new GoogleGenAI({ apiKey: `sk-${suite.key}`, httpOptions: { baseUrl: suite.s.url } });
+
+/**
+ * The official @google/genai client's chat through the gateway (`:generateContent`, or `:streamGenerateContent` read
+ * whole): its text, and its usageMetadata (a stream's: the last chunk's that had one).
+ */
+export async function geminiChat(
+  suite: Pick<VendorSuite<VendorMock>, 's' | 'key'>,
+  model: string,
+  ask: { contents: string; config?: GenerateContentConfig; stream: boolean },
+): Promise<{ text: string; usage: GenerateContentResponseUsageMetadata | undefined }> {
+  const gemini = geminiClient(suite);
+  const params = { model, contents: ask.contents, config: ask.config };
+  if (!ask.stream) {
+    const r = await gemini.models.generateContent(params);
+    return { text: r.text ?? '', usage: r.usageMetadata };
+  }
+  let text = '';
+  let usage: GenerateContentResponseUsageMetadata | undefined;
+  for await (const chunk of await gemini.models.generateContentStream(params)) {
+    text += chunk.text ?? '';
+    usage = chunk.usageMetadata ?? usage;
   }
   return { text, usage };
 }

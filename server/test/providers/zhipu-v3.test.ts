@@ -1,9 +1,9 @@
 // Zhipu v3 (type 16) through the gateway, against a mock of Zhipu's v3 protocol (helpers/mock-zhipu-v3.ts) that
 // verifies each request's JWT with the key's secret (HS256, `sign_type: SIGN`, millisecond `exp` and `timestamp`): chat
-// goes to /invoke or /sse-invoke in Zhipu's body and comes back in the client's format (the official openai and
-// @anthropic-ai/sdk clients, stream and not), charged Zhipu's usage (from `meta:` in a stream) to the unit; one JWT
-// serves many requests (a new one is signed for a channel moved to another host); Zhipu's refusals inside HTTP 200
-// reach the client as errors, charged nothing.
+// goes to /invoke or /sse-invoke in Zhipu's body and comes back in the client's format (the official openai,
+// @anthropic-ai/sdk and @google/genai clients, stream and not), charged Zhipu's usage (from `meta:` in a stream) to
+// the unit; one JWT serves many requests (a new one is signed for a channel moved to another host); Zhipu's refusals
+// inside HTTP 200 reach the client as errors, charged nothing.
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { decodeProtectedHeader, decodeJwt } from 'jose';
@@ -16,6 +16,7 @@ import {
   changeChannel,
   expectCharged,
   expectNothingCharged,
+  geminiChat,
   snapshot,
   sqliteOnly,
   streamChat,
@@ -115,6 +116,30 @@ await describeEachDb('Zhipu v3 channels', (kind) => {
     expect(final.usage).toMatchObject({ input_tokens: 11, output_tokens: 7 });
     await expectCharged(suite, before, USAGE, MODEL);
     expect(new Set(suite.mock.tokens).size).toBe(1);
+  });
+
+  onSqlite('answers a Gemini client, stream and not, charged the same', async () => {
+    const question = { contents: '法国的首都是哪里？', config: { systemInstruction: '你是一个地理老师。' } };
+    const prompt = [
+      { role: 'user', content: '你是一个地理老师。' },
+      { role: 'assistant', content: '好的。' },
+      { role: 'user', content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: 11, candidatesTokenCount: 7 });
+    let sent = suite.mock.server.requests.at(-1)!;
+    expect([sent.path, sent.body.prompt]).toEqual([`/api/paas/v3/model-api/${MODEL}/invoke`, prompt]);
+    await expectCharged(suite, before, USAGE, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe('法国的首都是巴黎。');
+    expect(streamed.usage).toMatchObject({ promptTokenCount: 11, candidatesTokenCount: 7 });
+    sent = suite.mock.server.requests.at(-1)!;
+    expect([sent.path, sent.body.prompt]).toEqual([`/api/paas/v3/model-api/${MODEL}/sse-invoke`, prompt]);
+    await expectCharged(suite, before, USAGE, MODEL);
   });
 
   it('gives the client Zhipu’s refusal told inside HTTP 200 and charges nothing, stream and not', async () => {

@@ -1,15 +1,16 @@
-// Zhipu GLM v4 (type 26) through the gateway: OpenAI clients' chat at /api/paas/v4/chat/completions with the raw key as
-// a Bearer token, stream and not, charged the usage Zhipu reports; a Claude client's messages go as they are to
-// Zhipu's /api/anthropic/v1/messages (the official @anthropic-ai/sdk, stream and not); Zhipu's error reaches the
-// client with nothing charged. The mock refuses any other path and a request without the Bearer key. Every case on
-// each database (the other vendors run their core cases on each, the rest on SQLite: vendor-gateway.ts sqliteOnly).
+// Zhipu GLM v4 (type 26) through the gateway: OpenAI and @google/genai clients' chat at /api/paas/v4/chat/completions
+// with the raw key as a Bearer token, stream and not, charged the usage Zhipu reports; a Claude client's messages go
+// as they are to Zhipu's /api/anthropic/v1/messages (the official @anthropic-ai/sdk, stream and not); Zhipu's error
+// reaches the client with nothing charged. The mock refuses any other path and a request without the Bearer key.
+// Every case on each database (the other vendors run their core cases on each, the rest on SQLite: vendor-gateway.ts
+// sqliteOnly).
 import Anthropic from '@anthropic-ai/sdk';
 import { APIError } from 'openai';
 import { expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import { client } from '../relay/fixtures.js';
 import { MockCompatibleVendor, recordedCase } from '../helpers/mock-compatible-vendor.js';
-import { expectCharged, expectNothingCharged, snapshot, vendorSuite } from './vendor-gateway.js';
+import { expectCharged, expectNothingCharged, geminiChat, snapshot, vendorSuite } from './vendor-gateway.js';
 
 const KEY = '8f3a2c1d9e7b4a6f.Zk3mQ9xYwR2pLs7T';
 const MODEL = 'glm-4-flash';
@@ -125,6 +126,33 @@ await describeEachDb('Zhipu GLM v4 channels', (kind) => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe(recorded.stream.collected.text);
+    await expectCharged(suite, before, usage, MODEL);
+  });
+
+  it('answers a Gemini client, stream and not', async () => {
+    const question = {
+      contents: '法国的首都是哪里？',
+      config: { systemInstruction: '简短回答。', maxOutputTokens: 100 },
+    };
+    const messages = [
+      { role: 'system', content: '简短回答。' },
+      { role: 'user', content: '法国的首都是哪里？' },
+    ];
+    let before = await snapshot(suite);
+    const plain = await geminiChat(suite, MODEL, { ...question, stream: false });
+    expect(plain.text).toBe('法国的首都是巴黎。');
+    expect(plain.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    let sent = suite.mock.requests.at(-1)!;
+    expect(sent.path).toBe('/zp/api/paas/v4/chat/completions');
+    expect(sent.body).toMatchObject({ model: MODEL, messages, max_tokens: 100 });
+    await expectCharged(suite, before, usage, MODEL);
+
+    before = await snapshot(suite);
+    const streamed = await geminiChat(suite, MODEL, { ...question, stream: true });
+    expect(streamed.text).toBe(recorded.stream.collected.text);
+    expect(streamed.usage).toMatchObject({ promptTokenCount: usage.prompt, candidatesTokenCount: usage.completion });
+    sent = suite.mock.requests.at(-1)!;
+    expect(sent.body).toMatchObject({ messages, stream: true });
     await expectCharged(suite, before, usage, MODEL);
   });
 

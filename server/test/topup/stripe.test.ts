@@ -6,6 +6,7 @@ import type { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, startConsole } from '../channels/fixture.js';
 import { setOption } from '../console/fixtures.js';
 import { startStripeMock, type StripeMock } from './stripe-mock.js';
+import { orderProbe } from './orders.js';
 
 const API_SECRET = 'sk_test_gateway_0123456789';
 const WEBHOOK_SECRET = 'whsec_test_0123456789abcdef';
@@ -47,28 +48,7 @@ await describeEachDb('Stripe top-up', (kind) => {
     await mock?.close();
   });
 
-  const quotaOf = async (id: number) =>
-    Number(
-      (await server.ctx.db.selectFrom('users').select('quota').where('id', '=', id).executeTakeFirstOrThrow()).quota,
-    );
-  const order = (tradeNo: string) =>
-    server.ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirstOrThrow();
-  const orderCount = async () =>
-    Number(
-      (
-        await server.ctx.db
-          .selectFrom('top_ups')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  const topupLogs = (userId: number) =>
-    server.ctx.logDb
-      .selectFrom('logs')
-      .select(['content', 'type'])
-      .where('user_id', '=', userId)
-      .where('type', '=', 1)
-      .execute();
+  const { quotaOf, order, orderCount, topupLogs } = orderProbe(() => server);
 
   async function webhook(payload: string, signature: string | null) {
     const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
@@ -83,6 +63,7 @@ await describeEachDb('Stripe top-up', (kind) => {
     expect(res.body.message, JSON.stringify(res.body)).toBe('success');
     const session = mock.sessions.at(-1)!;
     expect(res.body.data).toEqual({ pay_link: session.url });
+    expect((await order(session.client_reference_id)).payment_method).toBe('stripe');
     return session.client_reference_id;
   }
 
@@ -296,8 +277,11 @@ await describeEachDb('Stripe top-up', (kind) => {
     expect((await order(tradeNo)).status).toBe('success');
     const logs = await topupLogs(alice.id);
     expect(logs.filter((l) => l.content.startsWith('管理员补单成功')).length).toBe(1);
-    // again, and the webhook after it: still one credit
-    expect((await complete(root, tradeNo)).body).toMatchObject({ success: true });
+    // again (refused), and the webhook after it: still one credit
+    expect((await complete(root, tradeNo)).body).toMatchObject({
+      success: false,
+      message: '订单状态不是待支付，无法补单',
+    });
     const late = completed(tradeNo, 6 * UNIT_CENTS);
     expect(await webhook(late, signed(late))).toBe(200);
     expect(await quotaOf(alice.id)).toBe(before + 6 * QUOTA_PER_UNIT);

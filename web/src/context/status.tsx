@@ -52,6 +52,9 @@ export interface Status {
   enable_stripe_topup?: boolean;
   stripe_unit_price?: number;
   stripe_min_topup?: number;
+  enable_creem_topup?: boolean;
+  /** the CreemProducts option's products (new-api's fields), when Creem is on */
+  creem_products?: Array<{ productId: string; name: string; price: number; currency: string; quota: number }>;
   enable_batch_update?: boolean;
   [key: string]: unknown;
 }

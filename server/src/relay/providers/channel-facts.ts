@@ -13,6 +13,7 @@ import { geminiChannelFacts } from './gemini/channel.js';
 import { bedrockChannelFacts } from './bedrock/channel.js';
 import { vertexChannelFacts } from './vertex/channel.js';
 import { sunoChannelFacts } from './suno/channel.js';
+import { soraChannelFacts } from './sora/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
 import { jinaChannelFacts } from './jina/channel.js';
@@ -192,6 +193,14 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     types: [36],
     facts: sunoChannelFacts,
     load: async () => (await import('./suno/index.js')).sunoAdaptor,
+    task: true,
+  },
+  // Sora: OpenAI's video API as asynchronous tasks (relay/tasks/video-*.ts); OpenAI channels (type 1) take them too
+  {
+    id: 'sora',
+    types: [55],
+    facts: soraChannelFacts,
+    load: async () => (await import('./sora/index.js')).soraAdaptor,
     task: true,
   },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)

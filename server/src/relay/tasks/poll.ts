@@ -9,6 +9,7 @@ import { TERMINAL_STATUSES } from '../../services/tasks/status.js';
 import { TASK_PLATFORMS, taskAdaptorOf, type ProviderChannel, type TaskAdaptor } from '../providers/index.js';
 import { callTaskUpstream } from './upstream.js';
 import { proxyOfSetting } from '../channel-setting.js';
+import { channelBaseUrl } from '../../services/channel-types.js';
 
 /** unfinished tasks read per platform and tick at most (the oldest first) */
 const TASKS_PER_TICK = 1000;
@@ -43,7 +44,7 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
       const b = batches[next++];
       try {
         const answer = await callTaskUpstream(b.task.buildFetch(b.channel, b.ids), FETCH_TIMEOUT_MS, b.proxy);
-        const states = b.task.readFetch(answer.status, answer.body);
+        const states = b.task.readFetch(answer.status, answer.body, b.ids);
         if (!states) {
           result.errors++;
           ctx.log.warn({ channelId: b.channel.id, status: answer.status }, 'task fetch: no success answer');
@@ -90,7 +91,8 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
     .execute();
   const batches: Batch[] = [];
   for (const c of channels) {
-    const baseUrl = (c.base_url ?? '').replace(/\/+$/, '');
+    // the type's default address when the channel names none (an OpenAI or Sora channel's api.openai.com)
+    const baseUrl = channelBaseUrl(Number(c.type), c.base_url);
     if (!baseUrl) continue;
     const channel = {
       id: Number(c.id),

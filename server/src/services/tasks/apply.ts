@@ -12,6 +12,8 @@ export interface FetchedTaskState {
   status: string;
   failReason: string;
   data: unknown;
+  /** the upstream's progress ("40%") while it works, where it reports one */
+  progress?: string;
 }
 
 export interface PolledTask {
@@ -67,7 +69,7 @@ export async function applyFetchedStates(
         status: state.status,
         data: JSON.stringify(state.data ?? null),
         updated_at: now,
-        ...(success ? { progress: '100%', finish_time: now } : {}),
+        ...(success ? { progress: '100%', finish_time: now } : state.progress ? { progress: state.progress } : {}),
       })
       .where('id', '=', id)
       .where('status', 'not in', TERMINAL_STATUSES)

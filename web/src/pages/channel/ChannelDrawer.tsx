@@ -1,33 +1,24 @@
 // Channel create/edit drawer (spec §3 channel fields and type-specific inputs, §5 channel form rules, §8
-// duplicate-submit errors).
-import { useEffect, useMemo, useRef, useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// duplicate-submit errors): the form's values and the fields up to the key and groups; the models are
+// ChannelModelsField.tsx, the fields after them ChannelAdvancedFields.tsx, the save useChannelSubmit.ts.
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Alert, App as AntApp, Button, Drawer, Form, Input, Select, Space, Spin } from 'antd';
 import { LoadingOutlined } from '@ant-design/icons';
 import { quiet } from '../../components/quiet.js';
-import { api, failureText } from '../../lib/api.js';
+import { api } from '../../lib/api.js';
 import { fieldTexts, typeFormSpec, type Text } from './types.js';
 import { entryOf, typeSelectOptions, useChannelTypes } from './catalogue.js';
 import MultiKeyFields, { type MultiKeyChoice } from './MultiKeyFields.js';
 import ChannelAdvancedFields from './ChannelAdvancedFields.js';
-import { addKeyHint, createBody, multiKeyEdit, type ChannelInfo, type MultiKeyMode } from './multi-key.js';
-import {
-  addCustomModels,
-  channelToForm,
-  checkChannelForm,
-  defaultChannelForm,
-  mergeModels,
-  normalizeBaseUrl,
-  type Channel,
-  type ChannelFormValues,
-} from './logic.js';
-import { CHANNEL_KEY, CHANNELS_KEY, useEnabledModels } from './queries.js';
+import ChannelModelsField from './ChannelModelsField.js';
+import { addKeyHint, type ChannelInfo, type MultiKeyMode } from './multi-key.js';
+import { channelToForm, defaultChannelForm, normalizeBaseUrl, type Channel, type ChannelFormValues } from './logic.js';
+import { CHANNEL_KEY, useEnabledModels } from './queries.js';
+import { useChannelSubmit, type RefusedField } from './useChannelSubmit.js';
 
 const NS = 'channel';
-
-/** The field POST /api/channel/check names when it refuses the form. */
-type RefusedField = 'key' | 'base_url' | 'other';
 
 export default function ChannelDrawer(props: {
   open: boolean;
@@ -38,14 +29,8 @@ export default function ChannelDrawer(props: {
 }) {
   const { open, editId, groups, onClose, onSaved } = props;
   const { t } = useTranslation(NS);
-  const { message, modal } = AntApp.useApp();
-  const qc = useQueryClient();
+  const { message } = AntApp.useApp();
   const [values, setValues] = useState<ChannelFormValues>(defaultChannelForm);
-  const [saving, setSaving] = useState(false);
-  // The button stays clickable while saving so a second submit can be refused with a message (spec §8); the ref
-  // is the guard because it changes synchronously, before React re-renders.
-  const submittingRef = useRef(false);
-  const [customModel, setCustomModel] = useState('');
   const enabledModels = useEnabledModels(open).data ?? [];
   // the field the server's channel check refused, marked until it is edited (the message is the toast, as before)
   const [fieldProblem, setFieldProblem] = useState<RefusedField>();
@@ -84,7 +69,6 @@ export default function ChannelDrawer(props: {
 
   useEffect(() => {
     if (!open) return;
-    setCustomModel('');
     setLoadedType(undefined);
     setLoadedInfo(null);
     setMulti({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
@@ -104,6 +88,7 @@ export default function ChannelDrawer(props: {
   }, [open, loaded.data]);
 
   const defaultsForType = (type: number): string[] => entryOf(catalogue, type)?.models ?? [];
+  const typeModels = useMemo(() => entryOf(catalogue, values.type)?.models ?? [], [catalogue, values.type]);
 
   const changeType = (type: number) => {
     setValues((s) => {
@@ -118,131 +103,18 @@ export default function ChannelDrawer(props: {
     });
   };
 
-  const addCustom = () => {
-    const r = addCustomModels(values.models, customModel);
-    if (r.duplicated) message.warning(t('err.modelExists'));
-    if (r.added > 0) {
-      set('models', r.models);
-      setCustomModel('');
-    }
-  };
-
-  /** The upstream's models: a saved channel's by its id, else those the typed key and base URL list. */
-  const upstream = useMutation({
-    mutationFn: (typed?: { base_url: string; type: number; key: string }) =>
-      typed
-        ? api.post<string[]>('/api/channel/fetch_models', typed)
-        : api.get<string[]>(`/api/channel/fetch_models/${editId}`),
+  const { submit, saving } = useChannelSubmit({
+    values,
+    editId,
+    loadedInfo,
+    multi,
+    onRefusedField: setFieldProblem,
+    onSaved,
   });
-  const fetching = upstream.isPending;
-
-  const fetchUpstream = async () => {
-    if (!isEdit && values.key.trim() === '') {
-      message.error(t('err.fetchKey'));
-      return;
-    }
-    try {
-      const res = await upstream.mutateAsync(
-        isEdit
-          ? undefined
-          : {
-              base_url: normalizeBaseUrl(values.base_url),
-              type: values.type,
-              key: values.key.split('\n')[0]?.trim() ?? '',
-            },
-      );
-      if (res.success) {
-        set('models', mergeModels(values.models, res.data ?? []));
-        message.success(t('msg.fetchOk'));
-      } else message.error(res.message || t('err.fetchFailed'));
-    } catch {
-      message.error(t('err.fetchFailed'));
-    }
-  };
-
-  // the server's check of the typed fields, then the save; a save reloads the channel lists
-  const checkFields = useMutation({
-    mutationFn: (body: Record<string, unknown>) =>
-      api.post<{ field?: RefusedField } | undefined>('/api/channel/check', body),
-  });
-  const save = useMutation({
-    mutationFn: (v: { edit: boolean; body: unknown }) =>
-      v.edit ? api.put('/api/channel/', v.body) : api.post('/api/channel/', v.body),
-    onSuccess: (res) => {
-      if (res.success) void qc.invalidateQueries({ queryKey: CHANNELS_KEY });
-    },
-  });
-
-  const submit = async () => {
-    if (submittingRef.current) {
-      message.error(t('err.duplicateSubmit'));
-      return;
-    }
-    const check = checkChannelForm(values, editId);
-    if (!check.ok) {
-      message.error(t(check.error, check.params));
-      return;
-    }
-    submittingRef.current = true;
-    setSaving(true);
-    try {
-      // the provider's rules for its fields are the server's (the same a save applies): asked before saving, so the
-      // refusal shows (and the field it names is marked) before anything is written
-      const { type, key, base_url, other } = check.payload;
-      const verdict = await checkFields.mutateAsync({
-        type,
-        key,
-        base_url,
-        other,
-        // a key list (batch, multi-key; Vertex AI's JSON array) is checked key by key
-        mode: isEdit ? (loadedInfo?.is_multi_key ? 'multi_to_single' : 'single') : multi.addMode,
-      });
-      if (!verdict.success) {
-        setFieldProblem(verdict.data?.field);
-        message.error(failureText(verdict, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
-        return;
-      }
-      if (check.confirmV1) {
-        const go = await modal.confirm({
-          title: t('v1.title'),
-          content: t('v1.content'),
-          okText: t('action.confirm'),
-          cancelText: t('action.cancel'),
-        });
-        if (!go) return;
-      }
-      const res = await save.mutateAsync(
-        isEdit
-          ? {
-              edit: true,
-              body: loadedInfo?.is_multi_key ? multiKeyEdit(check.payload, multi.mkMode, multi.keyMode) : check.payload,
-            }
-          : { edit: false, body: createBody(check.payload, multi.addMode, multi.mkMode) },
-      );
-      if (res.success) {
-        message.success(t(isEdit ? 'msg.updated' : 'msg.created'));
-        onSaved();
-      } else message.error(failureText(res, isEdit ? 'error.updateFailed' : 'error.saveFailed'));
-    } catch {
-      /* toasted by api */
-    } finally {
-      submittingRef.current = false;
-      setSaving(false);
-    }
-  };
 
   const groupOptions = useMemo(
     () => Array.from(new Set([...groups, ...values.groups])).map((g) => ({ value: g, label: g })),
     [groups, values.groups],
-  );
-  const modelOptions = useMemo(
-    () =>
-      Array.from(new Set([...values.models, ...defaultsForType(values.type), ...enabledModels])).map((m) => ({
-        value: m,
-        label: m,
-      })),
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [values.models, values.type, catalogue, enabledModels],
   );
   const keyHint = () => {
     if (isEdit)
@@ -368,47 +240,14 @@ export default function ChannelDrawer(props: {
               placeholder={t('form.groupsPh')}
             />
           </Form.Item>
-          <Form.Item label={t('form.models')} required>
-            <Select
-              mode="multiple"
-              allowClear
-              value={values.models}
-              onChange={(v: string[]) => set('models', v)}
-              options={modelOptions}
-              placeholder={t('form.modelsPh')}
-              maxTagCount={30}
-              data-testid="channel-models"
-            />
-            <Space wrap style={{ marginTop: 8 }}>
-              <Button
-                size="small"
-                onClick={() => set('models', mergeModels(values.models, defaultsForType(values.type)))}
-              >
-                {t('models.fillType')}
-              </Button>
-              <Button size="small" onClick={() => set('models', mergeModels(values.models, enabledModels))}>
-                {t('models.fillAll')}
-              </Button>
-              <Button size="small" loading={fetching} onClick={() => quiet(fetchUpstream())}>
-                {t('models.fetch')}
-              </Button>
-              <Button size="small" danger onClick={() => set('models', [])}>
-                {t('models.clear')}
-              </Button>
-            </Space>
-            <Space.Compact style={{ marginTop: 8, width: '100%' }}>
-              <Input
-                value={customModel}
-                onChange={(e) => setCustomModel(e.target.value)}
-                onPressEnter={addCustom}
-                placeholder={t('models.customPh')}
-                name="custom_model"
-              />
-              <Button onClick={addCustom} data-testid="channel-add-model">
-                {t('models.add')}
-              </Button>
-            </Space.Compact>
-          </Form.Item>
+          <ChannelModelsField
+            key={editId ?? 'new'}
+            values={values}
+            set={set}
+            editId={editId}
+            typeModels={typeModels}
+            enabledModels={enabledModels}
+          />
           <ChannelAdvancedFields values={values} set={set} />
         </Form>
       </Spin>

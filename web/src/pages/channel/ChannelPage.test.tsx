@@ -327,6 +327,40 @@ describe('channel drawer', () => {
   });
 });
 
+describe('channel drawer models (ChannelModelsField)', () => {
+  const chosenModels = () =>
+    Array.from(screen.getByTestId('channel-models').closest('.ant-select')!.querySelectorAll('[title]')).map((el) =>
+      el.getAttribute('title'),
+    );
+
+  it("an edited channel's upstream models come from GET /api/channel/fetch_models/5 and join the chosen ones", async () => {
+    replies['GET /api/channel/fetch_models/5'] = { success: true, message: '', data: ['gpt-4o', 'o3-mini'] };
+    renderAt('/channel/edit/5');
+    const name = (await drawerInput('name')) as HTMLInputElement;
+    await vi.waitFor(() => expect(name.value).toBe('main-openai'));
+    await act(async () => {
+      fireEvent.click(screen.getByRole('button', { name: /获取模型列表/ }));
+    });
+    expect(await screen.findByText('获取模型列表成功')).toBeTruthy();
+    expect(sent('GET', '/api/channel/fetch_models/5')).toHaveLength(1);
+    expect(chosenModels()).toEqual(['gpt-4o-mini', 'gpt-4o', 'o3-mini']);
+  });
+
+  it('a custom model half typed is gone when the drawer opens again', async () => {
+    const router = renderAt('/channel/add');
+    const custom = (await drawerInput('custom_model')) as HTMLInputElement;
+    fireEvent.change(custom, { target: { value: 'half-typed' } });
+    expect(custom.value).toBe('half-typed');
+    await act(async () => {
+      await router.navigate('/channel');
+    });
+    await act(async () => {
+      await router.navigate('/channel/add');
+    });
+    await vi.waitFor(async () => expect(((await drawerInput('custom_model')) as HTMLInputElement).value).toBe(''));
+  });
+});
+
 // spec §8's generic failures when the server refuses without a message of its own
 describe('refusals without a message', () => {
   it('a list refresh says 刷新失败', async () => {

@@ -1,13 +1,16 @@
-// System tab: server address, proxy worker, payment, login toggles, email whitelist, SMTP, OIDC, GitHub,
-// Linux DO, WeChat, Telegram, Turnstile. Secrets start empty (the API never returns them) and save only when filled.
+// System tab: server address, proxy worker, payment (EPay, Stripe, Creem), login toggles, email whitelist, SMTP,
+// OIDC, GitHub, Linux DO, WeChat, Telegram, Turnstile. Secrets start empty (the API never returns them) and save
+// only when filled.
 import { useTranslation } from 'react-i18next';
 import type { Options } from './logic.js';
 import {
+  CREEM_FIELDS,
   GITHUB_FIELDS,
   LINUXDO_FIELDS,
   PAYMENT_FIELDS,
   SERVER_FIELDS,
   SMTP_FIELDS,
+  STRIPE_FIELDS,
   TELEGRAM_FIELDS,
   TURNSTILE_FIELDS,
   WECHAT_FIELDS,
@@ -57,6 +60,32 @@ export default function SystemTab({ options }: { options: Options }) {
               options={options}
               // The payment callbacks are built from the server address (new-api checks it before saving).
               beforeSave={() => ((options.ServerAddress ?? '').trim() === '' ? t('payment.needServer') : null)}
+            />
+          ),
+        },
+        {
+          id: 'stripe',
+          title: t('sec.stripe'),
+          node: (
+            <OptionSection
+              id="stripe"
+              title={t('sec.stripe')}
+              description={t('stripe.desc', { webhook: `${origin}/api/stripe/webhook` })}
+              fields={STRIPE_FIELDS}
+              options={options}
+            />
+          ),
+        },
+        {
+          id: 'creem',
+          title: t('sec.creem'),
+          node: (
+            <OptionSection
+              id="creem"
+              title={t('sec.creem')}
+              description={t('creem.desc', { webhook: `${origin}/api/creem/webhook` })}
+              fields={CREEM_FIELDS}
+              options={options}
             />
           ),
         },

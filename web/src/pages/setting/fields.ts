@@ -185,6 +185,23 @@ export const PAYMENT_FIELDS: FieldDef[] = [
   f('TopupGroupRatio', 'json', { extra: 'extra.TopupGroupRatio', rows: 4 }),
 ];
 
+// new-api's Stripe and Creem options (new-api-compat.md §29, §31); the secrets are never read back
+export const STRIPE_FIELDS: FieldDef[] = [
+  f('StripeApiSecret', 'secret'),
+  f('StripeWebhookSecret', 'secret'),
+  f('StripePriceId', 'text', { placeholder: 'ph.StripePriceId' }),
+  f('StripeUnitPrice', 'number', { min: 0, step: 0.1 }),
+  f('StripeMinTopUp', 'number', { min: 1 }),
+  f('StripePromotionCodesEnabled', 'switch'),
+];
+
+export const CREEM_FIELDS: FieldDef[] = [
+  f('CreemApiKey', 'secret'),
+  f('CreemWebhookSecret', 'secret'),
+  f('CreemTestMode', 'switch'),
+  f('CreemProducts', 'json', { rows: 6, span: 24 }),
+];
+
 export const LOGIN_TOGGLES = [
   'PasswordLoginEnabled',
   'PasswordRegisterEnabled',

@@ -159,6 +159,34 @@ export const helpPairs: Pairs = {
     '易支付的商户密钥，用于签名；留空则不修改',
     'The EPay merchant key used for signing; empty keeps the saved one',
   ],
+  'help.StripeApiSecret': [
+    'Stripe 的密钥（sk_ 或 rk_ 开头）；留空则不修改',
+    'The Stripe secret key (sk_ or rk_); empty keeps the saved one',
+  ],
+  'help.StripeWebhookSecret': [
+    'Stripe Webhook 的签名密钥（whsec_ 开头）；留空则不修改',
+    'The Stripe webhook signing secret (whsec_); empty keeps the saved one',
+  ],
+  'help.StripePriceId': ['每单位额度对应的 Stripe 价格', 'The Stripe price of one unit of quota'],
+  'help.StripeUnitPrice': [
+    '钱包页显示的每单位价格，应与 Stripe 价格一致',
+    'The unit price the wallet shows; keep it equal to the Stripe price',
+  ],
+  'help.StripeMinTopUp': ['Stripe 单笔最少充值的单位数', 'The fewest units one Stripe top-up may buy'],
+  'help.StripePromotionCodesEnabled': [
+    '支付页面可输入 Stripe 优惠码',
+    'Buyers may enter Stripe promotion codes at checkout',
+  ],
+  'help.CreemApiKey': ['Creem 的 API 密钥；留空则不修改', 'The Creem API key; empty keeps the saved one'],
+  'help.CreemWebhookSecret': [
+    'Creem Webhook 的签名密钥，用于校验回调；留空则不修改',
+    'The Creem webhook signing secret that verifies callbacks; empty keeps the saved one',
+  ],
+  'help.CreemTestMode': ['开启后调用 Creem 测试环境', 'On: calls go to the Creem test environment'],
+  'help.CreemProducts': [
+    'JSON 数组，每项 {"productId","name","price","currency","quota"}，quota 为充值额度（点数）',
+    'A JSON array of {"productId","name","price","currency","quota"}; quota is the quota credited (points)',
+  ],
   'help.ModelRequestRateLimitEnabled': [
     '按下方周期和次数限制每个用户对模型的请求',
     'Limits each user’s model requests by the window and counts below',

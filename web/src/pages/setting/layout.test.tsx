@@ -8,18 +8,9 @@ import i18n from '../../i18n/index.js';
 import { FeedbackBridge } from '../../lib/feedback.js';
 import { StatusProvider } from '../../context/status.js';
 import { recordFetch, renderWithApp } from '../../test/harness.js';
+import { restoreScreen, screenWidth } from '../../test/screen.js';
 import SystemTab from './SystemTab.js';
 import SettingPage from './index.js';
-
-const realMatchMedia = window.matchMedia;
-function screenWidth(width: number) {
-  window.matchMedia = ((query: string) => {
-    const min = /min-width:\s*(\d+)px/.exec(query);
-    const max = /max-width:\s*(\d+(?:\.\d+)?)px/.exec(query);
-    const matches = (!min || width >= Number(min[1])) && (!max || width <= Number(max[1]));
-    return { ...realMatchMedia(query), matches, media: query };
-  }) as typeof window.matchMedia;
-}
 
 beforeEach(async () => {
   await i18n.changeLanguage('en');
@@ -33,7 +24,7 @@ beforeEach(async () => {
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
-  window.matchMedia = realMatchMedia;
+  restoreScreen();
   localStorage.clear();
 });
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
 import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
+import { restoreScreen, screenWidth } from '../../test/screen.js';
 import TokenPage from './index.js';
 
 const token = {
@@ -25,18 +26,6 @@ const token = {
 
 let calls: Call[];
 const gets = (prefix: string) => calls.filter((c) => c.method === 'GET' && c.url.startsWith(prefix)).length;
-const realMatchMedia = window.matchMedia;
-
-/** A screen `width` px wide for antd's breakpoints (the test setup's stub answers "no" to every media query). */
-function screenWidth(width: number) {
-  window.matchMedia = ((query: string) => {
-    const min = /min-width:\s*(\d+)px/.exec(query);
-    const max = /max-width:\s*(\d+(?:\.\d+)?)px/.exec(query);
-    const matches = (!min || width >= Number(min[1])) && (!max || width <= Number(max[1]));
-    return { ...realMatchMedia(query), matches, media: query };
-  }) as typeof window.matchMedia;
-}
-
 beforeEach(async () => {
   await i18n.changeLanguage('zh');
   localStorage.setItem('quota_per_unit', '500000');
@@ -52,7 +41,7 @@ beforeEach(async () => {
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
-  window.matchMedia = realMatchMedia;
+  restoreScreen();
   localStorage.clear();
 });
 

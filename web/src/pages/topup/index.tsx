@@ -1,5 +1,5 @@
 // Wallet page (/topup; spec §2 Wallet, §5 Wallet; new-api-compat.md §9.1, §9.2): balance, redeem a code, online top-up
-// via EPay.
+// via EPay, Stripe (StripeSection) and Creem (CreemSection), the top-up history (TopUpHistory).
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +12,8 @@ import { displayInCurrency, renderQuota } from '../../lib/render.js';
 import './i18n.js';
 import { CheckinSection } from './CheckinSection.js';
 import { StripeSection } from './StripeSection.js';
+import { CreemSection } from './CreemSection.js';
+import { TopUpHistory } from './TopUpHistory.js';
 import {
   buildPayForm,
   checkAmount,
@@ -263,6 +265,8 @@ export default function TopUpPage() {
         </Space>
       </Space>
       <StripeSection />
+      <CreemSection />
+      <TopUpHistory />
     </Card>
   );
 }
