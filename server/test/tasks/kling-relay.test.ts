@@ -36,7 +36,7 @@ await describeEachDb('kling relay', (kind) => {
       type: 50,
       key: PAIR,
       baseUrl: mock.url,
-      models: ['kling-v1', 'kling-v2-master'],
+      models: ['kling-v1', 'kling-v2-master', 'kling-unpriced'],
     });
     await addChannel(s, { type: 50, key: WRONG, baseUrl: mock.url, models: ['kling-wrong'] });
     await addChannel(s, { type: 50, key: RELAY_KEY, baseUrl: mock.url, models: ['kling-relay'] });
@@ -253,7 +253,7 @@ await describeEachDb('kling relay', (kind) => {
     expect((await taskRow(r.body.task_id)).status).toBe('IN_PROGRESS');
   });
 
-  it('bad input changes nothing: no prompt, a bad duration, mode, image or metadata, no model', async () => {
+  it('bad input changes nothing: no prompt, a bad duration, mode, image or metadata, no model, no price', async () => {
     const { user, token, key } = await caller();
     const calls = mock.calls.length;
     for (const body of [
@@ -268,6 +268,10 @@ await describeEachDb('kling relay', (kind) => {
       const r = await call(key, 'POST', '/v1/video/generations', body);
       expect([JSON.stringify(body), r.status]).toEqual([JSON.stringify(body), 400]);
     }
+    // a model without a price is refused before anything is sent
+    const unpriced = await call(key, 'POST', '/v1/video/generations', { model: 'kling-unpriced', prompt: 'x' });
+    expect(unpriced.status).toBe(500);
+    expect(unpriced.body).toMatchObject({ code: 'model_price_error' });
     expect(mock.calls.length).toBe(calls);
     expect(await balances(user.id, token.id)).toEqual({ user: 1_000_000, token: 800_000 });
   });
@@ -277,7 +281,16 @@ await describeEachDb('kling relay', (kind) => {
     const r = await call(key, 'POST', '/v1/video/generations', { model: 'sora-2', prompt: 'a kite', seconds: 4 });
     expect(r.status).toBe(200);
     expect(sora.calls.at(-1)).toMatchObject({ method: 'POST', path: '/v1/videos', auth: `Bearer ${SORA_KEY}` });
-    expect(await taskRow(r.body.task_id)).toMatchObject({ platform: 'sora' });
+    const row = await taskRow(r.body.task_id);
+    expect(row).toMatchObject({ platform: 'sora' });
+    sora.states.set(row.upstreamId, { status: 'completed' });
+    await pollTaskUpstreams(s.ctx, nowSec());
+    const fetched = await call(key, 'GET', `/v1/video/generations/${r.body.task_id}`);
+    expect(fetched.body.data).toMatchObject({
+      platform: 'sora',
+      status: 'SUCCESS',
+      result_url: `/v1/videos/${r.body.task_id}/content`,
+    });
     // 0.1 × 500000 × 4 s
     expect((await logsOf(s, user.id)).map((l) => Number(l.quota))).toEqual([200_000]);
   });
