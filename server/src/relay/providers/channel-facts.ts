@@ -212,6 +212,13 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     load: async () => (await import('./kling/index.js')).klingAdaptor,
     task: true,
   },
+  // Veo: video tasks on Gemini channels (type 24, the gemini line's), so no type of its own
+  {
+    id: 'veo',
+    types: [],
+    load: async () => (await import('./veo/index.js')).veoAdaptor,
+    task: true,
+  },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
   {
     id: 'midjourney',
