@@ -1,4 +1,5 @@
-// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix): the relay pipeline's shared steps (admit,
+// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix, POST /v1/video/generations, whose platform is
+// the routed channel's): the relay pipeline's shared steps (admit,
 // route, limit, reserve) around one upstream call, with the platform's task adaptor (providers/<vendor>/, the
 // manifest's `task` slot) for what is the vendor's. The charge is the per-call price (ModelPrice[model] × group
 // ratio), or for a platform that prices by units (a video's seconds × size ratio) that price × its units, computed
