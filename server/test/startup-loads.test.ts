@@ -58,7 +58,7 @@ function taskModulesIn(record: string): string[] {
   return record
     .split('\n')
     .filter((line) =>
-      /\/relay\/tasks\/(suno-handlers|mj-handlers|video-handlers|video-content|video-object|submit|mj-submit|poll|mj-poll)\.[jt]s$/.test(
+      /\/relay\/tasks\/(suno-handlers|mj-handlers|video-handlers|video-generations|video-content|video-object|submit|mj-submit|poll|mj-poll)\.[jt]s$/.test(
         line,
       ),
     );

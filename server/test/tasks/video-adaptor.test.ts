@@ -75,11 +75,11 @@ describe('sora adaptor', () => {
     ]);
   });
 
-  it('sends a form untouched, or with the mapped model replaced or added; JSON with OpenAI fields only', () => {
+  it('sends a form untouched, or with the mapped model replaced or added; JSON with OpenAI fields only', async () => {
     const contentType = `multipart/form-data; boundary=${B}`;
     const withModel = form({ model: 'sora-2', prompt: 'p' });
     const body = { model: 'sora-2', prompt: 'p', seconds: 4, size: '720x1280' };
-    const same = soraTask.buildSubmit(channel, 'generate', body, {
+    const same = await soraTask.buildSubmit(channel, 'generate', body, {
       raw: { bytes: withModel, contentType },
       upstreamModel: 'sora-2',
     });
@@ -89,24 +89,24 @@ describe('sora adaptor', () => {
       headers: { authorization: 'Bearer k', 'content-type': contentType },
     });
     expect(same.body).toBe(withModel);
-    const replaced = soraTask.buildSubmit(channel, 'generate', body, {
+    const replaced = await soraTask.buildSubmit(channel, 'generate', body, {
       raw: { bytes: withModel, contentType },
       upstreamModel: 'up-model',
     });
     expect(formFields(replaced.body as Buffer, boundaryOf(contentType)!)).toEqual({ model: 'up-model', prompt: 'p' });
-    const added = soraTask.buildSubmit(channel, 'generate', body, {
+    const added = await soraTask.buildSubmit(channel, 'generate', body, {
       raw: { bytes: form({ prompt: 'p' }), contentType },
       upstreamModel: 'up-model',
     });
     expect(formFields(added.body as Buffer, B)).toEqual({ model: 'up-model', prompt: 'p' });
-    const json = soraTask.buildSubmit(
+    const json = await soraTask.buildSubmit(
       channel,
       'generate',
       { ...body, group: 'vip', extra: 1 },
       { upstreamModel: 'up-model' },
     );
     expect(JSON.parse(json.body as string)).toEqual({ model: 'up-model', prompt: 'p', seconds: '4', size: '720x1280' });
-    const remix = soraTask.buildSubmit(channel, 'remix', { prompt: 'again' }, { origin: 'video_1' });
+    const remix = await soraTask.buildSubmit(channel, 'remix', { prompt: 'again' }, { origin: 'video_1' });
     expect(remix).toMatchObject({ url: 'http://up.test/v1/videos/video_1/remix', body: '{"prompt":"again"}' });
   });
 });

@@ -391,13 +391,19 @@ export interface TaskAdaptor {
     action: string,
     body: Record<string, unknown>,
     context?: TaskSubmitContext,
-  ): TaskRequest;
+  ): TaskRequest | Promise<TaskRequest>;
   /** the upstream's task id from a submit answer, or null when it refused */
   readSubmit(status: number, body: unknown): string | null;
-  /** one request for the states of many of the channel's tasks */
-  buildFetch(channel: ProviderChannel, upstreamIds: readonly string[]): TaskRequest;
+  /** one request for the states of many of the channel's tasks (`actions`: each one's tasks.action, in order) */
+  buildFetch(
+    channel: ProviderChannel,
+    upstreamIds: readonly string[],
+    actions?: readonly string[],
+  ): TaskRequest | Promise<TaskRequest>;
   /** the states of a fetch answer (`upstreamIds`: the ids it asked for), null when the answer is no success */
   readFetch(status: number, body: unknown, upstreamIds?: readonly string[]): TaskStateRead[] | null;
   /** tasks asked for in one fetch at most */
   fetchBatch: number;
+  /** where a finished task's result is found (new-api's result_url), from the data the poller kept */
+  resultUrl?(publicId: string, data: unknown): string;
 }

@@ -43,7 +43,15 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
     while (next < batches.length) {
       const b = batches[next++];
       try {
-        const answer = await callTaskUpstream(b.task.buildFetch(b.channel, b.ids), FETCH_TIMEOUT_MS, b.proxy);
+        const answer = await callTaskUpstream(
+          await b.task.buildFetch(
+            b.channel,
+            b.ids,
+            b.tasks.map((t) => t.action ?? ''),
+          ),
+          FETCH_TIMEOUT_MS,
+          b.proxy,
+        );
         const states = b.task.readFetch(answer.status, answer.body, b.ids);
         if (!states) {
           result.errors++;
@@ -68,7 +76,7 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
 async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
   const rows = await ctx.db
     .selectFrom('tasks')
-    .select(['id', 'channel_id', 'private_data'])
+    .select(['id', 'channel_id', 'private_data', 'action'])
     .where('platform', '=', platform)
     .where('status', 'not in', TERMINAL_STATUSES)
     .orderBy('id')
@@ -80,7 +88,7 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
   const byChannel = new Map<number, PolledTask[]>();
   for (const r of rows) {
     const list = byChannel.get(Number(r.channel_id)) ?? [];
-    list.push({ id: Number(r.id), private_data: r.private_data });
+    list.push({ id: Number(r.id), private_data: r.private_data, action: r.action });
     byChannel.set(Number(r.channel_id), list);
   }
   // read from the table, not the relay's cache: a channel disabled since still answers for the tasks it took

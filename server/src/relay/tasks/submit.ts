@@ -1,4 +1,5 @@
-// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix): the relay pipeline's shared steps (admit,
+// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix, POST /v1/video/generations, whose platform is
+// the routed channel's): the relay pipeline's shared steps (admit,
 // route, limit, reserve) around one upstream call, with the platform's task adaptor (providers/<vendor>/, the
 // manifest's `task` slot) for what is the vendor's. The charge is the per-call price (ModelPrice[model] × group
 // ratio), or for a platform that prices by units (a video's seconds × size ratio) that price × its units, computed
@@ -82,6 +83,11 @@ export interface TaskSubmitOptions {
   accepted?(res: HttpResponse, accepted: AcceptedTask, reqId: string): void;
   /** a refused submit's answer; the envelope when absent */
   refused?(res: HttpResponse, err: unknown, reqId: string): void;
+  /**
+   * The platform is the routed channel's (new-api's generic /v1/video/generations): the submit is routed by its
+   * `model` first, then checked by that channel's platform; undefined refuses a channel that sells no such task.
+   */
+  platformOf?(channelType: number): Promise<TaskAdaptor | undefined>;
   /** what tasks.properties keeps besides the prompt (a video's model, seconds and size) */
   properties?(body: Record<string, unknown>, model: string): Record<string, unknown>;
 }
@@ -98,11 +104,11 @@ export function submitTask(
   ctx: AppContext,
   req: RelayRequest,
   res: HttpResponse,
-  task: TaskAdaptor,
+  task: TaskAdaptor | null,
   action: string,
   opts: TaskSubmitOptions = {},
 ): Promise<void> {
-  const s = newState(svc, ctx, req, res, { mode: taskMode(task.platform) });
+  const s = newState(svc, ctx, req, res, { mode: taskMode(task?.platform ?? 'video') });
   const p = run(s, task, action, opts);
   svc.inFlight.add(p);
   return p.finally(() => svc.inFlight.delete(p));
@@ -132,19 +138,42 @@ function chargeOf(s: RelayState, task: TaskAdaptor, units: TaskPriceUnits | unde
   return { quota: 0, modelPrice: 0, groupRatio: 1 };
 }
 
-async function run(s: RelayState, task: TaskAdaptor, action: string, opts: TaskSubmitOptions): Promise<void> {
+/** The submit's model before any platform reads it (the generic route's): a JSON object naming one. */
+function modelOfGeneric(body: unknown): string {
+  const model = body && typeof body === 'object' ? (body as { model?: unknown }).model : undefined;
+  if (typeof model !== 'string' || !model.trim())
+    throw new RelayError(400, 'model 不能为空', 'new_api_error', 'invalid_request');
+  return model;
+}
+
+/** `given`: the platform's adaptor, null when the routed channel's platform takes the task (opts.platformOf) */
+async function run(s: RelayState, given: TaskAdaptor | null, action: string, opts: TaskSubmitOptions): Promise<void> {
+  let task = given as TaskAdaptor;
   let status = 200;
   try {
     await authenticate(s);
     const contentType = String(s.req.headers['content-type'] ?? '');
     const raw = { bytes: s.raw, contentType };
-    const checked = task.validate(action, /^multipart\//i.test(contentType) ? undefined : parseBody(s.raw), raw);
+    const parsed = /^multipart\//i.test(contentType) ? undefined : parseBody(s.raw);
+    if (opts.platformOf) {
+      // routed by the model first: the channel's platform then checks the request
+      s.model = modelOfGeneric(parsed);
+      await admit(s);
+      route(s);
+      const found = await opts.platformOf(s.channel.type);
+      if (!found)
+        throw new RelayError(400, `渠道 #${s.channel.id} 不支持视频任务`, 'new_api_error', 'channel_mismatch');
+      task = found;
+    }
+    const checked = task.validate(action, parsed, raw);
     if (!checked.ok) throw new RelayError(400, checked.message, 'new_api_error', checked.code);
     s.body = checked.body;
-    s.model = opts.origin ? opts.origin.model : checked.model;
-    await admit(s);
-    if (opts.origin) pinToOrigin(s, opts.origin);
-    else route(s);
+    if (!opts.platformOf) {
+      s.model = opts.origin ? opts.origin.model : checked.model;
+      await admit(s);
+      if (opts.origin) pinToOrigin(s, opts.origin);
+      else route(s);
+    }
     // a pinned channel (sk-<key>-<id>) of another platform is no place for this task
     if (taskPlatformOf(s.channel.type) !== task.platform && !task.alsoOnTypes?.includes(s.channel.type))
       throw new RelayError(
@@ -283,7 +312,7 @@ async function sendSubmit(
 ): Promise<{ id: string; body: unknown }> {
   const mapped = s.channel.modelMapping?.[s.model];
   const upstreamModel = typeof mapped === 'string' && mapped ? mapped : s.model;
-  const request = task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
+  const request = await task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
   let answer;
   try {
     answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));

@@ -20,6 +20,8 @@ export interface PolledTask {
   /** tasks.id */
   id: number;
   private_data: string;
+  /** tasks.action: a platform whose fetch path depends on it (Kling's text2video or image2video) reads it */
+  action?: string;
 }
 
 export interface ApplyResult {

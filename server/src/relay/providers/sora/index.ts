@@ -70,6 +70,8 @@ export const soraTask: TaskAdaptor = {
     headers: { authorization: `Bearer ${channel.key}` },
   }),
   readFetch: (status, body, ids) => readSoraFetch(status, body, ids?.[0]),
+  // the upstream's content is served through the gateway (video-content.ts), as new-api does
+  resultUrl: (publicId) => `/v1/videos/${publicId}/content`,
 };
 
 export const soraAdaptor = defineProvider({
