@@ -437,6 +437,16 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   分组不存在: 'The group does not exist',
   无效的ID: 'Invalid ID',
   套餐不存在: 'Plan not found',
+  // subscriptions bought and managed (server/src/services/subscriptions/{purchase,admin,grant}.ts)
+  套餐未启用: 'The plan is not enabled',
+  已达到该套餐购买上限: 'The purchase limit of this plan has been reached',
+  无效的用户ID: 'Invalid user ID',
+  无效的订阅ID: 'Invalid subscription ID',
+  订阅不存在: 'Subscription not found',
+  '用户分组将升级到 {0}': 'The user group will be upgraded to {0}',
+  '用户分组将回退到 {0}': 'The user group will be restored to {0}',
+  '使用余额购买订阅成功，套餐: {0}，支付金额: {1}，扣除额度: {2}':
+    'Subscription bought with the balance, plan: {0}, paid: {1}, quota deducted: {2}',
   // two-factor authentication
   '会话已过期，请重新登录': 'The session has expired, please log in again',
   请输入两步验证码: 'Enter the two-factor code',
