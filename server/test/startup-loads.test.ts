@@ -57,7 +57,11 @@ function providerFoldersIn(record: string): Set<string> {
 function taskModulesIn(record: string): string[] {
   return record
     .split('\n')
-    .filter((line) => /\/relay\/tasks\/(suno-handlers|mj-handlers|submit|mj-submit|poll|mj-poll)\.[jt]s$/.test(line));
+    .filter((line) =>
+      /\/relay\/tasks\/(suno-handlers|mj-handlers|video-handlers|video-generations|video-content|video-object|submit|mj-submit|poll|mj-poll)\.[jt]s$/.test(
+        line,
+      ),
+    );
 }
 
 /** The packages named in the record: `node_modules/<name>` or `node_modules/@scope/<name>`, the last one in a path. */
@@ -112,7 +116,7 @@ await describeEachDb(
         expect(LAZY.filter((name) => loaded.has(name))).toEqual([]);
         // a vendor's folder is loaded by its first request (relay/providers/index.ts): an OpenAI channel loads
         // OpenAI's only; the task platforms' routes are registered at start, their handlers and polls load on first
-        // use (relay/tasks/routes.ts, mj-routes.ts)
+        // use (relay/tasks/routes.ts, mj-routes.ts, video-routes.ts)
         expect([...providerFoldersIn(readFileSync(record, 'utf8'))].sort()).toEqual(['openai']);
         expect(taskModulesIn(readFileSync(record, 'utf8'))).toEqual([]);
       } finally {

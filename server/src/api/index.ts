@@ -24,6 +24,7 @@ import { registerLoginBindingRoutes } from './login-bindings.js';
 import { registerPasskeyRoutes } from './passkeys.js';
 import { registerLimitRoutes } from './limits.js';
 import { registerTaskLogRoutes } from './task-log.js';
+import { registerSubscriptionRoutes } from './subscriptions.js';
 import { rejectBadInput } from '../lib/input.js';
 import { consoleAccessLine } from './access-log.js';
 
@@ -51,6 +52,7 @@ const AREAS: Area[] = [
   registerPasskeyRoutes,
   registerLimitRoutes,
   registerTaskLogRoutes,
+  registerSubscriptionRoutes,
 ];
 
 type OnRequestHook = Extract<NonNullable<RouteOptions['onRequest']>, unknown[]>[number];

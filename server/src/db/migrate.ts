@@ -80,6 +80,9 @@ function migrations(kind: DbKind): Record<string, Migration> {
     '0019_checkins': { up: (db: Kysely<any>) => ensureTables(db, kind) },
     // top_ups.payment_method (new-api's later column: the order's method, shown in the top-up history)
     '0020_topup_payment_method': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // new-api's subscription_plans, subscription_orders, user_subscriptions and subscription_pre_consume_records, and
+    // ours beside them: subscription_plan_limits, subscription_usage, subscription_holds (docs/decisions/0015)
+    '0021_subscriptions': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

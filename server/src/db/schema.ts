@@ -2,6 +2,7 @@
 // the other's database. Booleans read back as boolean (PostgreSQL) or 0/1 (SQLite, MySQL): test them with
 // truthiness, never `=== true`.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { SubscriptionTables } from './schema-subscriptions.js';
 
 export type Bool = ColumnType<boolean | number, boolean | undefined, boolean>;
 export type SoftDelete = ColumnType<Date | string | null, Date | string | null | undefined, Date | string | null>;
@@ -377,7 +378,7 @@ export interface UnseenPasswordsTable {
   password_hash: Generated<string>;
 }
 
-export interface Database {
+export interface Database extends SubscriptionTables {
   users: UsersTable;
   tokens: TokensTable;
   channels: ChannelsTable;

@@ -1,7 +1,16 @@
 // The shape of a table description (tables.ts, tables-sign-in.ts) and the helpers that write one.
 
 export type ColType =
-  'id' | 'bigint' | 'bool' | 'text' | 'json' | 'float' | 'datetime' | `varchar(${number})` | `char(${number})`;
+  | 'id'
+  | 'bigint'
+  | 'bool'
+  | 'text'
+  | 'json'
+  | 'float'
+  | 'datetime'
+  | `varchar(${number})`
+  | `char(${number})`
+  | `decimal(${number},${number})`;
 
 export interface ColumnSpec {
   name: string;

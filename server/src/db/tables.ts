@@ -14,6 +14,7 @@ import {
   type TableSpec,
 } from './table-spec.js';
 import { SIGN_IN_TABLES } from './tables-sign-in.js';
+import { SUBSCRIPTION_TABLES } from './tables-subscriptions.js';
 
 export type { ColumnSpec, IndexSpec, TableSpec } from './table-spec.js';
 
@@ -378,6 +379,7 @@ export const TABLES: TableSpec[] = [
     // new-api's name; the unique pair is what makes a second check-in of the day fail on every instance
     indexes: [{ name: 'idx_user_checkin_date', columns: ['user_id', 'checkin_date'], unique: true }],
   },
+  ...SUBSCRIPTION_TABLES,
 ];
 
 function q(kind: DbKind, ident: string): string {

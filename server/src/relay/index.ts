@@ -21,6 +21,7 @@ import { registerTokenLog } from './endpoints/token-log.js';
 import { registerNotImplemented } from './endpoints/not-implemented.js';
 import { registerTaskRoutes } from './tasks/routes.js';
 import { registerMjRoutes } from './tasks/mj-routes.js';
+import { registerVideoRoutes } from './tasks/video-routes.js';
 import { admitHook } from './admit.js';
 import { installRealtime } from './realtime/index.js';
 import { decodeBody } from './body-decode.js';
@@ -132,5 +133,6 @@ export async function registerRelayRoutes(app: FastifyInstance, ctx: AppContext)
   registerTokenLog(app, ctx);
   await registerTaskRoutes(app, ctx, svc);
   await registerMjRoutes(app, ctx, svc);
+  await registerVideoRoutes(app, ctx, svc);
   await registerNotImplemented(app, svc.metrics);
 }

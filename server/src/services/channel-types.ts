@@ -343,6 +343,7 @@ export const CHANNEL_TYPES: Record<number, ChannelTypeInfo> = Object.fromEntries
       'grok-3-mini',
     ]),
     t(49, 'Coze', 'https://api.coze.cn', ['coze']),
+    t(50, '可灵', 'https://api.klingai.com', ['kling-v1', 'kling-v1-6', 'kling-v2-master']),
     t(53, 'Submodel', 'https://llm.submodel.ai', [
       'deepseek-ai/DeepSeek-V3-0324',
       'deepseek-ai/DeepSeek-R1-0528',
@@ -350,6 +351,7 @@ export const CHANNEL_TYPES: Record<number, ChannelTypeInfo> = Object.fromEntries
       'Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8',
       'zai-org/GLM-4.5-FP8',
     ]),
+    t(55, 'Sora', 'https://api.openai.com', ['sora-2', 'sora-2-pro']),
   ].map((info) => [info.type, info]),
 );
 

@@ -8,7 +8,8 @@ export type ChangeEvent =
   | { kind: 'user'; id: number } // a user row changed (quota edits by admins, status, role, group, deletion)
   | { kind: 'token'; id?: number; key?: string; userId?: number } // a token row changed or was deleted
   | { kind: 'options' }
-  | { kind: 'limits' }; // a token's or user's usage limits (services/limits/)
+  | { kind: 'limits' } // a token's or user's usage limits (services/limits/)
+  | { kind: 'subscriptions' }; // a subscription plan or its windows (services/subscriptions/plans.ts)
 
 export class ChangeBus {
   private readonly emitter = new EventEmitter();

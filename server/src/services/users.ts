@@ -412,6 +412,18 @@ export interface UserSetting {
   webhook_secret?: string;
   notification_email?: string;
   accept_unset_model_ratio_model?: boolean;
+  /** the subscription billing preference (services/subscriptions/self.ts), not edited here */
+  billing_preference?: unknown;
+}
+
+/** The billing_preference stored in a users.setting JSON, undefined when none or unreadable. */
+function billingPreferenceIn(raw: string | null | undefined): unknown {
+  try {
+    const v: unknown = JSON.parse(raw || '{}');
+    return v && typeof v === 'object' ? (v as Record<string, unknown>).billing_preference : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Validates and stores the notification settings as JSON in users.setting. */
@@ -444,6 +456,10 @@ export async function updateUserSetting(ctx: AppContext, id: number, input: Reco
   }
   setting.accept_unset_model_ratio_model =
     input.accept_unset_model_ratio_model === true || input.accept_unset_model_ratio_model === 'true';
+  // the subscription billing preference lives in the same JSON (services/subscriptions/self.ts): kept as it was
+  const stored = await ctx.db.selectFrom('users').select('setting').where('id', '=', id).executeTakeFirst();
+  const preference = billingPreferenceIn(stored?.setting);
+  if (preference !== undefined) setting.billing_preference = preference;
   await ctx.db
     .updateTable('users')
     .set({ setting: JSON.stringify(setting) })

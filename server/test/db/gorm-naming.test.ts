@@ -252,9 +252,77 @@ const UNUSED_BY_US: Record<string, string[]> = { logs: ['channel_name'] };
 const columnOf = (f: string) => (f.includes(':') ? f.split(':')[1] : gormColumnName(f));
 const newApiColumns = (table: string) => NEW_API_FIELDS[table].map(columnOf);
 
+/**
+ * new-api's later subscription tables (v1.0 release candidates, model/subscription.go), in their own fixtures
+ * (test/fixtures/new-api-subscriptions/<kind>.sql): the April 2025 snapshot above predates them.
+ */
+const NEW_API_SUBSCRIPTION_FIELDS: Record<string, string[]> = {
+  subscription_plans: [
+    'Id',
+    'Title',
+    'Subtitle',
+    'PriceAmount',
+    'Currency',
+    'DurationUnit',
+    'DurationValue',
+    'CustomSeconds',
+    'Enabled',
+    'SortOrder',
+    'StripePriceId',
+    'CreemProductId',
+    'MaxPurchasePerUser',
+    'UpgradeGroup',
+    'TotalAmount',
+    'QuotaResetPeriod',
+    'QuotaResetCustomSeconds',
+    'CreatedAt',
+    'UpdatedAt',
+  ],
+  subscription_orders: [
+    'Id',
+    'UserId',
+    'PlanId',
+    'Money',
+    'TradeNo',
+    'PaymentMethod',
+    'PaymentProvider',
+    'Status',
+    'CreateTime',
+    'CompleteTime',
+    'ProviderPayload',
+  ],
+  user_subscriptions: [
+    'Id',
+    'UserId',
+    'PlanId',
+    'AmountTotal',
+    'AmountUsed',
+    'StartTime',
+    'EndTime',
+    'Status',
+    'Source',
+    'LastResetTime',
+    'NextResetTime',
+    'UpgradeGroup',
+    'PrevUserGroup',
+    'CreatedAt',
+    'UpdatedAt',
+  ],
+  subscription_pre_consume_records: [
+    'Id',
+    'RequestId',
+    'UserId',
+    'UserSubscriptionId',
+    'PreConsumed',
+    'Status',
+    'CreatedAt',
+    'UpdatedAt',
+  ],
+};
+
 /** Column names of each CREATE TABLE in a fixture file (a quoted name followed by a type, after `(` or `,`). */
-function fixtureColumns(kind: string): Record<string, string[]> {
-  const text = readFileSync(new URL(`../fixtures/new-api/${kind}.sql`, import.meta.url), 'utf8');
+function fixtureColumns(kind: string, dir = 'new-api'): Record<string, string[]> {
+  const text = readFileSync(new URL(`../fixtures/${dir}/${kind}.sql`, import.meta.url), 'utf8');
   const out: Record<string, string[]> = {};
   for (const m of text.matchAll(/^CREATE TABLE [`"](\w+)[`"] \((.*)\);$/gm)) {
     out[m[1]] = [...m[2].matchAll(/(?:^|,)[`"](\w+)[`"] \w/g)].map((c) => c[1]);
@@ -322,4 +390,31 @@ describe("gorm's column names", () => {
         expect({ table, columns: fixture[table] }).toEqual({ table, columns: newApiColumns(table) });
     },
   );
+});
+
+describe('gorm’s names on new-api’s subscription tables', () => {
+  it('every column we declare is gorm’s name for one of its fields', () => {
+    for (const [table, fields] of Object.entries(NEW_API_SUBSCRIPTION_FIELDS)) {
+      const spec = TABLES.find((t) => t.name === table);
+      expect(spec, table).toBeDefined();
+      expect({ table, columns: spec!.columns.map((c) => c.name) }).toEqual({ table, columns: fields.map(columnOf) });
+    }
+  });
+
+  it.each(['sqlite', 'postgres', 'mysql'])('the %s fixture has exactly gorm’s columns and our index names', (kind) => {
+    const fixture = fixtureColumns(kind, 'new-api-subscriptions');
+    expect(Object.keys(fixture).sort()).toEqual(Object.keys(NEW_API_SUBSCRIPTION_FIELDS).sort());
+    for (const [table, fields] of Object.entries(NEW_API_SUBSCRIPTION_FIELDS))
+      expect({ table, columns: fixture[table] }).toEqual({ table, columns: fields.map(columnOf) });
+    // every index gorm creates is declared under its name, with the same columns and uniqueness
+    const text = readFileSync(new URL(`../fixtures/new-api-subscriptions/${kind}.sql`, import.meta.url), 'utf8');
+    const gormIndexes = [
+      ...text.matchAll(/(UNIQUE )?INDEX (?:IF NOT EXISTS )?[`"](\w+)[`"] (?:ON [`"](\w+)[`"] ?)?\(([^)]*)\)/g),
+    ].map((m) => `${m[2]} ${m[1] ? 'unique ' : ''}(${m[4].replace(/[`" ]/g, '')})`);
+    const ours = TABLES.filter((t) => t.name in NEW_API_SUBSCRIPTION_FIELDS).flatMap((t) =>
+      t.indexes.map((i) => `${i.name} ${i.unique ? 'unique ' : ''}(${i.columns.join(',')})`),
+    );
+    expect(gormIndexes).toHaveLength(14);
+    for (const idx of gormIndexes) expect(ours).toContain(idx);
+  });
 });

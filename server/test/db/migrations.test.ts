@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { openDatabase } from '../../src/db/connect.js';
 import { migrateToLatest, migrationNames } from '../../src/db/migrate.js';
 import { TABLES, ensureTables } from '../../src/db/tables.js';
@@ -158,6 +158,94 @@ await describeEachDb('migrations', (kind) => {
     },
   );
 
+  it('0021 creates the subscription tables with gorm’s index names on a database migrated before it', async () => {
+    const tdb = await createTestDatabase(kind);
+    const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
+    const q = (id: string) => (kind === 'mysql' ? `\`${id}\`` : `"${id}"`);
+    const subscriptionTables = TABLES.filter((t) => t.name.includes('subscription'));
+    try {
+      await migrateToLatest(db, kind);
+      // the database as the version before 0021 left it
+      for (const t of subscriptionTables) await sql.raw(`DROP TABLE ${q(t.name)}`).execute(db);
+      await (db as unknown as Kysely<any>)
+        .deleteFrom('kysely_migration')
+        .where('name', '=', '0021_subscriptions')
+        .execute();
+      expect(await migrateToLatest(db, kind)).toEqual(['0021_subscriptions']);
+      expect(subscriptionTables.map((t) => t.name).sort()).toEqual([
+        'subscription_holds',
+        'subscription_orders',
+        'subscription_plan_limits',
+        'subscription_plans',
+        'subscription_pre_consume_records',
+        'subscription_usage',
+        'user_subscriptions',
+      ]);
+      for (const t of subscriptionTables)
+        expect({ table: t.name, indexes: await indexNames(db, kind, t.name) }).toEqual({
+          table: t.name,
+          indexes: t.indexes.map((i) => i.name).sort(),
+        });
+      expect(await indexNames(db, kind, 'user_subscriptions')).toContain('idx_user_sub_active');
+
+      // price_amount is decimal(10,6): six decimals exact, read back as a number; amounts are 64-bit
+      const big = 9_000_000_000_000;
+      await db
+        .insertInto('subscription_plans')
+        .values({ title: 'p', price_amount: 1234.123456, total_amount: big, enabled: true })
+        .execute();
+      const plan = await db.selectFrom('subscription_plans').selectAll().executeTakeFirstOrThrow();
+      expect(plan).toMatchObject({
+        price_amount: 1234.123456,
+        total_amount: big,
+        currency: 'USD',
+        duration_unit: 'month',
+        duration_value: 1,
+        quota_reset_period: 'never',
+      });
+      await db
+        .insertInto('subscription_usage')
+        .values({ user_subscription_id: 1, user_id: 7, daily_limit: big, daily_end: 1_800_000_000 })
+        .execute();
+      expect(await db.selectFrom('subscription_usage').selectAll().executeTakeFirstOrThrow()).toMatchObject({
+        user_subscription_id: 1,
+        user_id: 7,
+        main_limit: 0,
+        daily_limit: big,
+        daily_used: 0,
+        daily_end: 1_800_000_000,
+      });
+      await db
+        .insertInto('subscription_plan_limits')
+        .values({ plan_id: 1, daily_amount: 5, models: 'a,b', groups: 'vip' })
+        .execute();
+      expect(await db.selectFrom('subscription_plan_limits').selectAll().executeTakeFirstOrThrow()).toEqual({
+        plan_id: 1,
+        rolling_seconds: 0,
+        rolling_amount: 0,
+        daily_amount: 5,
+        weekly_amount: 0,
+        monthly_amount: 0,
+        models: 'a,b',
+        groups: 'vip',
+      });
+      // one order per trade number; one hold per node, subscription, slot and period
+      await db.insertInto('subscription_orders').values({ trade_no: 'T1', status: 'pending' }).execute();
+      await expect(db.insertInto('subscription_orders').values({ trade_no: 'T1' }).execute()).rejects.toThrow();
+      const hold = { node: 'n1', user_subscription_id: 1, slot: 'daily', period_end: 1_800_000_000, amount: 3 };
+      await db.insertInto('subscription_holds').values(hold).execute();
+      await expect(db.insertInto('subscription_holds').values(hold).execute()).rejects.toThrow();
+      await db
+        .insertInto('subscription_holds')
+        .values({ ...hold, period_end: 1_800_086_400 })
+        .execute();
+      expect(await migrateToLatest(db, kind)).toEqual([]);
+    } finally {
+      await close();
+      await tdb.drop();
+    }
+  });
+
   it('adds missing columns to a table created by an older schema', async () => {
     const tdb = await createTestDatabase(kind);
     const { db, close } = await openDatabase({ dsn: tdb.dsn, sqlitePath: tdb.sqlitePath });
@@ -195,3 +283,17 @@ await describeEachDb('migrations', (kind) => {
     }
   });
 });
+
+/** The names of a table's indexes (primary keys and SQLite's automatic ones left out), sorted. */
+async function indexNames(db: Kysely<any>, kind: string, table: string): Promise<string[]> {
+  const rows =
+    kind === 'sqlite'
+      ? await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table}
+          AND name NOT LIKE 'sqlite_autoindex%'`.execute(db)
+      : kind === 'postgres'
+        ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes WHERE tablename = ${table}
+            AND indexname NOT LIKE '%_pkey'`.execute(db)
+        : await sql<{ name: string }>`SELECT DISTINCT index_name AS name FROM information_schema.statistics
+            WHERE table_schema = DATABASE() AND table_name = ${table} AND index_name <> 'PRIMARY'`.execute(db);
+  return rows.rows.map((r) => r.name).sort();
+}

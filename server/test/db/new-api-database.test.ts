@@ -21,8 +21,8 @@ const REDEEM_KEY = '0123456789abcdef0123456789abcdef';
 const ORG = 'org-from-new-api';
 
 /** The DDL statements of a fixture file, comments dropped. */
-function fixtureStatements(kind: TestDbKind): string[] {
-  const text = readFileSync(new URL(`../fixtures/new-api/${kind}.sql`, import.meta.url), 'utf8');
+function fixtureStatements(kind: TestDbKind, dir = 'new-api'): string[] {
+  const text = readFileSync(new URL(`../fixtures/${dir}/${kind}.sql`, import.meta.url), 'utf8');
   return text
     .split('\n')
     .filter((line) => !line.startsWith('--'))
@@ -47,6 +47,7 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
   const now = Math.floor(Date.now() / 1000);
   try {
     for (const stmt of fixtureStatements(tdb.kind)) await sql.raw(stmt).execute(db_);
+    for (const stmt of fixtureStatements(tdb.kind, 'new-api-subscriptions')) await sql.raw(stmt).execute(db_);
     const columns = await columnsByTable(db_);
     await db_
       .insertInto('setups')
@@ -205,15 +206,102 @@ async function buildNewApiDatabase(tdb: TestDatabase, upstreamUrl: string): Prom
         deleted_at: null,
       })
       .execute();
+    await insertNewApiSubscriptionRows(db_, bool, now);
     if (tdb.kind === 'postgres') {
       // explicit ids leave PostgreSQL's sequences behind; new-api's own inserts would have advanced them
-      for (const t of ['users', 'channels', 'tokens', 'logs', 'redemptions', 'setups'])
+      for (const t of [
+        'users',
+        'channels',
+        'tokens',
+        'logs',
+        'redemptions',
+        'setups',
+        ...Object.keys(SUBSCRIPTION_ROWS),
+      ])
         await sql.raw(`SELECT setval('${t}_id_seq', (SELECT MAX(id) FROM "${t}"))`).execute(db_);
     }
     return columns;
   } finally {
     await close();
   }
+}
+
+/** Subscription rows as new-api writes them: a plan, its paid order, the subscription it bought, a pre-consume. */
+const SUBSCRIPTION_ROWS = {
+  subscription_plans: {
+    id: 3,
+    title: 'Pro',
+    subtitle: 'for heavy users',
+    price_amount: 9.99,
+    currency: 'USD',
+    duration_unit: 'month',
+    duration_value: 1,
+    custom_seconds: 0,
+    sort_order: 5,
+    stripe_price_id: 'price_123',
+    creem_product_id: '',
+    max_purchase_per_user: 2,
+    upgrade_group: 'vip',
+    total_amount: 5_000_000,
+    quota_reset_period: 'daily',
+    quota_reset_custom_seconds: 0,
+    created_at: 1_770_000_000,
+    updated_at: 1_770_000_100,
+  },
+  subscription_orders: {
+    id: 4,
+    user_id: 1,
+    plan_id: 3,
+    money: 9.99,
+    trade_no: 'SUB-NEWAPI-1',
+    payment_method: 'balance',
+    payment_provider: '',
+    status: 'success',
+    create_time: 1_770_000_200,
+    complete_time: 1_770_000_201,
+    provider_payload: '',
+  },
+  user_subscriptions: {
+    id: 5,
+    user_id: 1,
+    plan_id: 3,
+    amount_total: 5_000_000,
+    amount_used: 1234,
+    start_time: 1_770_000_201,
+    end_time: 1_772_678_601,
+    status: 'active',
+    source: 'order',
+    last_reset_time: 1_770_000_201,
+    next_reset_time: 1_770_076_800,
+    upgrade_group: 'vip',
+    prev_user_group: 'default',
+    created_at: 1_770_000_201,
+    updated_at: 1_770_000_300,
+  },
+  subscription_pre_consume_records: {
+    id: 6,
+    request_id: 'req-newapi-1',
+    user_id: 1,
+    user_subscription_id: 5,
+    pre_consumed: 1234,
+    status: 'consumed',
+    created_at: 1_770_000_300,
+    updated_at: 1_770_000_300,
+  },
+};
+
+async function insertNewApiSubscriptionRows(db: Kysely<any>, bool: (v: boolean) => boolean | number, now: number) {
+  await db
+    .insertInto('subscription_plans')
+    .values({ ...SUBSCRIPTION_ROWS.subscription_plans, enabled: bool(true) })
+    .execute();
+  // a second plan, disabled, as new-api's PATCH leaves it
+  await db
+    .insertInto('subscription_plans')
+    .values({ id: 2, title: 'Old', price_amount: 1, enabled: bool(false), created_at: now, updated_at: now })
+    .execute();
+  for (const table of ['subscription_orders', 'user_subscriptions', 'subscription_pre_consume_records'] as const)
+    await db.insertInto(table).values(SUBSCRIPTION_ROWS[table]).execute();
 }
 
 await describeEachDb('a database written by new-api', (kind) => {
@@ -272,10 +360,54 @@ await describeEachDb('a database written by new-api', (kind) => {
     }
   });
 
+  it('reads back the plans, orders, subscriptions and pre-consume records new-api wrote', async () => {
+    const db = s.ctx.db;
+    const plan = await db.selectFrom('subscription_plans').selectAll().where('id', '=', 3).executeTakeFirstOrThrow();
+    expect({ ...plan, enabled: !!plan.enabled }).toEqual({ ...SUBSCRIPTION_ROWS.subscription_plans, enabled: true });
+    const old = await db.selectFrom('subscription_plans').selectAll().where('id', '=', 2).executeTakeFirstOrThrow();
+    // gorm's column defaults fill what new-api's insert left out
+    expect({ ...old, enabled: !!old.enabled }).toMatchObject({
+      enabled: false,
+      currency: 'USD',
+      duration_unit: 'month',
+      duration_value: 1,
+      total_amount: 0,
+      quota_reset_period: 'never',
+      subtitle: '',
+    });
+    for (const table of ['subscription_orders', 'user_subscriptions', 'subscription_pre_consume_records'] as const) {
+      const rows = await db.selectFrom(table).selectAll().execute();
+      expect({ table, rows }).toEqual({ table, rows: [SUBSCRIPTION_ROWS[table]] });
+    }
+    // the tables of ours beside them start empty: a plan without limits is new-api's single window
+    expect(await db.selectFrom('subscription_plan_limits').selectAll().execute()).toEqual([]);
+    expect(await db.selectFrom('subscription_usage').selectAll().execute()).toEqual([]);
+    // gorm's unique trade_no still refuses a second order with the same number
+    await expect(
+      db
+        .insertInto('subscription_orders')
+        .values({ ...SUBSCRIPTION_ROWS.subscription_orders, id: 99 })
+        .execute(),
+    ).rejects.toThrow();
+  });
+
   it('logs root in with the password new-api hashed', async () => {
     expect((await root.login('root', 'wrong-password')).body.success).toBe(false);
     const res = await root.login('root', ROOT_PASSWORD);
     expect(res.body).toMatchObject({ success: true, data: { id: 1, username: 'root', role: 100, status: 1 } });
+  });
+
+  it('lists the plans new-api wrote through new-api’s routes, as new-api’s JSON', async () => {
+    const { created_at, updated_at, ...fields } = SUBSCRIPTION_ROWS.subscription_plans;
+    const admin = await root.get('/api/subscription/admin/plans');
+    expect(admin.body.success).toBe(true);
+    expect(admin.body.data.map((v: any) => [v.plan.id, v.plan.enabled, v.limits])).toEqual([
+      [3, true, null],
+      [2, false, null],
+    ]);
+    expect(admin.body.data[0].plan).toEqual({ ...fields, enabled: true, created_at, updated_at });
+    const mine = await root.get('/api/subscription/plans');
+    expect(mine.body.data.map((v: any) => v.plan.id)).toEqual([3]);
   });
 
   it('lists the logs new-api wrote', async () => {

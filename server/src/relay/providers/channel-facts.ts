@@ -13,6 +13,8 @@ import { geminiChannelFacts } from './gemini/channel.js';
 import { bedrockChannelFacts } from './bedrock/channel.js';
 import { vertexChannelFacts } from './vertex/channel.js';
 import { sunoChannelFacts } from './suno/channel.js';
+import { soraChannelFacts } from './sora/channel.js';
+import { klingChannelFacts } from './kling/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
 import { jinaChannelFacts } from './jina/channel.js';
@@ -192,6 +194,29 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     types: [36],
     facts: sunoChannelFacts,
     load: async () => (await import('./suno/index.js')).sunoAdaptor,
+    task: true,
+  },
+  // Sora: OpenAI's video API as asynchronous tasks (relay/tasks/video-*.ts); OpenAI channels (type 1) take them too
+  {
+    id: 'sora',
+    types: [55],
+    facts: soraChannelFacts,
+    load: async () => (await import('./sora/index.js')).soraAdaptor,
+    task: true,
+  },
+  // Kling: video tasks (relay/tasks/video-generations.ts and its native /kling routes)
+  {
+    id: 'kling',
+    types: [50],
+    facts: klingChannelFacts,
+    load: async () => (await import('./kling/index.js')).klingAdaptor,
+    task: true,
+  },
+  // Veo: video tasks on Gemini channels (type 24, the gemini line's), so no type of its own
+  {
+    id: 'veo',
+    types: [],
+    load: async () => (await import('./veo/index.js')).veoAdaptor,
     task: true,
   },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)

@@ -328,7 +328,32 @@ export interface TaskRequest {
   /** the whole URL, on the channel's base */
   url: string;
   headers: Record<string, string>;
-  body?: string;
+  /** a JSON text, or the client's own bytes (a multipart form passed through with its boundary) */
+  body?: string | Buffer;
+}
+
+/** The client's submit as it came: its bytes and content type (a platform that takes multipart forwards them). */
+export interface TaskSubmitRaw {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** What a submit's upstream request may need besides its checked body. */
+export interface TaskSubmitContext {
+  /** the client's request as it came */
+  raw?: TaskSubmitRaw;
+  /** the upstream id of the task a follow-up (a remix) starts from */
+  origin?: string;
+  /** the model the channel's model_mapping names for the client's */
+  upstreamModel?: string;
+}
+
+/** A submit's price beyond the per-call one: units (seconds) × a size ratio in millionths, and what the log shows. */
+export interface TaskPriceUnits {
+  units: number;
+  ratioPpm: number;
+  /** shown in the consume log row's `other` (new-api's other_ratios) */
+  ratios: Record<string, number | string>;
 }
 
 /** A submit checked by the platform: its action, the model its price is named by, the body sent upstream. */
@@ -342,6 +367,8 @@ export interface TaskStateRead {
   status: string;
   failReason: string;
   data: unknown;
+  /** the upstream's progress ("40%") while the task runs, where it reports one */
+  progress?: string;
 }
 
 /**
@@ -352,16 +379,31 @@ export interface TaskAdaptor {
   /** tasks.platform */
   platform: string;
   /** checks a submit, names its action and model (the per-call price's name) */
-  validate(action: string, body: unknown): TaskValidation;
+  validate(action: string, body: unknown, raw?: TaskSubmitRaw): TaskValidation;
   /** the price name of the submit (ModelPrice), for the engine's per-call charge */
   priceName(model: string): string;
-  buildSubmit(channel: ProviderChannel, action: string, body: Record<string, unknown>): TaskRequest;
+  /** a per-second platform's units of a checked submit (video); absent: one call, one price */
+  priceUnits?(body: Record<string, unknown>): TaskPriceUnits;
+  /** channel types that take this platform's tasks besides its own line's (Sora's on OpenAI channels, type 1) */
+  alsoOnTypes?: readonly number[];
+  buildSubmit(
+    channel: ProviderChannel,
+    action: string,
+    body: Record<string, unknown>,
+    context?: TaskSubmitContext,
+  ): TaskRequest | Promise<TaskRequest>;
   /** the upstream's task id from a submit answer, or null when it refused */
   readSubmit(status: number, body: unknown): string | null;
-  /** one request for the states of many of the channel's tasks */
-  buildFetch(channel: ProviderChannel, upstreamIds: readonly string[]): TaskRequest;
-  /** the states of a fetch answer, null when the answer is no success */
-  readFetch(status: number, body: unknown): TaskStateRead[] | null;
+  /** one request for the states of many of the channel's tasks (`actions`: each one's tasks.action, in order) */
+  buildFetch(
+    channel: ProviderChannel,
+    upstreamIds: readonly string[],
+    actions?: readonly string[],
+  ): TaskRequest | Promise<TaskRequest>;
+  /** the states of a fetch answer (`upstreamIds`: the ids it asked for), null when the answer is no success */
+  readFetch(status: number, body: unknown, upstreamIds?: readonly string[]): TaskStateRead[] | null;
   /** tasks asked for in one fetch at most */
   fetchBatch: number;
+  /** where a finished task's result is found (new-api's result_url), from the data the poller kept */
+  resultUrl?(publicId: string, data: unknown): string;
 }

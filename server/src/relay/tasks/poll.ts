@@ -9,6 +9,7 @@ import { TERMINAL_STATUSES } from '../../services/tasks/status.js';
 import { TASK_PLATFORMS, taskAdaptorOf, type ProviderChannel, type TaskAdaptor } from '../providers/index.js';
 import { callTaskUpstream } from './upstream.js';
 import { proxyOfSetting } from '../channel-setting.js';
+import { channelBaseUrl } from '../../services/channel-types.js';
 
 /** unfinished tasks read per platform and tick at most (the oldest first) */
 const TASKS_PER_TICK = 1000;
@@ -42,8 +43,16 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
     while (next < batches.length) {
       const b = batches[next++];
       try {
-        const answer = await callTaskUpstream(b.task.buildFetch(b.channel, b.ids), FETCH_TIMEOUT_MS, b.proxy);
-        const states = b.task.readFetch(answer.status, answer.body);
+        const answer = await callTaskUpstream(
+          await b.task.buildFetch(
+            b.channel,
+            b.ids,
+            b.tasks.map((t) => t.action ?? ''),
+          ),
+          FETCH_TIMEOUT_MS,
+          b.proxy,
+        );
+        const states = b.task.readFetch(answer.status, answer.body, b.ids);
         if (!states) {
           result.errors++;
           ctx.log.warn({ channelId: b.channel.id, status: answer.status }, 'task fetch: no success answer');
@@ -67,7 +76,7 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
 async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
   const rows = await ctx.db
     .selectFrom('tasks')
-    .select(['id', 'channel_id', 'private_data'])
+    .select(['id', 'channel_id', 'private_data', 'action'])
     .where('platform', '=', platform)
     .where('status', 'not in', TERMINAL_STATUSES)
     .orderBy('id')
@@ -79,7 +88,7 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
   const byChannel = new Map<number, PolledTask[]>();
   for (const r of rows) {
     const list = byChannel.get(Number(r.channel_id)) ?? [];
-    list.push({ id: Number(r.id), private_data: r.private_data });
+    list.push({ id: Number(r.id), private_data: r.private_data, action: r.action });
     byChannel.set(Number(r.channel_id), list);
   }
   // read from the table, not the relay's cache: a channel disabled since still answers for the tasks it took
@@ -90,7 +99,8 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
     .execute();
   const batches: Batch[] = [];
   for (const c of channels) {
-    const baseUrl = (c.base_url ?? '').replace(/\/+$/, '');
+    // the type's default address when the channel names none (an OpenAI or Sora channel's api.openai.com)
+    const baseUrl = channelBaseUrl(Number(c.type), c.base_url);
     if (!baseUrl) continue;
     const channel = {
       id: Number(c.id),

@@ -1,18 +1,22 @@
-// A task submit (POST /suno/submit/:action): the relay pipeline's shared steps (admit, route, limit, reserve) around
-// one upstream call, with the platform's task adaptor (providers/<vendor>/, the manifest's `task` slot) for what is
-// the vendor's. The charge is the per-call price (ModelPrice[model] × group ratio), reserved before the call; when the
-// upstream accepts, the task row is written and the reservation settled with its consume log row (one commit, as
-// every relay request); when it refuses or cannot be reached, the reservation goes back and nothing is written.
+// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix, POST /v1/video/generations, whose platform is
+// the routed channel's): the relay pipeline's shared steps (admit,
+// route, limit, reserve) around one upstream call, with the platform's task adaptor (providers/<vendor>/, the
+// manifest's `task` slot) for what is the vendor's. The charge is the per-call price (ModelPrice[model] × group
+// ratio), or for a platform that prices by units (a video's seconds × size ratio) that price × its units, computed
+// once (services/pricing perUnitTaskQuota); it is reserved before the call; when the upstream accepts, the task row
+// is written and the reservation settled with its consume log row (one commit, as every relay request); when it
+// refuses or cannot be reached, the reservation goes back and nothing is written. A follow-up (a remix) is pinned
+// to its origin's channel and model. The answers are Suno's envelope unless the caller gives its own (OpenAI's).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { HttpResponse } from '../../lib/http-response.js';
 import { nowSec } from '../../lib/time.js';
-import { taskQuota } from '../../services/pricing/index.js';
+import { perUnitTaskQuota, taskQuota, unsetRatioMessage } from '../../services/pricing/index.js';
 import { TASK_STATUS } from '../../services/tasks/status.js';
 import { consumeLogRow } from '../consume-log.js';
 import { RelayError } from '../errors.js';
 import type { RelayMode } from '../modes/mode.js';
-import { taskPlatformOf, type TaskAdaptor } from '../providers/index.js';
+import { taskPlatformOf, type TaskAdaptor, type TaskPriceUnits, type TaskSubmitRaw } from '../providers/index.js';
 import type { RelayRequest } from '../request.js';
 import type { RelayServices } from '../services.js';
 import { admit } from '../pipeline/admit.js';
@@ -62,32 +66,116 @@ function parseBody(raw: Buffer): unknown {
   }
 }
 
+/** The task a follow-up starts from (a video's remix): the caller's own, checked by the platform's handler. */
+export interface TaskOrigin {
+  publicId: string;
+  upstreamId: string;
+  channelId: number;
+  model: string;
+  /** the origin's price units: a follow-up is charged as its origin was */
+  units?: TaskPriceUnits;
+}
+
+/** What differs per platform around the engine's submit: its answers, and what its task row keeps. */
+export interface TaskSubmitOptions {
+  origin?: TaskOrigin;
+  /** the accepted submit's answer; Suno's envelope with the public id when absent */
+  accepted?(res: HttpResponse, accepted: AcceptedTask, reqId: string): void;
+  /** a refused submit's answer; the envelope when absent */
+  refused?(res: HttpResponse, err: unknown, reqId: string): void;
+  /**
+   * The platform is the routed channel's (new-api's generic /v1/video/generations): the submit is routed by its
+   * `model` first, then checked by that channel's platform; undefined refuses a channel that sells no such task.
+   */
+  platformOf?(channelType: number): Promise<TaskAdaptor | undefined>;
+  /** what tasks.properties keeps besides the prompt (a video's model, seconds and size) */
+  properties?(body: Record<string, unknown>, model: string): Record<string, unknown>;
+}
+
+export interface AcceptedTask {
+  publicId: string;
+  model: string;
+  createdAt: number;
+  properties: Record<string, unknown>;
+}
+
 export function submitTask(
   svc: RelayServices,
   ctx: AppContext,
   req: RelayRequest,
   res: HttpResponse,
-  task: TaskAdaptor,
+  task: TaskAdaptor | null,
   action: string,
+  opts: TaskSubmitOptions = {},
 ): Promise<void> {
-  const s = newState(svc, ctx, req, res, { mode: taskMode(task.platform) });
-  const p = run(s, task, action);
+  const s = newState(svc, ctx, req, res, { mode: taskMode(task?.platform ?? 'video') });
+  const p = run(s, task, action, opts);
   svc.inFlight.add(p);
   return p.finally(() => svc.inFlight.delete(p));
 }
 
-async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<void> {
+/** A follow-up's channel: its origin's, which must still be there and enabled. */
+function pinToOrigin(s: RelayState, origin: TaskOrigin): void {
+  const channel = s.svc.channels.get(origin.channelId);
+  if (!channel || channel.status !== 1)
+    throw new RelayError(
+      400,
+      `原任务的渠道 #${origin.channelId} 不可用`,
+      'new_api_error',
+      'origin_channel_unavailable',
+    );
+  s.channel = channel;
+}
+
+/** The charge of a submit: per call, or per unit (a video's seconds × size ratio) where the platform prices so. */
+function chargeOf(s: RelayState, task: TaskAdaptor, units: TaskPriceUnits | undefined) {
+  const name = task.priceName(s.model);
+  if (!units) return taskQuota(s.ctx.options, name, s.group);
+  const q = perUnitTaskQuota(s.ctx.options, name, s.group, units.units, units.ratioPpm);
+  if (q) return q;
+  if (!s.ctx.options.bool('SelfUseModeEnabled'))
+    throw new RelayError(500, unsetRatioMessage(name, s.caller.user.id), 'new_api_error', 'model_price_error');
+  return { quota: 0, modelPrice: 0, groupRatio: 1 };
+}
+
+/** The submit's model before any platform reads it (the generic route's): a JSON object naming one. */
+function modelOfGeneric(body: unknown): string {
+  const model = body && typeof body === 'object' ? (body as { model?: unknown }).model : undefined;
+  if (typeof model !== 'string' || !model.trim())
+    throw new RelayError(400, 'model 不能为空', 'new_api_error', 'invalid_request');
+  return model;
+}
+
+/** `given`: the platform's adaptor, null when the routed channel's platform takes the task (opts.platformOf) */
+async function run(s: RelayState, given: TaskAdaptor | null, action: string, opts: TaskSubmitOptions): Promise<void> {
+  let task = given as TaskAdaptor;
   let status = 200;
   try {
     await authenticate(s);
-    const checked = task.validate(action, parseBody(s.raw));
+    const contentType = String(s.req.headers['content-type'] ?? '');
+    const raw = { bytes: s.raw, contentType };
+    const parsed = /^multipart\//i.test(contentType) ? undefined : parseBody(s.raw);
+    if (opts.platformOf) {
+      // routed by the model first: the channel's platform then checks the request
+      s.model = modelOfGeneric(parsed);
+      await admit(s);
+      route(s);
+      const found = await opts.platformOf(s.channel.type);
+      if (!found)
+        throw new RelayError(400, `渠道 #${s.channel.id} 不支持视频任务`, 'new_api_error', 'channel_mismatch');
+      task = found;
+    }
+    const checked = task.validate(action, parsed, raw);
     if (!checked.ok) throw new RelayError(400, checked.message, 'new_api_error', checked.code);
     s.body = checked.body;
-    s.model = checked.model;
-    await admit(s);
-    route(s);
+    if (!opts.platformOf) {
+      s.model = opts.origin ? opts.origin.model : checked.model;
+      await admit(s);
+      if (opts.origin) pinToOrigin(s, opts.origin);
+      else route(s);
+    }
     // a pinned channel (sk-<key>-<id>) of another platform is no place for this task
-    if (taskPlatformOf(s.channel.type) !== task.platform)
+    if (taskPlatformOf(s.channel.type) !== task.platform && !task.alsoOnTypes?.includes(s.channel.type))
       throw new RelayError(
         400,
         `渠道 #${s.channel.id} 不是 ${task.platform} 渠道`,
@@ -95,7 +183,8 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
         'channel_mismatch',
       );
     s.used = [s.channel.id];
-    const q = taskQuota(s.ctx.options, task.priceName(s.model), s.group);
+    const units = opts.origin ? opts.origin.units : task.priceUnits?.(checked.body);
+    const q = chargeOf(s, task, units);
     s.price = {
       usePrice: true,
       modelPrice: q.modelPrice,
@@ -114,7 +203,8 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
     await reserve(s);
     // the reservation stands before anything is sent: a refused one never reaches the upstream
     const reservation = s.reservation ?? (await s.reserving!);
-    const upstreamId = await sendSubmit(s, task, checked.action);
+    const answer = await sendSubmit(s, task, checked.action, raw, opts.origin?.upstreamId);
+    const upstreamId = answer.id;
     const publicId = newPublicTaskId();
     const now = nowSec();
     const tokenId = s.caller.token?.id ?? 0;
@@ -126,6 +216,11 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
       group: s.group,
       model_price: s.price.modelPrice,
       group_ratio: s.price.groupRatio,
+      ...(units ? { price_units: units } : {}),
+    };
+    const properties = {
+      input: typeof s.body.prompt === 'string' ? s.body.prompt : '',
+      ...opts.properties?.(checked.body, s.model),
     };
     // With consume logs on, the charge's log row names this task: a refund looks for it (services/tasks/refund.ts).
     // With them off there is no such row: the task row says its charge is pending until the flush has committed it.
@@ -145,7 +240,8 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
         status: TASK_STATUS.notStart,
         submit_time: now,
         progress: '0%',
-        properties: JSON.stringify({ input: typeof s.body.prompt === 'string' ? s.body.prompt : '' }),
+        properties: JSON.stringify(properties),
+        ...(opts.accepted ? { data: JSON.stringify(answer.body ?? null) } : {}),
         private_data: JSON.stringify({
           ...billing,
           charge_logged: logsOn,
@@ -153,7 +249,7 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
         }),
       })
       .execute();
-    const row = taskLogRow(s, { task_id: publicId });
+    const row = taskLogRow(s, { task_id: publicId, ...(units ? { other_ratios: units.ratios } : {}) });
     if (reservation.state === 'open') s.svc.metrics.reservationsHeld--;
     s.svc.billing.settle(reservation, { quota: s.fixed, channelId: s.channel.id, countRequest: true }, row);
     // The charge is written before the client learns the task's id. A crash before it commits leaves a task row
@@ -169,14 +265,16 @@ async function run(s: RelayState, task: TaskAdaptor, action: string): Promise<vo
       clientLeft: false,
     };
     void releaseLimits(s);
-    sendEnvelope(s.res, 200, 'success', '', publicId, s.req.id);
+    if (opts.accepted) opts.accepted(s.res, { publicId, model: s.model, createdAt: now, properties }, s.req.id);
+    else sendEnvelope(s.res, 200, 'success', '', publicId, s.req.id);
   } catch (err) {
     if (!s.reservation && s.reserving) await s.reserving.catch(() => null);
     if (s.reservation) await refund(s, s.reservation);
     await releaseLimits(s);
     if (!(err instanceof RelayError)) s.ctx.log.error({ err, reqId: s.req.id }, 'task submit failed');
     status = err instanceof RelayError ? err.status : 500;
-    sendEnvelopeError(s.res, err, s.req.id);
+    if (opts.refused) opts.refused(s.res, err, s.req.id);
+    else sendEnvelopeError(s.res, err, s.req.id);
   } finally {
     observe(s, status);
   }
@@ -204,9 +302,17 @@ async function markChargeCommitted(
   }
 }
 
-/** Sends the submit; the upstream's id when it accepted it, else a RelayError with what it answered. */
-async function sendSubmit(s: RelayState, task: TaskAdaptor, action: string): Promise<string> {
-  const request = task.buildSubmit(s.channel, action, s.body);
+/** Sends the submit; the upstream's id and answer when it accepted it, else a RelayError with what it answered. */
+async function sendSubmit(
+  s: RelayState,
+  task: TaskAdaptor,
+  action: string,
+  raw: TaskSubmitRaw,
+  origin: string | undefined,
+): Promise<{ id: string; body: unknown }> {
+  const mapped = s.channel.modelMapping?.[s.model];
+  const upstreamModel = typeof mapped === 'string' && mapped ? mapped : s.model;
+  const request = await task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
   let answer;
   try {
     answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));
@@ -214,10 +320,16 @@ async function sendSubmit(s: RelayState, task: TaskAdaptor, action: string): Pro
     throw new RelayError(502, `上游请求失败: ${(e as Error).message}`, 'new_api_error', 'do_request_failed', false);
   }
   const id = task.readSubmit(answer.status, answer.body);
-  if (id) return id;
-  const env = (answer.body ?? {}) as { code?: unknown; message?: unknown };
-  const message = typeof env.message === 'string' && env.message ? env.message : `上游拒绝了任务 (${answer.status})`;
-  const code = typeof env.code === 'string' && env.code ? env.code : 'fail_to_submit';
+  if (id) return { id, body: answer.body };
+  const env = (answer.body ?? {}) as {
+    code?: unknown;
+    message?: unknown;
+    error?: { message?: unknown; code?: unknown };
+  };
+  // Suno's envelope {code, message}, or OpenAI's error object {error: {message, code}}
+  const said = env.error && typeof env.error === 'object' ? env.error : env;
+  const message = typeof said.message === 'string' && said.message ? said.message : `上游拒绝了任务 (${answer.status})`;
+  const code = typeof said.code === 'string' && said.code ? said.code : 'fail_to_submit';
   // the upstream's refusal of the request stays a 4xx; its auth, limits or failures are the gateway's 502 (a 401 would
   // tell the client its own key is wrong)
   const passed = answer.status >= 400 && answer.status < 500 && ![401, 403, 429].includes(answer.status);

@@ -415,3 +415,33 @@ export function pricePer1M(
   const input = decimalClean(modelRatio * 2 * groupRatio);
   return { input, output: decimalClean(input * completionRatio) };
 }
+
+/** A factor as an exact count of millionths (prices and ratios carry six decimals at most; more are rounded off). */
+function millionths(x: number): bigint {
+  return BigInt(Math.round(decimalClean(x) * 1e6));
+}
+
+const MILLION_CUBED = 10n ** 18n;
+
+/**
+ * A task priced per unit (a video's seconds, new-api's EstimateBilling ratios): ModelPrice[model] × groupRatio ×
+ * QuotaPerUnit × units × ratioPpm / 10^6, truncated once. new-api truncates after every factor (its charges drift by a
+ * few units); here the factors are multiplied as exact integers of millionths. Null when the model has no price set:
+ * a per-second model is never charged a guessed default.
+ */
+export function perUnitTaskQuota(
+  options: OptionStore,
+  model: string,
+  group: string,
+  units: number,
+  ratioPpm: number,
+): { quota: number; modelPrice: number; groupRatio: number } | null {
+  const p = getModelPrice(options, model);
+  if (!p.found) return null;
+  const groupRatio = getGroupRatio(options, group);
+  const quotaPerUnit = options.num('QuotaPerUnit', QUOTA_PER_UNIT_DEFAULT);
+  const product =
+    millionths(p.price) * millionths(groupRatio) * millionths(quotaPerUnit) * BigInt(units) * BigInt(ratioPpm);
+  const quota = product / MILLION_CUBED / 1_000_000n;
+  return { quota: Number(quota), modelPrice: p.price, groupRatio };
+}

@@ -12,12 +12,16 @@ export interface FetchedTaskState {
   status: string;
   failReason: string;
   data: unknown;
+  /** the upstream's progress ("40%") while it works, where it reports one */
+  progress?: string;
 }
 
 export interface PolledTask {
   /** tasks.id */
   id: number;
   private_data: string;
+  /** tasks.action: a platform whose fetch path depends on it (Kling's text2video or image2video) reads it */
+  action?: string;
 }
 
 export interface ApplyResult {
@@ -67,7 +71,7 @@ export async function applyFetchedStates(
         status: state.status,
         data: JSON.stringify(state.data ?? null),
         updated_at: now,
-        ...(success ? { progress: '100%', finish_time: now } : {}),
+        ...(success ? { progress: '100%', finish_time: now } : state.progress ? { progress: state.progress } : {}),
       })
       .where('id', '=', id)
       .where('status', 'not in', TERMINAL_STATUSES)
