@@ -583,4 +583,9 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'personGeneration 无效': 'personGeneration is not valid',
   '渠道 #{0} 不支持视频任务': 'Channel #{0} does not serve video tasks',
   可灵: 'Kling',
+  '图片最多 {0} 张': 'At most {0} images',
+  'resolution 必须是 360p、540p、720p 或 1080p': 'resolution must be 360p, 540p, 720p or 1080p',
+  'movement_amplitude 无效': 'movement_amplitude is not valid',
+  'bgm 必须是布尔值': 'bgm must be a boolean',
+  'seed 必须是整数': 'seed must be an integer',
 };

@@ -15,6 +15,7 @@ import { vertexChannelFacts } from './vertex/channel.js';
 import { sunoChannelFacts } from './suno/channel.js';
 import { soraChannelFacts } from './sora/channel.js';
 import { klingChannelFacts } from './kling/channel.js';
+import { viduChannelFacts } from './vidu/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
 import { jinaChannelFacts } from './jina/channel.js';
@@ -217,6 +218,14 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     id: 'veo',
     types: [],
     load: async () => (await import('./veo/index.js')).veoAdaptor,
+    task: true,
+  },
+  // Vidu: video tasks (relay/tasks/video-generations.ts)
+  {
+    id: 'vidu',
+    types: [52],
+    facts: viduChannelFacts,
+    load: async () => (await import('./vidu/index.js')).viduAdaptor,
     task: true,
   },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
