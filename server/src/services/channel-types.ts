@@ -352,6 +352,14 @@ export const CHANNEL_TYPES: Record<number, ChannelTypeInfo> = Object.fromEntries
       'Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8',
       'zai-org/GLM-4.5-FP8',
     ]),
+    t(54, '豆包视频', 'https://ark.cn-beijing.volces.com', [
+      'doubao-seedance-1-0-pro-250528',
+      'doubao-seedance-1-0-lite-t2v',
+      'doubao-seedance-1-0-lite-i2v',
+      'doubao-seedance-1-5-pro-251215',
+      'doubao-seedance-2-0-260128',
+      'doubao-seedance-2-0-fast-260128',
+    ]),
     t(55, 'Sora', 'https://api.openai.com', ['sora-2', 'sora-2-pro']),
   ].map((info) => [info.type, info]),
 );

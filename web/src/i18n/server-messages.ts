@@ -588,4 +588,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   'movement_amplitude 无效': 'movement_amplitude is not valid',
   'bgm 必须是布尔值': 'bgm must be a boolean',
   'seed 必须是整数': 'seed must be an integer',
+  'content 无效': 'content is not valid',
+  '时长必须是 1 到 60 的整数秒': 'The duration must be a whole number of seconds from 1 to 60',
+  'resolution 必须是 480p、720p 或 1080p': 'resolution must be 480p, 720p or 1080p',
+  豆包视频: 'Doubao video',
 };

@@ -16,6 +16,7 @@ import { sunoChannelFacts } from './suno/channel.js';
 import { soraChannelFacts } from './sora/channel.js';
 import { klingChannelFacts } from './kling/channel.js';
 import { viduChannelFacts } from './vidu/channel.js';
+import { doubaoVideoChannelFacts } from './doubao-video/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
 import { jinaChannelFacts } from './jina/channel.js';
@@ -226,6 +227,14 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     types: [52],
     facts: viduChannelFacts,
     load: async () => (await import('./vidu/index.js')).viduAdaptor,
+    task: true,
+  },
+  // Doubao video: Seedance tasks on VolcEngine Ark (type 54, and VolcEngine's type 45 whose chat is OpenAI's line)
+  {
+    id: 'doubao-video',
+    types: [54],
+    facts: doubaoVideoChannelFacts,
+    load: async () => (await import('./doubao-video/index.js')).doubaoVideoAdaptor,
     task: true,
   },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
