@@ -592,4 +592,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '时长必须是 1 到 60 的整数秒': 'The duration must be a whole number of seconds from 1 to 60',
   'resolution 必须是 480p、720p 或 1080p': 'resolution must be 480p, 720p or 1080p',
   豆包视频: 'Doubao video',
+  '首尾帧图片最多 2 张，且必须是字符串': 'At most 2 frame images (first and last), each a string',
+  '该模型的时长只能是 {0} 秒': "This model's duration can only be {0} seconds",
+  '该模型的分辨率只能是 {0}': "This model's resolution can only be {0}",
+  'subject_reference 无效': 'subject_reference is not valid',
 };

@@ -237,6 +237,13 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     load: async () => (await import('./doubao-video/index.js')).doubaoVideoAdaptor,
     task: true,
   },
+  // Hailuo: video tasks on MiniMax channels (type 35, the minimax line's), so no type of its own
+  {
+    id: 'hailuo',
+    types: [],
+    load: async () => (await import('./hailuo/index.js')).hailuoAdaptor,
+    task: true,
+  },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
   {
     id: 'midjourney',
