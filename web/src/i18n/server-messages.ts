@@ -596,4 +596,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '该模型的时长只能是 {0} 秒': "This model's duration can only be {0} seconds",
   '该模型的分辨率只能是 {0}': "This model's resolution can only be {0}",
   'subject_reference 无效': 'subject_reference is not valid',
+  'size 不是万相支持的尺寸': 'size is not one of the sizes Wan supports',
+  '时长必须是 1 到 30 的整数秒': 'The duration must be a whole number of seconds from 1 to 30',
+  'size 无效': 'size is not valid',
 };

@@ -244,6 +244,13 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     load: async () => (await import('./hailuo/index.js')).hailuoAdaptor,
     task: true,
   },
+  // Wan: DashScope video tasks on Ali channels (type 17, the ali line's), so no type of its own
+  {
+    id: 'wan',
+    types: [],
+    load: async () => (await import('./wan/index.js')).wanAdaptor,
+    task: true,
+  },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)
   {
     id: 'midjourney',
