@@ -15,6 +15,8 @@ import { vertexChannelFacts } from './vertex/channel.js';
 import { sunoChannelFacts } from './suno/channel.js';
 import { soraChannelFacts } from './sora/channel.js';
 import { klingChannelFacts } from './kling/channel.js';
+import { viduChannelFacts } from './vidu/channel.js';
+import { doubaoVideoChannelFacts } from './doubao-video/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
 import { jinaChannelFacts } from './jina/channel.js';
@@ -217,6 +219,36 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     id: 'veo',
     types: [],
     load: async () => (await import('./veo/index.js')).veoAdaptor,
+    task: true,
+  },
+  // Vidu: video tasks (relay/tasks/video-generations.ts)
+  {
+    id: 'vidu',
+    types: [52],
+    facts: viduChannelFacts,
+    load: async () => (await import('./vidu/index.js')).viduAdaptor,
+    task: true,
+  },
+  // Doubao video: Seedance tasks on VolcEngine Ark (type 54, and VolcEngine's type 45 whose chat is OpenAI's line)
+  {
+    id: 'doubao-video',
+    types: [54],
+    facts: doubaoVideoChannelFacts,
+    load: async () => (await import('./doubao-video/index.js')).doubaoVideoAdaptor,
+    task: true,
+  },
+  // Hailuo: video tasks on MiniMax channels (type 35, the minimax line's), so no type of its own
+  {
+    id: 'hailuo',
+    types: [],
+    load: async () => (await import('./hailuo/index.js')).hailuoAdaptor,
+    task: true,
+  },
+  // Wan: DashScope video tasks on Ali channels (type 17, the ali line's), so no type of its own
+  {
+    id: 'wan',
+    types: [],
+    load: async () => (await import('./wan/index.js')).wanAdaptor,
     task: true,
   },
   // Midjourney Proxy and Midjourney Proxy Plus: drawing tasks only (relay/tasks/mj-*.ts)

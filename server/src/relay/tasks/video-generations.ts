@@ -1,8 +1,9 @@
 // new-api's generic video routes (loaded on the first such request: video-routes.ts). `POST /v1/video/generations`
 // ({model, prompt, image, images, mode, size, duration, seconds, input_reference, metadata}) is routed by its model,
-// and the routed channel's platform (Sora, Kling, Veo) checks and sends it: a task submit (submit.ts: charged before
-// its id is answered, refunded once if it fails), answered with the video object and the public `task_id`. The
-// native `/kling/v1/videos/{text2video|image2video}` submits are converted into that shape first, as new-api does.
+// and the routed channel's platform (Sora, Kling, Veo, Vidu, Doubao, Hailuo, Wan) checks and sends it: a task submit
+// (submit.ts: charged before its id is answered, refunded once if it fails), answered with the video object and the
+// public `task_id`. The native `/kling/v1/videos/{text2video|image2video}` submits are converted into that shape
+// first, as new-api does.
 // `GET /v1/video/generations/{task_id}` (and the native GETs) answer `{code: "success", data: <task>}` from the
 // caller's own task row; another user's id does not exist.
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -16,7 +17,7 @@ import { submitTask } from './submit.js';
 import { videoObject } from './video-object.js';
 
 /** the task platforms that make videos, whose tasks these routes submit and show */
-export const VIDEO_PLATFORMS: readonly string[] = ['sora', 'kling', 'veo'];
+export const VIDEO_PLATFORMS: readonly string[] = ['sora', 'kling', 'veo', 'vidu', 'doubao-video', 'hailuo', 'wan'];
 
 /** The video platform of a channel type: its own line's, or one that also runs on it (Sora on OpenAI's type 1). */
 async function videoPlatformOf(channelType: number): Promise<TaskAdaptor | undefined> {

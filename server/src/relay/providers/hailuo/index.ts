@@ -1,0 +1,54 @@
+// MiniMax Hailuo on MiniMax channels (type 35, whose chat requests are the minimax provider's): video tasks through
+// the task engine (relay/tasks/), no relay endpoint of its own, no channel type of its own.
+//   submit  POST {base}/v1/video_generation                      {model, prompt, duration, resolution, …}
+//   fetch   GET  {base}/v1/query/video_generation?task_id={id}   one task per call
+// both with `Authorization: Bearer <key>`. The finished video is a file id: its download address is MiniMax's
+// `/v1/files/retrieve`, asked with the channel's key, so the generic read shows the file id in its data only.
+import { defineProvider } from '../manifest.js';
+import { openaiAdaptor } from '../openai/index.js';
+import type { ProviderChannel, TaskAdaptor } from '../types.js';
+import { checkHailuoSubmit, hailuoPriceUnits, readHailuoFetch, readHailuoSubmit } from './adaptor.js';
+
+const root = (channel: ProviderChannel) => channel.baseUrl.replace(/\/+$/, '');
+const auth = (channel: ProviderChannel) => ({ authorization: `Bearer ${channel.key}`, accept: 'application/json' });
+
+export const hailuoTask: TaskAdaptor = {
+  platform: 'hailuo',
+  fetchBatch: 1,
+  alsoOnTypes: [35],
+  validate(_action, body) {
+    const c = checkHailuoSubmit(body);
+    if (!c.ok) return { ok: false, code: 'invalid_request', message: c.message };
+    return { ok: true, action: 'generate', model: c.model, body: c.body };
+  },
+  priceName: (model) => model,
+  priceUnits: hailuoPriceUnits,
+  buildSubmit(channel, _action, body, { upstreamModel } = {}) {
+    return {
+      method: 'POST',
+      url: `${root(channel)}/v1/video_generation`,
+      headers: { ...auth(channel), 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, model: upstreamModel ?? body.model }),
+    };
+  },
+  readSubmit: readHailuoSubmit,
+  buildFetch(channel, ids) {
+    return {
+      method: 'GET',
+      url: `${root(channel)}/v1/query/video_generation?task_id=${encodeURIComponent(ids[0])}`,
+      headers: auth(channel),
+    };
+  },
+  readFetch: (status, body, ids) => readHailuoFetch(status, body, ids?.[0]),
+};
+
+export const hailuoAdaptor = defineProvider({
+  id: 'hailuo',
+  types: [],
+  endpoints: {},
+  target: (info) => ({ origin: root(info.channel), path: '/v1' }),
+  headers: (info) => ({ authorization: `Bearer ${info.channel.key}` }),
+  supportsStreamOptions: () => false,
+  parseError: (status, body, h) => openaiAdaptor.parseError(status, body, h),
+  task: hailuoTask,
+});
