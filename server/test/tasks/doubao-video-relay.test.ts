@@ -3,13 +3,14 @@
 // video-input ratio to the unit (user AND token, one consume row); the task polled (queued, running, a 429 unchanged,
 // an unknown status never a success, succeeded with its video); failed or cancelled refunded once under two
 // concurrent polls; bad input refused before charging; another user's task does not exist.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollTaskUpstreams } from '../../src/relay/tasks/poll.js';
 import { nowSec } from '../../src/lib/time.js';
-import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, setOptions } from '../relay/fixtures.js';
+import { describeEachDb } from '../helpers/databases.js';
+import { type TestServer } from '../helpers/server.js';
+import { addChannel, logsOf, setOptions } from '../relay/fixtures.js';
 import { startArkMock, type ArkMock } from './doubao-video-mock.js';
+import { videoWorld } from './video-world.js';
 
 const KEY = 'ark-api-key';
 const PRO = 'doubao-seedance-2-0-260128';
@@ -17,60 +18,20 @@ const FAST = 'doubao-seedance-2-0-fast-260128';
 const V1 = 'doubao-seedance-1-0-pro-250528';
 
 await describeEachDb('doubao video relay', (kind) => {
-  let tdb: TestDatabase;
-  let s: TestServer;
   let mock: ArkMock;
   let video: number;
   let volc: number;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    s = await startTestServer({ database: tdb });
+  let s: TestServer;
+  const { caller, call, balances, taskRow } = videoWorld(kind, 'ark', async (server) => {
+    s = server;
     mock = await startArkMock(KEY);
     video = await addChannel(s, { type: 54, key: KEY, baseUrl: mock.url, models: [PRO, V1] });
     volc = await addChannel(s, { type: 45, key: KEY, baseUrl: mock.url, models: [FAST] });
     await setOptions(s, { ModelPrice: { [PRO]: 1, [FAST]: 0.8, [V1]: 0.3 } });
-    await channelsChanged(s);
+    return async () => {
+      await mock?.close();
+    };
   });
-  afterAll(async () => {
-    await s?.close();
-    await mock?.close();
-    await tdb?.drop();
-  });
-
-  async function caller() {
-    const user = await addUser(s, { quota: 2_000_000 });
-    const token = await addToken(s, user.id, { remain: 1_500_000, unlimited: false, name: 'ark' });
-    return { user, token, key: `sk-${token.key}` };
-  }
-
-  async function call(key: string, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  async function balances(userId: number, tokenId: number) {
-    await flushLogs(s);
-    const u = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
-    const t = await s.ctx.db
-      .selectFrom('tokens')
-      .select('remain_quota')
-      .where('id', '=', tokenId)
-      .executeTakeFirstOrThrow();
-    return { user: Number(u.quota), token: Number(t.remain_quota) };
-  }
-
-  async function taskRow(publicId: string) {
-    const row = await s.ctx.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('task_id', '=', publicId)
-      .executeTakeFirstOrThrow();
-    return { ...row, upstreamId: (JSON.parse(row.private_data) as { upstream_task_id: string }).upstream_task_id };
-  }
 
   it('1080p with a video input: 1 × 500000 × 31/46 = 336956 charged; polled to its video', async () => {
     const { user, token, key } = await caller();

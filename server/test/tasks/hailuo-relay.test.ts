@@ -3,71 +3,32 @@
 // consume row); the task polled (Queueing: queued; Processing: running; a 429 or a base_resp rate limit: unchanged; an
 // unknown status never a success; Success: its file id); Fail refunded once under two concurrent polls; bad input
 // refused before charging; another user's task does not exist.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollTaskUpstreams } from '../../src/relay/tasks/poll.js';
 import { nowSec } from '../../src/lib/time.js';
-import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, setOptions } from '../relay/fixtures.js';
+import { describeEachDb } from '../helpers/databases.js';
+import { type TestServer } from '../helpers/server.js';
+import { addChannel, logsOf, setOptions } from '../relay/fixtures.js';
 import { startHailuoMock, type HailuoMock } from './hailuo-mock.js';
+import { videoWorld } from './video-world.js';
 
 const KEY = 'minimax-api-key';
 const H02 = 'MiniMax-Hailuo-02';
 const I2V = 'I2V-01';
 
 await describeEachDb('hailuo relay', (kind) => {
-  let tdb: TestDatabase;
-  let s: TestServer;
   let mock: HailuoMock;
   let channel: number;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    s = await startTestServer({ database: tdb });
+  let s: TestServer;
+  const { caller, call, balances, taskRow } = videoWorld(kind, 'hailuo', async (server) => {
+    s = server;
     mock = await startHailuoMock(KEY);
     channel = await addChannel(s, { type: 35, key: KEY, baseUrl: mock.url, models: [H02, I2V] });
     await setOptions(s, { ModelPrice: { [H02]: 0.25, [I2V]: 0.15 } });
-    await channelsChanged(s);
+    return async () => {
+      await mock?.close();
+    };
   });
-  afterAll(async () => {
-    await s?.close();
-    await mock?.close();
-    await tdb?.drop();
-  });
-
-  async function caller() {
-    const user = await addUser(s, { quota: 2_000_000 });
-    const token = await addToken(s, user.id, { remain: 1_500_000, unlimited: false, name: 'hailuo' });
-    return { user, token, key: `sk-${token.key}` };
-  }
-
-  async function call(key: string, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  async function balances(userId: number, tokenId: number) {
-    await flushLogs(s);
-    const u = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
-    const t = await s.ctx.db
-      .selectFrom('tokens')
-      .select('remain_quota')
-      .where('id', '=', tokenId)
-      .executeTakeFirstOrThrow();
-    return { user: Number(u.quota), token: Number(t.remain_quota) };
-  }
-
-  async function taskRow(publicId: string) {
-    const row = await s.ctx.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('task_id', '=', publicId)
-      .executeTakeFirstOrThrow();
-    return { ...row, upstreamId: (JSON.parse(row.private_data) as { upstream_task_id: string }).upstream_task_id };
-  }
 
   it('1080P for 10 s on a MiniMax channel: 0.25 × 500000 = 125000 charged once; polled to its file', async () => {
     const { user, token, key } = await caller();

@@ -3,70 +3,31 @@
 // token, one consume row); the operation polled (not done: running; a 429: unchanged; done with a video: success with
 // its URI; an error, or done with every sample filtered: failure refunded once); images refused before charging;
 // another user's task does not exist.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { pollTaskUpstreams } from '../../src/relay/tasks/poll.js';
 import { nowSec } from '../../src/lib/time.js';
-import { createTestDatabase, describeEachDb, type TestDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
-import { addChannel, addToken, addUser, channelsChanged, flushLogs, logsOf, setOptions } from '../relay/fixtures.js';
+import { describeEachDb } from '../helpers/databases.js';
+import { type TestServer } from '../helpers/server.js';
+import { addChannel, logsOf, setOptions } from '../relay/fixtures.js';
 import { startVeoMock, type VeoMock } from './veo-mock.js';
+import { videoWorld } from './video-world.js';
 
 const KEY = 'gemini-veo-key';
 const MODEL = 'veo-3.1-generate-preview';
 
 await describeEachDb('veo relay', (kind) => {
-  let tdb: TestDatabase;
-  let s: TestServer;
   let mock: VeoMock;
   let channel: number;
-  beforeAll(async () => {
-    tdb = await createTestDatabase(kind);
-    s = await startTestServer({ database: tdb });
+  let s: TestServer;
+  const { caller, call, balances, taskRow } = videoWorld(kind, 'veo', async (server) => {
+    s = server;
     mock = await startVeoMock(KEY);
     channel = await addChannel(s, { type: 24, key: KEY, baseUrl: mock.url, models: [MODEL, 'veo-3.0-generate-001'] });
     await setOptions(s, { ModelPrice: { [MODEL]: 0.1, 'veo-3.0-generate-001': 0.1 } });
-    await channelsChanged(s);
+    return async () => {
+      await mock?.close();
+    };
   });
-  afterAll(async () => {
-    await s?.close();
-    await mock?.close();
-    await tdb?.drop();
-  });
-
-  async function caller() {
-    const user = await addUser(s, { quota: 2_000_000 });
-    const token = await addToken(s, user.id, { remain: 1_500_000, unlimited: false, name: 'veo' });
-    return { user, token, key: `sk-${token.key}` };
-  }
-
-  async function call(key: string, method: string, path: string, body?: unknown) {
-    const res = await fetch(`${s.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    return { status: res.status, body: (await res.json()) as any };
-  }
-
-  async function balances(userId: number, tokenId: number) {
-    await flushLogs(s);
-    const u = await s.ctx.db.selectFrom('users').select('quota').where('id', '=', userId).executeTakeFirstOrThrow();
-    const t = await s.ctx.db
-      .selectFrom('tokens')
-      .select('remain_quota')
-      .where('id', '=', tokenId)
-      .executeTakeFirstOrThrow();
-    return { user: Number(u.quota), token: Number(t.remain_quota) };
-  }
-
-  async function taskRow(publicId: string) {
-    const row = await s.ctx.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('task_id', '=', publicId)
-      .executeTakeFirstOrThrow();
-    return { ...row, upstreamId: (JSON.parse(row.private_data) as { upstream_task_id: string }).upstream_task_id };
-  }
 
   it('4K for 6 s: predictLongRunning with the key header, 0.1 × 500000 × 6 × 1.5 = 450000 charged; polled to its video', async () => {
     const { user, token, key } = await caller();
