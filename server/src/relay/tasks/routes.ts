@@ -3,15 +3,13 @@
 // as on every relay route (admit.ts), errors answered in the platform's envelope.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { BODY_LIMIT, drainable } from '../../lib/body-limits.js';
+import { BODY_LIMIT } from '../../lib/body-limits.js';
 import { addTaskPollStep } from '../../services/tasks/poller.js';
 import { TERMINAL_STATUSES } from '../../services/tasks/status.js';
-import { tokenAuth } from '../auth.js';
-import { decodeBody } from '../body-decode.js';
-import { RelayError } from '../errors.js';
 import type { RelayRequest } from '../request.js';
 import type { RelayServices } from '../services.js';
 import { sendEnvelopeError } from './envelope.js';
+import { prepareTaskScope } from './task-scope.js';
 
 let handlers: Promise<typeof import('./suno-handlers.js')> | undefined;
 const sunoHandlers = () => (handlers ??= import('./suno-handlers.js'));
@@ -42,29 +40,7 @@ export function requestOf(req: FastifyRequest): RelayRequest {
 export async function registerTaskRoutes(app: FastifyInstance, ctx: AppContext, svc: RelayServices): Promise<void> {
   addTaskPollStep(pollTasksWhenDue);
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) =>
-      decodeBody(req.headers['content-encoding'], body as Buffer, BODY_LIMIT, (err, out) =>
-        err ? done(Object.assign(new Error(err.message), { statusCode: err.status })) : done(null, out),
-      ),
-    );
-    // the token before the body, the refusal in the envelope
-    scope.addHook('onRequest', async (req, reply) => {
-      try {
-        const caller = tokenAuth(ctx, svc, req.headers, req.url);
-        req.relayCaller = caller instanceof Promise ? await caller : caller;
-      } catch (err) {
-        reply.hijack();
-        // a body too large to read and drop is left unread, and the connection closed with the answer (admit.ts)
-        if (!drainable(req.headers)) reply.raw.setHeader('Connection', 'close');
-        sendEnvelopeError(reply.raw, err, req.id);
-        return reply;
-      }
-    });
-    scope.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-      reply.hijack();
-      sendEnvelopeError(reply.raw, new RelayError(err.statusCode ?? 400, err.message), req.id);
-    });
+    prepareTaskScope(scope, ctx, svc, { sendError: (raw, err, req) => sendEnvelopeError(raw, err, req.id) });
     // the handlers load with the first Suno request: a gateway that sells no music never loads them
     scope.post('/suno/submit/:action', { bodyLimit: BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();

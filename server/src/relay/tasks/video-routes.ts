@@ -5,11 +5,10 @@
 // OpenAI's error shape.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { BODY_LIMIT, drainable } from '../../lib/body-limits.js';
-import { tokenAuth } from '../auth.js';
-import { decodeBody } from '../body-decode.js';
-import { RelayError, asRelayError, sendRelayError } from '../errors.js';
+import { BODY_LIMIT } from '../../lib/body-limits.js';
+import { asRelayError, sendRelayError } from '../errors.js';
 import type { RelayServices } from '../services.js';
+import { prepareTaskScope } from './task-scope.js';
 
 let handlers: Promise<typeof import('./video-handlers.js')> | undefined;
 const videoHandlers = () => (handlers ??= import('./video-handlers.js'));
@@ -18,26 +17,8 @@ const generationHandlers = () => (generations ??= import('./video-generations.js
 
 export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext, svc: RelayServices): Promise<void> {
   await app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (req, body, done) =>
-      decodeBody(req.headers['content-encoding'], body as Buffer, BODY_LIMIT, (err, out) =>
-        err ? done(Object.assign(new Error(err.message), { statusCode: err.status })) : done(null, out),
-      ),
-    );
-    scope.addHook('onRequest', async (req, reply) => {
-      try {
-        const caller = tokenAuth(ctx, svc, req.headers, req.url);
-        req.relayCaller = caller instanceof Promise ? await caller : caller;
-      } catch (err) {
-        reply.hijack();
-        if (!drainable(req.headers)) reply.raw.setHeader('Connection', 'close');
-        sendRelayError(reply.raw, asRelayError(err), req.id, req.headers);
-        return reply;
-      }
-    });
-    scope.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-      reply.hijack();
-      sendRelayError(reply.raw, new RelayError(err.statusCode ?? 400, err.message), req.id, req.headers);
+    prepareTaskScope(scope, ctx, svc, {
+      sendError: (raw, err, req) => sendRelayError(raw, asRelayError(err), req.id, req.headers),
     });
     scope.post('/v1/videos', { bodyLimit: BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
