@@ -107,6 +107,7 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await c.balances()).toEqual({ user: 250, token: 1_000 });
   });
 
+  // SQLite only: the group commit of reservations is the SQLite writer's (PostgreSQL and MySQL batch every one)
   it.runIf(kind === 'sqlite')('commits a group of reservations early only for requests that wait for it', async () => {
     const c = await caller(1_000_000, 1_000_000);
     const handle = sqliteHandle(s.ctx.db)!;
@@ -133,6 +134,7 @@ await describeEachDb('quota reservations', (kind) => {
     expect(await c.balances()).toEqual({ user: 1_000_000 - 790, token: 1_000_000 - 790 });
   });
 
+  // SQLite only, for the same reason: the check phases belong to the SQLite writer's group commit
   it.runIf(kind === 'sqlite')(
     'commits overlapped and waiting reservations at the first check phase, whichever HTTP client is used',
     async () => {
@@ -237,6 +239,7 @@ await describeEachDb('quota reservations', (kind) => {
     );
   }
 
+  // PostgreSQL / MySQL only: their batches are refused and retried one by one (SQLite sums a group, tested below)
   it.runIf(kind !== 'sqlite')(
     'reserves a refused batch one by one: who fits is reserved, who is short is refused',
     async () => {
@@ -264,6 +267,7 @@ await describeEachDb('quota reservations', (kind) => {
     },
   );
 
+  // SQLite only: the group commit sums per user (the other databases reserve each request, tested above)
   it.runIf(kind === 'sqlite')(
     'sums a group commit per user, and takes a sum that does not fit part by part in order',
     async () => {
@@ -474,6 +478,7 @@ await describeEachDb('quota reservations', (kind) => {
     ]);
     await Promise.all(nodes.map((b) => b.stop()));
   });
+  // PostgreSQL only: prepared statements and pg_prepared_statements are PostgreSQL's
   it.runIf(kind === 'postgres')(
     'runs the reservation and the flush as prepared statements on PostgreSQL, unnamed again behind a pooler that loses them',
     async () => {

@@ -3,6 +3,8 @@
 // pattern, matched whole; its values are translated too when they are server texts themselves, e.g. a quota
 // amount inside a log line). server/test/i18n/server-messages.test.ts lists every Chinese text in server/src and
 // fails on any missing here. Used by translateServerMessage (./server-message.ts) when the console is in English.
+import { VENDOR_MESSAGES_EN } from './server-messages-vendors.js';
+
 export const SERVER_MESSAGES_EN: Record<string, string> = {
   // channels, channel tests
   渠道不存在: 'Channel not found',
@@ -543,60 +545,6 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
     'Model {1} ratio or price not set, please set or start self-use mode',
   '模型 {0} 倍率或价格未配置，请联系管理员设置或开始自用模式；Model {1} ratio or price not set, please contact administrator to set or start self-use mode':
     'Model {1} ratio or price not set, please contact administrator to set or start self-use mode',
-  // signed vendors (Baidu ERNIE v1, Zhipu v3, Hunyuan, Spark)
-  '讯飞星火的密钥格式应为 APPID|APISecret|APIKey，三部分都不能为空':
-    'An iFlytek Spark key is APPID|APISecret|APIKey, no part empty',
-  '星火版本 {0} 无效，应为 {1} 之一': 'Spark version {0} is not valid, it must be one of {1}',
-  讯飞星火: 'iFlytek Spark',
-  '腾讯混元的密钥格式应为 AppId|SecretId|SecretKey，三部分都不能为空':
-    'A Tencent Hunyuan key is AppId|SecretId|SecretKey, no part empty',
-  '地域 {0} 无效，例如：ap-guangzhou': 'Region {0} is not valid, e.g. ap-guangzhou',
-  // Zhipu v3: the assistant's acknowledgement of a system prompt sent as a user turn (upstream only)
-  '好的。': 'OK.',
-  '智谱 V3 的密钥格式应为 id.secret（智谱开放平台的 API Key），两部分都不能为空':
-    "A Zhipu V3 key is id.secret (the API key of Zhipu's open platform), neither part empty",
-  '百度文心 V1': 'Baidu ERNIE V1',
-  '智谱 V3': 'Zhipu V3',
-  '百度文心 V1 的密钥格式应为 API Key|Secret Key，两部分都不能为空':
-    'A Baidu ERNIE V1 key is API Key|Secret Key, neither part empty',
-  '{0} 只接受文本消息': '{0} takes text messages only',
-  '百度文心 V1 的 embeddings 只接受文本输入': 'Baidu ERNIE V1 embeddings take text input only',
-  '{0} 不支持工具调用': '{0} does not support tool calls',
-  上游拒绝了渠道的访问令牌: "The upstream refused the channel's access token",
-  'Cloudflare Workers AI 每次只生成一张图片（n 须为 1）': 'Cloudflare Workers AI makes one image a call (n must be 1)',
-  'Cohere v1 不支持 tool_choice required': 'Cohere v1 does not support tool_choice required',
-  '{0} 不支持 tool_choice {1}': '{0} does not support tool_choice {1}',
-  '{0} 每轮只能调用一个函数': '{0} takes one function call a turn',
-  '{0} 不支持 tool_choice required': '{0} does not support tool_choice required',
-  'Cloudflare Workers AI 不支持 response_format {0}': 'Cloudflare Workers AI does not support response_format {0}',
-  'metadata 必须是对象': 'metadata must be an object',
-  'image 必须是字符串': 'image must be a string',
-  'prompt 必须是字符串': 'prompt must be a string',
-  'mode 必须是 std 或 pro': 'mode must be std or pro',
-  'duration 必须是 5 或 10': 'duration must be 5 or 10',
-  'model 不能为空': 'model must not be empty',
-  'Veo 视频任务暂不支持图片输入': 'Veo video tasks do not take image input yet',
-  '时长必须是 {0} 到 {1} 的整数秒': 'The duration must be a whole number of seconds from {0} to {1}',
-  'size 必须形如 1280x720': 'size must look like 1280x720',
-  'resolution 必须是 720p、1080p 或 4k': 'resolution must be 720p, 1080p or 4k',
-  'aspectRatio 必须是 16:9 或 9:16': 'aspectRatio must be 16:9 or 9:16',
-  'personGeneration 无效': 'personGeneration is not valid',
-  '渠道 #{0} 不支持视频任务': 'Channel #{0} does not serve video tasks',
-  可灵: 'Kling',
-  '图片最多 {0} 张': 'At most {0} images',
-  'resolution 必须是 360p、540p、720p 或 1080p': 'resolution must be 360p, 540p, 720p or 1080p',
-  'movement_amplitude 无效': 'movement_amplitude is not valid',
-  'bgm 必须是布尔值': 'bgm must be a boolean',
-  'seed 必须是整数': 'seed must be an integer',
-  'content 无效': 'content is not valid',
-  '时长必须是 1 到 60 的整数秒': 'The duration must be a whole number of seconds from 1 to 60',
-  'resolution 必须是 480p、720p 或 1080p': 'resolution must be 480p, 720p or 1080p',
-  豆包视频: 'Doubao video',
-  '首尾帧图片最多 2 张，且必须是字符串': 'At most 2 frame images (first and last), each a string',
-  '该模型的时长只能是 {0} 秒': "This model's duration can only be {0} seconds",
-  '该模型的分辨率只能是 {0}': "This model's resolution can only be {0}",
-  'subject_reference 无效': 'subject_reference is not valid',
-  'size 不是万相支持的尺寸': 'size is not one of the sizes Wan supports',
-  '时长必须是 1 到 30 的整数秒': 'The duration must be a whole number of seconds from 1 to 30',
-  'size 无效': 'size is not valid',
+  // the vendors' and task platforms' messages (./server-messages-vendors.ts)
+  ...VENDOR_MESSAGES_EN,
 };
