@@ -31,6 +31,8 @@ import type { AppContext } from '../context.js';
 import type { DbKind } from '../config.js';
 import { pgPrepared } from '../db/connect.js';
 import type { Database } from '../db/schema.js';
+import { correctWindows } from './billing/plan-sql.js';
+import type { Slot } from './subscriptions/windows.js';
 
 /** A change of the quota one node holds for a (user, token) pair; token 0 is the playground (user quota only). */
 export interface HoldChange {
@@ -234,6 +236,25 @@ export function addJournalText(into: HoldDeltas, text: string): void {
 async function forgetHolds(db: Kysely<Database>, node: string): Promise<void> {
   await db.deleteFrom('quota_holds').where('node', '=', node).execute();
   await db.deleteFrom('quota_hold_journal').where('node', '=', node).execute();
+  await db.deleteFrom('subscription_holds').where('node', '=', node).execute();
+}
+
+/** A node's holds on subscriptions' window periods (services/billing/plan-ledger.ts), the empty ones left out. */
+async function readPlanHolds(db: Kysely<Database>, node: string) {
+  return (
+    await db
+      .selectFrom('subscription_holds')
+      .select(['user_subscription_id', 'slot', 'period_end', 'amount'])
+      .where('node', '=', node)
+      .where('amount', '>', 0)
+      .orderBy('user_subscription_id')
+      .execute()
+  ).map((h) => ({
+    id: Number(h.user_subscription_id),
+    slot: h.slot as Slot,
+    end: Number(h.period_end),
+    amount: Number(h.amount),
+  }));
 }
 
 /** A node's hold on a (user, token) pair. */
@@ -388,6 +409,12 @@ export class HoldNodes {
         .distinct()
         .where('node', '<>', this.node)
         .execute()),
+      ...(await this.db
+        .selectFrom('subscription_holds')
+        .select('node')
+        .distinct()
+        .where('node', '<>', this.node)
+        .execute()),
     ];
     const unregistered = [...new Set(held.map((h) => h.node))].filter((node) => !registered.has(node));
     for (const { node, seen_at } of [...nodes, ...unregistered.map((node) => ({ node, seen_at: null }))]) {
@@ -428,6 +455,10 @@ export class HoldNodes {
           .set((eb) => ({ quota: eb('quota', '+', v) }))
           .where('id', '=', id)
           .execute();
+      // then the subscriptions' windows, each only while it is still in the period the hold was taken in
+      const planHolds = await readPlanHolds(trx, node);
+      for (const h of planHolds)
+        await correctWindows(trx, this.ctx.dbKind, h.id, [{ slot: h.slot, end: h.end }], -h.amount);
       await forgetHolds(trx, node);
       return { node, users: u.map(([id]) => id), tokens: t.map(([id]) => id), quota: u.reduce((s, [, v]) => s + v, 0) };
     });
@@ -450,7 +481,7 @@ export class HoldNodes {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if ((await readHolds(this.db, { node: this.node })).length) {
+    if ((await readHolds(this.db, { node: this.node })).length || (await readPlanHolds(this.db, this.node)).length) {
       this.ctx.log.error(
         { node: this.node },
         'stopping with reservations not settled; they will be given back by the next node',

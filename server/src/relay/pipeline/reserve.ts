@@ -6,6 +6,8 @@ import { isUtf8 } from 'node:buffer';
 import type { AppContext } from '../../context.js';
 import { QuotaError } from '../../services/billing/index.js';
 import { preConsumeQuota, type PriceData } from '../../services/pricing/index.js';
+import { zoneOrLocal } from '../../services/limits/periods.js';
+import { mayBillPlans, planRoute } from '../../services/subscriptions/active.js';
 import type { RelayCaller } from '../auth.js';
 import { RelayError } from '../errors.js';
 import type { RelayMode } from '../modes/mode.js';
@@ -42,7 +44,11 @@ export async function reserve(s: RelayState): Promise<void> {
     void svc.users.forget(caller.user.id);
     if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
   };
-  const overlapped = !mode.rawResponse && overlapsReservation(caller, pre);
+  // a user with subscriptions may bill one of them (services/billing/plan-ledger.ts); such a reservation is waited for
+  const plan = mayBillPlans(s.ctx, caller.user)
+    ? await planRoute(s.ctx, caller.user, s.model, s.group, zoneOrLocal(s.ctx.options.get('UsageLimitTimeZone')))
+    : null;
+  const overlapped = !plan && !mode.rawResponse && overlapsReservation(caller, pre);
   const take = (amount: number) =>
     svc.billing.reserve({
       userId: caller.user.id,
@@ -52,6 +58,7 @@ export async function reserve(s: RelayState): Promise<void> {
       cachedUserQuota: caller.user.quota,
       amount,
       overlapped,
+      plan,
     });
   const span = s.trace?.child('reserve', { 'gateway.reserve_amount': pre });
   s.reserving = take(pre)

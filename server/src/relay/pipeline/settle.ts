@@ -79,7 +79,9 @@ async function charge(s: RelayState, held: Reservation, result: AttemptResult): 
   );
   if (s.limits || s.channel.setting) settleLimits(s, total, quota);
   const after = s.quotaBefore - quota;
-  if (quota > 0 && svc.notifier.below(s.caller.user, after)) void svc.notifier.check(s.caller.user, after, s.req.id);
+  // a request billed on a plan leaves the balance as it was
+  if (quota > 0 && !held.plan && svc.notifier.below(s.caller.user, after))
+    void svc.notifier.check(s.caller.user, after, s.req.id);
   // a whole answer refused for its sensitive words is charged, as new-api did, and the client gets the error
   return result.sensitive?.refused ?? null;
 }

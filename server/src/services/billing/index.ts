@@ -42,6 +42,7 @@ import {
 import type { TokenCache } from '../cache/token-cache.js';
 import type { UserCache } from '../cache/user-cache.js';
 import { BatchedReservations, PgMysqlReservations } from './batched-reservations.js';
+import { PlanLedger, planRefusal, PlanShort, type PlanHold } from './plan-ledger.js';
 import { SqliteStatements, type PendingReservation } from './sqlite-group-commit.js';
 import { retryDeadlock, settleManyQuery, settleRowSql, statements, type SettleStmt } from './sql.js';
 import {
@@ -128,7 +129,11 @@ export class Billing {
     this.pgMysql = new PgMysqlReservations(ctx, this.node, this.sql, this.onDeadlock);
     this.batch = this.pgMysql.batched();
     this.flushMs = ctx.config.batchUpdateEnabled ? ctx.config.batchUpdateIntervalSec * 1000 : SETTLE_FLUSH_MS;
+    this.plans = new PlanLedger(ctx, this.node, this.onDeadlock, () => this.logs);
   }
+
+  /** requests billed on subscriptions (services/billing/plan-ledger.ts) */
+  private readonly plans: PlanLedger;
 
   /**
    * Consume-log rows go with their charges: on a SQLite file with a writer worker, the worker writes each row and its
@@ -175,6 +180,7 @@ export class Billing {
     // first: charges the worker can no longer take come back to this flush (LogWriter's orphans)
     await this.logs?.flushCharges();
     await this.flushSettlements();
+    await this.plans.flush();
   }
 
   /**
@@ -280,6 +286,7 @@ export class Billing {
   async stop(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.plans.stop();
     await this.flush();
     await this.holdNodes.stop();
   }
@@ -313,6 +320,46 @@ export class Billing {
    */
   async reserve(inp: ReserveInput): Promise<Reservation> {
     const pre = Math.max(0, Math.trunc(inp.amount));
+    if (inp.plan) return this.reserveRouted(inp, pre);
+    return this.reserveWallet(inp, pre);
+  }
+
+  /**
+   * A user with subscriptions (ReserveInput.plan): tried in their order before the wallet (subscription_first), or
+   * only them (subscription_only, refused naming the window and its reset), or after the wallet refused the user's
+   * quota (wallet_first). A plan reservation takes at least 1 unit, as new-api's.
+   */
+  private async reserveRouted(inp: ReserveInput, pre: number): Promise<Reservation> {
+    const route = inp.plan!;
+    const tryPlans = async (): Promise<Reservation | PlanShort[]> => {
+      const shorts: PlanShort[] = [];
+      for (const entry of route.subs) {
+        const r = await this.plans.reserve(entry, route.zone, inp, Math.max(1, pre));
+        if (!(r instanceof PlanShort)) {
+          if (r.token) this.tokens.adjustRemain(inp.tokenKey, -r.token, 0);
+          return r;
+        }
+        shorts.push(r);
+      }
+      return shorts;
+    };
+    if (route.preference === 'wallet_first') {
+      try {
+        return await this.reserveWallet(inp, pre);
+      } catch (e) {
+        if (!(e instanceof QuotaError) || e.code !== 'insufficient_user_quota') throw e;
+        const r = await tryPlans();
+        if (Array.isArray(r)) throw e;
+        return r;
+      }
+    }
+    const r = await tryPlans();
+    if (!Array.isArray(r)) return r;
+    if (route.preference === 'subscription_only') throw planRefusal(r, route.zone);
+    return this.reserveWallet(inp, pre);
+  }
+
+  private async reserveWallet(inp: ReserveInput, pre: number): Promise<Reservation> {
     if (pre === 0) {
       if (inp.cachedUserQuota <= 0) throw new QuotaError('user quota is not enough', 'insufficient_user_quota');
       return {
@@ -401,6 +448,11 @@ export class Billing {
     // what was kept is owed (a realtime session's completed turns): such a reservation is settled
     if (res.kept) throw new Error('a reservation with a kept part is settled, not refunded');
     res.state = 'closed';
+    if (res.plan) {
+      await this.plans.refund(res as Reservation & { plan: PlanHold });
+      if (res.token) this.tokens.adjustRemain(res.tokenKey, res.token, 0);
+      return;
+    }
     const fast = this.fast;
     // token and user given back together (one transaction), the token's row first as everywhere
     if (fast?.usable) fast.lock.hold(() => fast.refund(res));
@@ -435,6 +487,11 @@ export class Billing {
     res.state = 'closed';
     const quota = Math.max(0, Math.trunc(inp.quota));
     const used = inp.countRequest ? quota : 0;
+    if (res.plan) {
+      if (res.tokenId > 0) this.tokens.adjustRemain(res.tokenKey, res.tokenUnlimited ? 0 : res.token - quota, used);
+      this.plans.settle(res as Reservation & { plan: PlanHold }, quota, inp.countRequest, inp.channelId, row);
+      return true;
+    }
     const charge: Charge = {
       node: this.node,
       userId: res.userId,

@@ -3,6 +3,8 @@
 import type { NewLog } from '../../db/schema.js';
 import type { OptionStore } from '../options.js';
 import type { HoldChange } from '../quota-holds.js';
+import type { PlanRoute } from '../subscriptions/active.js';
+import type { PlanHold } from './plan-ledger.js';
 import type { SettleStmt } from './sql.js';
 
 export class QuotaError extends Error {
@@ -29,6 +31,8 @@ export interface ReserveInput {
    * reservation the same way (BatchedReservations).
    */
   overlapped?: boolean;
+  /** the user's subscriptions to try before or after the wallet, by their preference (services/billing/plan-ledger.ts) */
+  plan?: PlanRoute | null;
 }
 
 export interface Reservation {
@@ -46,6 +50,8 @@ export interface Reservation {
    * turns), so a crash does not give it back; such a reservation is settled, never refunded
    */
   kept?: { user: number; token: number };
+  /** billed on a subscription's windows instead of the user's quota (`user` is then 0) */
+  plan?: PlanHold;
 }
 
 /** A reservation taken: `pre` on the user, and on the token when it is limited. */

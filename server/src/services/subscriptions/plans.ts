@@ -207,6 +207,7 @@ export class PlanCache {
     try {
       const views = await listPlans(this.ctx.db);
       this.byId = new Map(views.map((v) => [v.plan.id, v]));
+      this.loaded = true;
     } catch (err) {
       this.ctx.log.warn({ err }, 'subscription plans: reload failed, keeping the previous copy');
     }
@@ -214,6 +215,13 @@ export class PlanCache {
 
   get(id: number): PlanView | undefined {
     return this.byId.get(id);
+  }
+
+  /** the first load is done (a site without plans then skips them on every request) */
+  loaded = false;
+
+  get size(): number {
+    return this.byId.size;
   }
 }
 
