@@ -35,7 +35,11 @@ export function quote(s: RelayState): void {
   s.reserveExact = exact;
 }
 
-export async function reserve(s: RelayState): Promise<void> {
+/**
+ * `plans`: the request may bill the user's subscriptions (services/billing/plan-ledger.ts). Off where the charge is
+ * given back or grown by a path that knows only the wallet: Midjourney's refunds, a realtime session's turns.
+ */
+export async function reserve(s: RelayState, plans = true): Promise<void> {
   const { svc, caller, mode } = s;
   const pre = s.reserveAmount;
   const exact = s.reserveExact;
@@ -45,7 +49,7 @@ export async function reserve(s: RelayState): Promise<void> {
     if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
   };
   // a user with subscriptions may bill one of them (services/billing/plan-ledger.ts); such a reservation is waited for
-  const plan = mayBillPlans(s.ctx, caller.user)
+  const plan = plans && mayBillPlans(s.ctx, caller.user)
     ? await planRoute(s.ctx, caller.user, s.model, s.group, zoneOrLocal(s.ctx.options.get('UsageLimitTimeZone')))
     : null;
   const overlapped = !plan && !mode.rawResponse && overlapsReservation(caller, pre);

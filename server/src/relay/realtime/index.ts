@@ -179,7 +179,8 @@ export function installRealtime(app: FastifyInstance, ctx: AppContext, svc: Rela
       if (limited) await limited;
       const held = holdChannel(s);
       if (held) await held;
-      await reserve(s);
+      // wallet only: a session's turns grow its reservation on the wallet (docs/new-api-compat.md §33)
+      await reserve(s, false);
       if (!s.reservation) await s.reserving;
       let keyed = keyedChannel(ctx, s.channel);
       if (keyed instanceof Promise) keyed = await keyed;

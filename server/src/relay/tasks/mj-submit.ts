@@ -118,7 +118,8 @@ async function run(s: RelayState, mjRoute: SubmitRoute, plan: MjSubmitPlan): Pro
     if (limited) await limited;
     const held = holdChannel(s);
     if (held) await held;
-    await reserve(s);
+    // wallet only: Midjourney's refunds know no plan (docs/new-api-compat.md §33)
+    await reserve(s, false);
     // the reservation stands before anything is sent: a refused one never reaches the upstream
     const reservation = s.reservation ?? (await s.reserving!);
     const answer = await sendSubmit(s, mjRoute);

@@ -25,6 +25,7 @@ import { holdChannel } from '../pipeline/channel-cap.js';
 import { limit, releaseLimits } from '../pipeline/limit.js';
 import { observe } from '../pipeline/observe.js';
 import { quote, reserve } from '../pipeline/reserve.js';
+import { taskPlanKeys } from '../../services/subscriptions/refund.js';
 import { route } from '../pipeline/route.js';
 import { refund } from '../pipeline/settle.js';
 import { newState, type RelayState } from '../pipeline/state.js';
@@ -217,6 +218,8 @@ async function run(s: RelayState, given: TaskAdaptor | null, action: string, opt
       model_price: s.price.modelPrice,
       group_ratio: s.price.groupRatio,
       ...(units ? { price_units: units } : {}),
+      // a task paid by a plan is refunded to it (services/subscriptions/refund.ts)
+      ...(reservation.plan ? taskPlanKeys(reservation.plan) : {}),
     };
     const properties = {
       input: typeof s.body.prompt === 'string' ? s.body.prompt : '',

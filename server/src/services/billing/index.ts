@@ -416,6 +416,7 @@ export class Billing {
    */
   async grow(res: Reservation, inp: ReserveInput): Promise<void> {
     if (res.state !== 'open') throw new Error('the reservation is closed');
+    if (res.plan) throw new Error('a reservation on a plan does not grow');
     const more = await this.reserve(inp);
     res.user += more.user;
     res.token += more.token;

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import { nowSec } from '../../lib/time.js';
 import { LOG_TYPE_CONSUME, logQuota } from '../user-logs.js';
 import { LOG_TYPE_REFUND, TASK_STATUS, TERMINAL_STATUSES } from './status.js';
+import { refundToPlanTx, taskPlanOf, type TaskPlanBilling } from '../subscriptions/refund.js';
 
 /** the consume row is written after the task row's submit_time; a little slack for clocks of other instances */
 const CHARGE_LOG_SLACK_SEC = 300;
@@ -76,11 +77,14 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
         .where('id', '=', billing.tokenId)
         .execute();
     }
-    await trx
-      .updateTable('users')
-      .set((eb) => ({ quota: eb('quota', '+', quota) }))
-      .where('id', '=', Number(row.user_id))
-      .execute();
+    // back to the source that paid: the plan's windows (while still in the periods charged), else the wallet
+    if (billing.plan) await refundToPlanTx(ctx, trx, billing.plan, quota, Number(row.submit_time));
+    else
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ quota: eb('quota', '+', quota) }))
+        .where('id', '=', Number(row.user_id))
+        .execute();
     const user = await trx
       .selectFrom('users')
       .select('username')
@@ -101,7 +105,11 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
       channel_id: Number(row.channel_id),
       group: row.group,
       is_stream: false,
-      other: JSON.stringify({ task_id: row.task_id, reason: task.reason }),
+      other: JSON.stringify({
+        task_id: row.task_id,
+        reason: task.reason,
+        ...(billing.plan ? { billing_source: 'subscription', subscription_id: billing.plan.subscriptionId } : {}),
+      }),
     };
     if (ctx.logDb === ctx.db) await trx.insertInto('logs').values(logRow).execute();
     return { userId: Number(row.user_id), tokenId: billing.tokenId, logRow: ctx.logDb === ctx.db ? null : logRow };
@@ -119,7 +127,9 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
  * chargePending: the charge's commit was never confirmed. A row with neither (consume logs off, or written by new-api)
  * is refunded its quota.
  */
-function readBilling(privateData: string): TaskBilling & { chargeLogged: boolean; chargePending: boolean } {
+function readBilling(
+  privateData: string,
+): TaskBilling & { chargeLogged: boolean; chargePending: boolean; plan: TaskPlanBilling | null } {
   try {
     const v = JSON.parse(privateData || '{}') as Partial<Record<string, unknown>>;
     return {
@@ -128,8 +138,9 @@ function readBilling(privateData: string): TaskBilling & { chargeLogged: boolean
       modelName: typeof v.model_name === 'string' ? v.model_name : '',
       chargeLogged: v.charge_logged === true,
       chargePending: v.charge_pending === true,
+      plan: taskPlanOf(v),
     };
   } catch {
-    return { tokenId: 0, tokenName: '', modelName: '', chargeLogged: false, chargePending: false };
+    return { tokenId: 0, tokenName: '', modelName: '', chargeLogged: false, chargePending: false, plan: null };
   }
 }
