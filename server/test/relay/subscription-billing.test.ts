@@ -21,7 +21,8 @@ import {
 import { createPlan, parsePlanWrite } from '../../src/services/subscriptions/plans.js';
 import { bindPlan } from '../../src/services/subscriptions/admin.js';
 import { relayServices } from '../../src/relay/services.js';
-import { planRoute } from '../../src/services/subscriptions/active.js';
+import { activeSubscriptions, planRoute } from '../../src/services/subscriptions/active.js';
+import { purchaseWithBalance } from '../../src/services/subscriptions/purchase.js';
 
 const MODEL = 'plan-model';
 const OTHER = 'plan-other-model';
@@ -333,5 +334,51 @@ await describeEachDb('relay billing on subscription plans', (kind) => {
       .where('id', '=', u.subId)
       .executeTakeFirstOrThrow();
     expect(Number(sub.amount_used)).toBe(300 + COST);
+  });
+
+  it('a user without plans is read once, not per request', async () => {
+    const u = await subscriber(null, 'subscription_first');
+    const before = activeSubscriptions(s.ctx).loads;
+    for (let i = 0; i < 5; i++) expect((await call(u.token.key)).status).toBe(200);
+    expect(activeSubscriptions(s.ctx).loads - before).toBe(1);
+    // wallet_only users are not read at all
+    const w = await subscriber(null, 'wallet_only');
+    const at = activeSubscriptions(s.ctx).loads;
+    expect((await call(w.token.key)).status).toBe(200);
+    expect(activeSubscriptions(s.ctx).loads).toBe(at);
+  });
+
+  it("a purchase racing the same user's requests: the wallet never below zero, every charge on one source", async () => {
+    // the plan costs 0.01 × 500000 = 5000; the wallet holds that and room for about three requests
+    const p = await plan({ price_amount: 0.01, total_amount: 0 }, { daily_amount: 400 });
+    const wallet = 5000 + 250;
+    const u = await subscriber(null, 'subscription_first', wallet);
+    const [bought, ...results] = await Promise.all([
+      purchaseWithBalance(s.ctx, u.id, p).then(
+        () => true,
+        () => false,
+      ),
+      ...Array.from({ length: 8 }, () => call(u.token.key)),
+    ]);
+    await flushLogs(s);
+    const ok = results.filter((r) => r.status === 200).length;
+    const logs = (await logsOf(s, u.id)).filter((l) => l.type === 2);
+    expect(logs.length).toBe(ok);
+    const onPlan = logs.filter((l) => l.otherJson.billing_source === 'subscription');
+    const onWallet = logs.filter((l) => l.otherJson.billing_source !== 'subscription');
+    const quota = Number((await userRow(s, u.id)).quota);
+    expect(quota).toBeGreaterThanOrEqual(0);
+    expect(quota).toBe(wallet - (bought ? 5000 : 0) - onWallet.length * COST);
+    if (bought) {
+      const sub = await s.ctx.db
+        .selectFrom('user_subscriptions')
+        .select('id')
+        .where('user_id', '=', u.id)
+        .executeTakeFirstOrThrow();
+      const { daily } = await usage(Number(sub.id));
+      expect(daily).toBe(onPlan.length * COST);
+      expect(daily).toBeLessThanOrEqual(400);
+    } else expect(onPlan).toEqual([]);
+    expect(await planHolds()).toBe(0);
   });
 });

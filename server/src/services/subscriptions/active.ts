@@ -39,6 +39,8 @@ export class ActiveSubscriptions {
   private readonly mem = new Map<number, Entry>();
   private readonly ttlMs: number;
   private readonly stop: () => void;
+  /** the database reads of users' subscriptions (a user without any is read once per sync period) */
+  loads = 0;
 
   constructor(private readonly ctx: AppContext) {
     this.ttlMs = ctx.config.syncFrequencySec * 1000;
@@ -63,6 +65,7 @@ export class ActiveSubscriptions {
 
   /** The user's active subscriptions that have not ended (queued renewals included: filtered by start on use). */
   private async load(userId: number): Promise<ActiveSub[]> {
+    this.loads++;
     const now = Math.floor(Date.now() / 1000);
     const rows = await this.ctx.db
       .selectFrom('user_subscriptions as s')
