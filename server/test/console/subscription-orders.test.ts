@@ -525,6 +525,10 @@ await describeEachDb('subscription plans bought through EPay, Stripe and Creem',
     expect(await creemWebhook(cheap, creemSign(cheap))).toBe(200);
     const euros = checkoutCompleted(tradeNo, 990, { currency: 'EUR' });
     expect(await creemWebhook(euros, creemSign(euros))).toBe(200);
+    // the same reference signed by another gateway: not that gateway's order
+    const viaStripe = sessionPaid(tradeNo, 990);
+    expect(await stripeWebhook(viaStripe, stripeSigned(viaStripe))).toBe(200);
+    expect((await epayNotify(gatewayNotify(tradeNo, '9.90'))).text).toBe('fail');
     expect(await count('user_subscriptions', erin.id)).toBe(0);
     expect((await planOrder(tradeNo)).status).toBe('pending');
 
