@@ -1,6 +1,6 @@
 // The pieces every console area's handlers share: reading the query, body and `:id` param, and answering a
 // caller's mistake found by a service as new-api does, `{success:false,message}` at HTTP 200.
-import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import { fail } from '../lib/http.js';
 import { ChannelInputError } from '../services/channels.js';
 import { TokenInputError } from '../services/tokens.js';
@@ -51,4 +51,39 @@ export function guarded(fn: (req: FastifyRequest, reply: FastifyReply) => Promis
       throw err;
     }
   };
+}
+
+/** Query or form fields flattened to single strings (the first value of a repeated one). */
+function flatFields(input: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!input || typeof input !== 'object') return out;
+  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
+    const first = Array.isArray(v) ? v[0] : v;
+    if (first !== undefined && first !== null) out[k] = String(first);
+  }
+  return out;
+}
+
+/**
+ * A payment gateway's callback routes: the gateway calls back with GET (query) or POST (form body); the handler gets
+ * the fields of both as single strings. The form parser stays inside the routes' own scope.
+ */
+export function gatewayCallbacks(
+  app: FastifyInstance,
+  routes: Record<
+    string,
+    (params: Record<string, string>, req: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+  >,
+) {
+  return app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(String(body))));
+    });
+    for (const [path, handler] of Object.entries(routes)) {
+      const route = (req: FastifyRequest, reply: FastifyReply) =>
+        handler({ ...flatFields(req.query), ...flatFields(req.body) }, req, reply);
+      scope.get(path, route);
+      scope.post(path, route);
+    }
+  });
 }

@@ -1,13 +1,14 @@
 // /api/subscription: new-api's routes (docs/decisions/0015-subscription-plans.md): the user's list of enabled plans,
-// own subscriptions, billing preference and balance purchase; the admin's plans (list, create, update, enabled switch)
-// and users' subscriptions (bind, list, invalidate, delete), with new-api's shapes and texts; our windows travel
-// beside each plan as `limits` and beside each subscription as `windows`. The expiry sweep rides the task poller.
+// own subscriptions, billing preference, balance purchase and gateway orders (EPay, Stripe, Creem) with EPay's
+// callbacks; the admin's plans (list, create, update, enabled switch) and users' subscriptions (bind, list,
+// invalidate, delete), with new-api's shapes and texts; our windows travel beside each plan as `limits` and beside
+// each subscription as `windows`. The expiry sweep rides the task poller.
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
 import { criticalRateLimit } from '../lib/rate-limit.js';
-import { bodyOf, guarded, idParam } from './route-helpers.js';
+import { bodyOf, gatewayCallbacks, guarded, idParam } from './route-helpers.js';
 import {
   createPlan,
   listPlans,
@@ -18,6 +19,8 @@ import {
 } from '../services/subscriptions/plans.js';
 import { planIdOf, purchaseWithBalance } from '../services/subscriptions/purchase.js';
 import { selfView, setBillingPreference } from '../services/subscriptions/self.js';
+import { requestPlanCreem, requestPlanEpay, requestPlanStripe } from '../services/subscriptions/payments.js';
+import { handlePlanEpayCallback } from '../services/subscriptions/orders.js';
 import {
   bindPlan,
   deleteSubscription,
@@ -27,7 +30,7 @@ import {
 import { subscriptionExpiryStep } from '../services/subscriptions/expiry.js';
 import { addTaskPollStep } from '../services/tasks/poller.js';
 
-export function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext): void {
+export async function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
   /** new-api's `:id` check (a plan's, a user's, a subscription's): a positive integer, else its 无效的…ID */
   const positiveId = (req: Parameters<typeof idParam>[0]) => {
@@ -59,6 +62,42 @@ export function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppContext
       return ok(null);
     }),
   );
+
+  // gateway orders: each opens an order and a payment at the gateway, under the critical rate limit as new-api
+  app.post(
+    '/api/subscription/epay/pay',
+    { onRequest: critical, preHandler: auth.user },
+    guarded(async (req) => requestPlanEpay(ctx, caller(req).id, bodyOf(req), req.log)),
+  );
+  const buyer = async (id: number) => {
+    const row = await ctx.db.selectFrom('users').select(['email', 'username']).where('id', '=', id).executeTakeFirst();
+    return { id, email: row?.email ?? '', username: row?.username ?? '' };
+  };
+  app.post(
+    '/api/subscription/stripe/pay',
+    { onRequest: critical, preHandler: auth.user },
+    guarded(async (req) => requestPlanStripe(ctx, await buyer(caller(req).id), bodyOf(req), req.log)),
+  );
+  app.post(
+    '/api/subscription/creem/pay',
+    { onRequest: critical, preHandler: auth.user },
+    guarded(async (req) => requestPlanCreem(ctx, await buyer(caller(req).id), bodyOf(req), req.log)),
+  );
+  // EPay's callbacks of a plan order (Stripe's and Creem's come through their top-up webhooks): the notify answers
+  // the plain text success/fail, the browser's return lands on the console's wallet page
+  await gatewayCallbacks(app, {
+    '/api/subscription/epay/notify': async (params, req, reply) => {
+      const outcome = await handlePlanEpayCallback(ctx, params, req.log);
+      const answer = outcome === 'activated' || outcome === 'already' ? 'success' : 'fail';
+      return reply.type('text/plain; charset=utf-8').send(answer);
+    },
+    '/api/subscription/epay/return': async (params, req, reply) => {
+      const outcome = await handlePlanEpayCallback(ctx, params, req.log);
+      const pay =
+        outcome === 'activated' || outcome === 'already' ? 'success' : outcome === 'unpaid' ? 'pending' : 'fail';
+      return reply.redirect(`${ctx.options.get('ServerAddress').replace(/\/+$/, '')}/topup?pay=${pay}`, 302);
+    },
+  });
 
   app.get('/api/subscription/admin/plans', { preHandler: auth.admin }, async () => ok(await listPlans(ctx.db)));
 

@@ -1,11 +1,11 @@
 // Wallet calls under /api/user: redeem a code, quote and start an EPay, Stripe or Creem top-up, their notify and
 // webhooks (new-api-compat.md §3.4, §9.1, §9.2, §29, §31), the top-up history and an admin's completion of a
 // pending order (services/topup-history.ts, topup.ts), and the daily check-in (services/checkin.ts).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { ok } from '../lib/http.js';
-import { bodyOf, guarded, pageQuery, queryOf } from './route-helpers.js';
+import { bodyOf, gatewayCallbacks, guarded, pageQuery, queryOf } from './route-helpers.js';
 import { redeemCode } from '../services/redemptions.js';
 import { checkIn, checkinStatus } from '../services/checkin.js';
 import { humanCheck } from './human-check.js';
@@ -14,17 +14,6 @@ import { completeTopUpByAdmin, handleEpayNotify, requestAmount, requestPay } fro
 import { listTopUps } from '../services/topup-history.js';
 import { handleCreemWebhook, requestCreemPay } from '../services/creem-topup.js';
 import { handleStripeWebhook, requestStripeAmount, requestStripePay } from '../services/stripe-topup.js';
-
-/** Flattens query or form fields to single strings (the first value of a repeated one). */
-function flat(input: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!input || typeof input !== 'object') return out;
-  for (const [k, v] of Object.entries(input as Record<string, unknown>)) {
-    const first = Array.isArray(v) ? v[0] : v;
-    if (first !== undefined && first !== null) out[k] = String(first);
-  }
-  return out;
-}
 
 export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const auth = authGuards(ctx);
@@ -123,17 +112,9 @@ export async function registerTopupRoutes(app: FastifyInstance, ctx: AppContext)
     });
   });
 
-  // The gateway calls back with GET (query) or POST (form body); the form parser stays inside this scope.
-  await app.register(async (scope) => {
-    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(String(body))));
-    });
-    const notify = async (req: FastifyRequest, reply: FastifyReply) => {
-      const params = { ...flat(req.query), ...flat(req.body) };
-      const answer = await handleEpayNotify(ctx, params, req.log);
-      return reply.type('text/plain; charset=utf-8').send(answer);
-    };
-    scope.get('/api/user/epay/notify', notify);
-    scope.post('/api/user/epay/notify', notify);
+  // EPay's notify of a top-up (a plan order's has its own path: api/subscriptions.ts)
+  await gatewayCallbacks(app, {
+    '/api/user/epay/notify': async (params, req, reply) =>
+      reply.type('text/plain; charset=utf-8').send(await handleEpayNotify(ctx, params, req.log)),
   });
 }

@@ -2,13 +2,15 @@
 // settles it. The products come from the CreemProducts option (new-api's JSON: productId, name, price, currency,
 // quota); an order's amount is its product's quota and its money the product's price, and the webhook credits only
 // when the paid Creem order is for that same price. The credit goes through settleTopUp, so a replayed or
-// concurrent event credits once.
+// concurrent event credits once. The webhook also completes plan orders (services/subscriptions/orders.ts), whose
+// reference it looks up first.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { LineLog } from '../lib/request-log.js';
 import { nowSec } from '../lib/time.js';
 import { logQuota } from './user-logs.js';
 import { settleTopUp, TOPUP_PENDING, type PayAnswer } from './topup.js';
+import { findPlanOrder, planCreemPaid } from './subscriptions/orders.js';
 
 export const CREEM_DISABLED = 'Creem 支付未启用';
 const CREEM_API = 'https://api.creem.io';
@@ -124,8 +126,11 @@ export async function requestCreemPay(
   return { message: 'success', data: { checkout_url: checkoutUrl, order_id: tradeNo } };
 }
 
-/** POST <Creem API>/v1/checkouts with new-api's body; answers the checkout URL, or null when Creem refused. */
-async function createCheckout(
+/**
+ * POST <Creem API>/v1/checkouts with new-api's body (top-ups and plan orders); answers the checkout URL, or null when
+ * Creem refused.
+ */
+export async function createCheckout(
   ctx: AppContext,
   tradeNo: string,
   product: CreemProduct,
@@ -218,6 +223,9 @@ async function checkoutCompleted(ctx: AppContext, checkout: Json, log: LineLog):
     return;
   }
   const tradeNo = typeof checkout.request_id === 'string' ? checkout.request_id : '';
+  // a plan order first, as new-api: its reference never names a top-up
+  const planOrder = await findPlanOrder(ctx, tradeNo);
+  if (planOrder) return planCreemPaid(ctx, planOrder, checkout, paid, log);
   const order = tradeNo
     ? await ctx.db.selectFrom('top_ups').selectAll().where('trade_no', '=', tradeNo).executeTakeFirst()
     : undefined;

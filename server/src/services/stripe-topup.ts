@@ -1,4 +1,5 @@
-// Stripe top-up (new-api-compat.md §29): a Checkout session per order and the signed webhook that settles it.
+// Stripe top-up (new-api-compat.md §29): a Checkout session per order and the signed webhook that settles it; the
+// webhook also completes plan orders (services/subscriptions/orders.ts), whose reference it looks up first.
 // The `stripe` package is imported on first use, so a gateway that never sells through Stripe never loads it.
 // The order's money is the session's own subtotal (the Stripe price × quantity, before promotion codes), and the
 // webhook credits only when the completed session shows that same subtotal; the credit itself goes through
@@ -9,6 +10,7 @@ import type { LineLog } from '../lib/request-log.js';
 import { intInput } from '../lib/input.js';
 import { nowSec } from '../lib/time.js';
 import { logQuota } from './user-logs.js';
+import { findPlanOrder, planStripeSessionExpired, planStripeSessionPaid } from './subscriptions/orders.js';
 import { TOPUP_EXPIRED, TOPUP_PENDING, quotaPerUnit, settleTopUp, unitsOfAmount, type PayAnswer } from './topup.js';
 
 type StripeModule = typeof import('stripe');
@@ -59,7 +61,7 @@ export function requestStripeAmount(ctx: AppContext, body: Record<string, unknow
   return { message: 'success', data: money.toFixed(2) };
 }
 
-async function stripeClient(ctx: AppContext): Promise<StripeClient> {
+export async function stripeClient(ctx: AppContext): Promise<StripeClient> {
   const { default: Stripe } = await loadStripe();
   const config: ConstructorParameters<typeof Stripe>[1] = { maxNetworkRetries: 1 };
   if (ctx.config.stripeApiUrl) {
@@ -183,6 +185,9 @@ async function sessionPaid(ctx: AppContext, session: SessionObject, log: LineLog
     log.info({ id: session.id, status: session.status, payment: session.payment_status }, 'stripe session not paid');
     return;
   }
+  // a plan order first, as new-api: its reference never names a top-up
+  const planOrder = await findPlanOrder(ctx, session.client_reference_id);
+  if (planOrder) return planStripeSessionPaid(ctx, planOrder, session, log);
   const order = await orderOf(ctx, session);
   if (!order) {
     log.warn({ ref: session.client_reference_id }, 'stripe webhook for an unknown order');
@@ -208,6 +213,8 @@ async function sessionPaid(ctx: AppContext, session: SessionObject, log: LineLog
 
 async function sessionExpired(ctx: AppContext, session: SessionObject, log: LineLog): Promise<void> {
   if (session.status !== 'expired') return;
+  const planOrder = await findPlanOrder(ctx, session.client_reference_id);
+  if (planOrder) return planStripeSessionExpired(ctx, planOrder, log);
   const order = await orderOf(ctx, session);
   if (!order) {
     log.warn({ ref: session.client_reference_id }, 'stripe expiry for an unknown order');

@@ -169,10 +169,13 @@ export async function handleEpayNotify(
     log.error({ tradeNo, paid: params.money, expected: order.money }, 'epay notify money does not match the order');
     return 'fail';
   }
+  // the method the payer really used (the gateway may offer others than the one asked for), as new-api records it
+  const method = /^[A-Za-z0-9_-]{1,50}$/.test(params.type ?? '') ? params.type : undefined;
   await settleTopUp(
     ctx,
     order,
     (quota) => `使用在线充值成功，充值金额: ${logQuota(ctx, quota)}，支付金额：${Number(order.money).toFixed(6)}`,
+    method,
   );
   return 'success';
 }
@@ -192,19 +195,21 @@ export function orderQuota(ctx: AppContext, order: TopUpOrder): number {
 /**
  * Completes a pending order: the pending → success flip is a conditional UPDATE in the transaction that credits
  * the order's quota (orderQuota) to the user, so repeated or concurrent completions of one trade_no credit once.
- * Answers whether this call was the one that credited; the type-1 log row is written only then.
+ * Answers whether this call was the one that credited; the type-1 log row is written only then. `paymentMethod`:
+ * the method the gateway reports, written with the flip (an order written before the column existed has none).
  */
 export async function settleTopUp(
   ctx: AppContext,
   order: TopUpOrder,
   logText: (quota: number) => string,
+  paymentMethod?: string,
 ): Promise<boolean> {
   const quota = orderQuota(ctx, order);
   const userId = Number(order.user_id);
   const credited = await ctx.db.transaction().execute(async (trx) => {
     const flip = await trx
       .updateTable('top_ups')
-      .set({ status: TOPUP_SUCCESS })
+      .set({ status: TOPUP_SUCCESS, ...(paymentMethod ? { payment_method: paymentMethod } : {}) })
       .where('trade_no', '=', order.trade_no)
       .where('status', '=', TOPUP_PENDING)
       .executeTakeFirst();

@@ -1,6 +1,7 @@
 // A fake Stripe API on 127.0.0.1:<ephemeral> speaking what the gateway uses of it: POST /v1/checkout/sessions with a
 // form-encoded body and a Bearer secret key. Like Stripe, it refuses a wrong key (401), an unknown price or a missing
-// field (400), and answers a Checkout session whose subtotal is the price's unit amount × quantity.
+// field (400), and answers a Checkout session whose subtotal is the price's unit amount × quantity (a price id's, or
+// an inline `price_data`'s in its own currency).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -65,22 +66,38 @@ export async function startStripeMock(
       return stripeError(400, 'Missing required param: success_url.', 'success_url');
     }
     const price = form['line_items[0][price]'];
+    const inline = form['line_items[0][price_data][unit_amount]'];
     const quantity = Number(form['line_items[0][quantity]']);
-    if (!price) return stripeError(400, 'Missing required param: line_items[0][price].', 'line_items[0][price]');
-    if (!(price in prices)) return stripeError(400, `No such price: '${price}'`, 'line_items[0][price]');
+    let unit: number;
+    let sessionCurrency = currency;
+    if (inline !== undefined) {
+      // an inline price: its own currency and amount, and a product name
+      const p = 'line_items[0][price_data]';
+      if (!form[`${p}[currency]`]) return stripeError(400, `Missing required param: ${p}[currency].`, `${p}[currency]`);
+      if (!form[`${p}[product_data][name]`]) {
+        return stripeError(400, `Missing required param: ${p}[product_data][name].`, `${p}[product_data][name]`);
+      }
+      unit = Number(inline);
+      if (!Number.isInteger(unit) || unit < 0) return stripeError(400, 'Invalid integer: unit_amount.', p);
+      sessionCurrency = form[`${p}[currency]`];
+    } else {
+      if (!price) return stripeError(400, 'Missing required param: line_items[0][price].', 'line_items[0][price]');
+      if (!(price in prices)) return stripeError(400, `No such price: '${price}'`, 'line_items[0][price]');
+      unit = prices[price];
+    }
     if (!Number.isInteger(quantity) || quantity < 1) {
       return stripeError(400, 'Invalid integer: quantity.', 'line_items[0][quantity]');
     }
     seq += 1;
     const id = `cs_test_mock${seq}`;
-    const subtotal = prices[price] * quantity;
+    const subtotal = unit * quantity;
     const session: CreatedSession = {
       id,
       url: `https://checkout.stripe.com/c/pay/${id}`,
       client_reference_id: form.client_reference_id ?? '',
       amount_subtotal: subtotal,
       amount_total: subtotal,
-      currency,
+      currency: sessionCurrency,
       form,
     };
     sessions.push(session);
@@ -97,7 +114,7 @@ export async function startStripeMock(
         customer_email: form.customer_email ?? null,
         amount_subtotal: subtotal,
         amount_total: subtotal,
-        currency,
+        currency: sessionCurrency,
         success_url: form.success_url,
         cancel_url: form.cancel_url ?? null,
         allow_promotion_codes: form.allow_promotion_codes === 'true',

@@ -6,17 +6,9 @@ import type { ConsoleClient } from '../helpers/console-client.js';
 import { addUser, startConsole } from '../channels/fixture.js';
 import { setOption } from '../console/fixtures.js';
 import { epaySign, epayVerify } from '../../src/services/epay.js';
+import { referenceSign } from './epay-sign.js';
 
 const KEY = 'merchant-secret-key';
-
-/** The EPay signature written out independently of the code under test. */
-function referenceSign(params: Record<string, string>, key: string): string {
-  const keys = Object.keys(params)
-    .filter((k) => k !== 'sign' && k !== 'sign_type' && params[k] !== '')
-    .sort();
-  const text = keys.map((k) => `${k}=${params[k]}`).join('&') + key;
-  return createHash('md5').update(text).digest('hex');
-}
 
 describe('epay signature', () => {
   it('signs sorted non-empty params except sign/sign_type, with the key appended', () => {

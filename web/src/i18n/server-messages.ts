@@ -449,6 +449,14 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '用户分组将回退到 {0}': 'The user group will be restored to {0}',
   '使用余额购买订阅成功，套餐: {0}，支付金额: {1}，扣除额度: {2}':
     'Subscription bought with the balance, plan: {0}, paid: {1}, quota deducted: {2}',
+  // plans bought through a gateway (server/src/services/subscriptions/{payments,orders}.ts)
+  套餐金额过低: 'The plan price is too low',
+  支付方式不存在: 'The payment method does not exist',
+  '该套餐未配置 CreemProductId': 'This plan has no CreemProductId',
+  '易支付只支持以 USD 或 CNY 计价的套餐，该套餐的币种是 {0}':
+    'EPay only sells plans priced in USD or CNY; this plan is priced in {0}',
+  '在线购买订阅成功，套餐: {0}，支付金额: {1}，支付方式: {2}':
+    'Subscription bought online, plan: {0}, paid: {1}, payment method: {2}',
   // two-factor authentication
   '会话已过期，请重新登录': 'The session has expired, please log in again',
   请输入两步验证码: 'Enter the two-factor code',

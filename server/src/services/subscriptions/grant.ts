@@ -96,6 +96,23 @@ export interface Granted {
   upgradedTo: string;
 }
 
+/** max_purchase_per_user (0 = none) against every subscription of the plan the user ever had, as new-api counts. */
+export async function purchaseLimitReached(
+  db: Kysely<Database>,
+  userId: number,
+  plan: Pick<PlanRow, 'id' | 'max_purchase_per_user'>,
+): Promise<boolean> {
+  const max = Number(plan.max_purchase_per_user ?? 0);
+  if (max <= 0) return false;
+  const row = await db
+    .selectFrom('user_subscriptions')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('user_id', '=', userId)
+    .where('plan_id', '=', plan.id)
+    .executeTakeFirstOrThrow();
+  return Number(row.n) >= max;
+}
+
 /**
  * Inserts the subscription (and its subscription_usage row with the plan's windows as limits) in the caller's
  * transaction, after lockUserTx. A plan bought again while an earlier subscription of it is still running is queued:
@@ -108,15 +125,8 @@ export async function grantPlanTx(
   args: { userId: number; plan: PlanRow; source: string; now: number; enforceLimit: boolean },
 ): Promise<Granted> {
   const { userId, plan, now } = args;
-  const max = Number(plan.max_purchase_per_user ?? 0);
-  if (args.enforceLimit && max > 0) {
-    const row = await trx
-      .selectFrom('user_subscriptions')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('user_id', '=', userId)
-      .where('plan_id', '=', plan.id)
-      .executeTakeFirstOrThrow();
-    if (Number(row.n) >= max) throw new UserFacingError(PURCHASE_LIMIT_REACHED);
+  if (args.enforceLimit && (await purchaseLimitReached(trx, userId, plan))) {
+    throw new UserFacingError(PURCHASE_LIMIT_REACHED);
   }
   const queue = await trx
     .selectFrom('user_subscriptions')

@@ -1,14 +1,15 @@
 // POST /api/subscription/balance/pay (docs/decisions/0015-subscription-plans.md): a plan bought with the wallet. One
 // transaction debits the wallet with a conditional UPDATE (never below zero; it also locks the user's row, so one
-// user's concurrent purchases are serialised), checks max_purchase_per_user behind that lock, writes the order, the
-// subscription and its windows, the group upgrade and new-api's zero-amount top_ups row; any refusal rolls all of it
-// back. new-api's log row follows the commit (logs may live in their own database).
+// user's concurrent purchases are serialised), writes the order as pending and activates it as every paid order is
+// (orders.ts activateOrder: max_purchase_per_user checked behind that lock, the subscription and its windows, the
+// group upgrade and new-api's zero-amount top_ups row); any refusal rolls all of it back. new-api's log row follows
+// the commit (logs may live in their own database). payablePlan is the gateways' check before they take an order.
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import { quotaPerUnit } from '../topup.js';
-import { LOG_TYPE_TOPUP, recordUserLog } from '../user-logs.js';
+import { quotaPerUnit, TOPUP_PENDING } from '../topup.js';
 import { UserFacingError } from '../users.js';
-import { grantPlanTx, lockUserTx, PLAN_NOT_FOUND, type PlanRow } from './grant.js';
+import { lockUserTx, PLAN_NOT_FOUND, purchaseLimitReached, PURCHASE_LIMIT_REACHED, type PlanRow } from './grant.js';
+import { activateOrder, afterActivation } from './orders.js';
 
 export const PLAN_DISABLED = '套餐未启用';
 export const INSUFFICIENT_BALANCE = '余额不足';
@@ -31,6 +32,16 @@ async function purchasablePlan(ctx: AppContext, planId: number): Promise<PlanRow
   const plan = await ctx.db.selectFrom('subscription_plans').selectAll().where('id', '=', planId).executeTakeFirst();
   if (!plan) throw new UserFacingError(PLAN_NOT_FOUND);
   if (!plan.enabled) throw new UserFacingError(PLAN_DISABLED);
+  return plan;
+}
+
+/**
+ * The plan a payment gateway may be asked to sell to the user: enabled, and the user's max_purchase_per_user not
+ * reached yet (as new-api checks before a gateway order; activation checks again, behind the user's lock).
+ */
+export async function payablePlan(ctx: AppContext, userId: number, planId: number): Promise<PlanRow> {
+  const plan = await purchasablePlan(ctx, planId);
+  if (await purchaseLimitReached(ctx.db, userId, plan)) throw new UserFacingError(PURCHASE_LIMIT_REACHED);
   return plan;
 }
 
@@ -62,43 +73,25 @@ export async function purchaseWithBalance(
   const tradeNo = balanceTradeNo(userId);
   const result = await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockUserTx(trx, userId, cost))) throw new UserFacingError(INSUFFICIENT_BALANCE);
-    const granted = await grantPlanTx(ctx, trx, { userId, plan, source: 'order', now, enforceLimit: true });
-    await trx
-      .insertInto('subscription_orders')
-      .values({
-        user_id: userId,
-        plan_id: plan.id,
-        money,
-        trade_no: tradeNo,
-        payment_method: 'balance',
-        payment_provider: 'balance',
-        status: 'success',
-        create_time: now,
-        complete_time: now,
-        provider_payload: `charged_quota=${cost}`,
-      })
-      .execute();
-    // new-api lists subscription purchases beside the top-ups (amount 0: no quota credited)
-    await trx
-      .insertInto('top_ups')
-      .values({
-        user_id: userId,
-        amount: 0,
-        money,
-        trade_no: tradeNo,
-        payment_method: 'balance',
-        create_time: now,
-        status: 'success',
-      })
-      .execute();
-    return { subscriptionId: granted.subscriptionId, tradeNo, cost };
+    const order = {
+      user_id: userId,
+      plan_id: plan.id,
+      money,
+      trade_no: tradeNo,
+      payment_method: 'balance',
+      payment_provider: 'balance',
+      status: TOPUP_PENDING,
+      create_time: now,
+      complete_time: 0,
+      provider_payload: `charged_quota=${cost}`,
+    };
+    await trx.insertInto('subscription_orders').values(order).execute();
+    return activateOrder(ctx, trx, order, plan, { now });
   });
-  ctx.changes.publish({ kind: 'user', id: userId });
-  await recordUserLog(
+  await afterActivation(
     ctx,
-    userId,
-    LOG_TYPE_TOPUP,
+    result,
     `使用余额购买订阅成功，套餐: ${plan.title}，支付金额: ${money.toFixed(2)}，扣除额度: ${cost}`,
   );
-  return result;
+  return { subscriptionId: result.subscriptionId, tradeNo, cost };
 }
