@@ -17,7 +17,7 @@ import {
   setPlanEnabled,
   updatePlan,
 } from '../services/subscriptions/plans.js';
-import { planIdOf, purchaseWithBalance } from '../services/subscriptions/purchase.js';
+import { planIdOf, purchaseWithBalance, requestIdOf } from '../services/subscriptions/purchase.js';
 import { selfView, setBillingPreference } from '../services/subscriptions/self.js';
 import { requestPlanCreem, requestPlanEpay, requestPlanStripe } from '../services/subscriptions/payments.js';
 import { handlePlanEpayCallback } from '../services/subscriptions/orders.js';
@@ -58,7 +58,8 @@ export async function registerSubscriptionRoutes(app: FastifyInstance, ctx: AppC
     '/api/subscription/balance/pay',
     { onRequest: critical, preHandler: auth.user },
     guarded(async (req) => {
-      await purchaseWithBalance(ctx, caller(req).id, planIdOf(bodyOf(req)));
+      const body = bodyOf(req);
+      await purchaseWithBalance(ctx, caller(req).id, planIdOf(body), undefined, requestIdOf(body));
       return ok(null);
     }),
   );

@@ -294,4 +294,23 @@ await describeEachDb('subscription purchase and management routes', (kind) => {
     expect(notify.body.success).toBe(true);
     expect(await settingOf()).toMatchObject({ quota_warning_threshold: 9, billing_preference: 'subscription_only' });
   });
+
+  it('a retried click with the same request_id buys once, even five at once; a new id buys again; a bad id changes nothing', async () => {
+    const planId = await createPlan({ title: 'Retry', price_amount: 1, duration_value: 1, total_amount: 100 });
+    const u = await userWithQuota(5 * UNIT);
+    const before = await footprint(u.id);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => u.client.post(PAY, { plan_id: planId, request_id: 'click-1' })),
+    );
+    expect(answers.map((a) => a.body.success)).toEqual([true, true, true, true, true]);
+    const once = await footprint(u.id);
+    expect(once).toMatchObject({ quota: 4 * UNIT, subs: 1, orders: before.orders + 1, topUps: before.topUps + 1 });
+    expect((await u.client.post(PAY, { plan_id: planId, request_id: 'click-1' })).body.success).toBe(true);
+    expect(await footprint(u.id)).toEqual(once);
+    expect((await u.client.post(PAY, { plan_id: planId, request_id: 'click-2' })).body.success).toBe(true);
+    expect(await footprint(u.id)).toMatchObject({ quota: 3 * UNIT, subs: 2 });
+    const bad = await u.client.post(PAY, { plan_id: planId, request_id: 'no spaces allowed' });
+    expect(bad.body).toMatchObject({ success: false, message: '参数错误' });
+    expect(await footprint(u.id)).toMatchObject({ quota: 3 * UNIT, subs: 2 });
+  });
 });

@@ -53,24 +53,75 @@ export function planIdOf(body: Record<string, unknown>): number {
 }
 
 export interface BalancePurchase {
+  /** 0 when answered from an earlier purchase of the same request_id */
   subscriptionId: number;
   tradeNo: string;
   cost: number;
 }
 
-/** Buys the plan with the wallet; throws UserFacingError (and changes nothing) on any refusal. */
+/**
+ * The request's optional request_id (ours; new-api's console sends none): the same id names the same purchase, so a
+ * click retried after a lost answer buys once. 1–64 letters, digits, `-` or `_`; anything else is 参数错误.
+ */
+export function requestIdOf(body: Record<string, unknown>): string | null {
+  const id = body.request_id;
+  if (id === undefined || id === null || id === '') return null;
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new UserFacingError('参数错误');
+  return id;
+}
+
+/** The earlier purchase of the same request: its order, once it succeeded. */
+async function sameRequest(ctx: AppContext, userId: number, tradeNo: string): Promise<BalancePurchase | null> {
+  const order = await ctx.db
+    .selectFrom('subscription_orders')
+    .select(['status', 'provider_payload'])
+    .where('trade_no', '=', tradeNo)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!order || order.status !== 'success') return null;
+  const cost = Number(/charged_quota=(\d+)/.exec(order.provider_payload ?? '')?.[1] ?? 0);
+  return { subscriptionId: 0, tradeNo, cost };
+}
+
+/**
+ * Buys the plan with the wallet; throws UserFacingError (and changes nothing) on any refusal. With a `requestId`, a
+ * purchase already made under it answers its result and charges nothing again: its trade number is derived from the
+ * id, and the order's unique index turns a concurrent second attempt away (its transaction, debit included, rolls
+ * back).
+ */
 export async function purchaseWithBalance(
   ctx: AppContext,
   userId: number,
   planId: number,
   now = Math.floor(Date.now() / 1000),
+  requestId: string | null = null,
+): Promise<BalancePurchase> {
+  if (requestId) {
+    const done = await sameRequest(ctx, userId, `SUBBALUSR${userId}REQ${requestId}`);
+    if (done) return done;
+  }
+  try {
+    return await purchaseOnce(ctx, userId, planId, now, requestId);
+  } catch (err) {
+    const done = requestId ? await sameRequest(ctx, userId, `SUBBALUSR${userId}REQ${requestId}`) : null;
+    if (done) return done;
+    throw err;
+  }
+}
+
+async function purchaseOnce(
+  ctx: AppContext,
+  userId: number,
+  planId: number,
+  now: number,
+  requestId: string | null,
 ): Promise<BalancePurchase> {
   // read before the transaction: on MySQL the first read of a transaction fixes its snapshot, and the counts
   // behind the user's lock must see the purchases committed while this one waited for it
   const plan = await purchasablePlan(ctx, planId);
   const cost = balanceCost(ctx, Number(plan.price_amount));
   const money = Number(plan.price_amount);
-  const tradeNo = balanceTradeNo(userId);
+  const tradeNo = requestId ? `SUBBALUSR${userId}REQ${requestId}` : balanceTradeNo(userId);
   const result = await ctx.db.transaction().execute(async (trx) => {
     if (!(await lockUserTx(trx, userId, cost))) throw new UserFacingError(INSUFFICIENT_BALANCE);
     const order = {
