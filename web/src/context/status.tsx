@@ -1,7 +1,7 @@
 // Site status (/api/status). Cached in localStorage under the keys of new-api-compat.md §11.4 so the first paint does
 // not wait.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api } from '../lib/api.js';
+import { api, type Envelope } from '../lib/api.js';
 
 export interface ChatLink {
   [name: string]: string;
@@ -104,13 +104,29 @@ export function storeStatus(s: Status): void {
 
 const StatusContext = createContext<StatusContextValue | null>(null);
 
+declare global {
+  interface Window {
+    /** index.html's early /api/status call: its envelope, or null when it failed (then asked again, with toasts) */
+    __statusPrefetch?: Promise<Envelope<Status> | null>;
+  }
+}
+
+/** The answer of index.html's early /api/status call, once: later refreshes ask the server. */
+export async function takePrefetchedStatus(): Promise<Envelope<Status> | null> {
+  const early = window.__statusPrefetch;
+  window.__statusPrefetch = undefined;
+  const res = early ? await early : null;
+  return res && typeof res === 'object' && 'success' in res ? res : null;
+}
+
 export function StatusProvider({ children, initial }: { children: ReactNode; initial?: Status }) {
   const [status, setStatus] = useState<Status>(() => initial ?? readCachedStatus());
   const [loaded, setLoaded] = useState(!!initial);
 
   const refresh = useCallback(async () => {
     try {
-      const res = await api.get<Status>('/api/status');
+      const early = window.__statusPrefetch ? await takePrefetchedStatus() : null;
+      const res = early ?? (await api.get<Status>('/api/status'));
       if (res.success && res.data) {
         storeStatus(res.data);
         setStatus(res.data);
