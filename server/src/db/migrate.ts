@@ -83,6 +83,9 @@ function migrations(kind: DbKind): Record<string, Migration> {
     // new-api's subscription_plans, subscription_orders, user_subscriptions and subscription_pre_consume_records, and
     // ours beside them: subscription_plan_limits, subscription_usage, subscription_holds (docs/decisions/0015)
     '0021_subscriptions': { up: (db: Kysely<any>) => ensureTables(db, kind) },
+    // subscription_usage.rolling_seconds: the rolling window's length kept as bought (a plan edit changes no bought
+    // subscription's windows)
+    '0022_subscription_rolling_snapshot': { up: (db: Kysely<any>) => ensureTables(db, kind) },
   };
 }
 

@@ -109,6 +109,7 @@ export interface SubscriptionUsageTable {
   monthly_limit: Generated<number>;
   monthly_used: Generated<number>;
   monthly_end: Generated<number>;
+  rolling_seconds: Generated<number>;
 }
 
 /** ours: what a node holds on one window period of a subscription until settlement (crash recovery) */

@@ -131,6 +131,8 @@ export const SUBSCRIPTION_TABLES: TableSpec[] = [
         c(`${slot}_used`, 'bigint', 0),
         c(`${slot}_end`, 'bigint', 0),
       ]),
+      // the rolling window's length as bought (0: the plan's, for rows written before it was kept)
+      c('rolling_seconds', 'bigint', 0),
     ],
     primaryKey: ['user_subscription_id'],
     indexes: [ix('subscription_usage', 'user_id')],

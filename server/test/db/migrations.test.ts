@@ -169,9 +169,9 @@ await describeEachDb('migrations', (kind) => {
       for (const t of subscriptionTables) await sql.raw(`DROP TABLE ${q(t.name)}`).execute(db);
       await (db as unknown as Kysely<any>)
         .deleteFrom('kysely_migration')
-        .where('name', '=', '0021_subscriptions')
+        .where('name', 'in', ['0021_subscriptions', '0022_subscription_rolling_snapshot'])
         .execute();
-      expect(await migrateToLatest(db, kind)).toEqual(['0021_subscriptions']);
+      expect(await migrateToLatest(db, kind)).toEqual(['0021_subscriptions', '0022_subscription_rolling_snapshot']);
       expect(subscriptionTables.map((t) => t.name).sort()).toEqual([
         'subscription_holds',
         'subscription_orders',

@@ -18,7 +18,7 @@ import {
   tokenRow,
   userRow,
 } from './fixtures.js';
-import { createPlan, parsePlanWrite } from '../../src/services/subscriptions/plans.js';
+import { createPlan, parsePlanWrite, updatePlan } from '../../src/services/subscriptions/plans.js';
 import { bindPlan } from '../../src/services/subscriptions/admin.js';
 import { relayServices } from '../../src/relay/services.js';
 import { activeSubscriptions, planRoute } from '../../src/services/subscriptions/active.js';
@@ -380,5 +380,35 @@ await describeEachDb('relay billing on subscription plans', (kind) => {
       expect(daily).toBeLessThanOrEqual(400);
     } else expect(onPlan).toEqual([]);
     expect(await planHolds()).toBe(0);
+  });
+
+  it('a plan edited after the purchase changes no window of what was bought (the rolling length included)', async () => {
+    const fields = { title: 'Rolling', duration_unit: 'day', duration_value: 30, total_amount: 0 };
+    const p = await plan(fields, { rolling_seconds: 3600, rolling_amount: 1000 });
+    const u = await subscriber(p, 'subscription_only');
+    await updatePlan(
+      s.ctx,
+      p,
+      await parsePlanWrite(s.ctx, { plan: fields, limits: { rolling_seconds: 60, rolling_amount: 5 } }),
+    );
+    s.ctx.changes.publish({ kind: 'subscriptions' });
+    await new Promise((r) => setImmediate(r));
+    expect((await call(u.token.key)).status).toBe(200);
+    await flushLogs(s);
+    const sub = await s.ctx.db
+      .selectFrom('user_subscriptions')
+      .select('start_time')
+      .where('id', '=', u.subId)
+      .executeTakeFirstOrThrow();
+    const row = await s.ctx.db
+      .selectFrom('subscription_usage')
+      .select(['rolling_limit', 'rolling_used', 'rolling_end', 'rolling_seconds'])
+      .where('user_subscription_id', '=', u.subId)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.rolling_seconds)).toBe(3600);
+    expect(Number(row.rolling_limit)).toBe(1000);
+    expect(Number(row.rolling_used)).toBe(COST);
+    expect((Number(row.rolling_end) - Number(sub.start_time)) % 3600).toBe(0);
+    expect(Number(row.rolling_end) - Math.floor(Date.now() / 1000)).toBeGreaterThan(60);
   });
 });

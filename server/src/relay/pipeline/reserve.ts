@@ -49,9 +49,10 @@ export async function reserve(s: RelayState, plans = true): Promise<void> {
     if (caller.token) void svc.tokens.invalidate({ key: caller.token.key }).catch(() => undefined);
   };
   // a user with subscriptions may bill one of them (services/billing/plan-ledger.ts); such a reservation is waited for
-  const plan = plans && mayBillPlans(s.ctx, caller.user)
-    ? await planRoute(s.ctx, caller.user, s.model, s.group, zoneOrLocal(s.ctx.options.get('UsageLimitTimeZone')))
-    : null;
+  const plan =
+    plans && mayBillPlans(s.ctx, caller.user)
+      ? await planRoute(s.ctx, caller.user, s.model, s.group, zoneOrLocal(s.ctx.options.get('UsageLimitTimeZone')))
+      : null;
   const overlapped = !plan && !mode.rawResponse && overlapsReservation(caller, pre);
   const take = (amount: number) =>
     svc.billing.reserve({

@@ -16,6 +16,8 @@ export interface ActiveSub {
   end: number;
   /** the limits bought (subscription_usage's snapshot); the period lengths come from the plan */
   limits: SubscriptionWindows['limits'];
+  /** the rolling window's length as bought; 0 for rows kept before it was (the plan's then) */
+  rollingSeconds: number;
   /**
    * a subscription new-api created has no subscription_usage row yet: its `main` slot as new-api's columns say
    * (written into the row by the first reservation)
@@ -84,6 +86,7 @@ export class ActiveSubscriptions {
         'u.daily_limit',
         'u.weekly_limit',
         'u.monthly_limit',
+        'u.rolling_seconds',
       ])
       .where('s.user_id', '=', userId)
       .where('s.status', '=', 'active')
@@ -106,6 +109,7 @@ export class ActiveSubscriptions {
           weekly: Number(r.weekly_limit ?? 0),
           monthly: Number(r.monthly_limit ?? 0),
         },
+        rollingSeconds: Number(r.rolling_seconds ?? 0),
         newApiMain: hasRow
           ? null
           : { limit: Number(r.amount_total), used: Number(r.amount_used), end: Number(r.next_reset_time ?? 0) },
@@ -121,7 +125,7 @@ export function windowsOf(sub: ActiveSub, plan: PlanView): SubscriptionWindows {
     end: sub.end,
     mainReset: normalizeResetPeriod(plan.plan.quota_reset_period),
     mainCustomSeconds: plan.plan.quota_reset_custom_seconds,
-    rollingSeconds: plan.limits?.rolling_seconds ?? 0,
+    rollingSeconds: sub.rollingSeconds || (plan.limits?.rolling_seconds ?? 0),
     limits: sub.limits,
   };
 }

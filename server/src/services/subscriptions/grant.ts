@@ -200,6 +200,7 @@ export async function grantPlanTx(
       daily_limit: windows.limits.daily,
       weekly_limit: windows.limits.weekly,
       monthly_limit: windows.limits.monthly,
+      rolling_seconds: windows.rollingSeconds,
     })
     .execute();
   return { subscriptionId, start, end, upgradedTo };

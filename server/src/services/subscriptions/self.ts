@@ -118,7 +118,7 @@ export function windowViews(
     end: Number(sub.end_time ?? 0),
     mainReset: normalizeResetPeriod(plan?.quota_reset_period),
     mainCustomSeconds: Number(plan?.quota_reset_custom_seconds ?? 0),
-    rollingSeconds: Number(plan?.rolling_seconds ?? 0),
+    rollingSeconds: Number(usage?.rolling_seconds ?? 0) || Number(plan?.rolling_seconds ?? 0),
     limits: {
       main: Number(usage?.main_limit ?? sub.amount_total),
       rolling: Number(usage?.rolling_limit ?? 0),
