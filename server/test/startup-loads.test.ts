@@ -40,6 +40,8 @@ const LAZY = [
   'zod',
   'ws',
   'stripe',
+  '@volcengine/openapi',
+  'crypto-js',
 ];
 
 /** The provider folders whose manifest (relay/providers/<id>/index) is in the record: their channel facts, which

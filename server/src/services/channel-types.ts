@@ -344,6 +344,12 @@ export const CHANNEL_TYPES: Record<number, ChannelTypeInfo> = Object.fromEntries
     ]),
     t(49, 'Coze', 'https://api.coze.cn', ['coze']),
     t(50, '可灵', 'https://api.klingai.com', ['kling-v1', 'kling-v1-6', 'kling-v2-master']),
+    t(51, '即梦', 'https://visual.volcengineapi.com', [
+      'jimeng_vgfm_t2v_l20',
+      'jimeng_v30',
+      'jimeng_v30_1080p',
+      'jimeng_v30_pro',
+    ]),
     t(52, 'Vidu', 'https://api.vidu.cn', ['viduq2', 'viduq1', 'vidu2.0', 'vidu1.5']),
     t(53, 'Submodel', 'https://llm.submodel.ai', [
       'deepseek-ai/DeepSeek-V3-0324',

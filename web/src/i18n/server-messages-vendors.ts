@@ -58,4 +58,7 @@ export const VENDOR_MESSAGES_EN: Record<string, string> = {
   'size 不是万相支持的尺寸': 'size is not one of the sizes Wan supports',
   '时长必须是 1 到 30 的整数秒': 'The duration must be a whole number of seconds from 1 to 30',
   'size 无效': 'size is not valid',
+  即梦: 'Jimeng',
+  'frames 必须是 121 或 241': 'frames must be 121 or 241',
+  'aspect_ratio 无效': 'aspect_ratio is not valid',
 };

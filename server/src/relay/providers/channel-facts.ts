@@ -16,6 +16,7 @@ import { sunoChannelFacts } from './suno/channel.js';
 import { soraChannelFacts } from './sora/channel.js';
 import { klingChannelFacts } from './kling/channel.js';
 import { viduChannelFacts } from './vidu/channel.js';
+import { jimengChannelFacts } from './jimeng/channel.js';
 import { doubaoVideoChannelFacts } from './doubao-video/channel.js';
 import { zhipuChannelFacts } from './zhipu/channel.js';
 import { qianfanChannelFacts } from './qianfan/channel.js';
@@ -227,6 +228,14 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     types: [52],
     facts: viduChannelFacts,
     load: async () => (await import('./vidu/index.js')).viduAdaptor,
+    task: true,
+  },
+  // Jimeng: Volcengine visual video tasks (relay/tasks/video-generations.ts and its native /jimeng/ route)
+  {
+    id: 'jimeng',
+    types: [51],
+    facts: jimengChannelFacts,
+    load: async () => (await import('./jimeng/index.js')).jimengAdaptor,
     task: true,
   },
   // Doubao video: Seedance tasks on VolcEngine Ark (type 54, and VolcEngine's type 45 whose chat is OpenAI's line)

@@ -392,8 +392,10 @@ export interface TaskAdaptor {
     body: Record<string, unknown>,
     context?: TaskSubmitContext,
   ): TaskRequest | Promise<TaskRequest>;
-  /** the upstream's task id from a submit answer, or null when it refused */
-  readSubmit(status: number, body: unknown): string | null;
+  /** the upstream's task id from a submit answer (`sent`: the request it answers), or null when it refused */
+  readSubmit(status: number, body: unknown, sent?: TaskRequest): string | null;
+  /** what a refused submit's answer said, where the platform's error shape is neither Suno's nor OpenAI's */
+  submitError?(status: number, body: unknown): { message: string; code: string } | undefined;
   /** one request for the states of many of the channel's tasks (`actions`: each one's tasks.action, in order) */
   buildFetch(
     channel: ProviderChannel,

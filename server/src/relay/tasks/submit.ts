@@ -322,15 +322,16 @@ async function sendSubmit(
   } catch (e) {
     throw new RelayError(502, `上游请求失败: ${(e as Error).message}`, 'new_api_error', 'do_request_failed', false);
   }
-  const id = task.readSubmit(answer.status, answer.body);
+  const id = task.readSubmit(answer.status, answer.body, request);
   if (id) return { id, body: answer.body };
+  const own = task.submitError?.(answer.status, answer.body);
   const env = (answer.body ?? {}) as {
     code?: unknown;
     message?: unknown;
     error?: { message?: unknown; code?: unknown };
   };
   // Suno's envelope {code, message}, or OpenAI's error object {error: {message, code}}
-  const said = env.error && typeof env.error === 'object' ? env.error : env;
+  const said = own ?? (env.error && typeof env.error === 'object' ? env.error : env);
   const message = typeof said.message === 'string' && said.message ? said.message : `上游拒绝了任务 (${answer.status})`;
   const code = typeof said.code === 'string' && said.code ? said.code : 'fail_to_submit';
   // the upstream's refusal of the request stays a 4xx; its auth, limits or failures are the gateway's 502 (a 401 would

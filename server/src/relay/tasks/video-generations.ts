@@ -17,10 +17,19 @@ import { submitTask } from './submit.js';
 import { videoObject } from './video-object.js';
 
 /** the task platforms that make videos, whose tasks these routes submit and show */
-export const VIDEO_PLATFORMS: readonly string[] = ['sora', 'kling', 'veo', 'vidu', 'doubao-video', 'hailuo', 'wan'];
+export const VIDEO_PLATFORMS: readonly string[] = [
+  'sora',
+  'kling',
+  'veo',
+  'vidu',
+  'doubao-video',
+  'hailuo',
+  'wan',
+  'jimeng',
+];
 
 /** The video platform of a channel type: its own line's, or one that also runs on it (Sora on OpenAI's type 1). */
-async function videoPlatformOf(channelType: number): Promise<TaskAdaptor | undefined> {
+export async function videoPlatformOf(channelType: number): Promise<TaskAdaptor | undefined> {
   const own = taskPlatformOf(channelType);
   if (own) return VIDEO_PLATFORMS.includes(own) ? taskAdaptorOf(own) : undefined;
   for (const platform of VIDEO_PLATFORMS) {

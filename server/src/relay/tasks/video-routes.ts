@@ -1,5 +1,5 @@
 // OpenAI's video API (new-api's /v1/videos routes), new-api's generic /v1/video/generations and the native Kling
-// routes: registered at start as shells whose handlers (video-handlers.ts, video-generations.ts),
+// and Jimeng routes: registered at start as shells whose handlers (video-handlers.ts, video-generations.ts),
 // the Sora folder and the content stream load with the first video request, so a gateway that sells no video never
 // loads them. The caller is authenticated from the request's head as on every relay route, errors answered in
 // OpenAI's error shape.
@@ -14,6 +14,8 @@ let handlers: Promise<typeof import('./video-handlers.js')> | undefined;
 const videoHandlers = () => (handlers ??= import('./video-handlers.js'));
 let generations: Promise<typeof import('./video-generations.js')> | undefined;
 const generationHandlers = () => (generations ??= import('./video-generations.js'));
+let jimeng: Promise<typeof import('./jimeng-native.js')> | undefined;
+const jimengHandlers = () => (jimeng ??= import('./jimeng-native.js'));
 
 export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext, svc: RelayServices): Promise<void> {
   await app.register(async (scope) => {
@@ -54,6 +56,16 @@ export async function registerVideoRoutes(app: FastifyInstance, ctx: AppContext,
     scope.post('/v1/videos/:id/remix', { bodyLimit: BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
       reply.hijack();
       return (await videoHandlers()).videoRemix(svc, ctx, req, reply);
+    });
+  });
+  // Jimeng's native route (`?Action=…&Version=…`), its refusals (a missing token too) in Jimeng's envelope
+  await app.register(async (scope) => {
+    prepareTaskScope(scope, ctx, svc, {
+      sendError: async (raw, err, req) => (await jimengHandlers()).sendJimengError(raw, err, req.id),
+    });
+    scope.post('/jimeng/', { bodyLimit: BODY_LIMIT }, async (req: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      return (await jimengHandlers()).jimengNative(svc, ctx, req, reply);
     });
   });
 }
