@@ -40,6 +40,11 @@ export interface Config {
   channelTestFrequencyMin: number;
   /** an asynchronous task unfinished this long after its submission fails and is refunded; 0 = never */
   taskTimeoutMinutes: number;
+  /**
+   * TASK_PRICE_PATCH: models whose tasks are charged per call (ModelPrice once) however the platform would multiply
+   * the price (seconds, size, resolution), as new-api's list of the same name
+   */
+  taskPricePatch: string[];
   /** TASK_POLL_INTERVAL: seconds between two ticks of the task poller (default 15, as new-api's fixed interval) */
   taskPollIntervalSec: number;
   channelUpdateFrequencyMin: number;
@@ -223,6 +228,10 @@ export function loadConfig(env: Env = process.env): Config {
     forceStreamOption: bool(env, 'FORCE_STREAM_OPTION', true),
     channelTestFrequencyMin: int(env, 'CHANNEL_TEST_FREQUENCY', 0, 0),
     taskTimeoutMinutes: int(env, 'TASK_TIMEOUT_MINUTES', 1440, 0),
+    taskPricePatch: (env.TASK_PRICE_PATCH ?? '')
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean),
     taskPollIntervalSec: int(env, 'TASK_POLL_INTERVAL', 15, 1),
     channelUpdateFrequencyMin: int(env, 'CHANNEL_UPDATE_FREQUENCY', 0, 0),
     pollingIntervalSec: int(env, 'POLLING_INTERVAL', 0, 0),

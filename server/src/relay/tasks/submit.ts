@@ -184,7 +184,9 @@ async function run(s: RelayState, given: TaskAdaptor | null, action: string, opt
         'channel_mismatch',
       );
     s.used = [s.channel.id];
-    const units = opts.origin ? opts.origin.units : task.priceUnits?.(checked.body);
+    // TASK_PRICE_PATCH's models are charged per call, whatever units the platform counts
+    const patched = s.ctx.config.taskPricePatch.includes(s.model);
+    const units = patched ? undefined : opts.origin ? opts.origin.units : task.priceUnits?.(checked.body);
     const q = chargeOf(s, task, units);
     s.price = {
       usePrice: true,
