@@ -155,21 +155,21 @@ registerBundle(
     'pref.title': ['扣费方式', 'Billing preference'],
     'pref.saved': ['扣费方式已保存', 'Billing preference saved'],
     'pref.subscription_first': ['优先使用订阅', 'Plan first'],
-    'pref.subscription_first.desc': [
+    'prefDesc.subscription_first': [
       '请求先用套餐额度，套餐额度不足时从钱包余额扣费。',
       'Requests use your plan’s quota; when a window is used up, the wallet pays.',
     ],
     'pref.wallet_first': ['优先使用钱包', 'Wallet first'],
-    'pref.wallet_first.desc': [
+    'prefDesc.wallet_first': [
       '请求先从钱包余额扣费，余额不足时使用套餐额度。',
       'Requests are paid from the wallet; when the balance runs out, your plan’s quota is used.',
     ],
     'pref.subscription_only': ['仅使用订阅', 'Plan only'],
-    'pref.subscription_only.desc': [
+    'prefDesc.subscription_only': [
       '只用套餐额度；额度用尽后请求被拒绝，直到窗口重置。',
       'Only your plan’s quota; once a window is used up, requests are refused until it resets.',
     ],
     'pref.wallet_only': ['仅使用钱包', 'Wallet only'],
-    'pref.wallet_only.desc': ['只从钱包余额扣费，不使用套餐额度。', 'Only the wallet pays; your plans are not used.'],
+    'prefDesc.wallet_only': ['只从钱包余额扣费，不使用套餐额度。', 'Only the wallet pays; your plans are not used.'],
   }),
 );

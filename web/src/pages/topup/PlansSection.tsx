@@ -200,7 +200,7 @@ export function PlansSection() {
             <Radio key={p} value={p} data-testid={`pref-${p}`}>
               <Typography.Text strong>{t(`pref.${p}`)}</Typography.Text>
               <br />
-              <Typography.Text type="secondary">{t(`pref.${p}.desc`)}</Typography.Text>
+              <Typography.Text type="secondary">{t(`prefDesc.${p}`)}</Typography.Text>
             </Radio>
           ))}
         </Space>
