@@ -17,13 +17,18 @@ function unwrap<T>(res: Envelope<T>): T {
   return res.data;
 }
 
+/** A list answer's rows (an empty list for null or anything else a server that predates plans sends). */
+function listOf<T>(res: Envelope<T[] | null>): T[] {
+  const data = unwrap(res);
+  return Array.isArray(data) ? data : [];
+}
+
 /** Every plan (admin), or the enabled ones a user may buy. */
 export function plansQuery(admin: boolean) {
   return queryOptions({
     queryKey: admin ? ADMIN_PLANS_KEY : PLANS_KEY,
     queryFn: async () =>
-      unwrap(await api.get<PlanView[] | null>(admin ? '/api/subscription/admin/plans' : '/api/subscription/plans')) ??
-      [],
+      listOf(await api.get<PlanView[] | null>(admin ? '/api/subscription/admin/plans' : '/api/subscription/plans')),
   });
 }
 
@@ -39,7 +44,6 @@ export function useUserSubscriptions(userId: number | null) {
     queryKey: userSubscriptionsKey(userId ?? 0),
     enabled: userId !== null,
     queryFn: async () =>
-      unwrap(await api.get<SubscriptionSummary[] | null>(`/api/subscription/admin/users/${userId}/subscriptions`)) ??
-      [],
+      listOf(await api.get<SubscriptionSummary[] | null>(`/api/subscription/admin/users/${userId}/subscriptions`)),
   });
 }
