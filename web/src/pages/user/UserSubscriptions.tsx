@@ -8,6 +8,7 @@ import { App as AntApp, Button, Divider, Popconfirm, Select, Space, Table, Tag, 
 import type { ColumnsType } from 'antd/es/table';
 import { api, type Envelope } from '../../lib/api.js';
 import { renderTime } from '../../lib/render.js';
+import { translateServerMessage } from '../../i18n/server-message.js';
 import { NS } from '../subscription/i18n.js';
 import { subscriptionState, type SubscriptionSummary } from '../subscription/logic.js';
 import { SUBSCRIPTION_KEY, usePlans, useUserSubscriptions } from '../subscription/queries.js';
@@ -37,7 +38,7 @@ export default function UserSubscriptions({ userId }: { userId: number }) {
       if (!res.success) return void message.error(res.message);
       message.success(t('msg.done'));
       // the group change new-api reports ("用户分组将升级到 vip"), in the console's language
-      if (res.data?.message) modal.info({ content: res.data.message, centered: true });
+      if (res.data?.message) modal.info({ content: translateServerMessage(res.data.message), centered: true });
       if (c.kind === 'bind') setPlanId(undefined);
       // a bind or an end may move the user to another group: the users list shows it
       void qc.invalidateQueries({ queryKey: ['users'] });
