@@ -12,6 +12,7 @@ import {
   planWindows,
   resetLabel,
   secondsAsUnit,
+  shownWindows,
   splitSubscriptions,
   subscriptionState,
   windowRemaining,
@@ -77,6 +78,14 @@ describe('window display', () => {
     expect(windowRemaining({ limit: 1000, used: 1200, remaining: -200 })).toBe(0);
     expect(windowRemaining({ limit: 1000, used: 300, remaining: null })).toBe(700);
     expect(windowRemaining({ limit: 0, used: 300, remaining: null })).toBeNull();
+  });
+
+  it("leaves out a limitless window beside limited ones, but shows it when it is the plan's only one", () => {
+    const main = { slot: 'main' as const, limit: 0, used: 5, remaining: null, resets_at: 0 };
+    const daily = { slot: 'daily' as const, limit: 100, used: 5, remaining: 95, resets_at: 10 };
+    expect(shownWindows([main, daily])).toEqual([daily]);
+    expect(shownWindows([main])).toEqual([main]);
+    expect(shownWindows([])).toEqual([]);
   });
 
   it('labels a reset by the largest whole unit, or the plan end when resets_at is 0', () => {

@@ -95,6 +95,15 @@ export function windowRemaining(w: Pick<WindowView, 'limit' | 'used' | 'remainin
   return w.limit > 0 ? Math.max(0, w.limit - w.used) : null;
 }
 
+/**
+ * The windows worth a bar: those with a limit. A plan whose only window is new-api's unlimited total still shows it
+ * (what was used); beside limited windows it would be a bar that never fills.
+ */
+export function shownWindows(ws: WindowView[]): WindowView[] {
+  const limited = ws.filter((w) => w.limit > 0);
+  return limited.length ? limited : ws;
+}
+
 export type RelativeUnit = 'minute' | 'hour' | 'day';
 
 /** A reset: at the plan's end, or at a time (shown as a date and time and as "in 3 hours"). */

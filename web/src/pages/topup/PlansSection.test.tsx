@@ -56,7 +56,7 @@ const summary = (id: number, start: number, end: number, status = 'active'): Sub
     status === 'active' && start <= now
       ? [
           { slot: 'daily', limit: 500000, used: 125000, remaining: 375000, resets_at: now + 5 * 3600 },
-          { slot: 'main', limit: 0, used: 125000, remaining: null, resets_at: 0 },
+          { slot: 'main', limit: 1000000, used: 125000, remaining: 875000, resets_at: 0 },
         ]
       : [],
 });
@@ -144,8 +144,8 @@ describe('wallet plans', () => {
       /^Resets \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(in 5 hours\)$/,
     );
     expect(bar.querySelector('.ant-progress')?.getAttribute('aria-valuenow')).toBe('25');
-    // the plan's own window: no limit, lasts until the plan ends
-    expect(screen.getByTestId('my-plan-11-main-left').textContent).toBe('Unlimited');
+    // the plan's total: lasts until the plan ends
+    expect(screen.getByTestId('my-plan-11-main-left').textContent).toBe('$1.75 left');
     expect(screen.getByTestId('my-plan-11-main-reset').textContent).toBe('Does not reset: lasts until the plan ends');
     expect(screen.getByTestId('my-plan-12-state').textContent).toBe('Queued');
     expect(screen.getByTestId('my-plan-11-state').textContent).toBe('Active');

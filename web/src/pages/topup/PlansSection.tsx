@@ -12,6 +12,7 @@ import { formatPlanDuration } from '../subscription/format.js';
 import {
   balanceCost,
   BILLING_PREFERENCES,
+  shownWindows,
   splitSubscriptions,
   subscriptionState,
   type BillingPreference,
@@ -97,7 +98,7 @@ export function PlansSection() {
           </Typography.Text>
         </Flex>
         <Space orientation="vertical" style={{ width: '100%' }}>
-          {(s.windows ?? []).map((w) => (
+          {shownWindows(s.windows ?? []).map((w) => (
             <WindowBar key={w.slot} w={w} now={now} testId={`my-plan-${sub.id}-${w.slot}`} />
           ))}
         </Space>
