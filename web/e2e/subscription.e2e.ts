@@ -137,4 +137,15 @@ describe('subscription plans', () => {
     expect(user.pageErrors).toEqual([]);
     expect(root.pageErrors).toEqual([]);
   });
+
+  it("the wallet's plans fit a phone", async () => {
+    const { page } = user;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    await page.getByTestId(`plan-card-${planId}`).waitFor();
+    await page.getByTestId('my-plans').locator('.ant-progress').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    await shot(page, 'subscription-03-wallet-phone');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
 });

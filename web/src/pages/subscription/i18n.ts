@@ -142,6 +142,10 @@ registerBundle(
       '使用余额购买「{{title}}」，将从余额中扣除 {{cost}}。',
       'Buy "{{title}}" with your balance: {{cost}} will be deducted.',
     ],
+    'wallet.confirmQueued': [
+      '你已有该套餐，新购买的将在当前套餐结束后（{{time}}）开始生效。',
+      'You already have this plan: the new one starts when the current one ends ({{time}}).',
+    ],
     'wallet.ok': ['购买', 'Buy'],
     'wallet.bought': ['购买成功', 'Purchased'],
     'wallet.perDuration': ['{{price}} / {{duration}}', '{{price}} for {{duration}}'],

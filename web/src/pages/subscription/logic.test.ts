@@ -10,6 +10,7 @@ import {
   planDuration,
   planToForm,
   planWindows,
+  queuedStart,
   resetLabel,
   secondsAsUnit,
   shownWindows,
@@ -168,6 +169,22 @@ describe('subscriptions', () => {
       'expired',
       'cancelled',
     ]);
+  });
+
+  it('tells when a plan bought again starts: after the latest running or queued one of the same plan', () => {
+    const now = 5000;
+    const all = [
+      { subscription: sub({ id: 1, plan_id: 1, end_time: 9000 }) },
+      { subscription: sub({ id: 2, plan_id: 1, start_time: 9000, end_time: 12000 }) },
+      { subscription: sub({ id: 3, plan_id: 2, end_time: 20000 }) },
+      { subscription: sub({ id: 4, plan_id: 3, status: 'cancelled', end_time: 20000 }) },
+      { subscription: sub({ id: 5, plan_id: 4, end_time: 4000 }) },
+    ];
+    expect(queuedStart(all, 1, now)).toBe(12000);
+    expect(queuedStart(all, 2, now)).toBe(20000);
+    expect(queuedStart(all, 3, now)).toBeNull();
+    expect(queuedStart(all, 4, now)).toBeNull();
+    expect(queuedStart(all, 9, now)).toBeNull();
   });
 
   it("costs the price in quota rounded up, as the server's balance purchase", () => {

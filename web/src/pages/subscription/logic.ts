@@ -197,6 +197,19 @@ export function subscriptionState(s: Subscription, now: number): 'queued' | 'act
   return s.start_time > now ? 'queued' : 'active';
 }
 
+/**
+ * When a purchase of `planId` would start: the server queues a plan bought again behind the running (or already
+ * queued) one of the same plan, so it starts at their latest end; null when it starts now.
+ */
+export function queuedStart(all: SubscriptionSummary[], planId: number, now: number): number | null {
+  let start: number | null = null;
+  for (const { subscription: s } of all) {
+    if (s.plan_id !== planId || s.status !== 'active' || s.end_time <= now) continue;
+    start = Math.max(start ?? 0, s.end_time);
+  }
+  return start;
+}
+
 /** The wallet's cost of a plan bought with the balance (the server's rule: price × quota per unit, rounded up). */
 export function balanceCost(price: number, perUnit: number): number {
   if (!(price > 0)) return 0;

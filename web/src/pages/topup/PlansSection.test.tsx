@@ -121,6 +121,8 @@ describe('wallet plans', () => {
 
     fireEvent.click(screen.getByTestId('plan-buy-5'));
     expect(await screen.findByText('Buy "Daily Pro" with your balance: $2.00 will be deducted.')).toBeTruthy();
+    // nothing of this plan running: it starts now
+    expect(screen.queryByTestId('plan-buy-queued')).toBeNull();
     expect(writes()).toEqual([]);
     await act(async () => {
       fireEvent.click(screen.getByTestId('plan-buy-confirm'));
@@ -149,6 +151,11 @@ describe('wallet plans', () => {
     expect(screen.getByTestId('my-plan-11-main-reset').textContent).toBe('Does not reset: lasts until the plan ends');
     expect(screen.getByTestId('my-plan-12-state').textContent).toBe('Queued');
     expect(screen.getByTestId('my-plan-11-state').textContent).toBe('Active');
+    // buying it again queues it behind the queued one
+    fireEvent.click(screen.getByTestId('plan-buy-5'));
+    expect((await screen.findByTestId('plan-buy-queued')).textContent).toMatch(
+      /^You already have this plan: the new one starts when the current one ends \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)\.$/,
+    );
     // the past one is folded under its count
     expect(screen.getByText('Past subscriptions (1)')).toBeTruthy();
     expect(screen.queryByTestId('my-plan-10')).toBeNull();

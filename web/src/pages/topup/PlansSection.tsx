@@ -12,6 +12,7 @@ import { formatPlanDuration } from '../subscription/format.js';
 import {
   balanceCost,
   BILLING_PREFERENCES,
+  queuedStart,
   shownWindows,
   splitSubscriptions,
   subscriptionState,
@@ -65,19 +66,32 @@ export function PlansSection() {
   const titleOf = (planId: number) =>
     offered.find((v) => v.plan.id === planId)?.plan.title ?? t('plan.unknown', { id: planId });
 
-  const confirmBuy = (v: PlanView) =>
-    modal.confirm({
+  const confirmBuy = (v: PlanView) => {
+    const startsAt = queuedStart(mine, v.plan.id, now);
+    return modal.confirm({
       title: t('wallet.confirmTitle'),
-      content: t('wallet.confirmContent', {
-        title: v.plan.title,
-        cost: renderQuota(balanceCost(v.plan.price_amount, quotaPerUnit())),
-      }),
+      content: (
+        <>
+          <Typography.Paragraph>
+            {t('wallet.confirmContent', {
+              title: v.plan.title,
+              cost: renderQuota(balanceCost(v.plan.price_amount, quotaPerUnit())),
+            })}
+          </Typography.Paragraph>
+          {startsAt !== null && (
+            <Typography.Paragraph type="warning" data-testid="plan-buy-queued">
+              {t('wallet.confirmQueued', { time: renderTime(startsAt) })}
+            </Typography.Paragraph>
+          )}
+        </>
+      ),
       okText: t('wallet.ok'),
       cancelText: t('action.cancel'),
       okButtonProps: { 'data-testid': 'plan-buy-confirm' },
       centered: true,
       onOk: () => buy.mutateAsync(v.plan.id).catch(() => undefined),
     });
+  };
 
   const subscriptionCard = (s: SubscriptionSummary) => {
     const sub = s.subscription;
