@@ -24,6 +24,7 @@ const USER_QUOTA = 5_000_000;
 let root: Browser;
 let user: Browser;
 let planId = 0;
+let userId = 0;
 
 beforeAll(async () => {
   await ensureRootSetup();
@@ -81,6 +82,7 @@ describe('subscription plans', () => {
       `/api/user/search?keyword=${USERNAME}`,
     );
     const target = (found.data.items ?? []).find((u) => u.username === USERNAME)!;
+    userId = target.id;
     const upd = await consoleCall<{ success: boolean; message: string }>(page, 'PUT', '/api/user/', {
       id: target.id,
       username: USERNAME,
@@ -147,5 +149,29 @@ describe('subscription plans', () => {
     await page.waitForLoadState('networkidle');
     await shot(page, 'subscription-03-wallet-phone');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+
+  it("root sees the user's subscription in the user editor and invalidates it", async () => {
+    const { page } = root;
+    await page.goto(`${BASE_URL}/user/edit/${userId}`);
+    const section = page.getByTestId('user-subscriptions');
+    await section.getByText(TITLE).waitFor();
+    await section.getByText('生效中').waitFor();
+    const self = await consoleGet<{ data: { subscription: { id: number } }[] }>(
+      page,
+      `/api/subscription/admin/users/${userId}/subscriptions`,
+    );
+    const id = self.data[0]!.subscription.id;
+    await shot(page, 'subscription-04-user-editor');
+    await section.getByTestId(`user-sub-invalidate-${id}`).click();
+    await page.getByText(`确定作废订阅 #${id}？它将立即结束，剩余额度失效。`).waitFor();
+    await page.getByTestId(`user-sub-invalidate-ok-${id}`).click();
+    await toast(page, '操作成功');
+    await section.getByText('已作废').waitFor();
+    // ended: no invalidate button any more, and the user's running plans are none
+    expect(await section.getByTestId(`user-sub-invalidate-${id}`).count()).toBe(0);
+    const mine = await consoleGet<{ data: { subscriptions: unknown[] } }>(user.page, '/api/subscription/self');
+    expect(mine.data.subscriptions).toEqual([]);
+    expect(root.pageErrors).toEqual([]);
   });
 });

@@ -109,7 +109,6 @@ registerBundle(
     'user.title': ['订阅套餐', 'Subscriptions'],
     'user.col.state': ['状态', 'Status'],
     'user.col.period': ['有效期', 'Period'],
-    'user.col.source': ['来源', 'Source'],
     'user.empty': ['暂无订阅', 'No subscriptions'],
     'user.pick': ['选择套餐', 'Choose a plan'],
     'user.bind': ['绑定套餐', 'Bind plan'],

@@ -56,7 +56,8 @@ describe("a user's subscriptions", () => {
   it('lists each with its state; only a running one can be invalidated', () => {
     expect(screen.getByText('Active')).toBeTruthy();
     expect(screen.getByText('Expired')).toBeTruthy();
-    expect(screen.getByText('Admin')).toBeTruthy();
+    expect(screen.getByText('#21 · Admin')).toBeTruthy();
+    expect(screen.getByText('#20 · Purchase')).toBeTruthy();
     expect(screen.getByTestId('user-sub-invalidate-21')).toBeTruthy();
     expect(screen.queryByTestId('user-sub-invalidate-20')).toBeNull();
   });

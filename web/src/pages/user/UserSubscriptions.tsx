@@ -48,8 +48,19 @@ export default function UserSubscriptions({ userId }: { userId: number }) {
   const run = (c: Change) => change.mutateAsync(c).catch(() => undefined);
 
   const columns: ColumnsType<SubscriptionSummary> = [
-    { key: 'id', title: 'ID', render: (_, s) => s.subscription.id, width: 60 },
-    { key: 'plan', title: t('col.title'), render: (_, s) => titleOf(s.subscription.plan_id) },
+    {
+      key: 'plan',
+      title: t('col.title'),
+      render: (_, { subscription: s }) => (
+        <Space orientation="vertical" size={0}>
+          <span>{titleOf(s.plan_id)}</span>
+          {/* the id the confirmations name, and how the user got it */}
+          <Typography.Text type="secondary">
+            #{s.id} · {s.source === 'admin' ? t('source.admin') : t('source.order')}
+          </Typography.Text>
+        </Space>
+      ),
+    },
     {
       key: 'state',
       title: t('user.col.state'),
@@ -61,19 +72,19 @@ export default function UserSubscriptions({ userId }: { userId: number }) {
     {
       key: 'period',
       title: t('user.col.period'),
-      render: (_, { subscription: s }) =>
-        t('user.period', { start: renderTime(s.start_time), end: renderTime(s.end_time) }),
-    },
-    {
-      key: 'source',
-      title: t('user.col.source'),
-      render: (_, s) => (s.subscription.source === 'admin' ? t('source.admin') : t('source.order')),
+      // start and end on two lines: the drawer is narrow and the actions must stay in view
+      render: (_, { subscription: s }) => (
+        <Space orientation="vertical" size={0}>
+          <span>{renderTime(s.start_time)}</span>
+          <span>{renderTime(s.end_time)}</span>
+        </Space>
+      ),
     },
     {
       key: 'actions',
       title: t('col.actions'),
       render: (_, { subscription: s }) => (
-        <Space size={4}>
+        <Space orientation="vertical" size={4}>
           {s.status === 'active' && s.end_time > now && (
             <Popconfirm
               title={t('user.confirmInvalidate', { id: s.id })}
