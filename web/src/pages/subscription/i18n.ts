@@ -150,6 +150,10 @@ registerBundle(
     'wallet.perDuration': ['{{price}} / {{duration}}', '{{price}} for {{duration}}'],
     'wallet.maxPurchase': ['每位用户限购 {{n}} 次', 'At most {{n}} purchases per user'],
     'wallet.upgrade': ['购买后升级到分组 {{group}}', 'Moves you to the group {{group}}'],
+    'wallet.calendarNote': [
+      '每日、每周、每月额度按日历重置（每天 0 点、每周一、每月 1 日），购买后的第一个周期不满一整期。',
+      'Daily, weekly and monthly quotas reset on the calendar (midnight, Mondays, the 1st), so the first period after a purchase is shorter.',
+    ],
     'wallet.mine': ['我的套餐', 'My plans'],
     'wallet.noMine': ['暂无生效中的套餐', 'No running plans'],
     'wallet.validUntil': ['有效期至 {{time}}', 'Valid until {{time}}'],

@@ -7,6 +7,7 @@ import {
   barPercent,
   checkPlanForm,
   defaultPlanForm,
+  hasCalendarWindow,
   planDuration,
   planToForm,
   planWindows,
@@ -149,6 +150,26 @@ describe('durations and windows of a plan', () => {
       { slot: 'daily', amount: 200 },
       { slot: 'monthly', amount: 300 },
     ]);
+  });
+});
+
+describe('calendar windows', () => {
+  it('are the daily, weekly and monthly ones, and a total reset daily, weekly or monthly', () => {
+    const none = { rolling_seconds: 0, rolling_amount: 0, daily_amount: 0, weekly_amount: 0, monthly_amount: 0 };
+    const limits = (over: object) => ({ ...none, models: [], groups: [], ...over });
+    expect(hasCalendarWindow({ plan: plan(), limits: null })).toBe(false);
+    expect(hasCalendarWindow({ plan: plan({ total_amount: 5 }), limits: null })).toBe(false);
+    expect(hasCalendarWindow({ plan: plan({ total_amount: 5, quota_reset_period: 'weekly' }), limits: null })).toBe(
+      true,
+    );
+    expect(
+      hasCalendarWindow({
+        plan: plan({ total_amount: 5, quota_reset_period: 'custom', quota_reset_custom_seconds: 60 }),
+        limits: null,
+      }),
+    ).toBe(false);
+    expect(hasCalendarWindow({ plan: plan(), limits: limits({ rolling_seconds: 60, rolling_amount: 5 }) })).toBe(false);
+    expect(hasCalendarWindow({ plan: plan(), limits: limits({ monthly_amount: 5 }) })).toBe(true);
   });
 });
 

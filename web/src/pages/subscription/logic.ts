@@ -174,6 +174,17 @@ export function planWindows(v: PlanView): PlanWindow[] {
   return out;
 }
 
+/** Whether a plan has a window that resets on the site's calendar (its first period after a purchase is partial). */
+export function hasCalendarWindow(v: PlanView): boolean {
+  return planWindows(v).some(
+    (w) =>
+      w.slot === 'daily' ||
+      w.slot === 'weekly' ||
+      w.slot === 'monthly' ||
+      (w.slot === 'main' && w.period !== 'never' && w.period !== 'custom'),
+  );
+}
+
 // ---- subscriptions ----
 
 /** A user's subscriptions split for display: running now, bought but not started (queued), and the rest. */

@@ -117,6 +117,8 @@ describe('wallet plans', () => {
     expect(card.textContent).toContain('Daily Pro');
     expect(card.textContent).toContain('2.00 USD for 30 days');
     expect(screen.getByTestId('plan-window-5-daily').textContent).toBe('Daily $1.00');
+    // a daily window: its first period is partial, which the wallet says
+    expect(screen.getByTestId('plans-calendar-note').textContent).toContain('the first period after a purchase');
     expect(screen.getByText('No running plans')).toBeTruthy();
 
     fireEvent.click(screen.getByTestId('plan-buy-5'));

@@ -12,6 +12,7 @@ import { formatPlanDuration } from '../subscription/format.js';
 import {
   balanceCost,
   BILLING_PREFERENCES,
+  hasCalendarWindow,
   queuedStart,
   shownWindows,
   splitSubscriptions,
@@ -161,6 +162,11 @@ export function PlansSection() {
           </Card>
         ))}
       </Flex>
+      {offered.some(hasCalendarWindow) && (
+        <Typography.Paragraph type="secondary" style={{ marginTop: 8 }} data-testid="plans-calendar-note">
+          {t('wallet.calendarNote')}
+        </Typography.Paragraph>
+      )}
       <Typography.Title level={5} style={{ marginTop: 16 }}>
         {t('wallet.mine')}
       </Typography.Title>
