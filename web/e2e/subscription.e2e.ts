@@ -57,6 +57,7 @@ describe('subscription plans', () => {
     // $2 a day: 1 000 000 quota units
     await form.locator('input[data-testid=plan-daily_amount]').fill('2');
     await form.getByText('= 1,000,000 额度').waitFor();
+    await shot(page, 'subscription-00-plan-form');
     await page.getByTestId('plan-submit').click();
     await toast(page, '套餐已创建');
 
