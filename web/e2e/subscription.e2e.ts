@@ -1,6 +1,10 @@
 // Subscription plans through the console (docs/decisions/0015-subscription-plans.md step 8): root creates a plan with
 // a daily window on /subscription; a user with enough balance buys it on the wallet page with the balance and sees
-// the plan with its window (nothing used yet, the reset time shown), the balance lowered by the plan's price.
+// the plan with its window (nothing used yet, the reset time shown), the balance lowered by the plan's price; on
+// subscription_only, relay calls use the day up and the next is refused with the reset time, the bar full; root
+// invalidates the subscription in the user editor.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BASE_URL,
@@ -21,12 +25,37 @@ const TITLE = 'E2E 每日套餐';
 // $10 of quota at new-api's default 500 000 per dollar
 const USER_QUOTA = 5_000_000;
 
+// each mocked completion costs 400 000 prompt tokens × gpt-4o's ratio 1.25 = 500 000 quota: two fill the $2 day
+const MOCK_USAGE = { prompt_tokens: 400_000, completion_tokens: 0, total_tokens: 400_000 };
+
+let upstream: Server;
+let upstreamUrl = '';
 let root: Browser;
 let user: Browser;
 let planId = 0;
 let userId = 0;
+let channelId = 0;
 
 beforeAll(async () => {
+  // the channel's upstream: every chat completion answers with the usage above
+  upstream = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-sub-e2e',
+          object: 'chat.completion',
+          created: Math.floor(Date.now() / 1000),
+          model: 'gpt-4o',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: MOCK_USAGE,
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
   await ensureRootSetup();
   root = await launchBrowser();
   await loginAsRoot(root.page);
@@ -35,6 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await user?.close();
   await root?.close();
+  await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
 });
 
 describe('subscription plans', () => {
@@ -152,6 +182,80 @@ describe('subscription plans', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   });
 
+  it('on subscription_only, calls use up the daily window: refused with its reset time, the bar full', async () => {
+    const channel = await consoleCall<{ success: boolean; message: string }>(root.page, 'POST', '/api/channel/', {
+      mode: 'single',
+      channel: {
+        type: 1,
+        name: 'sub-e2e-upstream',
+        key: 'sk-sub-e2e',
+        base_url: upstreamUrl,
+        models: 'gpt-4o',
+        group: 'default',
+      },
+    });
+    expect(channel, channel.message).toMatchObject({ success: true });
+    const found = await consoleGet<{
+      data: { id: number; name: string }[] | { items?: { id: number; name: string }[] };
+    }>(root.page, '/api/channel/search?keyword=sub-e2e-upstream');
+    const channels = Array.isArray(found.data) ? found.data : (found.data.items ?? []);
+    channelId = channels.find((c) => c.name === 'sub-e2e-upstream')!.id;
+    const { page } = user;
+    const made = await consoleCall<{ success: boolean; message: string }>(page, 'POST', '/api/token/', {
+      name: 'sub-e2e',
+      remain_quota: 0,
+      unlimited_quota: true,
+      expired_time: -1,
+    });
+    expect(made, made.message).toMatchObject({ success: true });
+    const tokens = await consoleGet<{ data: { items?: { key: string }[] } | { key: string }[] }>(
+      page,
+      '/api/token/?p=0&size=10',
+    );
+    const list = Array.isArray(tokens.data) ? tokens.data : (tokens.data.items ?? []);
+    const key = list[0]!.key.startsWith('sk-') ? list[0]!.key : `sk-${list[0]!.key}`;
+
+    const call = async () => {
+      const res = await fetch(`${BASE_URL}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] }),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { message: string; code?: string } } };
+    };
+    // two calls fill the day (their settlements are written by the next flush, which the wallet's read shows)
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200);
+    const daily = async () =>
+      (
+        await consoleGet<{ data: { subscriptions: { windows: { slot: string; used: number }[] }[] } }>(
+          page,
+          '/api/subscription/self',
+        )
+      ).data.subscriptions[0]!.windows.find((w) => w.slot === 'daily')!.used;
+    await expect.poll(daily, { timeout: 10_000 }).toBe(1_000_000);
+    // the plan alone pays (subscription_only): the next call is refused, naming the window and its reset
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.message).toMatch(/^订阅额度不足：每日额度已用完，将于 \d{4}-\d\d-\d\d 00:00 重置/);
+    // the wallet was never charged
+    expect((await consoleGet<{ data: { quota: number } }>(page, '/api/user/self')).data.quota).toBe(3_500_000);
+
+    await page.reload();
+    const self = await consoleGet<{ data: { subscriptions: { subscription: { id: number } }[] } }>(
+      page,
+      '/api/subscription/self',
+    );
+    const id = self.data.subscriptions[0]!.subscription.id;
+    await page.getByTestId(`my-plan-${id}-daily-used`).getByText('已用 $2.00 / $2.00').waitFor();
+    expect(await page.getByTestId(`my-plan-${id}-daily-left`).textContent()).toBe('剩余 $0.00');
+    expect(await page.getByTestId(`my-plan-${id}-daily-reset`).textContent()).toMatch(/^重置于 .+ 00:00:00 \(.+后\)$/);
+    expect(await page.getByTestId(`my-plan-${id}-daily`).locator('.ant-progress').getAttribute('aria-valuenow')).toBe(
+      '100',
+    );
+    await shot(page, 'subscription-05-window-used');
+  });
+
   it("root sees the user's subscription in the user editor and invalidates it", async () => {
     const { page } = root;
     await page.goto(`${BASE_URL}/user/edit/${userId}`);
@@ -174,5 +278,14 @@ describe('subscription plans', () => {
     const mine = await consoleGet<{ data: { subscriptions: unknown[] } }>(user.page, '/api/subscription/self');
     expect(mine.data.subscriptions).toEqual([]);
     expect(root.pageErrors).toEqual([]);
+  });
+
+  it('leaves later specs neither the channel (its upstream closes; they route gpt-4o too) nor a plan on sale', async () => {
+    const { page } = root;
+    expect(await consoleCall(page, 'DELETE', `/api/channel/${channelId}`)).toMatchObject({ success: true });
+    expect(
+      await consoleCall(page, 'PATCH', `/api/subscription/admin/plans/${planId}`, { enabled: false }),
+    ).toMatchObject({ success: true });
+    expect((await consoleGet<{ data: unknown[] }>(page, '/api/subscription/plans')).data).toEqual([]);
   });
 });
