@@ -19,7 +19,8 @@ import {
   type Browser,
 } from './browser.js';
 
-const USERNAME = 'sub_e2e_user';
+// short: its rows are in the logs table that wide-tables.e2e.ts measures at 1280 px
+const USERNAME = 'plan1';
 const PASSWORD = 'sub-e2e-pass-1';
 const TITLE = 'E2E 每日套餐';
 // $10 of quota at new-api's default 500 000 per dollar
@@ -260,7 +261,13 @@ describe('subscription plans', () => {
     const { page } = root;
     await page.goto(`${BASE_URL}/user/edit/${userId}`);
     const section = page.getByTestId('user-subscriptions');
-    await section.getByText(TITLE).waitFor();
+    try {
+      // the users list, the user and the plans load first; a loaded machine was seen to need more than 10 s
+      await section.getByText(TITLE).waitFor({ timeout: 30_000 });
+    } catch (e) {
+      await shot(page, 'subscription-04-user-editor-failed');
+      throw e;
+    }
     await section.getByText('生效中').waitFor();
     const self = await consoleGet<{ data: { subscription: { id: number } }[] }>(
       page,
