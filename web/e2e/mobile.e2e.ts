@@ -149,6 +149,7 @@ describe('console on a 390×844 phone', () => {
     for (const [entry, path, add] of [
       ['渠道', '/channel', /添加渠道/],
       ['兑换码管理', '/redemption', /添加兑换码/],
+      ['订阅管理', '/subscription', /新建套餐/],
       ['用户管理', '/user', /添加用户/],
     ] as const) {
       await viaMenu(page, entry);

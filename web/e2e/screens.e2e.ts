@@ -30,6 +30,7 @@ const PAGES = {
   personal: '/personal',
   channels: '/channel',
   redemptions: '/redemption',
+  subscriptions: '/subscription',
   users: '/user',
   settings: '/setting',
 };

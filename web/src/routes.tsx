@@ -44,6 +44,7 @@ export const routes: RouteObject[] = [
           { path: 'detail', lazy: page(() => import('./pages/detail/index.js')) },
           { path: 'playground', lazy: page(() => import('./pages/playground/index.js')) },
           { path: 'redemption', lazy: page(() => import('./pages/redemption/index.js')) },
+          { path: 'subscription', lazy: page(() => import('./pages/subscription/index.js')) },
           { path: 'topup', lazy: page(() => import('./pages/topup/index.js')) },
           { path: 'setting', lazy: page(() => import('./pages/setting/index.js')) },
           { path: 'chat2link', lazy: page(() => import('./pages/chat/Chat2Link.js')) },

@@ -136,6 +136,9 @@ export const api = {
   put<T>(url: string, body?: unknown): Promise<Envelope<T>> {
     return request<T>('PUT', url, body);
   },
+  patch<T>(url: string, body?: unknown): Promise<Envelope<T>> {
+    return request<T>('PATCH', url, body);
+  },
   del<T>(url: string): Promise<Envelope<T>> {
     return request<T>('DELETE', url);
   },

@@ -47,13 +47,13 @@ describe('navigation groups by role', () => {
     expect(keysFor(ROLE_ROOT, true)).toEqual([
       ['chat', ['/playground']],
       ['console', ['/detail', '/token', '/log']],
-      ['admin', ['/channel', '/redemption', '/user', '/setting']],
+      ['admin', ['/channel', '/redemption', '/subscription', '/user', '/setting']],
       ['personal', ['/topup', '/personal']],
     ]);
     expect(keysFor(ROLE_ADMIN)).toEqual([
       ['chat', ['/playground']],
       ['console', ['/token', '/log']],
-      ['admin', ['/channel', '/redemption', '/user']],
+      ['admin', ['/channel', '/redemption', '/subscription', '/user']],
       ['personal', ['/topup', '/personal']],
     ]);
     expect(keysFor(ROLE_USER).map(([g]) => g)).toEqual(['chat', 'console', 'personal']);

@@ -6,6 +6,7 @@ import { useEffect, useMemo, type ReactNode } from 'react';
 import type { MenuProps } from 'antd';
 import {
   ApiOutlined,
+  CrownOutlined,
   BarChartOutlined,
   GiftOutlined,
   KeyOutlined,
@@ -79,6 +80,7 @@ const adminGroup: NavGroupBuilder = ({ t, user }) => {
     items: [
       { key: '/channel', icon: <ApiOutlined />, label: t('side.channel') },
       { key: '/redemption', icon: <GiftOutlined />, label: t('side.redemption') },
+      { key: '/subscription', icon: <CrownOutlined />, label: t('side.subscription') },
       { key: '/user', icon: <TeamOutlined />, label: t('side.user') },
       // The option API behind the settings page is root-only (new-api-compat.md §3.4), so admins below root are not
       // offered an entry that could only show them a refusal.

@@ -41,8 +41,10 @@ describe('wallet top-up buttons', () => {
     expect(screen.getByText('管理员未开启在线充值，可使用兑换码充值。')).toBeTruthy();
     expect(screen.getByTestId('topup-link-reason').textContent).toBe('管理员未设置充值链接');
     fireEvent.click(button('pay-alipay'));
-    // the page's own reads only (the balance, the check-in status, the top-up history): no payment call
+    // the page's own reads only (the balance, the check-in status, the plans, the top-up history): no payment call
     expect(calls.map((c) => c.url).sort()).toEqual([
+      '/api/subscription/plans',
+      '/api/subscription/self',
       '/api/user/checkin',
       '/api/user/self',
       '/api/user/topup/self?p=1&page_size=10',

@@ -1,5 +1,6 @@
-// Wallet page (/topup; spec §2 Wallet, §5 Wallet; new-api-compat.md §9.1, §9.2): balance, redeem a code, online top-up
-// via EPay, Stripe (StripeSection) and Creem (CreemSection), the top-up history (TopUpHistory).
+// Wallet page (/topup; spec §2 Wallet, §5 Wallet; new-api-compat.md §9.1, §9.2): balance, subscription plans
+// (PlansSection), redeem a code, online top-up via EPay, Stripe (StripeSection) and Creem (CreemSection), the top-up
+// history (TopUpHistory).
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +12,7 @@ import { api } from '../../lib/api.js';
 import { displayInCurrency, renderQuota } from '../../lib/render.js';
 import './i18n.js';
 import { CheckinSection } from './CheckinSection.js';
+import { PlansSection } from './PlansSection.js';
 import { StripeSection } from './StripeSection.js';
 import { CreemSection } from './CreemSection.js';
 import { TopUpHistory } from './TopUpHistory.js';
@@ -180,6 +182,7 @@ export default function TopUpPage() {
     <Card title={t('title')} data-testid="topup-page" style={{ maxWidth: 640 }}>
       <Statistic title={t('balance')} value={quota === null ? '-' : renderQuota(quota)} data-testid="wallet-balance" />
       <CheckinSection />
+      <PlansSection />
       <Divider />
       <Typography.Title level={5}>{t('redeem.title')}</Typography.Title>
       <Space.Compact style={{ width: '100%' }}>

@@ -12,6 +12,7 @@ import QuotaInput from '../../components/quota-input/QuotaInput.js';
 import LimitsSection from '../../components/usage-limits/LimitsSection.js';
 import { limitsPath, loadLimits, saveLimits, type LimitSettings } from '../../components/usage-limits/api.js';
 import type { AdminUser } from './types.js';
+import UserSubscriptions from './UserSubscriptions.js';
 import { NS } from './i18n.js';
 
 interface AddValues {
@@ -227,6 +228,7 @@ export function EditUserDrawer({ userId, groups, onClose }: { userId: EditTarget
             <QuotaInput placeholder={t('quotaPh')} disabled={self} data-testid="user-quota" />
           </Form.Item>
           {!self && <LimitsSection value={limits} onChange={setLimits} />}
+          {other !== null && <UserSubscriptions userId={other} />}
           <Divider />
           <Typography.Text strong>{t('bindings')}</Typography.Text>
           <Descriptions column={1} size="small" style={{ marginTop: 8 }}>
