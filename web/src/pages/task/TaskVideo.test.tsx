@@ -122,6 +122,9 @@ describe('task log: video player', () => {
     expect(screen.getByTestId('video-size').textContent).toBe('-');
     expect(screen.getByTestId('video-price').textContent).toBe('250k');
     expect(calls.some((c) => c.url.includes('/content'))).toBe(false);
+    // an address the browser cannot play is said so
+    fireEvent.error(video);
+    expect((await screen.findByTestId('video-failed')).textContent).toContain('Failed to load the video');
   });
 
   it('says so when the content route refuses', async () => {

@@ -42,6 +42,8 @@ export default function TaskVideoModal({
 }) {
   const { t } = useTranslation(TASKLOG_NS);
   const loaded = useVideoSrc(row);
+  // an address the browser cannot play (expired, or one that needs the upstream's key, as Veo's): said, not a blank box
+  const [broken, setBroken] = useState('');
   const shape = row ? videoShape(row) : { seconds: null, size: '' };
   return (
     <Modal
@@ -52,7 +54,7 @@ export default function TaskVideoModal({
       width={phone ? '100%' : 800}
       destroyOnHidden
     >
-      {loaded.state === 'failed' ? (
+      {loaded.state === 'failed' || (loaded.state === 'ready' && broken === loaded.src) ? (
         <Alert type="error" showIcon message={t('video.loadFailed')} data-testid="video-failed" />
       ) : loaded.state === 'loading' ? (
         <Spin data-testid="video-loading" />
@@ -60,6 +62,7 @@ export default function TaskVideoModal({
         <video
           controls
           src={loaded.src}
+          onError={() => setBroken(loaded.src)}
           data-testid="task-video"
           style={{ width: '100%', maxHeight: '60vh', background: '#000' }}
         />
