@@ -1,7 +1,8 @@
 // /api/mj/{,self} (drawing log) and /api/task/{,self} (task log): new-api's query parameters and the log pages'
 // `{items,total,page,page_size}` (services/task-logs.ts). The self routes pin the caller's id; only the admin routes
-// read channel_id and user_id.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// read channel_id and user_id. /api/task/{,self/}{id}/content streams a finished Sora video for the console's player
+// (the relay's /v1/videos/{id}/content takes an API key, which a <video> element in the console does not have).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
 import { fail, ok } from '../lib/http.js';
@@ -14,7 +15,32 @@ import {
   queryTasks,
   TaskLogInputError,
   type TaskLogFilter,
+  type TaskView,
 } from '../services/task-logs.js';
+import { upstreamTaskId } from '../services/tasks/apply.js';
+import { RelayError } from '../relay/errors.js';
+import { taskAdaptorOf, type TaskAdaptor } from '../relay/providers/index.js';
+
+/** Platforms whose finished video is read through the gateway's content stream (the upstream's needs its key). */
+const STREAMED_VIDEO_PLATFORMS: readonly string[] = ['sora'];
+
+/**
+ * A finished task's result URL where its row keeps none (a video's): its platform's, as /v1/video/generations/{id}
+ * answers it; and a Sora video's console content route. Each platform's reader is loaded once a page.
+ */
+async function addResults(items: TaskView[], admin: boolean): Promise<void> {
+  const readers = new Map<string, TaskAdaptor['resultUrl']>();
+  for (const item of items) {
+    if (item.status !== 'SUCCESS') continue;
+    if (!readers.has(item.platform))
+      readers.set(item.platform, (await taskAdaptorOf(item.platform).catch(() => undefined))?.resultUrl);
+    const reader = readers.get(item.platform);
+    if (!reader) continue;
+    if (!item.result_url) item.result_url = reader(item.task_id, item.data);
+    if (STREAMED_VIDEO_PLATFORMS.includes(item.platform))
+      item.content_url = `/api/task/${admin ? '' : 'self/'}${encodeURIComponent(item.task_id)}/content`;
+  }
+}
 
 function filterFrom(q: Query, idParam: 'mj_id' | 'task_id', admin: boolean): TaskLogFilter {
   const f: TaskLogFilter = {
@@ -43,13 +69,53 @@ export async function registerTaskLogRoutes(app: FastifyInstance, ctx: AppContex
         if (!admin) f.userId = caller(req).id;
         // 1-based like the usage log; at most 100 rows a page
         const { page, pageSize } = pageQuery(q);
-        const query = kind === 'mj' ? queryMidjourneys : queryTasks;
-        return ok(await query(ctx, f, page, pageSize, admin));
+        if (kind === 'mj') return ok(await queryMidjourneys(ctx, f, page, pageSize, admin));
+        const tasks = await queryTasks(ctx, f, page, pageSize, admin);
+        await addResults(tasks.items, admin);
+        return ok(tasks);
       } catch (err) {
         if (err instanceof TaskLogInputError) return fail(err.message);
         throw err;
       }
     };
+  const content = (admin: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const { id } = req.params as { id: string };
+    let q = ctx.db
+      .selectFrom('tasks')
+      .select(['channel_id', 'private_data'])
+      .where('task_id', '=', id)
+      .where('status', '=', 'SUCCESS')
+      .where('platform', 'in', STREAMED_VIDEO_PLATFORMS);
+    if (!admin) q = q.where('user_id', '=', caller(req).id);
+    const row = await q.executeTakeFirst();
+    if (!row) return reply.status(404).send(fail('任务不存在'));
+    reply.hijack();
+    try {
+      // loaded with the first video played, as the relay's video routes load it
+      const { streamVideoContent } = await import('../relay/tasks/video-content.js');
+      await streamVideoContent(
+        ctx,
+        {
+          channelId: Number(row.channel_id),
+          upstreamId: upstreamTaskId(row.private_data),
+          variant: null,
+          range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
+        },
+        reply.raw,
+        req.id,
+      );
+    } catch (err) {
+      // refused before any byte was written (the stream's own failures end the connection)
+      const status = err instanceof RelayError ? err.status : 500;
+      const message = err instanceof RelayError ? err.message : `上游请求失败: ${(err as Error).message}`;
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+        reply.raw.end(JSON.stringify(fail(message)));
+      } else reply.raw.destroy();
+    }
+  };
+  app.get('/api/task/:id/content', { preHandler: auth.admin }, content(true));
+  app.get('/api/task/self/:id/content', { preHandler: auth.user }, content(false));
   for (const kind of ['mj', 'task'] as const) {
     app.get(`/api/${kind}/`, { preHandler: auth.admin }, list(kind, true));
     app.get(`/api/${kind}/self`, { preHandler: auth.user }, list(kind, false));

@@ -203,6 +203,11 @@ export interface TaskView {
   status: string;
   fail_reason: string;
   result_url: string;
+  /**
+   * Ours (new-api has none): where the console plays a finished video whose result needs the gateway's key (Sora's
+   * content, streamed from the upstream): the task log's own content route (api/task-log.ts fills it). Empty else.
+   */
+  content_url: string;
   submit_time: number;
   start_time: number;
   finish_time: number;
@@ -253,6 +258,7 @@ export async function queryTasks(
       status: r.status,
       fail_reason: r.fail_reason,
       result_url: resultUrl(r.private_data),
+      content_url: '',
       submit_time: Number(r.submit_time),
       start_time: Number(r.start_time),
       finish_time: Number(r.finish_time),

@@ -1,5 +1,8 @@
 // GET /api/mj/{,self} and /api/task/{,self}: filters, paging, a user's own rows only, admin rows with channel and
-// username, tasks.private_data never in a body (only its result_url), bad input as {success:false,message}.
+// username, tasks.private_data never in a body (only its result_url), bad input as {success:false,message}; a finished
+// video's result URL and the console's content stream of a Sora video (the caller's own, with the channel's key).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../helpers/databases.js';
 import type { TestServer } from '../helpers/server.js';
@@ -196,5 +199,108 @@ await describeEachDb('drawing log and task log API', (kind) => {
       success: false,
       message: '开始时间不能晚于结束时间',
     });
+  });
+});
+
+await describeEachDb('task log: finished videos', (kind) => {
+  let server: TestServer;
+  let root: ConsoleClient;
+  let alice: { client: ConsoleClient; id: number; username: string };
+  let bob: { client: ConsoleClient; id: number; username: string };
+  let upstream: Server;
+  const seen: Array<{ url: string; auth: string; range: string }> = [];
+  const T = 1_760_000_000;
+  const KEY = 'sk-sora-channel-key';
+
+  beforeAll(async () => {
+    upstream = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', auth: String(req.headers.authorization), range: String(req.headers.range) });
+      if (req.url !== '/v1/videos/up-sora/content') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': '9', 'set-cookie': 'up=1' });
+      res.end('MP4-BYTES');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    ({ server, root } = await startConsole(kind));
+    alice = await addUser(server);
+    bob = await addUser(server);
+    const ch = await root.post('/api/channel/', { name: 'sora', type: 1, key: KEY, base_url: base, models: 'sora-2' });
+    expect(ch.body.success, JSON.stringify(ch.body)).toBe(true);
+    const task = (taskId: string, platform: string, extra: Record<string, unknown> = {}) => ({
+      user_id: alice.id,
+      task_id: taskId,
+      platform,
+      action: 'generate',
+      status: 'SUCCESS',
+      progress: '100%',
+      submit_time: T,
+      finish_time: T + 120,
+      created_at: T,
+      updated_at: T + 120,
+      channel_id: ch.body.data.id,
+      quota: 400_000,
+      group: 'default',
+      properties: JSON.stringify({ input: 'a cat', model: 'sora-2', seconds: '8', size: '720x1280' }),
+      data: '{}',
+      private_data: JSON.stringify({ key: SECRET, upstream_task_id: 'up-sora' }),
+      ...extra,
+    });
+    for (const row of [
+      task('task_sora', 'sora'),
+      task('task_sora_run', 'sora', { status: 'IN_PROGRESS', finish_time: 0, progress: '30%' }),
+      task('task_kling', 'kling', {
+        data: JSON.stringify({ task_result: { videos: [{ url: 'https://cdn.kling.example/v.mp4', duration: '5' }] } }),
+        private_data: JSON.stringify({ upstream_task_id: 'up-kling' }),
+      }),
+    ])
+      await server.ctx.db.insertInto('tasks').values(row).execute();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await new Promise((resolve) => upstream?.close(resolve));
+  });
+
+  it('a finished video has its result URL; a Sora one the console content route, an unfinished one neither', async () => {
+    const res = await alice.client.get('/api/task/self?p=1&page_size=10');
+    const byId = Object.fromEntries((res.body.data.items as any[]).map((r) => [r.task_id, r]));
+    expect(byId.task_sora).toMatchObject({
+      result_url: '/v1/videos/task_sora/content',
+      content_url: '/api/task/self/task_sora/content',
+      properties: { seconds: '8', size: '720x1280' },
+      quota: 400_000,
+    });
+    expect(byId.task_sora_run).toMatchObject({ result_url: '', content_url: '' });
+    expect(byId.task_kling).toMatchObject({ result_url: 'https://cdn.kling.example/v.mp4', content_url: '' });
+    expect(JSON.stringify(res.body)).not.toContain(KEY);
+    expect(JSON.stringify(res.body)).not.toContain('up-sora');
+    const admin = await root.get('/api/task/?task_id=task_sora');
+    expect(admin.body.data.items[0].content_url).toBe('/api/task/task_sora/content');
+  });
+
+  it("the content route streams the caller's own finished Sora video with the channel's key", async () => {
+    seen.length = 0;
+    const res = await alice.client.get('/api/task/self/task_sora/content', { range: 'bytes=0-' });
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('MP4-BYTES');
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(res.headers.get('set-cookie')).toBeNull();
+    expect(seen).toEqual([{ url: '/v1/videos/up-sora/content', auth: `Bearer ${KEY}`, range: 'bytes=0-' }]);
+    // the admin's route reads anyone's
+    expect((await root.get('/api/task/task_sora/content')).body).toBe('MP4-BYTES');
+  });
+
+  it("another user's, an unfinished or a non-streamed task is not found; a user may not use the admin route", async () => {
+    seen.length = 0;
+    for (const [client, url] of [
+      [bob.client, '/api/task/self/task_sora/content'],
+      [alice.client, '/api/task/self/task_sora_run/content'],
+      [alice.client, '/api/task/self/task_kling/content'],
+    ] as const) {
+      const res = await client.get(url);
+      expect(res.status, url).toBe(404);
+      expect(res.body).toEqual({ success: false, message: '任务不存在' });
+    }
+    expect((await alice.client.get('/api/task/task_sora/content')).body.success).toBe(false);
+    expect(seen).toEqual([]);
   });
 });

@@ -28,6 +28,16 @@ const PRICING = {
       enable_groups: ['default', 'vip'],
     },
     {
+      model_name: 'sora-2',
+      quota_type: 1,
+      model_ratio: 0,
+      model_price: 0.15,
+      owner_by: '',
+      completion_ratio: 0,
+      enable_groups: ['default', 'vip'],
+      billing_unit: 'second',
+    },
+    {
       model_name: 'gpt-4o-mini',
       quota_type: 0,
       model_ratio: 0.075,
@@ -78,12 +88,35 @@ describe('pricing page', () => {
     await screen.findByTestId('model-gpt-4o-mini');
     expect(screen.getByTestId('pricing-guest-banner').textContent).toContain('您还未登陆，显示的价格为默认分组倍率: 1');
     expect(screen.getByTestId('pricing-formula').textContent).toContain('按量计费费用 = 分组倍率 × 模型倍率');
-    expect(modelOrder()).toEqual(['gpt-4o-mini', 'claude-3-haiku', 'mj_imagine']);
+    expect(modelOrder()).toEqual(['gpt-4o-mini', 'claude-3-haiku', 'mj_imagine', 'sora-2']);
     expect(priceText('gpt-4o-mini')).toBe('提示 $0.15 / 1M tokens补全 $0.6 / 1M tokens');
     expect(priceText('mj_imagine')).toBe('模型价格：$0.1');
     expect(screen.getByTestId('ratio-mj_imagine').textContent).toBe('模型倍率：无补全倍率：无分组倍率：1');
     expect(screen.getByTestId('ratio-gpt-4o-mini').textContent).toBe('模型倍率：0.075补全倍率：4分组倍率：1');
     expect(screen.getByTestId('available-claude-3-haiku')).toBeTruthy();
+  });
+
+  it('labels per-second video models and per-call models, priced with the group ratio (issue 45)', async () => {
+    renderPricing();
+    await screen.findByTestId('model-sora-2');
+    const typeOf = (m: string) => screen.getByTestId(`billing-${m}`).textContent;
+    expect(typeOf('sora-2')).toBe('按秒计费');
+    expect(typeOf('mj_imagine')).toBe('按次计费');
+    expect(typeOf('gpt-4o-mini')).toBe('按量计费');
+    expect(priceText('sora-2')).toBe('模型价格：$0.15 / 秒');
+    expect(priceText('mj_imagine')).toBe('模型价格：$0.1');
+    fireEvent.click(screen.getByTestId('group-sora-2-vip'));
+    await screen.findByText('当前查看的分组为：vip，倍率为：2');
+    expect(priceText('sora-2')).toBe('模型价格：$0.3 / 秒');
+
+    cleanup();
+    await i18n.changeLanguage('en');
+    renderPricing({ setup: true, display_in_currency: false, quota_per_unit: 500000 });
+    await screen.findByTestId('model-sora-2');
+    expect(typeOf('sora-2')).toBe('Pay per second');
+    expect(typeOf('mj_imagine')).toBe('Pay per call');
+    expect(priceText('sora-2')).toBe('Price per second: 75000 quota');
+    expect(priceText('mj_imagine')).toBe('Price per call: 50000 quota');
   });
 
   it('writes labels with an ASCII colon and keeps 0.075 whole in English (issue 46, point 13)', async () => {
@@ -133,12 +166,12 @@ describe('pricing page', () => {
     fireEvent.change(input, { target: { value: 'HAIKU' } });
     expect(modelOrder()).toEqual(['claude-3-haiku']);
     fireEvent.change(input, { target: { value: '' } });
-    expect(modelOrder()).toHaveLength(3);
+    expect(modelOrder()).toHaveLength(4);
 
     fireEvent.compositionStart(input);
     fireEvent.change(input, { target: { value: 'gpt m' } });
     fireEvent.change(input, { target: { value: 'gpt mi' } });
-    expect(modelOrder()).toHaveLength(3);
+    expect(modelOrder()).toHaveLength(4);
     fireEvent.compositionEnd(input, { target: { value: 'gpt mi' } });
     expect(modelOrder()).toEqual(['gpt-4o-mini']);
   });

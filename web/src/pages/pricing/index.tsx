@@ -24,6 +24,7 @@ import {
   initialGroup,
   isAvailable,
   isPerCall,
+  isPerSecond,
   promptPrice,
   selectedModelsText,
   sortPricing,
@@ -153,8 +154,17 @@ export default function Pricing() {
     {
       title: t('billingType'),
       key: 'quota_type',
-      render: (_, r) =>
-        isPerCall(r) ? <Tag color="orange">{t('perCall')}</Tag> : <Tag color="cyan">{t('perToken')}</Tag>,
+      render: (_, r) => (
+        <span data-testid={`billing-${r.model_name}`}>
+          {isPerSecond(r) ? (
+            <Tag color="purple">{t('perSecond')}</Tag>
+          ) : isPerCall(r) ? (
+            <Tag color="orange">{t('perCall')}</Tag>
+          ) : (
+            <Tag color="cyan">{t('perToken')}</Tag>
+          )}
+        </span>
+      ),
       sorter: (a, b) => a.quota_type - b.quota_type,
     },
     {
@@ -221,7 +231,9 @@ export default function Pricing() {
       key: 'price',
       render: (_, r) =>
         isPerCall(r) ? (
-          <div data-testid={`price-${r.model_name}`}>{t('callPrice', { amount: amount(callPrice(r, ratio)) })}</div>
+          <div data-testid={`price-${r.model_name}`}>
+            {t(isPerSecond(r) ? 'secondPrice' : 'callPrice', { amount: amount(callPrice(r, ratio)) })}
+          </div>
         ) : (
           <div data-testid={`price-${r.model_name}`}>
             <div>

@@ -11,6 +11,8 @@ export interface PricingRow {
   owner_by: string;
   completion_ratio: number;
   enable_groups: string[];
+  /** ours: 'second' on a per-call priced video model charged per second of video (model_price is per second) */
+  billing_unit?: 'second';
 }
 
 export interface PricingResponse {
@@ -35,6 +37,11 @@ export function isPerCall(row: Pick<PricingRow, 'quota_type'>): boolean {
   return row.quota_type === 1;
 }
 
+/** A video model whose model_price is charged for every second of video (the server's billing_unit). */
+export function isPerSecond(row: Pick<PricingRow, 'quota_type' | 'billing_unit'>): boolean {
+  return row.quota_type === 1 && row.billing_unit === 'second';
+}
+
 /** Prompt price in dollars per 1M tokens: model ratio × 2 × group ratio. */
 export function promptPrice(row: Pick<PricingRow, 'model_ratio'>, groupRatio: number): number {
   return row.model_ratio * DOLLARS_PER_1M_AT_RATIO_1 * groupRatio;
@@ -45,7 +52,7 @@ export function completionPrice(row: Pick<PricingRow, 'model_ratio' | 'completio
   return row.model_ratio * row.completion_ratio * DOLLARS_PER_1M_AT_RATIO_1 * groupRatio;
 }
 
-/** Fixed per-call price in dollars: model price × group ratio. */
+/** Fixed per-call (or, for a per-second model, per-second) price in dollars: model price × group ratio. */
 export function callPrice(row: Pick<PricingRow, 'model_price'>, groupRatio: number): number {
   return row.model_price * groupRatio;
 }

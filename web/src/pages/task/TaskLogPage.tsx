@@ -2,7 +2,7 @@
 // rows (/api/mj/self, /api/task/self); an admin reads every row with channel and user columns (/api/mj/, /api/task/).
 // The image URL is the row's: the server has already made it the forwarded /mj/image/{id} when MjForwardUrlEnabled.
 // The rows are read through TanStack Query (queries.ts); this file holds the view's state and composes the toolbar,
-// the table and the text modal.
+// the table, the text modal and a finished video's player.
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import dayjs from 'dayjs';
@@ -11,11 +11,12 @@ import { useStatus } from '../../context/status.js';
 import { isAdmin, useUser } from '../../context/user.js';
 import { getPageSize, setPageSize as storePageSize } from '../../lib/storage.js';
 import { TASKLOG_NS } from './i18n.js';
-import type { Filters } from './logic.js';
+import type { Filters, TaskRow } from './logic.js';
 import { useReloadTaskLog, useTaskLog, type Kind } from './queries.js';
 import TaskLogToolbar from './TaskLogToolbar.js';
 import TaskLogTable from './TaskLogTable.js';
 import TaskTextModal, { type ShownText } from './TaskTextModal.js';
+import TaskVideoModal from './TaskVideoModal.js';
 
 /** Spec §2: the drawing log opens on the last 30 days, the task log on today from 00:00. */
 function initialFilters(kind: Kind): Filters {
@@ -43,6 +44,7 @@ export default function TaskLogPage({ kind }: { kind: Kind }) {
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState(() => getPageSize());
   const [text, setText] = useState<ShownText | null>(null);
+  const [video, setVideo] = useState<TaskRow | null>(null);
 
   const list = useTaskLog({ kind, admin, filters: applied, page, pageSize });
   const reload = useReloadTaskLog(kind);
@@ -101,8 +103,10 @@ export default function TaskLogPage({ kind }: { kind: Kind }) {
         pageSize={pageSize}
         onPage={turnPage}
         show={show}
+        play={setVideo}
       />
       <TaskTextModal text={text} phone={phone} onClose={() => setText(null)} />
+      <TaskVideoModal row={video} phone={phone} onClose={() => setVideo(null)} />
     </Card>
   );
 }

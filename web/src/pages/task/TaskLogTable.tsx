@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Table } from 'antd';
 import { PAGE_SIZE_OPTIONS } from '../../lib/storage.js';
 import { TASKLOG_NS } from './i18n.js';
-import { mjColumns, taskColumns, type ShowText } from './columns.js';
+import { mjColumns, taskColumns, type PlayVideo, type ShowText } from './columns.js';
 import type { Page } from './logic.js';
 import type { Kind, LogRow } from './queries.js';
 
@@ -18,12 +18,13 @@ export default function TaskLogTable(props: {
   pageSize: number;
   onPage(page: number, pageSize: number): void;
   show: ShowText;
+  play: PlayVideo;
 }) {
-  const { kind, admin, phone, data, loading, page, pageSize, onPage, show } = props;
+  const { kind, admin, phone, data, loading, page, pageSize, onPage, show, play } = props;
   const { t } = useTranslation(TASKLOG_NS);
   const columns = useMemo(
-    () => (kind === 'mj' ? mjColumns(t, admin, show) : taskColumns(t, admin, show)),
-    [kind, t, admin, show],
+    () => (kind === 'mj' ? mjColumns(t, admin, show) : taskColumns(t, admin, show, play)),
+    [kind, t, admin, show, play],
   );
   return (
     <Table<LogRow>

@@ -2,7 +2,7 @@
 // progress tags, the result (image preview, link) and the texts (prompt, failure reason, the full record) on click.
 import type { ReactNode } from 'react';
 import type { TFunction } from 'i18next';
-import { Button, Image, Progress, Tag, Typography } from 'antd';
+import { Button, Image, Progress, Space, Tag, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { renderQuota, renderTime } from '../../lib/render.js';
 import {
@@ -11,12 +11,15 @@ import {
   progressPercent,
   STATUS_COLORS,
   SUBMIT_CODES,
+  videoSource,
   type MjRow,
   type TaskRow,
 } from './logic.js';
 
 /** Opens the text modal with a title and its content. */
 export type ShowText = (title: string, text: string) => void;
+/** Opens the player of a finished video task. */
+export type PlayVideo = (row: TaskRow) => void;
 
 const seconds = (ms: number, unit: 'ms' | 's') => (unit === 'ms' ? Math.floor(ms / 1000) : ms);
 const time = (v: number, unit: 'ms' | 's') => (v ? renderTime(seconds(v, unit)) : '-');
@@ -161,7 +164,26 @@ export function mjColumns(t: TFunction, admin: boolean, show: ShowText): Columns
   return cols;
 }
 
-export function taskColumns(t: TFunction, admin: boolean, show: ShowText): ColumnsType<TaskRow> {
+/** A task's result: a finished video's Play action (and its upstream address), else the result link. */
+function taskResult(t: TFunction, r: TaskRow, play: PlayVideo): ReactNode {
+  const link = /^https?:\/\//i.test(r.result_url) ? (
+    <Typography.Link href={r.result_url} target="_blank" rel="noreferrer" data-testid={`result-${r.task_id}`}>
+      {t('open')}
+    </Typography.Link>
+  ) : null;
+  if (videoSource(r))
+    return (
+      <Space size={8}>
+        <Button size="small" type="primary" data-testid={`play-${r.task_id}`} onClick={() => play(r)}>
+          {t('video.play')}
+        </Button>
+        {link}
+      </Space>
+    );
+  return link ?? (r.result_url ? <Typography.Text copyable>{r.result_url}</Typography.Text> : t('none'));
+}
+
+export function taskColumns(t: TFunction, admin: boolean, show: ShowText, play: PlayVideo): ColumnsType<TaskRow> {
   return [
     { key: 'submit', title: t('col.submit'), render: (_, r) => time(r.submit_time, 's') },
     { key: 'finish', title: t('col.finish'), render: (_, r) => time(r.finish_time, 's') },
@@ -195,14 +217,7 @@ export function taskColumns(t: TFunction, admin: boolean, show: ShowText): Colum
     {
       key: 'result',
       title: t('col.result'),
-      render: (_, r) =>
-        r.result_url ? (
-          <Typography.Link href={r.result_url} target="_blank" rel="noreferrer" data-testid={`result-${r.task_id}`}>
-            {t('open')}
-          </Typography.Link>
-        ) : (
-          t('none')
-        ),
+      render: (_, r) => taskResult(t, r, play),
     },
     {
       key: 'fail',

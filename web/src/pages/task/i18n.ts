@@ -43,6 +43,12 @@ registerBundle(
     open: ['打开', 'Open'],
     detail: ['详情', 'Details'],
     close: ['关闭', 'Close'],
+    'video.play': ['播放', 'Play'],
+    'video.title': ['视频 {{id}}', 'Video {{id}}'],
+    'video.length': ['视频时长', 'Length'],
+    'video.size': ['分辨率', 'Size'],
+    'video.price': ['费用', 'Price'],
+    'video.loadFailed': ['视频加载失败', 'Failed to load the video'],
     loadFailed: ['加载失败', 'Failed to load'],
     callbackOff: [
       '当前未开启 Midjourney 回调，部分项目可能无法获得绘图结果，可在运营设置中开启。',

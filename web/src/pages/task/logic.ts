@@ -37,6 +37,8 @@ export interface TaskRow {
   status: string;
   fail_reason: string;
   result_url: string;
+  /** the server's content route of a finished video whose result needs the gateway's key (Sora's); '' else */
+  content_url?: string;
   submit_time: number;
   start_time: number;
   finish_time: number;
@@ -45,6 +47,42 @@ export interface TaskRow {
   created_at: number;
   properties?: unknown;
   data?: unknown;
+}
+
+/** The task platforms that make videos (the server's video routes'); a finished one of them has a player. */
+export const VIDEO_PLATFORMS: readonly string[] = [
+  'sora',
+  'kling',
+  'veo',
+  'vidu',
+  'doubao-video',
+  'hailuo',
+  'wan',
+  'jimeng',
+];
+
+/**
+ * Where the player reads a finished video: the gateway's content route when the server gives one (read with the
+ * console session), else the upstream's address of the result; null for any other task, an unfinished one, or a
+ * result that is no web address (the relay's own /v1 paths need an API key; Hailuo's is a file id).
+ */
+export function videoSource(row: TaskRow): { url: string; viaConsole: boolean } | null {
+  if (row.status !== 'SUCCESS' || !VIDEO_PLATFORMS.includes(row.platform)) return null;
+  if (row.content_url) return { url: row.content_url, viaConsole: true };
+  if (/^https?:\/\//i.test(row.result_url)) return { url: row.result_url, viaConsole: false };
+  return null;
+}
+
+/** A video's length and size as its submit named them (tasks.properties: seconds or duration, size or resolution). */
+export function videoShape(row: TaskRow): { seconds: number | null; size: string } {
+  const props = (row.properties && typeof row.properties === 'object' ? row.properties : {}) as Record<string, unknown>;
+  const rawSeconds = props.seconds ?? props.duration;
+  const seconds = typeof rawSeconds === 'number' || typeof rawSeconds === 'string' ? Number(rawSeconds) : NaN;
+  const rawSize = props.size ?? props.resolution;
+  return {
+    seconds: Number.isFinite(seconds) && seconds > 0 ? seconds : null,
+    size: typeof rawSize === 'string' || typeof rawSize === 'number' ? String(rawSize) : '',
+  };
 }
 
 export interface Page<T> {

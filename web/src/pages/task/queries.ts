@@ -1,7 +1,7 @@
 // The drawing log's and the task log's server state through TanStack Query (docs/architecture.md): one key per log,
 // so looking again invalidates it instead of the page refetching by hand.
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../lib/api.js';
+import { api, apiFetch } from '../../lib/api.js';
 import { buildQuery, type Filters, type MjRow, type Page, type TaskRow } from './logic.js';
 
 export type Kind = 'mj' | 'task';
@@ -41,4 +41,24 @@ export function useTaskLog({ kind, admin, filters, page, pageSize }: TaskLogPara
 export function useReloadTaskLog(kind: Kind) {
   const qc = useQueryClient();
   return () => qc.invalidateQueries({ queryKey: [...TASKLOG_KEY, kind] });
+}
+
+/**
+ * A finished video's bytes from the gateway's content route (read with the console session's headers, which a
+ * <video> element cannot send); not kept once its player is closed, a video being tens of MB.
+ */
+export function useVideoBlob(url: string | null) {
+  return useQuery({
+    queryKey: [...TASKLOG_KEY, 'video', url],
+    enabled: !!url,
+    gcTime: 0,
+    staleTime: Infinity,
+    // a refused video (gone upstream, another's) is not asked for again
+    retry: false,
+    queryFn: async (): Promise<Blob> => {
+      const res = await apiFetch(url!);
+      if (!res.ok) throw new Error(String(res.status));
+      return res.blob();
+    },
+  });
 }
