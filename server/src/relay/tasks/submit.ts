@@ -315,7 +315,12 @@ async function sendSubmit(
 ): Promise<{ id: string; body: unknown }> {
   const mapped = s.channel.modelMapping?.[s.model];
   const upstreamModel = typeof mapped === 'string' && mapped ? mapped : s.model;
-  const request = await task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
+  const request = await task.buildSubmit(s.channel, action, s.body, {
+    raw,
+    origin,
+    upstreamModel,
+    settings: s.svc.providers,
+  });
   let answer;
   try {
     answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));
