@@ -48,7 +48,13 @@ await describeEachDb('vertex veo relay', (kind) => {
       });
       await addChannel(s, { type: 41, key, baseUrl: vertex.url, other: 'europe-west4', models: [WRONG_REGION_MODEL] });
       const stranger = vertex.newServiceAccount({ project: 'someone-elses-project' });
-      await addChannel(s, { type: 41, key: stranger, baseUrl: vertex.url, other: REGION, models: [WRONG_PROJECT_MODEL] });
+      await addChannel(s, {
+        type: 41,
+        key: stranger,
+        baseUrl: vertex.url,
+        other: REGION,
+        models: [WRONG_PROJECT_MODEL],
+      });
       await setOptions(s, {
         ModelPrice: { [MODEL]: 0.1, [OTHER_MODEL]: 0.1, [WRONG_REGION_MODEL]: 0.1, [WRONG_PROJECT_MODEL]: 0.1 },
       });
