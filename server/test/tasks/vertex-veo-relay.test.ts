@@ -9,7 +9,7 @@ import { expect, it } from 'vitest';
 import { pollTaskUpstreams } from '../../src/relay/tasks/poll.js';
 import { nowSec } from '../../src/lib/time.js';
 import { describeEachDb } from '../helpers/databases.js';
-import { MockVertex } from '../helpers/mock-vertex.js';
+import { makeServiceAccount, MockVertex } from '../helpers/mock-vertex.js';
 import { type TestServer } from '../helpers/server.js';
 import { addChannel, logsOf, setOptions } from '../relay/fixtures.js';
 import { serveVertexVeo, type VertexVeoMock } from './vertex-veo-mock.js';
@@ -21,6 +21,7 @@ const MODEL = 'veo-3.1-generate-preview';
 const OTHER_MODEL = 'veo-3.0-generate-001';
 const WRONG_REGION_MODEL = 'veo-3.0-fast-generate-001';
 const WRONG_PROJECT_MODEL = 'veo-3.1-fast-generate-preview';
+const UNKNOWN_ACCOUNT_MODEL = 'veo-3.0-generate-preview';
 const PREFIX = `/v1/projects/${PROJECT}/locations/${REGION}/publishers/google/models`;
 
 await describeEachDb('vertex veo relay', (kind) => {
@@ -55,8 +56,23 @@ await describeEachDb('vertex veo relay', (kind) => {
         other: REGION,
         models: [WRONG_PROJECT_MODEL],
       });
+      // an account the token endpoint does not know: its grant is refused
+      const unknown = makeServiceAccount(vertex.tokenUrl, { project: PROJECT });
+      await addChannel(s, {
+        type: 41,
+        key: unknown,
+        baseUrl: vertex.url,
+        other: REGION,
+        models: [UNKNOWN_ACCOUNT_MODEL],
+      });
       await setOptions(s, {
-        ModelPrice: { [MODEL]: 0.1, [OTHER_MODEL]: 0.1, [WRONG_REGION_MODEL]: 0.1, [WRONG_PROJECT_MODEL]: 0.1 },
+        ModelPrice: {
+          [MODEL]: 0.1,
+          [OTHER_MODEL]: 0.1,
+          [WRONG_REGION_MODEL]: 0.1,
+          [WRONG_PROJECT_MODEL]: 0.1,
+          [UNKNOWN_ACCOUNT_MODEL]: 0.1,
+        },
       });
       return async () => {
         await vertex?.close();
@@ -170,12 +186,14 @@ await describeEachDb('vertex veo relay', (kind) => {
     ]);
   });
 
-  it('a region or project the upstream refuses charges nothing and leaves no task', async () => {
+  it('a region, project or account the upstream refuses charges nothing and leaves no task', async () => {
     const { user, token, key } = await caller();
     const from = veo.calls.length;
     const region = await call(key, 'POST', '/v1/video/generations', { model: WRONG_REGION_MODEL, prompt: 'x' });
     const project = await call(key, 'POST', '/v1/video/generations', { model: WRONG_PROJECT_MODEL, prompt: 'x' });
-    expect([region.status, project.status]).toEqual([404, 502]);
+    const account = await call(key, 'POST', '/v1/video/generations', { model: UNKNOWN_ACCOUNT_MODEL, prompt: 'x' });
+    expect([region.status, project.status, account.status]).toEqual([404, 502, 502]);
+    expect(account.body.error?.message ?? account.body.message).toMatch(/token request failed/);
     expect(veo.calls.slice(from).map((c) => [c.project, c.location, c.action])).toEqual([
       [PROJECT, 'europe-west4', 'predictLongRunning'],
       ['someone-elses-project', REGION, 'predictLongRunning'],
