@@ -134,6 +134,11 @@ export class MockVertex {
       : { kind: 'gemini', answer: { kind: 'text', text: 'Hello from Gemini on Vertex!' } };
   /** the mock's clock, in ms */
   now: () => number = Date.now;
+  /**
+   * Google publisher actions besides chat's (Veo's predictLongRunning and fetchPredictOperation): answered by the
+   * test's handler once the bearer token is checked, as Vertex checks it for every action
+   */
+  readonly actions = new Map<string, (req: VertexRecordedRequest, res: http.ServerResponse) => void>();
   private readonly accounts = new Map<string, KeyObject>();
   private readonly tokens = new Map<string, IssuedToken>();
 
@@ -221,6 +226,8 @@ export class MockVertex {
     }
     if (body === null) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
     const query = new URLSearchParams(route[6]?.slice(1) ?? '');
+    const own = recorded.publisher === 'google' ? this.actions.get(recorded.action ?? '') : undefined;
+    if (own) return own(recorded, res);
     if (recorded.publisher === 'anthropic') return this.anthropic(recorded, res);
     return this.gemini(recorded, query, res);
   }

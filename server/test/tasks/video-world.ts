@@ -27,13 +27,15 @@ export function videoWorld(
   kind: TestDbKind,
   tokenName: string,
   start: (s: TestServer) => Promise<() => Promise<void>>,
+  /** run before the gateway starts: the environment it is started with (a mock's address it must know at start) */
+  env?: () => Promise<Record<string, string>>,
 ): VideoWorld {
   let tdb: TestDatabase;
   let s: TestServer;
   let closeMocks: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     tdb = await createTestDatabase(kind);
-    s = await startTestServer({ database: tdb });
+    s = await startTestServer({ database: tdb, env: await env?.() });
     closeMocks = await start(s);
     await channelsChanged(s);
   });

@@ -35,6 +35,7 @@ export const VENDOR_MESSAGES_EN: Record<string, string> = {
   'duration 必须是 5 或 10': 'duration must be 5 or 10',
   'model 不能为空': 'model must not be empty',
   'Veo 视频任务暂不支持图片输入': 'Veo video tasks do not take image input yet',
+  'storageUri 必须是 gs:// 开头的 Cloud Storage 地址': 'storageUri must be a Cloud Storage address starting with gs://',
   '时长必须是 {0} 到 {1} 的整数秒': 'The duration must be a whole number of seconds from {0} to {1}',
   'size 必须形如 1280x720': 'size must look like 1280x720',
   'resolution 必须是 720p、1080p 或 4k': 'resolution must be 720p, 1080p or 4k',

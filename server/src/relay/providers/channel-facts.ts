@@ -222,6 +222,13 @@ export const PROVIDER_LINES: readonly ProviderLine[] = [
     load: async () => (await import('./veo/index.js')).veoAdaptor,
     task: true,
   },
+  // Veo on Vertex AI: video tasks on Vertex channels (type 41, the vertex line's), so no type of its own
+  {
+    id: 'vertex-veo',
+    types: [],
+    load: async () => (await import('./vertex-veo/index.js')).vertexVeoAdaptor,
+    task: true,
+  },
   // Vidu: video tasks (relay/tasks/video-generations.ts)
   {
     id: 'vidu',

@@ -177,6 +177,7 @@ export type {
   TaskStateRead,
   TaskSubmitRaw,
   TaskSubmitContext,
+  TaskFetchContext,
   TaskPriceUnits,
   TaskValidation,
   ProviderChannel,

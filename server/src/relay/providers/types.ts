@@ -346,6 +346,14 @@ export interface TaskSubmitContext {
   origin?: string;
   /** the model the channel's model_mapping names for the client's */
   upstreamModel?: string;
+  /** the relay's provider settings: a platform whose key is exchanged for a token asks its credential cache */
+  settings?: ProviderSettings;
+}
+
+/** What a fetch's upstream request may need besides the channel and the ids. */
+export interface TaskFetchContext {
+  /** as TaskSubmitContext's */
+  settings?: ProviderSettings;
 }
 
 /** A submit's price beyond the per-call one: units (seconds) × a size ratio in millionths, and what the log shows. */
@@ -386,6 +394,8 @@ export interface TaskAdaptor {
   priceUnits?(body: Record<string, unknown>): TaskPriceUnits;
   /** channel types that take this platform's tasks besides its own line's (Sora's on OpenAI channels, type 1) */
   alsoOnTypes?: readonly number[];
+  /** its address comes from the channel's key and settings (Vertex's region host): polled without a base URL */
+  baseUrlOptional?: boolean;
   buildSubmit(
     channel: ProviderChannel,
     action: string,
@@ -401,6 +411,7 @@ export interface TaskAdaptor {
     channel: ProviderChannel,
     upstreamIds: readonly string[],
     actions?: readonly string[],
+    context?: TaskFetchContext,
   ): TaskRequest | Promise<TaskRequest>;
   /** the states of a fetch answer (`upstreamIds`: the ids it asked for), null when the answer is no success */
   readFetch(status: number, body: unknown, upstreamIds?: readonly string[]): TaskStateRead[] | null;

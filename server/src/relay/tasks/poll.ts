@@ -10,6 +10,7 @@ import { TASK_PLATFORMS, taskAdaptorOf, type ProviderChannel, type TaskAdaptor }
 import { callTaskUpstream } from './upstream.js';
 import { proxyOfSetting } from '../channel-setting.js';
 import { channelBaseUrl } from '../../services/channel-types.js';
+import { relayServices } from '../services.js';
 
 /** unfinished tasks read per platform and tick at most (the oldest first) */
 const TASKS_PER_TICK = 1000;
@@ -36,6 +37,8 @@ interface Batch {
 
 export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<PollResult> {
   const result: PollResult = { asked: 0, changed: 0, failed: 0, ignored: 0, errors: 0 };
+  // a platform whose key is exchanged for a token (Vertex's) asks the relay's credential cache, as its submit did
+  const settings = settingsOf(ctx);
   const batches: Batch[] = [];
   for (const platform of TASK_PLATFORMS) batches.push(...(await batchesOf(ctx, platform)));
   let next = 0;
@@ -48,6 +51,7 @@ export async function pollTaskUpstreams(ctx: AppContext, now: number): Promise<P
             b.channel,
             b.ids,
             b.tasks.map((t) => t.action ?? ''),
+            { settings },
           ),
           FETCH_TIMEOUT_MS,
           b.proxy,
@@ -101,11 +105,11 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
   for (const c of channels) {
     // the type's default address when the channel names none (an OpenAI or Sora channel's api.openai.com)
     const baseUrl = channelBaseUrl(Number(c.type), c.base_url);
-    if (!baseUrl) continue;
+    if (!baseUrl && !task.baseUrlOptional) continue;
     const channel = {
       id: Number(c.id),
       type: Number(c.type),
-      key: (c.key ?? '').split('\n')[0].trim(),
+      key: keyOf(c.key ?? ''),
       baseUrl,
       other: c.other ?? '',
       organization: c.open_ai_organization ?? '',
@@ -120,3 +124,18 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
 }
 
 const upstreamIdOf = (t: PolledTask) => upstreamTaskId(t.private_data);
+
+/** The key a fetch is sent with: the first line, but a JSON document key (Vertex's service account) whole. */
+function keyOf(key: string): string {
+  const trimmed = key.trim();
+  return trimmed.startsWith('{') ? trimmed : trimmed.split('\n')[0].trim();
+}
+
+function settingsOf(ctx: AppContext) {
+  try {
+    return relayServices(ctx).providers;
+  } catch {
+    // a poll outside a serving process (no relay services): no platform that needs them can be asked
+    return undefined;
+  }
+}

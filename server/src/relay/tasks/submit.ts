@@ -16,7 +16,13 @@ import { TASK_STATUS } from '../../services/tasks/status.js';
 import { consumeLogRow } from '../consume-log.js';
 import { RelayError } from '../errors.js';
 import type { RelayMode } from '../modes/mode.js';
-import { taskPlatformOf, type TaskAdaptor, type TaskPriceUnits, type TaskSubmitRaw } from '../providers/index.js';
+import {
+  taskPlatformOf,
+  type TaskAdaptor,
+  type TaskPriceUnits,
+  type TaskRequest,
+  type TaskSubmitRaw,
+} from '../providers/index.js';
 import type { RelayRequest } from '../request.js';
 import type { RelayServices } from '../services.js';
 import { admit } from '../pipeline/admit.js';
@@ -317,9 +323,16 @@ async function sendSubmit(
 ): Promise<{ id: string; body: unknown }> {
   const mapped = s.channel.modelMapping?.[s.model];
   const upstreamModel = typeof mapped === 'string' && mapped ? mapped : s.model;
-  const request = await task.buildSubmit(s.channel, action, s.body, { raw, origin, upstreamModel });
   let answer;
+  let request: TaskRequest;
   try {
+    // building it may ask for a token (Vertex's service account): a refused exchange is the upstream's failure too
+    request = await task.buildSubmit(s.channel, action, s.body, {
+      raw,
+      origin,
+      upstreamModel,
+      settings: s.svc.providers,
+    });
     answer = await callTaskUpstream(request, undefined, proxyOf(s.channel));
   } catch (e) {
     throw new RelayError(502, `上游请求失败: ${(e as Error).message}`, 'new_api_error', 'do_request_failed', false);

@@ -26,6 +26,8 @@ export const VIDEO_PLATFORMS: readonly string[] = [
   'hailuo',
   'wan',
   'jimeng',
+  // Veo on Vertex AI channels (type 41)
+  'vertex-veo',
 ];
 
 /** The video platform of a channel type: its own line's, or one that also runs on it (Sora on OpenAI's type 1). */

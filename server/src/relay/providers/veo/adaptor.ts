@@ -15,9 +15,15 @@ const PERSON_GENERATION = new Set(['allow_all', 'allow_adult', 'dont_allow']);
 const RATIO_4K_FAST_PPM = 2_333_333;
 const RATIO_4K_PPM = 1_500_000;
 
+/** What one Veo API takes beyond the other's: Vertex writes the videos to a Cloud Storage prefix when asked. */
+export interface VeoCheckOptions {
+  /** `metadata.storageUri` (a `gs://` prefix) is passed on as Vertex's `parameters.storageUri` */
+  storageUri?: boolean;
+}
+
 export type VeoCheck = { ok: true; model: string; body: Record<string, unknown> } | { ok: false; message: string };
 
-function asObject(v: unknown): Record<string, unknown> | null {
+export function asObject(v: unknown): Record<string, unknown> | null {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
@@ -42,7 +48,7 @@ function fromSize(size: string): { resolution: string; aspectRatio: string } {
  * `seconds`; 8 when absent), a WIDTHxHEIGHT size or Veo's own `resolution` and `aspectRatio` in `metadata`. Images are
  * refused: the upstream call sends the prompt only (as new-api's does), so an image would be charged and ignored.
  */
-export function checkVeoSubmit(body: unknown): VeoCheck {
+export function checkVeoSubmit(body: unknown, opts: VeoCheckOptions = {}): VeoCheck {
   const b = asObject(body);
   if (!b) return { ok: false, message: '无效的请求体' };
   if (typeof b.prompt !== 'string' || !b.prompt.trim()) return { ok: false, message: 'prompt 不能为空' };
@@ -68,6 +74,11 @@ export function checkVeoSubmit(body: unknown): VeoCheck {
     if (typeof meta.personGeneration !== 'string' || !PERSON_GENERATION.has(meta.personGeneration))
       return { ok: false, message: 'personGeneration 无效' };
     parameters.personGeneration = meta.personGeneration;
+  }
+  if (opts.storageUri && meta.storageUri !== undefined) {
+    if (typeof meta.storageUri !== 'string' || !/^gs:\/\/[a-z0-9][a-z0-9._-]{1,221}(\/\S*)?$/.test(meta.storageUri))
+      return { ok: false, message: 'storageUri 必须是 gs:// 开头的 Cloud Storage 地址' };
+    parameters.storageUri = meta.storageUri;
   }
   return { ok: true, model: b.model, body: { model: b.model, prompt: b.prompt, seconds, parameters } };
 }
@@ -107,26 +118,52 @@ export function veoVideoUri(operation: unknown): string {
   return typeof first?.uri === 'string' ? first.uri : '';
 }
 
+/** What a finished operation made: its first video's address ('' when none) and why none, when every sample was filtered. */
+export interface VeoOutcome {
+  video: string;
+  filtered: string;
+}
+
+/** Gemini's answer: `response.generateVideoResponse.generatedSamples[].video.uri`. */
+function geminiOutcome(op: Record<string, unknown>): VeoOutcome {
+  const reasons = asObject(asObject(op.response)?.generateVideoResponse)?.raiMediaFilteredReasons;
+  return {
+    video: veoVideoUri(op),
+    filtered: Array.isArray(reasons) && typeof reasons[0] === 'string' ? reasons[0] : '',
+  };
+}
+
 /**
- * The state of an operation from `GET {version}/{name}`: an error is a failure; not done is in progress; done with a
- * video is a success, done without one (every sample filtered) a failure, never a success charged for nothing. Null
- * (asked again next tick) for a 429 or any other failed call, or an answer that is not this operation.
+ * The state of a long-running Veo operation (Gemini's and Vertex's share it; `outcome` reads the response of either):
+ * an error is a failure; not done is in progress; done with a video is a success, done without one (every sample
+ * filtered) a failure, never a success charged for nothing. Null (asked again next tick) for a 429 or any other failed
+ * call, or an answer that is not this operation. `kept` is what the task row keeps of the operation.
  */
-export function readVeoFetch(status: number, body: unknown, askedName?: string): TaskStateRead[] | null {
+export function readVeoOperation(
+  status: number,
+  body: unknown,
+  askedName: string | undefined,
+  outcome: (op: Record<string, unknown>) => VeoOutcome,
+  kept: (op: Record<string, unknown>) => unknown = (op) => op,
+): TaskStateRead[] | null {
   const op = asObject(body);
   if (status < 200 || status >= 300 || !op) return null;
   const name = typeof op.name === 'string' && op.name ? op.name : askedName;
   if (!name || (askedName && name !== askedName)) return null;
+  const data = kept(op);
   const error = asObject(op.error);
   if (error) {
     const message = typeof error.message === 'string' && error.message ? error.message : 'task failed';
-    return [{ upstreamId: name, status: TASK_STATUS.failure, failReason: message, data: op }];
+    return [{ upstreamId: name, status: TASK_STATUS.failure, failReason: message, data }];
   }
-  if (op.done !== true) return [{ upstreamId: name, status: TASK_STATUS.inProgress, failReason: '', data: op }];
-  if (!veoVideoUri(op)) {
-    const reasons = asObject(asObject(op.response)?.generateVideoResponse)?.raiMediaFilteredReasons;
-    const reason = Array.isArray(reasons) && typeof reasons[0] === 'string' ? reasons[0] : 'no video generated';
-    return [{ upstreamId: name, status: TASK_STATUS.failure, failReason: reason, data: op }];
-  }
-  return [{ upstreamId: name, status: TASK_STATUS.success, failReason: '', data: op }];
+  if (op.done !== true) return [{ upstreamId: name, status: TASK_STATUS.inProgress, failReason: '', data }];
+  const made = outcome(op);
+  if (!made.video)
+    return [{ upstreamId: name, status: TASK_STATUS.failure, failReason: made.filtered || 'no video generated', data }];
+  return [{ upstreamId: name, status: TASK_STATUS.success, failReason: '', data }];
+}
+
+/** The state of an operation from Gemini's `GET {version}/{name}` (readVeoOperation). */
+export function readVeoFetch(status: number, body: unknown, askedName?: string): TaskStateRead[] | null {
+  return readVeoOperation(status, body, askedName, geminiOutcome);
 }

@@ -5,7 +5,13 @@ import type { UpstreamTarget } from '../types.js';
 
 export type VertexPublisher = 'google' | 'anthropic';
 
-export type GoogleAction = 'generateContent' | 'streamGenerateContent' | 'countTokens';
+export type GoogleAction =
+  | 'generateContent'
+  | 'streamGenerateContent'
+  | 'countTokens'
+  // Veo's long-running video generation and the read of its operation (providers/vertex-veo/)
+  | 'predictLongRunning'
+  | 'fetchPredictOperation';
 export type AnthropicAction = 'rawPredict' | 'streamRawPredict';
 export type VertexAction = GoogleAction | AnthropicAction;
 
@@ -21,7 +27,7 @@ export interface VertexTargetInput {
 }
 
 const ACTIONS: Record<VertexPublisher, readonly VertexAction[]> = {
-  google: ['generateContent', 'streamGenerateContent', 'countTokens'],
+  google: ['generateContent', 'streamGenerateContent', 'countTokens', 'predictLongRunning', 'fetchPredictOperation'],
   anthropic: ['rawPredict', 'streamRawPredict'],
 };
 
