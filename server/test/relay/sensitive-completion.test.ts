@@ -10,7 +10,17 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
 import { ANTHROPIC_MOCK_KEY, MockAnthropic } from '../helpers/mock-anthropic.js';
 import { GEMINI_MOCK_KEY, MockGemini } from '../helpers/mock-gemini.js';
-import { addChannel, addToken, addUser, channelsChanged, logsOf, openHolds, setOptions, userRow } from './fixtures.js';
+import {
+  addChannel,
+  addToken,
+  addUser,
+  channelsChanged,
+  logsOf,
+  openHolds,
+  setOptions,
+  userRow,
+  waitFor,
+} from './fixtures.js';
 import { countTextTokens } from '../../src/services/tokenizer.js';
 import { outputCheck, StreamTextScanner } from '../../src/relay/sensitive-output.js';
 import { sensitiveMatcher } from '../../src/services/sensitive-words.js';
@@ -124,7 +134,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
     (up.behave = () => ({ kind: 'stream', spec: { pieces: SPLIT, hangAfter: 2, usage: 'never' } }));
 
   /** The bill of a stream stopped at the word: the prompt and the delivered text, counted locally. */
-  function expectStoppedBill(
+  async function expectStoppedBill(
     row: Awaited<ReturnType<typeof billed>>,
     o: { delivered: string; model: string; aborted: () => number } = {
       delivered: DELIVERED,
@@ -138,6 +148,8 @@ await describeEachDb('sensitive words in completions', (kind) => {
     if (o.model === MODEL) expect(row.quota).toBe(row.prompt_tokens + row.completion_tokens);
     expect(row.content).toContain(`，敏感词：${WORD}`);
     expect(row.otherJson).toMatchObject({ sensitive_words: [WORD], stopped_on_sensitive: true });
+    // the upstream sees its connection closed a moment after the client got its answer: wait for it
+    await waitFor(() => o.aborted() >= 1, 5000).catch(() => undefined);
     expect(o.aborted()).toBe(1);
   }
 
@@ -199,7 +211,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
     expect(chunks.find((c) => c.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('content_filter');
     // the usage the client asked for is the one billed
     const usage = chunks.find((c) => c.usage)?.usage;
-    expectStoppedBill(row);
+    await expectStoppedBill(row);
     expect(usage).toMatchObject({ prompt_tokens: row.prompt_tokens, completion_tokens: row.completion_tokens });
   });
 
@@ -250,7 +262,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
     const delta = events.find((e) => e.type === 'message_delta');
     expect(delta.delta.stop_reason).toBe('refusal');
     expect(events[events.length - 1].type).toBe('message_stop');
-    expectStoppedBill(row);
+    await expectStoppedBill(row);
     expect(delta.usage.output_tokens).toBe(row.completion_tokens);
   });
 
@@ -292,7 +304,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
     const text = events.map((e) => (e.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join(''));
     expect(text.join('')).toBe(DELIVERED);
     expect(events[events.length - 1].candidates[0].finishReason).toBe('SAFETY');
-    expectStoppedBill(row);
+    await expectStoppedBill(row);
   });
 
   it('a Gemini client on an OpenAI channel: a whole answer is masked (stop off)', async () => {
@@ -365,7 +377,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
       .join('');
     expect(text).toBe(NATIVE_DELIVERED);
     expect(events.find((e) => e.type === 'message_delta').delta.stop_reason).toBe('refusal');
-    expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: CLAUDE, aborted: () => anthropic.closedEarly });
+    await expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: CLAUDE, aborted: () => anthropic.closedEarly });
   });
 
   it('a Gemini client on a Gemini channel (native lane): the stream stops at the word (stop on)', async () => {
@@ -388,7 +400,7 @@ await describeEachDb('sensitive words in completions', (kind) => {
     const text = events.map((e) => (e.candidates?.[0]?.content?.parts ?? []).map((p: any) => p.text ?? '').join(''));
     expect(text.join('')).toBe(NATIVE_DELIVERED);
     expect(events[events.length - 1].candidates[0].finishReason).toBe('SAFETY');
-    expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: GEMINI, aborted: () => gemini.closedEarly });
+    await expectStoppedBill(row, { delivered: NATIVE_DELIVERED, model: GEMINI, aborted: () => gemini.closedEarly });
   });
 
   it('a whole Claude answer on an Anthropic channel (native lane) is masked (stop off)', async () => {
