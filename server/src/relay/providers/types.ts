@@ -377,6 +377,8 @@ export interface TaskStateRead {
   data: unknown;
   /** the upstream's progress ("40%") while the task runs, where it reports one */
   progress?: string;
+  /** the units the upstream deducted for a finished task (Kling's final_unit_deduction), a positive integer */
+  usedUnits?: number;
 }
 
 /**

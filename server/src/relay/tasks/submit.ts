@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { HttpResponse } from '../../lib/http-response.js';
 import { nowSec } from '../../lib/time.js';
-import { perUnitTaskQuota, taskQuota, unsetRatioMessage } from '../../services/pricing/index.js';
+import { perUnitTaskQuota, ratioTaskEstimate, taskQuota, unsetRatioMessage } from '../../services/pricing/index.js';
 import { TASK_STATUS } from '../../services/tasks/status.js';
 import { consumeLogRow } from '../consume-log.js';
 import { RelayError } from '../errors.js';
@@ -134,15 +134,48 @@ function pinToOrigin(s: RelayState, origin: TaskOrigin): void {
   s.channel = channel;
 }
 
-/** The charge of a submit: per call, or per unit (a video's seconds × size ratio) where the platform prices so. */
-function chargeOf(s: RelayState, task: TaskAdaptor, units: TaskPriceUnits | undefined) {
+/** The charge of a submit, and whether it is settled again at completion (a ratio-priced video model). */
+interface SubmitCharge {
+  quota: number;
+  modelPrice: number;
+  groupRatio: number;
+  /** set when the charge is new-api's estimate for a model priced by ModelRatio only */
+  modelRatio?: number;
+}
+
+/**
+ * The charge of a submit: per call, or per unit (a video's seconds × size ratio) where the platform prices so. A video
+ * platform's model with a ModelRatio and no ModelPrice is charged new-api's estimate instead (ratioTaskEstimate),
+ * settled on the units the upstream reports at completion (services/tasks/settle.ts).
+ */
+function chargeOf(s: RelayState, task: TaskAdaptor, units: TaskPriceUnits | undefined): SubmitCharge {
   const name = task.priceName(s.model);
+  if (task.priceUnits) {
+    const est = ratioTaskEstimate(s.ctx.options, name, s.group, units?.units ?? 1, units?.ratioPpm ?? 1_000_000);
+    if (est) return { quota: est.quota, modelPrice: -1, groupRatio: est.groupRatio, modelRatio: est.modelRatio };
+  }
   if (!units) return taskQuota(s.ctx.options, name, s.group);
   const q = perUnitTaskQuota(s.ctx.options, name, s.group, units.units, units.ratioPpm);
   if (q) return q;
   if (!s.ctx.options.bool('SelfUseModeEnabled'))
     throw new RelayError(500, unsetRatioMessage(name, s.caller.user.id), 'new_api_error', 'model_price_error');
   return { quota: 0, modelPrice: 0, groupRatio: 1 };
+}
+
+/**
+ * The ratios a task is settled with at completion, taken at submit so that a price changed meanwhile does not
+ * re-price it (new-api's billing_context, whose keys it shares; services/tasks/settle.ts reads both).
+ */
+function billingContext(q: SubmitCharge, units: TaskPriceUnits | undefined, patched: boolean) {
+  const perCall = patched || q.modelRatio === undefined;
+  return {
+    model_price: q.modelPrice,
+    model_ratio: q.modelRatio ?? 0,
+    group_ratio: q.groupRatio,
+    // units × their ratio, in millionths: the product of new-api's other_ratios
+    other_ratio_ppm: units ? units.units * units.ratioPpm : 1_000_000,
+    per_call_billing: perCall,
+  };
 }
 
 /** The submit's model before any platform reads it (the generic route's): a JSON object naming one. */
@@ -195,9 +228,9 @@ async function run(s: RelayState, given: TaskAdaptor | null, action: string, opt
     const units = patched ? undefined : opts.origin ? opts.origin.units : task.priceUnits?.(checked.body);
     const q = chargeOf(s, task, units);
     s.price = {
-      usePrice: true,
+      usePrice: q.modelRatio === undefined,
       modelPrice: q.modelPrice,
-      modelRatio: 0,
+      modelRatio: q.modelRatio ?? 0,
       completionRatio: 0,
       cacheRatio: 0,
       cacheCreationRatio: 0,
@@ -226,6 +259,7 @@ async function run(s: RelayState, given: TaskAdaptor | null, action: string, opt
       model_price: s.price.modelPrice,
       group_ratio: s.price.groupRatio,
       ...(units ? { price_units: units } : {}),
+      billing_context: billingContext(q, units, patched),
       // a task paid by a plan is refunded to it (services/subscriptions/refund.ts)
       ...(reservation.plan ? taskPlanKeys(reservation.plan) : {}),
     };

@@ -445,3 +445,45 @@ export function perUnitTaskQuota(
   const quota = product / MILLION_CUBED / 1_000_000n;
   return { quota: Number(quota), modelPrice: p.price, groupRatio };
 }
+
+/**
+ * new-api's charge at submit for a task whose model has a ModelRatio set and no ModelPrice (ModelPriceHelperPerCall):
+ * modelRatio / 2 × QuotaPerUnit × groupRatio, × units × ratioPpm / 10^6 where the platform counts units, truncated
+ * once over exact millionths. Null when the model has a price, or no ratio of its own (today's rules then apply).
+ */
+export function ratioTaskEstimate(
+  options: OptionStore,
+  model: string,
+  group: string,
+  units: number,
+  ratioPpm: number,
+): { quota: number; modelRatio: number; groupRatio: number } | null {
+  if (getModelPrice(options, model).found) return null;
+  const ratio = getModelRatio(options, model);
+  if (!ratio.found || !(ratio.ratio > 0)) return null;
+  const groupRatio = getGroupRatio(options, group);
+  const quotaPerUnit = options.num('QuotaPerUnit', QUOTA_PER_UNIT_DEFAULT);
+  const product =
+    millionths(ratio.ratio) * millionths(quotaPerUnit) * millionths(groupRatio) * BigInt(units) * BigInt(ratioPpm);
+  const quota = product / (2n * MILLION_CUBED * 1_000_000n);
+  return { quota: Number(quota), modelRatio: ratio.ratio, groupRatio };
+}
+
+/**
+ * What a ratio-priced task costs on the units its platform reported at completion (Kling's final_unit_deduction,
+ * Ark's total_tokens): units × modelRatio × groupRatio × the other ratios' product (millionths), from the ratios
+ * taken at submit. Exact, floored; at least 1 when the product is above 0 (new-api rounds floats and settles nothing
+ * when its product rounds to 0).
+ */
+export function settledTaskQuota(units: number, modelRatio: number, groupRatio: number, otherPpm: number): number {
+  if (!(units > 0) || !(otherPpm > 0)) return 0;
+  const product = BigInt(units) * millionths(modelRatio) * millionths(groupRatio) * BigInt(Math.round(otherPpm));
+  if (product <= 0n) return 0;
+  const quota = product / MILLION_CUBED;
+  return quota > 0n ? Number(quota) : 1;
+}
+
+/** A ratio as an integer count of millionths (for a snapshot kept in a task row). */
+export function ratioPpmOf(x: number): number {
+  return Number(millionths(x));
+}

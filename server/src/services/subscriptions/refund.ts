@@ -97,3 +97,17 @@ export async function refundToPlanTx(
       .where('id', '=', plan.subscriptionId)
       .execute();
 }
+
+/**
+ * Takes `quota` more from the windows that paid a task (its extra charge at completion): the same windows, each only
+ * while still in the period charged, so a charge after a reset takes nothing from the new period.
+ */
+export function chargePlanTx(
+  ctx: AppContext,
+  trx: Kysely<Database>,
+  plan: TaskPlanBilling,
+  quota: number,
+  submitTime: number,
+): Promise<void> {
+  return refundToPlanTx(ctx, trx, plan, -quota, submitTime);
+}

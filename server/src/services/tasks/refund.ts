@@ -3,7 +3,9 @@
 // status change is a compare-and-set on the task row (only a task not yet terminal changes), and the credit and the
 // log row are written in the same transaction, so two pollers, or a restart in the middle, cannot refund twice, and
 // a task that has succeeded is never refunded.
+import type { Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/schema.js';
 import { nowSec } from '../../lib/time.js';
 import { LOG_TYPE_CONSUME, logQuota } from '../user-logs.js';
 import { LOG_TYPE_REFUND, TASK_STATUS, TERMINAL_STATUSES } from './status.js';
@@ -50,24 +52,7 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
       .where('id', '=', task.id)
       .executeTakeFirstOrThrow();
     const billing = readBilling(row.private_data);
-    let quota = Number(row.quota);
-    // A task submitted here is charged with a consume log row naming it, in one commit (the logs in this database).
-    // A crash between the task row and that commit leaves a task whose charge never happened: nothing to give back.
-    // Without a consume row (LogConsumeEnabled off) the task row itself says so: its charge stays pending until the
-    // submit's flush has committed it (relay/tasks/submit.ts markChargeCommitted); a pending one is not refunded.
-    if (billing.chargePending) quota = 0;
-    else if (quota > 0 && billing.chargeLogged && ctx.logDb === ctx.db) {
-      const charged = await trx
-        .selectFrom('logs')
-        .select('id')
-        .where('user_id', '=', Number(row.user_id))
-        .where('type', '=', LOG_TYPE_CONSUME)
-        .where('created_at', '>=', Number(row.submit_time) - CHARGE_LOG_SLACK_SEC)
-        .where('other', 'like', `%"task_id":"${row.task_id}"%`)
-        .limit(1)
-        .executeTakeFirst();
-      if (!charged) quota = 0;
-    }
+    const quota = await chargedQuota(ctx, trx, row, billing);
     if (quota <= 0) return { userId: Number(row.user_id), tokenId: 0 };
     // the token's row first, the order settlement and the relay's refunds lock them in
     if (billing.tokenId) {
@@ -122,12 +107,50 @@ export async function failTaskWithRefund(ctx: AppContext, task: TaskToFail, now 
   return true;
 }
 
+/** the columns of a task row chargedQuota reads */
+export interface ChargedTaskRow {
+  task_id: string;
+  user_id: number | string;
+  quota: number | string;
+  submit_time: number | string;
+}
+
+/**
+ * The quota a task's submit actually charged: its row's quota, or 0 when that charge never committed. A task submitted
+ * here is charged with a consume log row naming it, in one commit (the logs in this database); a crash between the
+ * task row and that commit leaves a task whose charge never happened. Without a consume row (LogConsumeEnabled off)
+ * the task row itself says so: its charge stays pending until the submit's flush has committed it
+ * (relay/tasks/submit.ts markChargeCommitted); a pending one counts 0.
+ */
+export async function chargedQuota(
+  ctx: AppContext,
+  trx: Kysely<Database>,
+  row: ChargedTaskRow,
+  billing: { chargeLogged: boolean; chargePending: boolean },
+): Promise<number> {
+  const quota = Number(row.quota);
+  if (billing.chargePending) return 0;
+  if (quota > 0 && billing.chargeLogged && ctx.logDb === ctx.db) {
+    const charged = await trx
+      .selectFrom('logs')
+      .select('id')
+      .where('user_id', '=', Number(row.user_id))
+      .where('type', '=', LOG_TYPE_CONSUME)
+      .where('created_at', '>=', Number(row.submit_time) - CHARGE_LOG_SLACK_SEC)
+      .where('other', 'like', `%"task_id":"${row.task_id}"%`)
+      .limit(1)
+      .executeTakeFirst();
+    if (!charged) return 0;
+  }
+  return quota;
+}
+
 /**
  * The billing context in private_data. chargeLogged: a consume log row names the task (the refund's evidence);
  * chargePending: the charge's commit was never confirmed. A row with neither (consume logs off, or written by new-api)
  * is refunded its quota.
  */
-function readBilling(
+export function readBilling(
   privateData: string,
 ): TaskBilling & { chargeLogged: boolean; chargePending: boolean; plan: TaskPlanBilling | null } {
   try {

@@ -3,6 +3,7 @@
 // task ({model, content: [image_url…, text], …}), its price units (one call × new-api's price ratio of the output
 // resolution and of a video input, for the Seedance 2.0 models it has a price table for), the task states mapped.
 import { TASK_STATUS } from '../../../services/tasks/status.js';
+import { reportedUnits } from '../task-units.js';
 import type { TaskPriceUnits, TaskStateRead } from '../types.js';
 
 const RESOLUTIONS = new Set(['480p', '720p', '1080p']);
@@ -156,6 +157,9 @@ export function readDoubaoFetch(status: number, body: unknown, askedId?: string)
     return [{ upstreamId: id, status: TASK_STATUS.failure, failReason: 'no video generated', data: b }];
   const message = asObject(b.error)?.message;
   const reason = typeof message === 'string' && message ? message : `task ${String(b.status)}`;
+  // the tokens Ark billed for the video (new-api's TotalTokens), read once the task has succeeded
+  const used =
+    mapped.status === TASK_STATUS.success ? reportedUnits(asObject(b.usage)?.total_tokens) : undefined;
   return [
     {
       upstreamId: id,
@@ -163,6 +167,7 @@ export function readDoubaoFetch(status: number, body: unknown, askedId?: string)
       failReason: mapped.status === TASK_STATUS.failure ? reason : '',
       data: b,
       progress: mapped.progress,
+      ...(used ? { usedUnits: used } : {}),
     },
   ];
 }

@@ -3,6 +3,7 @@
 // Kling's payload, its action (image2video when an image is given, else text2video), the answers read, the task
 // states mapped. Priced per call (ModelPrice[model]), as new-api prices Kling.
 import { TASK_STATUS } from '../../../services/tasks/status.js';
+import { reportedUnits } from '../task-units.js';
 import type { TaskPriceUnits, TaskStateRead } from '../types.js';
 
 export const KLING_DEFAULT_MODEL = 'kling-v1';
@@ -116,12 +117,15 @@ export function readKlingFetch(status: number, body: unknown): TaskStateRead[] |
   const mapped = typeof data?.task_status === 'string' ? STATUS_OF[data.task_status] : undefined;
   if (!data || typeof id !== 'string' || !id || !mapped) return null;
   const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : '';
+  // the units Kling deducted ("2.5"), read once the task has succeeded
+  const used = mapped === TASK_STATUS.success ? reportedUnits(data.final_unit_deduction) : undefined;
   return [
     {
       upstreamId: id,
       status: mapped,
       failReason: mapped === TASK_STATUS.failure ? reason || 'task failed' : '',
       data,
+      ...(used ? { usedUnits: used } : {}),
     },
   ];
 }
