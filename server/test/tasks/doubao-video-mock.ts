@@ -1,7 +1,7 @@
 // A strict VolcEngine Ark content generation API on 127.0.0.1: every call needs `Authorization: Bearer <key>` of the
 // key given; `POST /api/v3/contents/generations/tasks` takes Ark's task fields only, with a content list whose items
 // are one text and media of Ark's types, and answers `{id: "cgt-…"}`; `GET …/tasks/{id}` answers the state the test
-// scripted (a status code other than 200 answers Ark's error object).
+// scripted (a status code other than 200 answers Ark's error object), with the usage it scripted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -17,6 +17,8 @@ export interface ArkState {
   url?: string;
   error?: string;
   http?: number;
+  /** usage.total_tokens of the answer (108900 when not scripted) */
+  totalTokens?: number;
 }
 
 export interface ArkMock {
@@ -99,7 +101,7 @@ export async function startArkMock(key: string): Promise<ArkMock> {
           status: st.status ?? 'queued',
           ...(st.url ? { content: { video_url: st.url } } : {}),
           ...(st.error ? { error: { code: 'OutputVideoSensitiveContentDetected', message: st.error } } : {}),
-          usage: { completion_tokens: 108900, total_tokens: 108900 },
+          usage: { completion_tokens: st.totalTokens ?? 108900, total_tokens: st.totalTokens ?? 108900 },
           created_at: 1765065600,
           updated_at: 1765065660,
         });

@@ -169,7 +169,11 @@ export async function succeedTaskWithSettlement(
     return { userId, tokenId: billing.tokenId, logRow };
   });
   if (!settled) return false;
-  if (settled.logRow) await ctx.logDb.insertInto('logs').values(settled.logRow as never).execute();
+  if (settled.logRow)
+    await ctx.logDb
+      .insertInto('logs')
+      .values(settled.logRow as never)
+      .execute();
   // cached balances are read again from the database
   ctx.changes.publish({ kind: 'user', id: settled.userId });
   if (settled.tokenId) ctx.changes.publish({ kind: 'token', userId: settled.userId });

@@ -158,8 +158,7 @@ export function readDoubaoFetch(status: number, body: unknown, askedId?: string)
   const message = asObject(b.error)?.message;
   const reason = typeof message === 'string' && message ? message : `task ${String(b.status)}`;
   // the tokens Ark billed for the video (new-api's TotalTokens), read once the task has succeeded
-  const used =
-    mapped.status === TASK_STATUS.success ? reportedUnits(asObject(b.usage)?.total_tokens) : undefined;
+  const used = mapped.status === TASK_STATUS.success ? reportedUnits(asObject(b.usage)?.total_tokens) : undefined;
   return [
     {
       upstreamId: id,
