@@ -1,12 +1,13 @@
 // A task submit (POST /suno/submit/:action, POST /v1/videos and its remix, POST /v1/video/generations, whose platform is
-// the routed channel's): the relay pipeline's shared steps (admit,
-// route, limit, reserve) around one upstream call, with the platform's task adaptor (providers/<vendor>/, the
-// manifest's `task` slot) for what is the vendor's. The charge is the per-call price (ModelPrice[model] × group
-// ratio), or for a platform that prices by units (a video's seconds × size ratio) that price × its units, computed
-// once (services/pricing perUnitTaskQuota); it is reserved before the call; when the upstream accepts, the task row
-// is written and the reservation settled with its consume log row (one commit, as every relay request); when it
-// refuses or cannot be reached, the reservation goes back and nothing is written. A follow-up (a remix) is pinned
-// to its origin's channel and model. The answers are Suno's envelope unless the caller gives its own (OpenAI's).
+// the routed channel's): the relay pipeline's shared steps (admit, route, limit, reserve) around one upstream call,
+// with the platform's task adaptor (providers/<vendor>/, the manifest's `task` slot) for what is the vendor's. The
+// charge is the per-call price (ModelPrice[model] × group ratio), or for a platform that prices by units (a video's
+// seconds × size ratio) that price × its units, computed once (services/pricing perUnitTaskQuota), or for a video
+// model priced by ModelRatio only new-api's estimate, settled at completion on the units the upstream reports
+// (services/tasks/settle.ts); it is reserved before the call; when the upstream accepts, the task row is written and
+// the reservation settled with its consume log row (one commit, as every relay request); when it refuses or cannot be
+// reached, the reservation goes back and nothing is written. A follow-up (a remix) is pinned to its origin's channel
+// and model. The answers are Suno's envelope unless the caller gives its own (OpenAI's).
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { HttpResponse } from '../../lib/http-response.js';

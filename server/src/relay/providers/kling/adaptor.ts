@@ -1,7 +1,8 @@
 // Kling's video API read into the task engine's terms: a submit in new-api's generic shape ({model, prompt, image,
 // mode, duration, size, metadata}; the native /kling routes are converted into it first) checked and turned into
 // Kling's payload, its action (image2video when an image is given, else text2video), the answers read, the task
-// states mapped. Priced per call (ModelPrice[model]), as new-api prices Kling.
+// states mapped. Priced per call (ModelPrice[model]); a model priced by ModelRatio only is charged new-api's estimate
+// and settled on `final_unit_deduction` at completion (services/tasks/settle.ts).
 import { TASK_STATUS } from '../../../services/tasks/status.js';
 import { reportedUnits } from '../task-units.js';
 import type { TaskPriceUnits, TaskStateRead } from '../types.js';
@@ -82,7 +83,7 @@ export function checkKlingSubmit(body: unknown): KlingCheck {
   return { ok: true, action, model, body: payload };
 }
 
-/** One call, one price: ModelPrice[model] × 1 (refused when the model has no price, as Sora's seconds are). */
+/** One call, one price: ModelPrice[model] × 1 (refused when the model has neither a price nor a ratio, as Sora's). */
 export const klingPriceUnits = (): TaskPriceUnits => ({ units: 1, ratioPpm: 1_000_000, ratios: {} });
 
 /** The path of an action's requests (`/v1/videos/image2video` or `/v1/videos/text2video`). */
