@@ -280,6 +280,40 @@ await describeEachDb('task settlement at completion', (kind) => {
     await succeed(more.upstreamId, '300000');
     expect(await usage()).toEqual({ main: 1 + 120_000, daily: 1 + 120_000 });
     expect(await balances(user.id, token.id)).toEqual({ user: 2_000_000, token: 1_500_000 - 1 - 120_000 });
+
+    // the daily window has been reset since the submit: the extra goes to main only
+    const shift = async (cols: ('main' | 'daily')[], used: number) => {
+      const r = await s.ctx.db
+        .selectFrom('subscription_usage')
+        .select(['main_end', 'daily_end'])
+        .where('user_subscription_id', '=', Number(sub.id))
+        .executeTakeFirstOrThrow();
+      const set: Record<string, number> = {};
+      for (const c of cols) {
+        set[`${c}_used`] = used;
+        set[`${c}_end`] = Number(r[`${c}_end`]) + 86400;
+      }
+      await s.ctx.db
+        .updateTable('subscription_usage')
+        .set(set)
+        .where('user_subscription_id', '=', Number(sub.id))
+        .execute();
+    };
+    const third = await submit(`sk-${token.key}`, 'kling-ratio');
+    await shift(['daily'], 7);
+    await succeed(third.upstreamId, '300000');
+    expect(await usage()).toEqual({ main: 1 + 120_000 + 120_000, daily: 7 });
+
+    // every window reset since the submit: nothing more is taken, the extra is logged unpaid
+    const fourth = await submit(`sk-${token.key}`, 'kling-ratio');
+    await shift(['main', 'daily'], 9);
+    const tokenBefore = (await balances(user.id, token.id)).token;
+    await succeed(fourth.upstreamId, '300000');
+    expect(await usage()).toEqual({ main: 9, daily: 9 });
+    expect(await balances(user.id, token.id)).toEqual({ user: 2_000_000, token: tokenBefore });
+    expect(Number((await taskRow(fourth.task_id)).quota)).toBe(ESTIMATE);
+    const last = (await logsOf(s, user.id)).at(-1)!;
+    expect([last.type, Number(last.quota), last.otherJson.unpaid_quota]).toEqual([2, 0, 20_000]);
   });
 
   it('Doubao video: usage.total_tokens settles a ratio-priced Seedance model the same way', async () => {

@@ -99,6 +99,16 @@ export async function refundToPlanTx(
 }
 
 /**
+ * Whether any window that paid a task is still in the period it was charged in (an extra charge at completion is taken
+ * from those only). A task new-api submitted names no periods: its `main` is checked by refundToPlanTx's own rule.
+ */
+export async function planChargeInPeriod(trx: Kysely<Database>, plan: TaskPlanBilling): Promise<boolean> {
+  if (!plan.ends) return true;
+  const usage = await readUsage(trx, plan.subscriptionId);
+  return !!usage && plan.ends.some(({ slot, end }) => usage[slot].end === end);
+}
+
+/**
  * Takes `quota` more from the windows that paid a task (its extra charge at completion): the same windows, each only
  * while still in the period charged, so a charge after a reset takes nothing from the new period.
  */

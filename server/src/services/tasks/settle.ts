@@ -11,7 +11,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
 import { nowSec } from '../../lib/time.js';
 import { ratioPpmOf, settledTaskQuota } from '../pricing/index.js';
-import { chargePlanTx, refundToPlanTx, type TaskPlanBilling } from '../subscriptions/refund.js';
+import { chargePlanTx, planChargeInPeriod, refundToPlanTx, type TaskPlanBilling } from '../subscriptions/refund.js';
 import { LOG_TYPE_CONSUME, logQuota } from '../user-logs.js';
 import type { FetchedTaskState } from './apply.js';
 import { chargedQuota, readBilling } from './refund.js';
@@ -222,6 +222,8 @@ async function takeExtra(ctx: AppContext, trx: Kysely<Database>, p: Payer, extra
       take = Math.min(take, Math.max(0, Number(token.remain_quota)));
     }
   }
+  // a plan whose windows have all been reset since the submit pays nothing more: the rest is unpaid
+  if (p.plan && !(await planChargeInPeriod(trx, p.plan))) return 0;
   if (!p.plan) {
     let q = trx.selectFrom('users').select('quota').where('id', '=', p.userId);
     if (ctx.dbKind !== 'sqlite') q = q.forUpdate();
