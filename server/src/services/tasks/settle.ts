@@ -6,7 +6,7 @@
 // transaction: two pollers, or a crash in the middle, cannot apply it twice or lose it. An extra charge never takes
 // the wallet or a limited token below zero (new-api's does): what the balance allows is taken, the rest is logged as
 // unpaid. Per-call tasks (a ModelPrice, TASK_PRICE_PATCH) are not adjusted.
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
 import { nowSec } from '../../lib/time.js';
@@ -54,7 +54,8 @@ export function settleContextOf(privateData: string): SettleContext | null {
 interface Settled {
   userId: number;
   tokenId: number;
-  logRow: Record<string, unknown> | null;
+  /** the log row to write after the commit, when the logs are in another database */
+  logRow: Insertable<Database['logs']> | null;
 }
 
 /**
@@ -136,7 +137,7 @@ export async function succeedTaskWithSettlement(
       delta > 0
         ? `补扣 ${logQuota(ctx, moved)}${unpaid > 0 ? `，余额不足未扣 ${logQuota(ctx, unpaid)}` : ''}`
         : `退还 ${logQuota(ctx, moved)}`;
-    const logRow = {
+    const logRow: Insertable<Database['logs']> = {
       user_id: userId,
       username: user?.username ?? '',
       created_at: now,
@@ -169,11 +170,7 @@ export async function succeedTaskWithSettlement(
     return { userId, tokenId: billing.tokenId, logRow };
   });
   if (!settled) return false;
-  if (settled.logRow)
-    await ctx.logDb
-      .insertInto('logs')
-      .values(settled.logRow as never)
-      .execute();
+  if (settled.logRow) await ctx.logDb.insertInto('logs').values(settled.logRow).execute();
   // cached balances are read again from the database
   ctx.changes.publish({ kind: 'user', id: settled.userId });
   if (settled.tokenId) ctx.changes.publish({ kind: 'token', userId: settled.userId });
