@@ -85,7 +85,11 @@ export function replaceFormField(raw: Buffer, boundary: string, name: string, va
 }
 
 /** The bytes and the declared type of the file field `name` (the first one), or null when the form has none. */
-export function formFilePart(raw: Buffer, boundary: string, name: string): { bytes: Buffer; type: string | null } | null {
+export function formFilePart(
+  raw: Buffer,
+  boundary: string,
+  name: string,
+): { bytes: Buffer; type: string | null } | null {
   const p = parts(raw, boundary).find((x) => x.name === name && x.filename !== null);
   return p ? { bytes: raw.subarray(p.start, p.end), type: p.type } : null;
 }

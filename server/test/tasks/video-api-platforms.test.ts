@@ -72,7 +72,11 @@ await describeEachDb('OpenAI video API on other platforms', (kind) => {
     expect(video.id).toMatch(/^task_[A-Za-z0-9]{32}$/);
     const sent = kling.calls.slice(calls);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ method: 'POST', path: '/v1/videos/text2video', claims: { iss: 'ak-openai-route' } });
+    expect(sent[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/videos/text2video',
+      claims: { iss: 'ak-openai-route' },
+    });
     expect(sent[0].body).toMatchObject({
       model_name: 'kling-v1',
       prompt: 'a fox in snow',
