@@ -112,7 +112,7 @@ await describeEachDb('OpenAI video API on other platforms', (kind) => {
       error: null,
     });
     expect(done.completed_at).toBeGreaterThan(0);
-    // the client never sees the upstream's id or its URL's host in the object
+    // the client never sees the upstream's id
     expect(JSON.stringify(done)).not.toContain(row.upstreamId);
     expect(await balances(user.id, token.id)).toEqual({
       user: START.user - KLING_CHARGE,
