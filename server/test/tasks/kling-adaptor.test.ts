@@ -60,4 +60,13 @@ describe('kling adaptor', () => {
     expect(i).toMatchObject({ ok: true, action: 'generate', model: 'kling-v1-6' });
     expect(i.ok && i.body).toMatchObject({ model_name: 'kling-v1-6', image: 'u', image_tail: 't', duration: '5' });
   });
+
+  it('sends a data URI image as the bare base64 Kling takes, a URL as it is', () => {
+    const d = checkKlingSubmit({
+      prompt: 'p',
+      image: 'data:image/png;base64,iVBORw0KGgo=',
+      metadata: { image_tail: 'https://x.test/t.png' },
+    });
+    expect(d.ok && d.body).toMatchObject({ image: 'iVBORw0KGgo=', image_tail: 'https://x.test/t.png' });
+  });
 });

@@ -105,6 +105,9 @@ export async function startKlingMock(pairs: string[], relayKeys: string[] = []):
           if (typeof body.model_name !== 'string') return fail(400, 1201, 'model_name is required');
           if (!['5', '10'].includes(String(body.duration))) return fail(400, 1201, 'invalid duration');
           if (submit[1] === 'image2video' && typeof body.image !== 'string') return fail(400, 1201, 'image required');
+          // Kling takes a URL or bare base64: a `data:` prefix is refused
+          if (typeof body.image === 'string' && body.image.startsWith('data:'))
+            return fail(400, 1201, 'image: base64 must not carry a data: prefix');
           if (submit[1] === 'text2video' && body.image !== undefined) return fail(400, 1201, 'no image here');
           const id = `kling_up_${++n}`;
           kinds.set(id, submit[1]);

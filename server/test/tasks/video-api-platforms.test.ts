@@ -1,7 +1,7 @@
 // OpenAI's video API (`/v1/videos`) for the video platforms other than Sora, driven by the official SDK (whose create
 // is always a multipart form) and raw HTTP against strict mocks: a create routed by the model the form or the JSON
 // names to a Kling channel (the mock verifies its JWT) or a Veo one on the Gemini API, converted into the platform's
-// payload (the reference image as a URL or a file's data URI), charged to the unit (user AND token); the video object
+// payload (the reference image as a URL, or a file as the bare base64 Kling takes), charged to the unit (user AND token); the video object
 // retrieved as the poller wrote it; a platform refusing the request (Veo takes no image) answers OpenAI's error shape
 // with nothing charged or sent; a remix of a Kling video refused with nothing charged; another user's id not found.
 import OpenAI, { toFile } from 'openai';
@@ -126,7 +126,7 @@ await describeEachDb('OpenAI video API on other platforms', (kind) => {
     expect(r.body.error).toMatchObject({ code: 'video_not_found', type: 'invalid_request_error' });
   });
 
-  it("the form's model routes it (kling-v2-master), its file sent as a data URI to image2video; JSON takes a URL", async () => {
+  it("the form's model routes it (kling-v2-master), its file sent as bare base64 to image2video; JSON takes a URL", async () => {
     const { user, token, key } = await caller();
     const sdk = sdkOf(key);
     const png = Buffer.from('\x89PNG\r\n\x1a\nfake-image-bytes\x00\xff', 'latin1');
@@ -143,7 +143,7 @@ await describeEachDb('OpenAI video API on other platforms', (kind) => {
     expect(sent[0].body).toMatchObject({
       model_name: 'kling-v2-master',
       prompt: 'the picture comes alive',
-      image: `data:image/png;base64,${png.toString('base64')}`,
+      image: png.toString('base64'),
     });
 
     const json = await call(key, 'POST', '/v1/videos', {

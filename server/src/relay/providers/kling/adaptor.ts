@@ -77,10 +77,19 @@ export function checkKlingSubmit(body: unknown): KlingCheck {
     cfg_scale: 0.5,
     ...extra,
   };
-  if (image) payload.image = image;
-  if (imageTail) payload.image_tail = imageTail;
+  if (image) payload.image = klingImage(image);
+  if (imageTail) payload.image_tail = klingImage(imageTail);
   const action = image || imageTail ? KLING_IMAGE_ACTION : KLING_TEXT_ACTION;
   return { ok: true, action, model, body: payload };
+}
+
+/**
+ * Kling takes an image as a URL or as bare base64: a data URI (what OpenAI's video API and new-api's clients send)
+ * loses its `data:<type>;base64,` prefix, which Kling refuses.
+ */
+function klingImage(image: string): string {
+  const m = /^data:[\w.+-]+\/[\w.+-]+;base64,/i.exec(image);
+  return m ? image.slice(m[0].length) : image;
 }
 
 /** One call, one price: ModelPrice[model] × 1 (refused when the model has neither a price nor a ratio, as Sora's). */
