@@ -14,6 +14,7 @@ import { requestOf } from './routes.js';
 import { submitTask, type AcceptedTask, type TaskOrigin, type TaskSubmitOptions } from './submit.js';
 import { streamVideoContent } from './video-content.js';
 import { videoObject, type VideoTaskRow } from './video-object.js';
+import { VIDEO_PLATFORMS } from './video-platforms.js';
 
 const PLATFORM = 'sora';
 
@@ -45,8 +46,8 @@ function answers(req: FastifyRequest): Pick<TaskSubmitOptions, 'accepted' | 'ref
 const notFound = (id: string) =>
   new RelayError(404, `Video with id '${id}' not found.`, 'invalid_request_error', 'video_not_found');
 
-/** The caller's own video task, with what the engine keeps of it. */
-async function ownVideo(ctx: AppContext, req: FastifyRequest) {
+/** The caller's own video task (of `platforms`), with what the engine keeps of it. */
+async function ownVideo(ctx: AppContext, req: FastifyRequest, platforms: readonly string[] = [PLATFORM]) {
   const { id } = req.params as { id: string };
   const row = await ctx.db
     .selectFrom('tasks')
@@ -61,8 +62,9 @@ async function ownVideo(ctx: AppContext, req: FastifyRequest) {
       'data',
       'channel_id',
       'private_data',
+      'platform',
     ])
-    .where('platform', '=', PLATFORM)
+    .where('platform', 'in', platforms)
     .where('user_id', '=', req.relayCaller!.user.id)
     .where('task_id', '=', id)
     .executeTakeFirst();
@@ -127,17 +129,17 @@ export async function videoRemix(svc: RelayServices, ctx: AppContext, req: Fasti
   });
 }
 
+/** A finished video of any video platform, from wherever its platform keeps it (video-content.ts). */
 export async function videoContent(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
   try {
-    const row = await ownVideo(ctx, req);
+    const row = await ownVideo(ctx, req, VIDEO_PLATFORMS);
     if (row.status !== TASK_STATUS.success)
       throw new RelayError(400, '视频尚未生成完成', 'invalid_request_error', 'video_not_ready');
     const variant = (req.query as { variant?: unknown }).variant;
     await streamVideoContent(
       ctx,
+      row,
       {
-        channelId: Number(row.channel_id),
-        upstreamId: upstreamTaskId(row.private_data),
         variant: typeof variant === 'string' && /^[a-z_]{1,32}$/.test(variant) ? variant : null,
         range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
       },
