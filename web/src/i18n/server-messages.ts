@@ -70,7 +70,7 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   上游没有保存该视频: 'The upstream kept no video',
   '视频已写入渠道的 Cloud Storage 存储桶（见任务的 result_url），请从存储桶读取':
     "The video was written to the channel's Cloud Storage bucket (see the task's result_url); read it there",
-  视频地址指向本机、内网或保留地址，已拒绝: 'The video address is a local, private or reserved one; refused',
+  '视频地址指向本机、内网或保留地址，已拒绝': 'The video address is a local, private or reserved one; refused',
   视频超出大小限制: 'The video is larger than the limit',
   '上游拒绝了任务 ({0})': 'The upstream refused the task ({0})',
   '渠道 #{0} 不是 {1} 渠道': 'Channel #{0} is not a {1} channel',

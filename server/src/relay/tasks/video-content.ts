@@ -24,6 +24,7 @@ export const VIDEO_CONTENT_MAX_BYTES = 1 << 30;
 /** a lookup's answer that carries the video inline (base64, a third larger) is read up to this */
 const INLINE_ANSWER_MAX_BYTES = 160 << 20;
 const LOOKUP_TIMEOUT_MS = 60_000;
+const CHAINED_LOOKUP = 'a content lookup led to another';
 /** headers within 30 s, then no silence of a minute; a whole video within the hour */
 const TIMEOUTS: MediaTimeouts = { idleMs: 60_000, totalMs: 3_600_000 };
 /** the upstream's headers a client gets (its others, cookies and all, stay behind) */
@@ -73,7 +74,11 @@ function fromResultUrl(task: TaskAdaptor, row: VideoContentTask, data: unknown):
 }
 
 /** The task's content source, its lookups made (a retrieve, an operation asked again). */
-async function sourceOf(ctx: AppContext, row: VideoContentTask, req: VideoContentRequest) {
+async function sourceOf(
+  ctx: AppContext,
+  row: VideoContentTask,
+  req: VideoContentRequest,
+): Promise<{ source: Exclude<TaskContentSource, { kind: 'lookup' }>; proxy: string | null }> {
   const channel = await ctx.db
     .selectFrom('channels')
     .select(['type', 'key', 'base_url', 'other', 'open_ai_organization', 'setting'])
@@ -99,16 +104,16 @@ async function sourceOf(ctx: AppContext, row: VideoContentTask, req: VideoConten
         })
       : fromResultUrl(task, row, data);
     // one lookup leads to the media (Hailuo's retrieve, Vertex's operation); never a chain of them
-    for (let hops = 0; source.kind === 'lookup'; hops++) {
-      if (hops) throw new Error('a content lookup led to another');
+    if (source.kind === 'lookup') {
       const answer = await callTaskUpstream(source.request, LOOKUP_TIMEOUT_MS, proxy, INLINE_ANSWER_MAX_BYTES);
       source = source.read(answer.status, answer.body);
     }
   } catch (e) {
     throw failed(`上游请求失败: ${(e as Error).message}`);
   }
-  if (source.kind === 'url') source = dataUri(source.url) ?? source;
-  return { source, proxy };
+  const served = source.kind === 'url' ? (dataUri(source.url) ?? source) : source;
+  if (served.kind === 'lookup') throw failed(`上游请求失败: ${CHAINED_LOOKUP}`);
+  return { source: served, proxy };
 }
 
 /** Streams the video; a RelayError (OpenAI's error shape, sent by the caller) before any byte is written. */
@@ -130,7 +135,6 @@ export async function streamVideoContent(
       source.status < 500,
     );
   if (source.kind === 'bytes') return serveBytes(res, source.bytes, source.contentType, req.range, head);
-  if (source.kind === 'lookup') throw failed('上游返回 lookup');
   const range: Record<string, string> = req.range ? { range: req.range } : {};
   let up: OpenedMedia;
   try {
