@@ -24,6 +24,14 @@ export interface MediaTimeouts {
   totalMs: number;
 }
 
+/** Drops an unread undici body: destroyed before its end it reports an abort, which nobody is left to hear. */
+function release(body: Readable): () => void {
+  return () => {
+    body.on('error', () => undefined);
+    body.destroy();
+  };
+}
+
 function flatHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (typeof v === 'string') out[k.toLowerCase()] = v;
@@ -47,7 +55,7 @@ async function throughProxy(
     signal: AbortSignal.timeout(t.totalMs),
   });
   const body = res.body as Readable;
-  return { status: res.statusCode, headers: flatHeaders(res.headers), body, cancel: () => body.destroy() };
+  return { status: res.statusCode, headers: flatHeaders(res.headers), body, cancel: release(body) };
 }
 
 function httpUrl(url: string): URL {
@@ -117,7 +125,7 @@ export async function openUpstreamUrl(
   if (!proxy) {
     const res = await client.get(url, headers, t.totalMs, t.idleMs);
     const body = res.body as Readable;
-    return { status: res.statusCode, headers: flatHeaders(res.headers), body, cancel: () => body.destroy() };
+    return { status: res.statusCode, headers: flatHeaders(res.headers), body, cancel: release(body) };
   }
   const u = httpUrl(url);
   await client.addressesOf(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80));

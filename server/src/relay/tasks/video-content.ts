@@ -68,9 +68,7 @@ function dataUri(url: string): TaskContentSource | null {
 function fromResultUrl(task: TaskAdaptor, row: VideoContentTask, data: unknown): TaskContentSource {
   const url = task.resultUrl?.(row.task_id, data) ?? '';
   if (/^https?:\/\//i.test(url)) return { kind: 'url', url };
-  return (
-    dataUri(url) ?? { kind: 'refused', status: 404, message: '上游没有该视频的内容', code: 'video_not_found' }
-  );
+  return dataUri(url) ?? { kind: 'refused', status: 404, message: '上游没有该视频的内容', code: 'video_not_found' };
 }
 
 /** The task's content source, its lookups made (a retrieve, an operation asked again). */
@@ -144,7 +142,12 @@ export async function streamVideoContent(
         : await openUpstreamUrl(ctx, source.url, range, proxy, TIMEOUTS);
   } catch (e) {
     if (e instanceof ForbiddenAddressError)
-      throw new RelayError(403, '视频地址指向本机、内网或保留地址，已拒绝', 'invalid_request_error', 'forbidden_video_address');
+      throw new RelayError(
+        403,
+        '视频地址指向本机、内网或保留地址，已拒绝',
+        'invalid_request_error',
+        'forbidden_video_address',
+      );
     throw failed(`上游请求失败: ${(e as Error).message}`, 'do_request_failed');
   }
   await pipe(up, res, head);
@@ -182,7 +185,10 @@ async function pipe(up: OpenedMedia, res: HttpResponse, head: Record<string, str
 }
 
 /** One `bytes=` range of a body of `size` bytes: its ends, 'unsatisfiable', or null (none, several, or malformed). */
-export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   const m = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
   if (!m || (!m[1] && !m[2])) return null;
   if (!m[1]) {

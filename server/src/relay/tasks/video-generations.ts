@@ -105,7 +105,8 @@ export async function videoGenerationFetch(ctx: AppContext, req: FastifyRequest,
     if (!row) throw new RelayError(400, 'task_not_exist', 'new_api_error', 'task_not_exist');
     const data = parsed(row.data);
     const task = await taskAdaptorOf(row.platform);
-    const resultUrl = row.status === 'SUCCESS' ? videoResultUrl(row.task_id, task.resultUrl?.(row.task_id, data) ?? '') : '';
+    const resultUrl =
+      row.status === 'SUCCESS' ? videoResultUrl(row.task_id, task.resultUrl?.(row.task_id, data) ?? '') : '';
     sendEnvelope(
       reply.raw,
       200,

@@ -47,7 +47,8 @@ export function vertexVeoInlineVideo(operation: unknown): { bytes: Buffer; mimeT
   const video = firstVideo(operation);
   const encoded = video?.bytesBase64Encoded;
   if (typeof encoded !== 'string' || !encoded) return null;
-  const type = typeof video?.mimeType === 'string' && /^video\/[\w.+-]+$/.test(video.mimeType) ? video.mimeType : 'video/mp4';
+  const type =
+    typeof video?.mimeType === 'string' && /^video\/[\w.+-]+$/.test(video.mimeType) ? video.mimeType : 'video/mp4';
   return { bytes: Buffer.from(encoded, 'base64'), mimeType: type };
 }
 

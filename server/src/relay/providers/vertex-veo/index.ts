@@ -109,8 +109,7 @@ const inBucket: TaskContentSource = {
 function readInline(status: number, body: unknown): TaskContentSource {
   if (vertexVeoVideoUri(body)) return inBucket;
   const video = status === 200 ? vertexVeoInlineVideo(body) : null;
-  if (!video)
-    return { kind: 'refused', status: 502, message: `上游返回 ${status}`, code: 'video_content_failed' };
+  if (!video) return { kind: 'refused', status: 502, message: `上游返回 ${status}`, code: 'video_content_failed' };
   return { kind: 'bytes', bytes: video.bytes, contentType: video.mimeType };
 }
 
