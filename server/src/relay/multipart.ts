@@ -12,6 +12,8 @@ export type FormFields = Record<string, string | FormFile>;
 interface Part {
   name: string;
   filename: string | null;
+  /** the part's own Content-Type, null when it names none */
+  type: string | null;
   /** byte range of the part's content in the raw body */
   start: number;
   end: number;
@@ -55,6 +57,7 @@ function parts(raw: Buffer, boundary: string): Part[] {
       out.push({
         name: Buffer.from(name, 'latin1').toString('utf8'),
         filename: dispositionParam(headers, 'filename'),
+        type: /^content-type:[ \t]*([^\r\n;]+)/im.exec(headers)?.[1].trim() ?? null,
         start,
         end,
       });
@@ -79,6 +82,16 @@ export function replaceFormField(raw: Buffer, boundary: string, name: string, va
   const p = parts(raw, boundary).find((x) => x.name === name && x.filename === null);
   if (!p) return raw;
   return Buffer.concat([raw.subarray(0, p.start), Buffer.from(value), raw.subarray(p.end)]);
+}
+
+/** The bytes and the declared type of the file field `name` (the first one), or null when the form has none. */
+export function formFilePart(
+  raw: Buffer,
+  boundary: string,
+  name: string,
+): { bytes: Buffer; type: string | null } | null {
+  const p = parts(raw, boundary).find((x) => x.name === name && x.filename !== null);
+  return p ? { bytes: raw.subarray(p.start, p.end), type: p.type } : null;
 }
 
 /** The bytes of the file field `name` (the first one), or null when the form has none. */

@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb, createTestDatabase } from '../helpers/databases.js';
-import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
-import { spawnGateway } from '../helpers/process.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
+import { answerOneAndHoldStreams, consumedQuota, killGateway, spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import type { NewLog } from '../../src/db/schema.js';
@@ -494,43 +494,15 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
       await seed.close();
 
       // streams: one chunk, then the upstream hangs; the one JSON request completes
-      upstream.behave = (req) =>
-        req.body?.stream
-          ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } }
-          : { kind: 'json', body: chatCompletion(req.body?.model, 'done') };
       const gw = await spawnGateway(database);
       child = gw.child;
-      const url = gw.url;
-      const post = (stream: boolean) =>
-        fetch(`${url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hello there' }] }),
-        });
-
-      const done = await post(false);
-      expect(done.status).toBe(200);
-      await done.json();
-      const streams = await Promise.all([post(true), post(true), post(true)]);
-      const readers = streams.map((r) => r.body!.getReader());
-      // each stream has delivered its first chunk: its reservation is committed
-      for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
+      const readers = await answerOneAndHoldStreams(gw, upstream, t.key, 3);
 
       const quotaNow = async () =>
         Number(
           (await reader.db.selectFrom('users').select('quota').where('id', '=', u.id).executeTakeFirstOrThrow()).quota,
         );
-      const logged = async () =>
-        Number(
-          (
-            await reader.db
-              .selectFrom('logs')
-              .select((eb) => eb.fn.sum<number>('quota').as('q'))
-              .where('user_id', '=', u.id)
-              .where('type', '=', 2)
-              .executeTakeFirst()
-          )?.q ?? 0,
-        );
+      const logged = () => consumedQuota(reader.db, u.id);
       const held = async () =>
         (await readHolds(reader.db, { userId: u.id })).map((h) => ({
           node: h.node,
@@ -551,9 +523,7 @@ await describeEachDb('a gateway process killed with SIGKILL', (kind) => {
       expect(Number.isInteger(pre) && pre > 0).toBe(true);
       expect(Number(hold.token_quota)).toBe(3 * pre);
 
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-      for (const r of readers) await r.cancel().catch(() => undefined);
+      await killGateway(child, readers);
       expect(await quotaNow()).toBe(START - charged - 3 * pre);
 
       // the next process gives them back before it serves

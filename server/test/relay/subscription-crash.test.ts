@@ -2,11 +2,10 @@
 // "Crash recovery"): what they hold on the plan's windows and on the token comes back once, when the next process
 // starts on the same database; the request that finished stays charged to the plan and logged; the wallet never moves.
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { expect, it } from 'vitest';
 import { createTestDatabase, describeEachDb } from '../helpers/databases.js';
-import { chatCompletion, MockUpstream } from '../helpers/mock-upstream.js';
-import { spawnGateway } from '../helpers/process.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
+import { answerOneAndHoldStreams, consumedQuota, killGateway, spawnGateway } from '../helpers/process.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { openDatabase } from '../../src/db/connect.js';
 import { relayServices } from '../../src/relay/services.js';
@@ -43,24 +42,9 @@ await describeEachDb('a gateway process killed with plan reservations open', (ki
         .where('user_id', '=', u.id)
         .executeTakeFirstOrThrow();
 
-      upstream.behave = (req) =>
-        req.body?.stream
-          ? { kind: 'stream', spec: { pieces: ['partial', ' answer'], hangAfter: 1 } }
-          : { kind: 'json', body: chatCompletion(req.body?.model, 'done') };
       const gw = await spawnGateway(database);
       child = gw.child;
-      const post = (stream: boolean) =>
-        fetch(`${gw.url}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer sk-${t.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hello there' }] }),
-        });
-      const done = await post(false);
-      expect(done.status).toBe(200);
-      await done.json();
-      const streams = await Promise.all([post(true), post(true), post(true)]);
-      const readers = streams.map((r) => r.body!.getReader());
-      for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toContain('partial');
+      const readers = await answerOneAndHoldStreams(gw, upstream, t.key, 3);
 
       const usage = async () => {
         const r = await reader.db
@@ -70,17 +54,7 @@ await describeEachDb('a gateway process killed with plan reservations open', (ki
           .executeTakeFirstOrThrow();
         return { daily: Number(r.daily_used), weekly: Number(r.weekly_used) };
       };
-      const logged = async () =>
-        Number(
-          (
-            await reader.db
-              .selectFrom('logs')
-              .select((eb) => eb.fn.sum<number>('quota').as('q'))
-              .where('user_id', '=', u.id)
-              .where('type', '=', 2)
-              .executeTakeFirst()
-          )?.q ?? 0,
-        );
+      const logged = () => consumedQuota(reader.db, u.id);
       const holds = () =>
         reader.db.selectFrom('subscription_holds').selectAll().where('amount', '>', 0).orderBy('slot').execute();
       // the finished request is settled and logged; the streams hold the rest on every window (main is always kept)
@@ -96,9 +70,7 @@ await describeEachDb('a gateway process killed with plan reservations open', (ki
       ]);
       expect(await usage()).toEqual({ daily: charged + 3 * pre, weekly: charged + 3 * pre });
 
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-      for (const r of readers) await r.cancel().catch(() => undefined);
+      await killGateway(child, readers);
 
       restarted = await startTestServer({ database });
       expect(await usage()).toEqual({ daily: charged, weekly: charged });

@@ -66,6 +66,8 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '上游返回 {0}': 'The upstream answered {0}',
   视频所在的渠道已不存在: "The video's channel no longer exists",
   只能混剪已完成的视频: 'Only a completed video can be remixed',
+  '只能混剪 Sora 视频': 'Only Sora videos can be remixed',
+  'input_reference 必须是图片 URL、data URI 或文件': 'input_reference must be an image URL, a data URI or a file',
   视频尚未生成完成: 'The video is not finished yet',
   上游没有保存该视频: 'The upstream kept no video',
   '视频已写入渠道的 Cloud Storage 存储桶（见任务的 result_url），请从存储桶读取':

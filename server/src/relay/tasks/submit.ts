@@ -1,5 +1,5 @@
-// A task submit (POST /suno/submit/:action, POST /v1/videos and its remix, POST /v1/video/generations, whose platform is
-// the routed channel's): the relay pipeline's shared steps (admit,
+// A task submit (POST /suno/submit/:action; POST /v1/videos and POST /v1/video/generations, routed by their model to
+// a channel of any video platform; a video's remix): the relay pipeline's shared steps (admit,
 // route, limit, reserve) around one upstream call, with the platform's task adaptor (providers/<vendor>/, the
 // manifest's `task` slot) for what is the vendor's. The charge is the per-call price (ModelPrice[model] × group
 // ratio), or for a platform that prices by units (a video's seconds × size ratio) that price × its units, computed
@@ -95,6 +95,13 @@ export interface TaskSubmitOptions {
    * `model` first, then checked by that channel's platform; undefined refuses a channel that sells no such task.
    */
   platformOf?(channelType: number): Promise<TaskAdaptor | undefined>;
+  /** with platformOf: the request's model where its body is no JSON object naming one (OpenAI's multipart form) */
+  modelOf?(parsed: unknown, raw: TaskSubmitRaw): string;
+  /**
+   * with platformOf: the request in the routed platform's terms before it checks it (OpenAI's video create for a
+   * Kling channel); the request as it came when absent or when it answers undefined
+   */
+  convert?(task: TaskAdaptor, parsed: unknown, raw: TaskSubmitRaw): { parsed: unknown; raw: TaskSubmitRaw } | undefined;
   /** what tasks.properties keeps besides the prompt (a video's model, seconds and size) */
   properties?(body: Record<string, unknown>, model: string): Record<string, unknown>;
 }
@@ -160,17 +167,19 @@ async function run(s: RelayState, given: TaskAdaptor | null, action: string, opt
   try {
     await authenticate(s);
     const contentType = String(s.req.headers['content-type'] ?? '');
-    const raw = { bytes: s.raw, contentType };
-    const parsed = /^multipart\//i.test(contentType) ? undefined : parseBody(s.raw);
+    let raw: TaskSubmitRaw = { bytes: s.raw, contentType };
+    let parsed = /^multipart\//i.test(contentType) ? undefined : parseBody(s.raw);
     if (opts.platformOf) {
       // routed by the model first: the channel's platform then checks the request
-      s.model = modelOfGeneric(parsed);
+      s.model = opts.modelOf ? opts.modelOf(parsed, raw) : modelOfGeneric(parsed);
       await admit(s);
       route(s);
       const found = await opts.platformOf(s.channel.type);
       if (!found)
         throw new RelayError(400, `渠道 #${s.channel.id} 不支持视频任务`, 'new_api_error', 'channel_mismatch');
       task = found;
+      const converted = opts.convert?.(task, parsed, raw);
+      if (converted) ({ parsed, raw } = converted);
     }
     const checked = task.validate(action, parsed, raw);
     if (!checked.ok) throw new RelayError(400, checked.message, 'new_api_error', checked.code);

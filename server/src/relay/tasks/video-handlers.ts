@@ -1,6 +1,8 @@
 // OpenAI's video API on the task engine (loaded on the first video request: video-routes.ts). A create or a remix is
-// a task submit (submit.ts: charged per second before its id is answered, refunded once if it fails), answered with
-// the video object; a retrieve is answered from the caller's own task row (the poller asks the upstream, never a
+// a task submit (submit.ts: charged before its id is answered, refunded once if it fails), answered with the video
+// object. A create is routed by its model to a channel of any video platform, as new-api routes it (a Sora or OpenAI
+// channel gets the client's bytes, any other the request converted: video-create.ts); a remix is Sora's only. A
+// retrieve is answered from the caller's own task row of any video platform (the poller asks the upstream, never a
 // client); the content is streamed from the upstream (video-content.ts). Another user's id is not found.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
@@ -13,10 +15,13 @@ import type { RelayServices } from '../services.js';
 import { requestOf } from './routes.js';
 import { submitTask, type AcceptedTask, type TaskOrigin, type TaskSubmitOptions } from './submit.js';
 import { streamVideoContent } from './video-content.js';
+import { readVideoCreate, type VideoCreateRequest } from './video-create.js';
+import { videoPlatformOf } from './video-generations.js';
 import { videoObject, type VideoTaskRow } from './video-object.js';
 import { VIDEO_PLATFORMS } from './video-platforms.js';
 
-const PLATFORM = 'sora';
+/** the platform that takes OpenAI's video requests as they are, and the only one with remixes */
+const SORA = 'sora';
 
 function sendVideo(res: HttpResponse, row: VideoTaskRow, reqId: string): void {
   sendJson(res, 200, JSON.stringify(videoObject(row)), baseHeaders(reqId, undefined));
@@ -46,8 +51,8 @@ function answers(req: FastifyRequest): Pick<TaskSubmitOptions, 'accepted' | 'ref
 const notFound = (id: string) =>
   new RelayError(404, `Video with id '${id}' not found.`, 'invalid_request_error', 'video_not_found');
 
-/** The caller's own video task (of `platforms`), with what the engine keeps of it. */
-async function ownVideo(ctx: AppContext, req: FastifyRequest, platforms: readonly string[] = [PLATFORM]) {
+/** The caller's own video task of any video platform, with what the engine keeps of it. */
+async function ownVideo(ctx: AppContext, req: FastifyRequest) {
   const { id } = req.params as { id: string };
   const row = await ctx.db
     .selectFrom('tasks')
@@ -64,7 +69,7 @@ async function ownVideo(ctx: AppContext, req: FastifyRequest, platforms: readonl
       'private_data',
       'platform',
     ])
-    .where('platform', 'in', platforms)
+    .where('platform', 'in', VIDEO_PLATFORMS)
     .where('user_id', '=', req.relayCaller!.user.id)
     .where('task_id', '=', id)
     .executeTakeFirst();
@@ -73,9 +78,24 @@ async function ownVideo(ctx: AppContext, req: FastifyRequest, platforms: readonl
 }
 
 export async function videoCreate(svc: RelayServices, ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
-  return submitTask(svc, ctx, requestOf(req), reply.raw, await taskAdaptorOf(PLATFORM), 'generate', {
+  // read once, when the submit asks for the model (after the caller is known), refused there in OpenAI's shape
+  let create: VideoCreateRequest | undefined;
+  return submitTask(svc, ctx, requestOf(req), reply.raw, null, 'generate', {
     ...answers(req),
-    properties: (body, model) => ({ model, seconds: body.seconds, size: body.size }),
+    platformOf: videoPlatformOf,
+    modelOf: (_parsed, raw) => (create = readVideoCreate(raw.bytes, raw.contentType)).model,
+    convert: (task) => {
+      if (task.platform === SORA || !create) return undefined;
+      const generic = create.generic();
+      const bytes = Buffer.from(JSON.stringify(generic));
+      return { parsed: generic, raw: { bytes, contentType: 'application/json' } };
+    },
+    // the seconds and size the platform kept (Kling keeps a duration, Veo no size), else those the client asked for
+    properties: (body, model) => ({
+      model,
+      seconds: body.seconds ?? body.duration ?? create?.seconds,
+      size: typeof body.size === 'string' ? body.size : create?.size,
+    }),
   });
 }
 
@@ -103,6 +123,9 @@ export async function videoRemix(svc: RelayServices, ctx: AppContext, req: Fasti
   let shape: { seconds: string; size: string };
   try {
     const row = await ownVideo(ctx, req);
+    // new-api remixes Sora's videos only: nothing is charged or sent for another platform's
+    if (row.platform !== SORA)
+      throw new RelayError(400, '只能混剪 Sora 视频', 'invalid_request_error', 'video_remix_unsupported');
     if (row.status !== TASK_STATUS.success)
       throw new RelayError(400, '只能混剪已完成的视频', 'invalid_request_error', 'video_not_completed');
     const props = videoObject(row);
@@ -117,7 +140,7 @@ export async function videoRemix(svc: RelayServices, ctx: AppContext, req: Fasti
   } catch (err) {
     return sent.refused!(reply.raw, err, req.id);
   }
-  return submitTask(svc, ctx, requestOf(req), reply.raw, await taskAdaptorOf(PLATFORM), 'remix', {
+  return submitTask(svc, ctx, requestOf(req), reply.raw, await taskAdaptorOf(SORA), 'remix', {
     ...sent,
     origin,
     properties: (_body, model) => ({
@@ -132,7 +155,7 @@ export async function videoRemix(svc: RelayServices, ctx: AppContext, req: Fasti
 /** A finished video of any video platform, from wherever its platform keeps it (video-content.ts). */
 export async function videoContent(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
   try {
-    const row = await ownVideo(ctx, req, VIDEO_PLATFORMS);
+    const row = await ownVideo(ctx, req);
     if (row.status !== TASK_STATUS.success)
       throw new RelayError(400, '视频尚未生成完成', 'invalid_request_error', 'video_not_ready');
     const variant = (req.query as { variant?: unknown }).variant;
