@@ -1,5 +1,6 @@
 // The hosts a finished video is read from, on 127.0.0.1 (video-content-platforms.test.ts): Veo's file download
-// (`GET /v1beta/files/{f}:download?alt=media`, only with `x-goog-api-key` of the key given), MiniMax's file retrieve
+// (`GET /v1beta/files/{f}:download?alt=media`, only with `x-goog-api-key` of the key given; a file set as
+// `signed-{f}.mp4` is a 302 to its CDN address), MiniMax's file retrieve
 // (`GET /v1/files/retrieve?file_id=`, only with `Authorization: Bearer <key>`, answering the download address on this
 // host) and a CDN (`GET /cdn/{name}`, no credentials) that serves each name's bytes and honours `Range: bytes=a-b`;
 // `/cdn/huge.mp4` announces a length beyond the gateway's limit. Every request is recorded with its credentials.
@@ -58,6 +59,11 @@ export async function startContentMock(keys: { veo: string; hailuo: string }, li
     if (veo) {
       if (req.headers['x-goog-api-key'] !== keys.veo)
         return json(403, { error: { code: 403, status: 'PERMISSION_DENIED' } });
+      // a file of a signed address is sent there, as Google's download does
+      if (mock.files.has(`signed-${veo[1]}.mp4`)) {
+        res.writeHead(302, { location: `/cdn/signed-${veo[1]}.mp4` });
+        return void res.end();
+      }
       const bytes = mock.files.get(veo[1]);
       return bytes ? serve(res, bytes, header('range')) : json(404, { error: { code: 404 } });
     }

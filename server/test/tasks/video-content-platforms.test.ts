@@ -193,6 +193,18 @@ describe('video content of every platform', () => {
     // the same host under another name is another origin: asked as any upstream address, without the key
     publicMock(async () => ['127.0.0.1']);
     try {
+      // a download sent on to a signed address: followed once, without the key
+      const signed = video(700, 19);
+      mock.files.set('signed-sig.mp4', signed);
+      const redirected = await finished(user.id, 'veo', veoData(`${mock.url}/v1beta/files/sig:download?alt=media`));
+      const at = mock.calls.length;
+      const followed = await content(key, redirected);
+      expect(followed.status).toBe(200);
+      expect((await bytesOf(followed)).equals(signed)).toBe(true);
+      expect(mock.calls.slice(at).map((c) => [c.path, c.googKey])).toEqual([
+        ['/v1beta/files/sig:download', VEO_KEY],
+        ['/cdn/signed-sig.mp4', undefined],
+      ]);
       const other = await finished(
         user.id,
         'veo',

@@ -3,7 +3,8 @@
 // endpoint with its key (Sora's content, Veo's URI on the channel's host), an address the upstream answered (Kling,
 // Vidu, Wan, Doubao, Jimeng, Hailuo's download address after its retrieve call), read under the SSRF rules and
 // never with the key (media-fetch.ts), or bytes (Vertex Veo's inline video, asked again of its operation; a data:
-// URI). All through the channel's proxy when it has one, no redirect followed. A Range request goes on as the client
+// URI). All through the channel's proxy when it has one; only the channel's endpoint is followed, once, to where it
+// redirects (as an address the upstream answered). A Range request goes on as the client
 // sent it and its 206 comes back (served from the buffer for bytes); the answer is size-limited (announced or
 // counted), carries only the media headers with a content type that cannot run as a page, and is cut when the client
 // leaves.
@@ -29,6 +30,7 @@ const CHAINED_LOOKUP = 'a content lookup led to another';
 const TIMEOUTS: MediaTimeouts = { idleMs: 60_000, totalMs: 3_600_000 };
 /** the upstream's headers a client gets (its others, cookies and all, stay behind) */
 const PASSED = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'];
+const REDIRECTS = [301, 302, 303, 307, 308];
 const MEDIA_TYPE = /^(video|image)\/[\w.+-]+$|^application\/octet-stream$/i;
 
 /** The task row's part the content is found from. */
@@ -140,6 +142,13 @@ export async function streamVideoContent(
       source.kind === 'channel'
         ? await openChannelMedia(source.url, { ...source.headers, ...range }, proxy, TIMEOUTS)
         : await openUpstreamUrl(ctx, source.url, range, proxy, TIMEOUTS);
+    // the channel's endpoint may send the client on to a signed address (Google's file download does): followed
+    // once, as an address the upstream answered, without the key
+    const location = up.headers.location;
+    if (source.kind === 'channel' && REDIRECTS.includes(up.status) && location) {
+      up.cancel();
+      up = await openUpstreamUrl(ctx, new URL(location, source.url).href, range, proxy, TIMEOUTS);
+    }
   } catch (e) {
     if (e instanceof ForbiddenAddressError)
       throw new RelayError(
