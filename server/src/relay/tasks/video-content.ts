@@ -4,10 +4,9 @@
 // Vidu, Wan, Doubao, Jimeng, Hailuo's download address after its retrieve call), read under the SSRF rules and
 // never with the key (media-fetch.ts), or bytes (Vertex Veo's inline video, asked again of its operation; a data:
 // URI). All through the channel's proxy when it has one; only the channel's endpoint is followed, once, to where it
-// redirects (as an address the upstream answered). A Range request goes on as the client
-// sent it and its 206 comes back (served from the buffer for bytes); the answer is size-limited (announced or
-// counted), carries only the media headers with a content type that cannot run as a page, and is cut when the client
-// leaves.
+// redirects (as an address the upstream answered). A Range request goes on as the client sent it and its 206 comes
+// back (served from the buffer for bytes); the answer is size-limited (announced or counted), carries only the media
+// headers with a content type that cannot run as a page, and is cut when the client leaves.
 import type { AppContext } from '../../context.js';
 import { drained, type HttpResponse } from '../../lib/http-response.js';
 import { ForbiddenAddressError } from '../../lib/safe-fetch.js';
@@ -26,7 +25,7 @@ export const VIDEO_CONTENT_MAX_BYTES = 1 << 30;
 const INLINE_ANSWER_MAX_BYTES = 160 << 20;
 const LOOKUP_TIMEOUT_MS = 60_000;
 const CHAINED_LOOKUP = 'a content lookup led to another';
-/** headers within 30 s, then no silence of a minute; a whole video within the hour */
+/** headers within a minute, then no silence of a minute; a whole video within the hour */
 const TIMEOUTS: MediaTimeouts = { idleMs: 60_000, totalMs: 3_600_000 };
 /** the upstream's headers a client gets (its others, cookies and all, stay behind) */
 const PASSED = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified'];
