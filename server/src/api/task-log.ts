@@ -1,7 +1,8 @@
 // /api/mj/{,self} (drawing log) and /api/task/{,self} (task log): new-api's query parameters and the log pages'
 // `{items,total,page,page_size}` (services/task-logs.ts). The self routes pin the caller's id; only the admin routes
-// read channel_id and user_id. /api/task/{,self/}{id}/content streams a finished Sora video for the console's player
-// (the relay's /v1/videos/{id}/content takes an API key, which a <video> element in the console does not have).
+// read channel_id and user_id. /api/task/{,self/}{id}/content streams a finished video of any video platform for the
+// console's player (the relay's /v1/videos/{id}/content takes an API key, which a <video> element in the console does
+// not have), through the same stream (relay/tasks/video-content.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { authGuards, caller } from './auth.js';
@@ -17,16 +18,15 @@ import {
   type TaskLogFilter,
   type TaskView,
 } from '../services/task-logs.js';
-import { upstreamTaskId } from '../services/tasks/apply.js';
 import { RelayError } from '../relay/errors.js';
 import { taskAdaptorOf, type TaskAdaptor } from '../relay/providers/index.js';
-
-/** Platforms whose finished video is read through the gateway's content stream (the upstream's needs its key). */
-const STREAMED_VIDEO_PLATFORMS: readonly string[] = ['sora'];
+import { VIDEO_PLATFORMS, videoResultUrl } from '../relay/tasks/video-platforms.js';
 
 /**
  * A finished task's result URL where its row keeps none (a video's): its platform's, as /v1/video/generations/{id}
- * answers it; and a Sora video's console content route. Each platform's reader is loaded once a page.
+ * answers it (the gateway's content route for a video with no address of its own); and a video's console content
+ * route, for the player (whatever the upstream keeps: a URL, inline bytes, a file id, a keyed endpoint). Each
+ * platform's reader is loaded once a page.
  */
 async function addResults(items: TaskView[], admin: boolean): Promise<void> {
   const readers = new Map<string, TaskAdaptor['resultUrl']>();
@@ -35,10 +35,10 @@ async function addResults(items: TaskView[], admin: boolean): Promise<void> {
     if (!readers.has(item.platform))
       readers.set(item.platform, (await taskAdaptorOf(item.platform).catch(() => undefined))?.resultUrl);
     const reader = readers.get(item.platform);
-    if (!reader) continue;
-    if (!item.result_url) item.result_url = reader(item.task_id, item.data);
-    if (STREAMED_VIDEO_PLATFORMS.includes(item.platform))
-      item.content_url = `/api/task/${admin ? '' : 'self/'}${encodeURIComponent(item.task_id)}/content`;
+    if (!item.result_url && reader) item.result_url = reader(item.task_id, item.data);
+    if (!VIDEO_PLATFORMS.includes(item.platform)) continue;
+    item.result_url = videoResultUrl(item.task_id, item.result_url);
+    item.content_url = `/api/task/${admin ? '' : 'self/'}${encodeURIComponent(item.task_id)}/content`;
   }
 }
 
@@ -82,10 +82,10 @@ export async function registerTaskLogRoutes(app: FastifyInstance, ctx: AppContex
     const { id } = req.params as { id: string };
     let q = ctx.db
       .selectFrom('tasks')
-      .select(['channel_id', 'private_data'])
+      .select(['task_id', 'platform', 'channel_id', 'private_data', 'data'])
       .where('task_id', '=', id)
       .where('status', '=', 'SUCCESS')
-      .where('platform', 'in', STREAMED_VIDEO_PLATFORMS);
+      .where('platform', 'in', VIDEO_PLATFORMS);
     if (!admin) q = q.where('user_id', '=', caller(req).id);
     const row = await q.executeTakeFirst();
     if (!row) return reply.status(404).send(fail('任务不存在'));
@@ -95,12 +95,8 @@ export async function registerTaskLogRoutes(app: FastifyInstance, ctx: AppContex
       const { streamVideoContent } = await import('../relay/tasks/video-content.js');
       await streamVideoContent(
         ctx,
-        {
-          channelId: Number(row.channel_id),
-          upstreamId: upstreamTaskId(row.private_data),
-          variant: null,
-          range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
-        },
+        row,
+        { variant: null, range: typeof req.headers.range === 'string' ? req.headers.range : undefined },
         reply.raw,
         req.id,
       );

@@ -16,3 +16,16 @@ export interface HttpResponse {
   once(event: 'close' | 'drain', listener: () => void): unknown;
   off(event: 'close' | 'drain', listener: () => void): unknown;
 }
+
+/** Waits for the client to take more of a streamed answer, or to leave (a closed answer never drains). */
+export function drained(res: HttpResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}

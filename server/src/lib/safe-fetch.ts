@@ -161,10 +161,16 @@ export class SafeFetch {
 
   /**
    * GETs `url` and hands back the answer with its body unread: the caller reads it (within its own size limit) or
-   * dumps it. Never follows a redirect; `timeoutMs` bounds the whole exchange, the body included.
+   * dumps it. Never follows a redirect; `timeoutMs` bounds the whole exchange, the body included; `idleMs`, when
+   * given, bounds the wait for the headers and each silence of the body (a long video's stream).
    */
-  get(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Dispatcher.ResponseData> {
-    return this.send({ url, method: 'GET', headers }, timeoutMs);
+  get(
+    url: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+    idleMs?: number,
+  ): Promise<Dispatcher.ResponseData> {
+    return this.send({ url, method: 'GET', headers }, timeoutMs, idleMs);
   }
 
   /** Whether requests go through root's worker now (WorkerUrl set). */
@@ -176,27 +182,32 @@ export class SafeFetch {
    * Straight to the target, or, with a worker, to the worker carrying the target (after the target's own check: the
    * worker would reach whatever the gateway hands it, so a private target is refused here, not there).
    */
-  private async send(request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  private async send(request: OutboundRequest, timeoutMs: number, idleMs?: number): Promise<Dispatcher.ResponseData> {
     const target = httpUrl(request.url);
     const worker = this.worker();
-    if (!worker) return this.dispatch(target, request, timeoutMs);
+    if (!worker) return this.dispatch(target, request, timeoutMs, idleMs);
     await this.addressesOf(target.hostname, Number(target.port) || defaultPort(target.protocol));
     const workerUrl = httpUrl(worker.url.endsWith('/') ? worker.url : `${worker.url}/`);
     const payload = workerPayload(request, worker.key);
     const headers = { 'content-type': 'application/json' };
-    return this.dispatch(workerUrl, { url: workerUrl.href, method: 'POST', headers, body: payload }, timeoutMs);
+    return this.dispatch(workerUrl, { url: workerUrl.href, method: 'POST', headers, body: payload }, timeoutMs, idleMs);
   }
 
   /** One request through the guarded agent: the address check runs when the socket opens. */
-  private async dispatch(u: URL, request: OutboundRequest, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  private async dispatch(
+    u: URL,
+    request: OutboundRequest,
+    timeoutMs: number,
+    idleMs = timeoutMs,
+  ): Promise<Dispatcher.ResponseData> {
     return (await this.agent()).request({
       origin: u.origin,
       path: `${u.pathname}${u.search}`,
       method: request.method,
       headers: request.headers,
       body: request.body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      headersTimeout: idleMs,
+      bodyTimeout: idleMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
   }

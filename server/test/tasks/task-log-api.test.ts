@@ -252,6 +252,7 @@ await describeEachDb('task log: finished videos', (kind) => {
         data: JSON.stringify({ task_result: { videos: [{ url: 'https://cdn.kling.example/v.mp4', duration: '5' }] } }),
         private_data: JSON.stringify({ upstream_task_id: 'up-kling' }),
       }),
+      task('task_song', 'suno', { action: 'MUSIC', data: '[]' }),
     ])
       await server.ctx.db.insertInto('tasks').values(row).execute();
   });
@@ -260,7 +261,7 @@ await describeEachDb('task log: finished videos', (kind) => {
     await new Promise((resolve) => upstream?.close(resolve));
   });
 
-  it('a finished video has its result URL; a Sora one the console content route, an unfinished one neither', async () => {
+  it('a finished video has its result URL and the console content route, an unfinished one neither', async () => {
     const res = await alice.client.get('/api/task/self?p=1&page_size=10');
     const byId = Object.fromEntries((res.body.data.items as any[]).map((r) => [r.task_id, r]));
     expect(byId.task_sora).toMatchObject({
@@ -270,7 +271,12 @@ await describeEachDb('task log: finished videos', (kind) => {
       quota: 400_000,
     });
     expect(byId.task_sora_run).toMatchObject({ result_url: '', content_url: '' });
-    expect(byId.task_kling).toMatchObject({ result_url: 'https://cdn.kling.example/v.mp4', content_url: '' });
+    // every video platform's result is played through the gateway (the upstream's address may need its key)
+    expect(byId.task_kling).toMatchObject({
+      result_url: 'https://cdn.kling.example/v.mp4',
+      content_url: '/api/task/self/task_kling/content',
+    });
+    expect(byId.task_song).toMatchObject({ content_url: '' });
     expect(JSON.stringify(res.body)).not.toContain(KEY);
     expect(JSON.stringify(res.body)).not.toContain('up-sora');
     const admin = await root.get('/api/task/?task_id=task_sora');
@@ -289,12 +295,12 @@ await describeEachDb('task log: finished videos', (kind) => {
     expect((await root.get('/api/task/task_sora/content')).body).toBe('MP4-BYTES');
   });
 
-  it("another user's, an unfinished or a non-streamed task is not found; a user may not use the admin route", async () => {
+  it("another user's, an unfinished or a non-video task is not found; a user may not use the admin route", async () => {
     seen.length = 0;
     for (const [client, url] of [
       [bob.client, '/api/task/self/task_sora/content'],
       [alice.client, '/api/task/self/task_sora_run/content'],
-      [alice.client, '/api/task/self/task_kling/content'],
+      [alice.client, '/api/task/self/task_song/content'],
     ] as const) {
       const res = await client.get(url);
       expect(res.status, url).toBe(404);

@@ -69,6 +69,11 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   '只能混剪 Sora 视频': 'Only Sora videos can be remixed',
   'input_reference 必须是图片 URL、data URI 或文件': 'input_reference must be an image URL, a data URI or a file',
   视频尚未生成完成: 'The video is not finished yet',
+  上游没有保存该视频: 'The upstream kept no video',
+  '视频已写入渠道的 Cloud Storage 存储桶（见任务的 result_url），请从存储桶读取':
+    "The video was written to the channel's Cloud Storage bucket (see the task's result_url); read it there",
+  '视频地址指向本机、内网或保留地址，已拒绝': 'The video address is a local, private or reserved one; refused',
+  视频超出大小限制: 'The video is larger than the limit',
   '上游拒绝了任务 ({0})': 'The upstream refused the task ({0})',
   '渠道 #{0} 不是 {1} 渠道': 'Channel #{0} is not a {1} channel',
   'key 不能为空': 'The key must not be empty',

@@ -178,6 +178,8 @@ export type {
   TaskSubmitRaw,
   TaskSubmitContext,
   TaskFetchContext,
+  TaskContentSource,
+  TaskContentContext,
   TaskPriceUnits,
   TaskValidation,
   ProviderChannel,

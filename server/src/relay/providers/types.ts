@@ -356,6 +356,26 @@ export interface TaskFetchContext {
   settings?: ProviderSettings;
 }
 
+/**
+ * Where a finished task's media (a video) is read for a client (GET /v1/videos/{id}/content): the engine makes the
+ * calls. `channel`: the channel's own address with its key (a Range is added by the engine); `url`: an address the
+ * upstream answered, read as a user-chosen URL (the SSRF rules, never with the key; a `data:` URI is decoded);
+ * `bytes`: the media itself; `lookup`: one call first (its answer names the next source: a file's download address,
+ * an operation's inline bytes); `refused`: no way through the gateway (why, for the client).
+ */
+export type TaskContentSource =
+  | { kind: 'channel'; url: string; headers: Record<string, string> }
+  | { kind: 'url'; url: string }
+  | { kind: 'bytes'; bytes: Buffer; contentType: string }
+  | { kind: 'lookup'; request: TaskRequest; read(status: number, body: unknown): TaskContentSource }
+  | { kind: 'refused'; status: number; message: string; code: string };
+
+/** What a content source may need besides the channel and the task. */
+export interface TaskContentContext extends TaskFetchContext {
+  /** `?variant=` of OpenAI's content endpoint (video, thumbnail, spritesheet), checked */
+  variant?: string | null;
+}
+
 /** A submit's price beyond the per-call one: units (seconds) × a size ratio in millionths, and what the log shows. */
 export interface TaskPriceUnits {
   units: number;
@@ -421,4 +441,14 @@ export interface TaskAdaptor {
   fetchBatch: number;
   /** where a finished task's result is found (new-api's result_url), from the data the poller kept */
   resultUrl?(publicId: string, data: unknown): string;
+  /**
+   * where a finished task's media is read for the client (`data`: what the poller kept); absent: the resultUrl when
+   * it is an http(s) or data: address
+   */
+  content?(
+    channel: ProviderChannel,
+    upstreamId: string,
+    data: unknown,
+    context?: TaskContentContext,
+  ): TaskContentSource | Promise<TaskContentSource>;
 }

@@ -126,12 +126,12 @@ async function batchesOf(ctx: AppContext, platform: string): Promise<Batch[]> {
 const upstreamIdOf = (t: PolledTask) => upstreamTaskId(t.private_data);
 
 /** The key a fetch is sent with: the first line, but a JSON document key (Vertex's service account) whole. */
-function keyOf(key: string): string {
+export function keyOf(key: string): string {
   const trimmed = key.trim();
   return trimmed.startsWith('{') ? trimmed : trimmed.split('\n')[0].trim();
 }
 
-function settingsOf(ctx: AppContext) {
+export function settingsOf(ctx: AppContext) {
   try {
     return relayServices(ctx).providers;
   } catch {

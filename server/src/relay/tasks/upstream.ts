@@ -19,13 +19,17 @@ export interface TaskAnswer {
 }
 
 /** Reads an answer's chunks up to the size limit; the source is released whatever happens. */
-async function readLimited(chunks: AsyncIterable<Uint8Array>, release: () => Promise<unknown>): Promise<string> {
+async function readLimited(
+  chunks: AsyncIterable<Uint8Array>,
+  release: () => Promise<unknown>,
+  maxBytes: number,
+): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   try {
     for await (const value of chunks) {
       size += value.byteLength;
-      if (size > MAX_ANSWER_BYTES) throw new Error('task upstream answer too large');
+      if (size > maxBytes) throw new Error('task upstream answer too large');
       parts.push(Buffer.from(value));
     }
   } finally {
@@ -45,11 +49,15 @@ function answerOf(status: number, text: string): TaskAnswer {
   return { status, body, text };
 }
 
-/** `proxy`: the channel's proxy URL (channel-setting.ts proxyOf), null for a direct call. */
+/**
+ * `proxy`: the channel's proxy URL (channel-setting.ts proxyOf), null for a direct call; `maxBytes`: a larger limit
+ * for an answer that carries a video inline (Vertex Veo's operation).
+ */
 export async function callTaskUpstream(
   req: TaskRequest,
   timeoutMs = TASK_CALL_TIMEOUT_MS,
   proxy: string | null = null,
+  maxBytes = MAX_ANSWER_BYTES,
 ): Promise<TaskAnswer> {
   if (proxy) {
     const dispatcher = await proxyTransport(proxy).ready();
@@ -64,7 +72,7 @@ export async function callTaskUpstream(
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await readLimited(res.body, async () => res.body.destroy());
+    const text = await readLimited(res.body, async () => res.body.destroy(), maxBytes);
     return answerOf(res.statusCode, text);
   }
   const res = await fetch(req.url, {
@@ -83,5 +91,5 @@ export async function callTaskUpstream(
       yield value;
     }
   })();
-  return answerOf(res.status, await readLimited(chunks, () => reader.cancel()));
+  return answerOf(res.status, await readLimited(chunks, () => reader.cancel(), maxBytes));
 }

@@ -15,20 +15,9 @@ import { sendEnvelope, sendEnvelopeError } from './envelope.js';
 import { requestOf } from './routes.js';
 import { submitTask } from './submit.js';
 import { videoObject } from './video-object.js';
+import { VIDEO_PLATFORMS, videoResultUrl } from './video-platforms.js';
 
-/** the task platforms that make videos, whose tasks these routes submit and show */
-export const VIDEO_PLATFORMS: readonly string[] = [
-  'sora',
-  'kling',
-  'veo',
-  'vidu',
-  'doubao-video',
-  'hailuo',
-  'wan',
-  'jimeng',
-  // Veo on Vertex AI channels (type 41)
-  'vertex-veo',
-];
+export { VIDEO_PLATFORMS } from './video-platforms.js';
 
 /** The video platform of a channel type: its own line's, or one that also runs on it (Sora on OpenAI's type 1). */
 export async function videoPlatformOf(channelType: number): Promise<TaskAdaptor | undefined> {
@@ -116,7 +105,8 @@ export async function videoGenerationFetch(ctx: AppContext, req: FastifyRequest,
     if (!row) throw new RelayError(400, 'task_not_exist', 'new_api_error', 'task_not_exist');
     const data = parsed(row.data);
     const task = await taskAdaptorOf(row.platform);
-    const resultUrl = row.status === 'SUCCESS' && task.resultUrl ? task.resultUrl(row.task_id, data) : '';
+    const resultUrl =
+      row.status === 'SUCCESS' ? videoResultUrl(row.task_id, task.resultUrl?.(row.task_id, data) ?? '') : '';
     sendEnvelope(
       reply.raw,
       200,

@@ -16,8 +16,9 @@ import { requestOf } from './routes.js';
 import { submitTask, type AcceptedTask, type TaskOrigin, type TaskSubmitOptions } from './submit.js';
 import { streamVideoContent } from './video-content.js';
 import { readVideoCreate, type VideoCreateRequest } from './video-create.js';
-import { VIDEO_PLATFORMS, videoPlatformOf } from './video-generations.js';
+import { videoPlatformOf } from './video-generations.js';
 import { videoObject, type VideoTaskRow } from './video-object.js';
+import { VIDEO_PLATFORMS } from './video-platforms.js';
 
 /** the platform that takes OpenAI's video requests as they are, and the only one with remixes */
 const SORA = 'sora';
@@ -151,6 +152,7 @@ export async function videoRemix(svc: RelayServices, ctx: AppContext, req: Fasti
   });
 }
 
+/** A finished video of any video platform, from wherever its platform keeps it (video-content.ts). */
 export async function videoContent(ctx: AppContext, req: FastifyRequest, reply: FastifyReply) {
   try {
     const row = await ownVideo(ctx, req);
@@ -159,9 +161,8 @@ export async function videoContent(ctx: AppContext, req: FastifyRequest, reply: 
     const variant = (req.query as { variant?: unknown }).variant;
     await streamVideoContent(
       ctx,
+      row,
       {
-        channelId: Number(row.channel_id),
-        upstreamId: upstreamTaskId(row.private_data),
         variant: typeof variant === 'string' && /^[a-z_]{1,32}$/.test(variant) ? variant : null,
         range: typeof req.headers.range === 'string' ? req.headers.range : undefined,
       },

@@ -59,12 +59,13 @@ export const VIDEO_PLATFORMS: readonly string[] = [
   'hailuo',
   'wan',
   'jimeng',
+  'vertex-veo',
 ];
 
 /**
  * Where the player reads a finished video: the gateway's content route when the server gives one (read with the
- * console session), else the upstream's address of the result; null for any other task, an unfinished one, or a
- * result that is no web address (the relay's own /v1 paths need an API key; Hailuo's is a file id).
+ * console session; the server gives it for every video platform), else the upstream's address of the result; null
+ * for any other task, an unfinished one, or a result that is no web address (the relay's /v1 paths need an API key).
  */
 export function videoSource(row: TaskRow): { url: string; viaConsole: boolean } | null {
   if (row.status !== 'SUCCESS' || !VIDEO_PLATFORMS.includes(row.platform)) return null;

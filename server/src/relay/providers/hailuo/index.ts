@@ -3,10 +3,12 @@
 //   submit  POST {base}/v1/video_generation                      {model, prompt, duration, resolution, …}
 //   fetch   GET  {base}/v1/query/video_generation?task_id={id}   one task per call
 // both with `Authorization: Bearer <key>`. The finished video is a file id: its download address is MiniMax's
-// `/v1/files/retrieve`, asked with the channel's key, so the generic read shows the file id in its data only.
+//   retrieve GET {base}/v1/files/retrieve?file_id={id}             {file: {download_url}}
+// asked with the channel's key when the client reads the content (GET /v1/videos/{id}/content), which the generic
+// read names as its result URL.
 import { defineProvider } from '../manifest.js';
 import { openaiAdaptor } from '../openai/index.js';
-import type { ProviderChannel, TaskAdaptor } from '../types.js';
+import type { ProviderChannel, TaskAdaptor, TaskContentSource } from '../types.js';
 import { checkHailuoSubmit, hailuoPriceUnits, readHailuoFetch, readHailuoSubmit } from './adaptor.js';
 
 const root = (channel: ProviderChannel) => channel.baseUrl.replace(/\/+$/, '');
@@ -40,7 +42,29 @@ export const hailuoTask: TaskAdaptor = {
     };
   },
   readFetch: (status, body, ids) => readHailuoFetch(status, body, ids?.[0]),
+  content(channel, _id, data) {
+    const fileId = (data as { file_id?: unknown } | null)?.file_id;
+    if ((typeof fileId !== 'string' || !fileId) && typeof fileId !== 'number')
+      return { kind: 'refused', status: 404, message: '上游没有保存该视频', code: 'video_not_found' };
+    return {
+      kind: 'lookup',
+      request: {
+        method: 'GET',
+        url: `${root(channel)}/v1/files/retrieve?file_id=${encodeURIComponent(String(fileId))}`,
+        headers: auth(channel),
+      },
+      read: readDownloadUrl,
+    };
+  },
 };
+
+/** `/v1/files/retrieve`'s answer: the file's download address (a URL the upstream answered). */
+function readDownloadUrl(status: number, body: unknown): TaskContentSource {
+  const b = body as { file?: { download_url?: unknown }; base_resp?: { status_code?: number } } | null;
+  const url = b?.file?.download_url;
+  if (status === 200 && typeof url === 'string' && url && !b?.base_resp?.status_code) return { kind: 'url', url };
+  return { kind: 'refused', status: 502, message: `上游返回 ${status}`, code: 'video_content_failed' };
+}
 
 export const hailuoAdaptor = defineProvider({
   id: 'hailuo',

@@ -72,6 +72,11 @@ export const soraTask: TaskAdaptor = {
   readFetch: (status, body, ids) => readSoraFetch(status, body, ids?.[0]),
   // the upstream's content is served through the gateway (video-content.ts), as new-api does
   resultUrl: (publicId) => `/v1/videos/${publicId}/content`,
+  content: (channel, id, _data, { variant } = {}) => ({
+    kind: 'channel',
+    url: `${base(channel)}/v1/videos/${encodeURIComponent(id)}/content${variant ? `?variant=${encodeURIComponent(variant)}` : ''}`,
+    headers: { authorization: `Bearer ${channel.key}` },
+  }),
 };
 
 export const soraAdaptor = defineProvider({

@@ -47,7 +47,23 @@ export const veoTask: TaskAdaptor = {
   },
   readFetch: (status, body, ids) => readVeoFetch(status, body, ids?.[0]),
   resultUrl: (_publicId, data) => veoVideoUri(data),
+  content(channel, _id, data) {
+    const uri = veoVideoUri(data);
+    if (!uri) return { kind: 'refused', status: 404, message: '上游没有保存该视频', code: 'video_not_found' };
+    // the key goes to the channel's own host only; a URI elsewhere is read as any address the upstream answered
+    return sameOrigin(uri, channel.baseUrl)
+      ? { kind: 'channel', url: uri, headers: { 'x-goog-api-key': channel.key } }
+      : { kind: 'url', url: uri };
+  },
 };
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
+}
 
 export const veoAdaptor = defineProvider({
   id: 'veo',

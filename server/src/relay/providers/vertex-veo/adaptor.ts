@@ -42,6 +42,16 @@ export function vertexVeoVideoUri(operation: unknown): string {
   return typeof uri === 'string' ? uri : '';
 }
 
+/** The first video's bytes where the operation answers them inline (`bytesBase64Encoded`), else null. */
+export function vertexVeoInlineVideo(operation: unknown): { bytes: Buffer; mimeType: string } | null {
+  const video = firstVideo(operation);
+  const encoded = video?.bytesBase64Encoded;
+  if (typeof encoded !== 'string' || !encoded) return null;
+  const type =
+    typeof video?.mimeType === 'string' && /^video\/[\w.+-]+$/.test(video.mimeType) ? video.mimeType : 'video/mp4';
+  return { bytes: Buffer.from(encoded, 'base64'), mimeType: type };
+}
+
 function outcome(op: Record<string, unknown>): VeoOutcome {
   const video = firstVideo(op);
   const made = typeof video?.gcsUri === 'string' && video.gcsUri ? video.gcsUri : video?.bytesBase64Encoded;

@@ -10,13 +10,19 @@
 // The submit's checks and price are Veo's on the Gemini API (../veo/adaptor.ts).
 import { defineProvider } from '../manifest.js';
 import { geminiCodec } from '../../formats/gemini/index.js';
-import type { ProviderChannel, ProviderSettings, TaskAdaptor, TaskRequest } from '../types.js';
+import type { ProviderChannel, ProviderSettings, TaskAdaptor, TaskContentSource, TaskRequest } from '../types.js';
 import { checkVeoSubmit, veoPriceUnits } from '../veo/adaptor.js';
 import { parseServiceAccount } from '../vertex/credentials.js';
 import { vertexTarget, type GoogleAction } from '../vertex/endpoint.js';
 import { vertexRegion } from '../vertex/region.js';
 import { vertexCredential } from '../vertex/token.js';
-import { parseVertexOperation, readVertexVeoFetch, readVertexVeoSubmit, vertexVeoVideoUri } from './adaptor.js';
+import {
+  parseVertexOperation,
+  readVertexVeoFetch,
+  readVertexVeoSubmit,
+  vertexVeoInlineVideo,
+  vertexVeoVideoUri,
+} from './adaptor.js';
 
 interface Call {
   project: string;
@@ -85,7 +91,27 @@ export const vertexVeoTask: TaskAdaptor = {
   },
   readFetch: (status, body, ids) => readVertexVeoFetch(status, body, ids?.[0]),
   resultUrl: (_publicId, data) => vertexVeoVideoUri(data),
+  async content(channel, id, data, context) {
+    if (vertexVeoVideoUri(data)) return inBucket;
+    // the row keeps no bytes (their size only): the operation is asked again, as the poll asks it
+    const request = await vertexVeoTask.buildFetch(channel, [id], [], context);
+    return { kind: 'lookup', request, read: readInline };
+  },
 };
+
+const inBucket: TaskContentSource = {
+  kind: 'refused',
+  status: 400,
+  message: '视频已写入渠道的 Cloud Storage 存储桶（见任务的 result_url），请从存储桶读取',
+  code: 'video_in_bucket',
+};
+
+function readInline(status: number, body: unknown): TaskContentSource {
+  if (vertexVeoVideoUri(body)) return inBucket;
+  const video = status === 200 ? vertexVeoInlineVideo(body) : null;
+  if (!video) return { kind: 'refused', status: 502, message: `上游返回 ${status}`, code: 'video_content_failed' };
+  return { kind: 'bytes', bytes: video.bytes, contentType: video.mimeType };
+}
 
 export const vertexVeoAdaptor = defineProvider({
   id: 'vertex-veo',
