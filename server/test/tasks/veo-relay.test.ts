@@ -79,7 +79,7 @@ await describeEachDb('veo relay', (kind) => {
     const done = await call(key, 'GET', `/v1/video/generations/${r.body.id}`);
     expect(done.body).toMatchObject({
       code: 'success',
-      data: { status: 'SUCCESS', platform: 'veo', result_url: 'https://files.test/v.mp4', progress: '100%' },
+      data: { status: 'SUCCESS', platform: 'veo', result_url: `/v1/videos/${r.body.id}/content`, progress: '100%' },
     });
     expect(JSON.stringify(done.body)).not.toContain(KEY);
     expect(await balances(user.id, token.id)).toEqual({ user: 2_000_000 - 450_000, token: 1_500_000 - 450_000 });

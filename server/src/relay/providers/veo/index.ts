@@ -46,7 +46,8 @@ export const veoTask: TaskAdaptor = {
     };
   },
   readFetch: (status, body, ids) => readVeoFetch(status, body, ids?.[0]),
-  resultUrl: (_publicId, data) => veoVideoUri(data),
+  // Google's URI opens only with the channel's key: the client is given the gateway's content route instead
+  resultUrl: (publicId, data) => (veoVideoUri(data) ? `/v1/videos/${publicId}/content` : ''),
   content(channel, _id, data) {
     const uri = veoVideoUri(data);
     if (!uri) return { kind: 'refused', status: 404, message: '上游没有保存该视频', code: 'video_not_found' };
