@@ -65,7 +65,9 @@ export function thinkingStreamConverter(): (data: string) => string[] {
   let state: 'none' | 'thinking' | 'done' = 'none';
   return (data) => {
     if (!data.includes('reasoning_content')) {
-      if (state !== 'thinking' || !data.includes('"content"')) return [data];
+      if (state !== 'thinking') return [data];
+      if (!data.includes('"content"') && !data.includes('"tool_calls"') && !data.includes('"finish_reason":"'))
+        return [data];
     }
     let j: any;
     try {
@@ -84,7 +86,11 @@ export function thinkingStreamConverter(): (data: string) => string[] {
         state = 'thinking';
         delete d.reasoning_content;
         changed = true;
-      } else if (content && state === 'thinking') {
+      } else if (
+        state === 'thinking' &&
+        (content || (Array.isArray(d.tool_calls) && d.tool_calls.length) || c.finish_reason)
+      ) {
+        // closed before the first answer, tool call or finish, whichever comes first
         d.content = '\n</think>\n' + content;
         state = 'done';
         changed = true;

@@ -74,6 +74,33 @@ describe('channel setting', () => {
     expect(text).toBe('<think>\nlet me think\n</think>\nAnswer');
   });
 
+  it('closes the <think> block before a tool call that follows the reasoning', async () => {
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } };
+    up.behave = () => ({
+      kind: 'raw',
+      status: 200,
+      contentType: 'text/event-stream',
+      body:
+        chunk({ role: 'assistant', reasoning_content: 'weather?' }) +
+        chunk({ tool_calls: [call] }) +
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'think', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] })}\n\n` +
+        'data: [DONE]\n\n',
+    });
+    const stream = await client(s, key).chat.completions.create({
+      model: 'think',
+      messages: [{ role: 'user', content: 'q' }],
+      stream: true,
+    });
+    let text = '';
+    const names: string[] = [];
+    for await (const c of stream) {
+      text += c.choices[0]?.delta?.content ?? '';
+      for (const t of c.choices[0]?.delta?.tool_calls ?? []) if (t.function?.name) names.push(t.function.name);
+    }
+    expect(text).toBe('<think>\nweather?\n</think>\n');
+    expect(names).toEqual(['get_weather']);
+  });
+
   it('turns reasoning_content into <think> content in JSON answers', async () => {
     up.behave = () => ({
       kind: 'json',

@@ -37,7 +37,10 @@ const forceFormat: HubOutputTransform = {
   },
 };
 
-/** thinking_to_content on the hub: reasoning deltas become `<think>\n…` content, closed before the first answer. */
+/**
+ * thinking_to_content on the hub: reasoning deltas become `<think>\n…` content, closed before the first answer, tool
+ * call or finish.
+ */
 function thinkingToContent(): HubOutputTransform {
   let state: 'none' | 'thinking' | 'done' = 'none';
   return {
@@ -49,8 +52,9 @@ function thinkingToContent(): HubOutputTransform {
           if (r) {
             d.content = (state === 'none' ? '<think>\n' : '') + r;
             state = 'thinking';
-          } else if (d.content && state === 'thinking') {
-            d.content = '\n</think>\n' + d.content;
+          } else if (state === 'thinking' && (d.content || d.tool_calls?.length || ch.finish_reason)) {
+            // the reasoning ends with the first answer, tool call or finish: the block is always closed
+            d.content = '\n</think>\n' + (d.content ?? '');
             state = 'done';
           }
           // the reasoning is content now: a signature or redacted block would close a thinking block never opened

@@ -7,12 +7,20 @@ import { codecFor } from '../formats/index.js';
 import type { EncoderOptions } from '../formats/codec.js';
 import { usageOfHub } from '../hub/usage.js';
 import { countCompletion, type StreamDelta } from '../modes/mode.js';
-import { answerCodecOf, type UpstreamUsage } from '../providers/index.js';
+import { answerCodecOf, type AnswerCodec, type UpstreamUsage } from '../providers/index.js';
 import { checkAnswer, StreamScanners } from '../sensitive-output.js';
 import { framingOf } from '../stream/framing.js';
 import { pumpTranslated } from '../stream/translate.js';
 import type { AnsweredAttempt } from './lane.js';
 import { inBandFailure } from './json-answer.js';
+
+/**
+ * What reads the upstream's answer: on a native lane the client's format (the provider's own, or one it also speaks
+ * as it is: Responses on OpenAI, Claude's on Ali), else the provider's wire format or vendor codec.
+ */
+function answerCodec(l: AnsweredAttempt): AnswerCodec {
+  return l.native ? codecFor(l.info.clientFormat) : answerCodecOf(l.adaptor, l.info);
+}
 
 function encoderOptions(l: AnsweredAttempt): EncoderOptions {
   const { a } = l;
@@ -56,7 +64,7 @@ function done(
 /** A stream decoded event by event; `pass`: the provider speaks the client's format, events pass only reframed. */
 export async function decodedStream(l: AnsweredAttempt, pass: boolean): Promise<AttemptResult> {
   const { a, info, res, call, redact } = l;
-  const provider = answerCodecOf(l.adaptor, info);
+  const provider = answerCodec(l);
   if (l.adaptor.answerError && call.contentType.includes('json')) {
     // a stream request answered with one JSON document: the in-band error of a provider that reports them so
     await call.finished();
@@ -100,7 +108,7 @@ export function decodedJson(l: AnsweredAttempt): AttemptResult {
   const { a, info, res, call } = l;
   // whether the client had left before the answer was read (it gets nothing, and is billed all the same)
   const clientGoneBefore = l.clientGone;
-  const provider = answerCodecOf(l.adaptor, info);
+  const provider = answerCodec(l);
   if (call.error) throw call.error;
   const failed = inBandFailure(l, call.body());
   if (failed) return failed;

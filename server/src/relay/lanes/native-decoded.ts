@@ -12,13 +12,15 @@ import { nativeBody } from './native-body.js';
 export const nativeDecodedLane: Lane = {
   native: true,
   body: nativeBody,
-  answer: (l) => (l.a.isStream ? decodedStream(l, l.providerFormat === l.info.clientFormat) : decodedJson(l)),
+  // the upstream answers in the client's format (its own, or one it also speaks): its events pass, only reframed
+  answer: (l) => (l.a.isStream ? decodedStream(l, true) : decodedJson(l)),
 };
 
 /** Whether a native answer must be decoded (this lane) rather than passed through. */
-export function decodesNative({ a, adaptor, info, providerFormat, output }: LaneAttempt): boolean {
+export function decodesNative({ a, adaptor, info, output }: LaneAttempt): boolean {
   const { mode } = a;
-  if (output && mode.name !== 'chat' && providerFormat === info.clientFormat) return true;
+  // OpenAI chat's pass-through applies the settings to its bytes; every other format's answer is decoded for them
+  if (output && mode.name !== 'chat') return true;
   if (!a.isStream) return false;
   return (
     !!codecFor(info.clientFormat).decodedStreams ||

@@ -152,7 +152,15 @@ export async function upstreamBodyFromHub(
   return body;
 }
 
-export { answerCodecOf, declares, defineProvider, requestedEndpoint, wireOf, type ProviderWire } from './manifest.js';
+export {
+  answerCodecOf,
+  declares,
+  defineProvider,
+  requestedEndpoint,
+  wireOf,
+  type AnswerCodec,
+  type ProviderWire,
+} from './manifest.js';
 export { ENDPOINT_KINDS, type EndpointKind } from '../modes/endpoint-kind.js';
 export { hasAdaptor, unsupportedTypeMessage } from '../../services/channel-protocols.js';
 export type { OpenAICompatibleVendor } from './openai/compatible.js';
