@@ -98,11 +98,7 @@ async function registerJsonRelayRoutes(app: FastifyInstance, ctx: AppContext, ro
           let opts = base;
           if (r.modelParam) opts = { ...base, pathModel: (req.params as Record<string, string>)[r.modelParam] };
           else if (r.resolve) {
-            const q = req.url.indexOf('?');
-            const found = r.resolve(
-              (req.params as Record<string, string>)['*'] ?? '',
-              new URLSearchParams(q >= 0 ? req.url.slice(q + 1) : ''),
-            );
+            const found = r.resolve((req.params as Record<string, string>)['*'] ?? '');
             if (!found) {
               reply.hijack();
               return notFound(reply.raw, req, r.mode.format);

@@ -43,7 +43,7 @@ export interface EncoderOptions {
   model: string;
   /** OpenAI: the client asked for stream_options.include_usage */
   includeUsage?: boolean;
-  /** Gemini: `alt=sse` (SSE) or the default JSON array */
+  /** Gemini: `alt=sse` (SSE) or the default JSON array (FormatCodec.clientFraming) */
   framing?: 'sse' | 'json-array';
   /** the client's request body (the Responses API echoes parts of it in its answer) */
   request?: Record<string, any>;
@@ -99,6 +99,11 @@ export interface FormatCodec {
    * native stream of it is decoded event by event
    */
   readonly decodedStreams?: boolean;
+  /**
+   * the framing of a client's stream, from its request's path and query (Gemini: SSE with `alt=sse`, else one JSON
+   * array); SSE when absent
+   */
+  clientFraming?(url: string): 'sse' | 'json-array';
   /** a client's request body in this format → hub; throws FormatError on what the format forbids */
   requestToHub(body: Record<string, any>): HubRequest;
   /** hub → the request body an upstream of this format expects */

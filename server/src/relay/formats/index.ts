@@ -16,4 +16,9 @@ export function codecFor(format: WireFormat): FormatCodec {
   return CODECS[format];
 }
 
+/** The framing of a client's stream: its format's reading of the request's path and query, SSE by default. */
+export function clientFraming(format: WireFormat, url: string): 'sse' | 'json-array' {
+  return CODECS[format].clientFraming?.(url) ?? 'sse';
+}
+
 export type { FormatCodec, WireFormat } from './codec.js';

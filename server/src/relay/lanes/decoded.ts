@@ -3,7 +3,7 @@
 // usage it cannot find, a sensitive-word check that reads hub chunks).
 import { atLeastDelivered, badResponse, sensitiveOutcome, type AttemptResult } from '../attempt-result.js';
 import { baseHeaders, sendJson, sseHeaders, type RelayError } from '../errors.js';
-import { codecFor } from '../formats/index.js';
+import { clientFraming, codecFor } from '../formats/index.js';
 import type { EncoderOptions } from '../formats/codec.js';
 import { usageOfHub } from '../hub/usage.js';
 import { countCompletion, type StreamDelta } from '../modes/mode.js';
@@ -24,7 +24,8 @@ function answerCodec(l: AnsweredAttempt): AnswerCodec {
 
 function encoderOptions(l: AnsweredAttempt): EncoderOptions {
   const { a } = l;
-  return { id: a.reqId, model: a.model, includeUsage: a.clientWantsUsage, framing: a.mode.framing, request: a.body };
+  const framing = clientFraming(l.info.clientFormat, l.req.url);
+  return { id: a.reqId, model: a.model, includeUsage: a.clientWantsUsage, framing, request: a.body };
 }
 
 /**

@@ -99,6 +99,7 @@ export function laneAttempt(
     isStream: a.isStream,
     clientFormat,
     clientHeaders: req.headers,
+    clientUrl: req.url,
   };
   const providerFormat = wireOf(adaptor, info);
   const native = clientFormat === providerFormat || !!adaptor.alsoSpeaks?.(info).includes(clientFormat);

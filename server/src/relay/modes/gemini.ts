@@ -93,14 +93,13 @@ const generate: Omit<RelayMode, 'name'> = {
 };
 
 export const geminiGenerateMode: RelayMode = { ...generate, name: 'gemini generateContent' };
-export const geminiStreamSseMode: RelayMode = {
+/** its client stream is SSE with `alt=sse`, else one JSON array: the Gemini format reads that from the request's URL */
+export const geminiStreamMode: RelayMode = {
   ...generate,
   name: 'gemini streamGenerateContent',
   canStream: true,
   alwaysStream: true,
-  framing: 'sse',
 };
-export const geminiStreamArrayMode: RelayMode = { ...geminiStreamSseMode, framing: 'json-array' };
 
 /** The texts of an embedContent / batchEmbedContents body. */
 function embedTexts(body: Record<string, any>): string[] {
@@ -110,7 +109,7 @@ function embedTexts(body: Record<string, any>): string[] {
   return out;
 }
 
-const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
+const embed: Omit<RelayMode, 'name'> = {
   format: 'gemini',
   endpoint: 'embeddings',
   canStream: false,
@@ -128,12 +127,10 @@ const embed: Omit<RelayMode, 'name' | 'geminiAction'> = {
 export const geminiEmbedMode: RelayMode = {
   ...embed,
   name: 'gemini embedContent',
-  geminiAction: 'embedContent',
   translate: { openai: geminiEmbedContentOnOpenAI },
 };
 export const geminiBatchEmbedMode: RelayMode = {
   ...embed,
   name: 'gemini batchEmbedContents',
-  geminiAction: 'batchEmbedContents',
   translate: { openai: geminiBatchEmbedOnOpenAI },
 };

@@ -95,15 +95,11 @@ export interface RelayMode {
   alwaysStream?: boolean;
   /** the largest output the request allows, where the format keeps it (default: max_tokens and its aliases) */
   maxTokens?(body: Record<string, any>): number;
-  /** a Gemini client's embedding action (embedContent or batchEmbedContents), sent upstream as it asked */
-  geminiAction?: string;
   /**
    * its answers are text checked for sensitive words when CheckSensitiveOnCompletionEnabled is on
    * (relay/sensitive-output.ts): chat, completions, Claude messages, Gemini generateContent
    */
   checksCompletion?: boolean;
-  /** Gemini streams: `alt=sse` or the JSON array */
-  framing?: 'sse' | 'json-array';
 }
 
 /**

@@ -12,13 +12,7 @@ import { rerankMode } from './rerank.js';
 import { responsesMode } from './responses.js';
 import { claudeMessagesMode } from './claude-messages.js';
 import { claudeCountTokens, geminiCountTokens, type LocalAnswer } from '../endpoints/count-tokens.js';
-import {
-  geminiBatchEmbedMode,
-  geminiEmbedMode,
-  geminiGenerateMode,
-  geminiStreamArrayMode,
-  geminiStreamSseMode,
-} from './gemini.js';
+import { geminiBatchEmbedMode, geminiEmbedMode, geminiGenerateMode, geminiStreamMode } from './gemini.js';
 
 export interface JsonRelayRoute {
   method?: HTTPMethods;
@@ -27,17 +21,14 @@ export interface JsonRelayRoute {
   playground?: boolean;
   /** path parameter that names the model when the body has none (e.g. 'model' for /v1/engines/:model/embeddings) */
   modelParam?: string;
-  /** the mode and model read from the path and query (Gemini's `models/{model}:{action}`); null: no such endpoint */
-  resolve?(path: string, query: URLSearchParams): { mode: RelayMode; model: string; local?: LocalAnswer } | null;
+  /** the mode and model read from the path (Gemini's `models/{model}:{action}`); null: no such endpoint */
+  resolve?(path: string): { mode: RelayMode; model: string; local?: LocalAnswer } | null;
   /** answered locally after token auth, without an upstream or a charge (token counting) */
   local?: LocalAnswer;
 }
 
 /** Gemini's `{model}:{action}` tail of /v1beta/models/… and /v1/models/… */
-export function resolveGeminiAction(
-  tail: string,
-  query: URLSearchParams,
-): { mode: RelayMode; model: string; local?: LocalAnswer } | null {
+export function resolveGeminiAction(tail: string): { mode: RelayMode; model: string; local?: LocalAnswer } | null {
   const colon = tail.lastIndexOf(':');
   if (colon <= 0) return null;
   const model = decodeURIComponent(tail.slice(0, colon)).replace(/^models\//, '');
@@ -45,7 +36,7 @@ export function resolveGeminiAction(
     case 'generateContent':
       return { mode: geminiGenerateMode, model };
     case 'streamGenerateContent':
-      return { mode: query.get('alt') === 'sse' ? geminiStreamSseMode : geminiStreamArrayMode, model };
+      return { mode: geminiStreamMode, model };
     case 'embedContent':
       return { mode: geminiEmbedMode, model };
     case 'batchEmbedContents':

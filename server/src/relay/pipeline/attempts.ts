@@ -3,6 +3,7 @@
 // (§4.9). Pings start here for a stream whose upstream is slow to answer (relay/keepalive.ts).
 import { attempt, type AttemptResult } from '../attempt.js';
 import { RelayError, sseHeaders } from '../errors.js';
+import { clientFraming } from '../formats/index.js';
 import { StreamKeepAlive } from '../keepalive.js';
 import { rerouteHeld } from './channel-cap.js';
 import type { RelayState } from './state.js';
@@ -32,8 +33,8 @@ function noKeyLeft(channelId: number): AttemptResult {
 export async function attempts(s: RelayState): Promise<AttemptResult> {
   const { svc, ctx, req, res, mode, body, caller } = s;
   const isStream = !!mode.alwaysStream || (mode.canStream && body.stream === true);
-  // pings are SSE comments: a JSON-array stream (Gemini without alt=sse) has no room for them
-  if (isStream && !mode.rawResponse && mode.framing !== 'json-array')
+  // pings are SSE comments: a client stream of another framing (Gemini's JSON array) has no room for them
+  if (isStream && !mode.rawResponse && clientFraming(mode.format ?? 'openai', req.url) === 'sse')
     s.keepAlive = StreamKeepAlive.start(ctx, res, () => sseHeaders(req.id, req.headers.origin));
   if (isStream) {
     s.streaming = true;

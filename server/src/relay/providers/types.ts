@@ -120,6 +120,8 @@ export interface RelayInfo {
   clientFormat: WireFormat;
   /** the client's request headers (anthropic-version, anthropic-beta) */
   clientHeaders: IncomingHttpHeaders;
+  /** the client's request path and query (a Gemini client's `:embedContent` is asked of the upstream as it came) */
+  clientUrl?: string;
 }
 
 /** The final upstream request, which an adaptor's `authorize` may sign or add a fetched token to. */

@@ -12,6 +12,8 @@ import { usageToHub } from './usage.js';
 export const geminiCodec: FormatCodec = {
   name: 'gemini',
   decodedStreams: true,
+  // streamGenerateContent answers SSE when asked `alt=sse`, else one JSON array
+  clientFraming: (url) => (/[?&]alt=sse(?:&|#|$)/.test(url) ? 'sse' : 'json-array'),
   requestToHub,
   requestFromHub,
   responseToHub,

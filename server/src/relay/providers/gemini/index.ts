@@ -21,6 +21,13 @@ function modelTarget(info: RelayInfo, action: string): UpstreamTarget {
   };
 }
 
+/** The embedding action asked of the upstream: a Gemini client's own (its URL's), else one batch. */
+function embedAction(info: RelayInfo): string {
+  return info.clientFormat === 'gemini' && /:embedContent(?:[?#]|$)/.test(info.clientUrl ?? '')
+    ? 'embedContent'
+    : 'batchEmbedContents';
+}
+
 export const geminiAdaptor = defineProvider({
   id: 'gemini',
   types: [24],
@@ -45,7 +52,7 @@ export const geminiAdaptor = defineProvider({
     // a Gemini client's embedContent / batchEmbedContents as it asked; an OpenAI client's embeddings, which its mode
     // translates to one batch, go to batchEmbedContents
     embeddings: {
-      target: (info) => modelTarget(info, info.mode.geminiAction ?? 'batchEmbedContents'),
+      target: (info) => modelTarget(info, embedAction(info)),
       convertRequest(_info, body) {
         delete body.model;
         return true;
