@@ -49,6 +49,12 @@ export const SERVER_MESSAGES_EN: Record<string, string> = {
   余额不足: 'Insufficient balance',
   '获取模型列表失败: {0}': 'Failed to fetch the model list: {0}',
   '异步任务执行失败 {0}，补偿 {1}': 'Asynchronous task {0} failed, refunded {1}',
+  '异步任务按实际用量结算 {0}（token重算：{1}），退还 {2}':
+    'Asynchronous task {0} settled on its actual use ({1}): {2} refunded',
+  '异步任务按实际用量结算 {0}（token重算：{1}），补扣 {2}':
+    'Asynchronous task {0} settled on its actual use ({1}): {2} more charged',
+  '异步任务按实际用量结算 {0}（token重算：{1}），补扣 {2}，余额不足未扣 {3}':
+    'Asynchronous task {0} settled on its actual use ({1}): {2} more charged, {3} not charged (balance too low)',
   任务超时: 'Task timed out',
   // Suno task routes (server/src/relay/tasks/)
   '不支持的操作，只能是 MUSIC 或 LYRICS': 'Unsupported action: only MUSIC or LYRICS',

@@ -133,16 +133,20 @@ export async function succeedTaskWithSettlement(
     const ratios =
       `tokens=${units}, modelRatio=${sc.modelRatio.toFixed(2)}, groupRatio=${sc.groupRatio.toFixed(2)}, ` +
       `otherMultiplier=${(sc.otherPpm / 1e6).toFixed(4)}`;
-    const what =
-      delta > 0
-        ? `补扣 ${logQuota(ctx, moved)}${unpaid > 0 ? `，余额不足未扣 ${logQuota(ctx, unpaid)}` : ''}`
-        : `退还 ${logQuota(ctx, moved)}`;
+    // whole texts, each with its translations (web/src/i18n/server-messages.ts and the locale files)
+    const task = row.task_id;
+    const content =
+      delta < 0
+        ? `异步任务按实际用量结算 ${task}（token重算：${ratios}），退还 ${logQuota(ctx, moved)}`
+        : unpaid > 0
+          ? `异步任务按实际用量结算 ${task}（token重算：${ratios}），补扣 ${logQuota(ctx, moved)}，余额不足未扣 ${logQuota(ctx, unpaid)}`
+          : `异步任务按实际用量结算 ${task}（token重算：${ratios}），补扣 ${logQuota(ctx, moved)}`;
     const logRow: Insertable<Database['logs']> = {
       user_id: userId,
       username: user?.username ?? '',
       created_at: now,
       type: delta > 0 ? LOG_TYPE_CONSUME : LOG_TYPE_REFUND,
-      content: `异步任务按实际用量结算 ${row.task_id}（token重算：${ratios}），${what}`,
+      content,
       token_name: billing.tokenName,
       token_id: billing.tokenId,
       model_name: billing.modelName,
