@@ -10,6 +10,8 @@ import { startKlingMock } from './kling-mock.js';
 
 const PAIR = 'ak-logdb|sk-logdb-secret';
 
+// the log database is a PostgreSQL one beside the main SQLite database: skipped where no PostgreSQL server runs (the
+// Node 26 pass, SQLite only); CI's main pass has one and runs it
 describe.skipIf(!(await dbAvailable('postgres')))('task settlement with a separate LOG_SQL_DSN database', () => {
   it('the refund row is written in the log database after the commit, once', async () => {
     const logDatabase = await createTestDatabase('postgres');
