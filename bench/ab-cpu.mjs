@@ -14,7 +14,7 @@
 // PROBE=1 (checks that the budget settings are loaded: a token with a budget of 1 quota is refused its second
 // request). Linux only (/proc).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { checkAnswer } from './answer-check.mjs';
@@ -285,6 +285,14 @@ const cpu = (pid, tid) => {
   return (Number(f[11]) + Number(f[12])) * 10;
 };
 const hwm = (pid) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+/** Sets a process's VmHWM back to its current RSS (Linux: `5` to clear_refs), so that each run reads its own peak. */
+const resetPeak = (pid) => {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    /* an older kernel: the peaks stay cumulative, and the per-run median is then the run-so-far peak */
+  }
+};
 
 /** One autocannon run against a side: a gateway (its CPU time read before and after) or the mock directly. */
 async function load(t, seconds) {
@@ -292,6 +300,7 @@ async function load(t, seconds) {
   const before = t.pid ? cpu(t.pid) : 0;
   // the main thread's share (its thread id is the pid): the rest is the log worker, GC helpers and libuv's pool
   const mainBefore = t.pid ? cpu(t.pid, t.pid) : 0;
+  if (t.pid) resetPeak(t.pid);
   const r = await autocannon({
     url: `http://127.0.0.1:${t.port}${t.spec.path}`,
     method: 'POST',
@@ -305,6 +314,9 @@ async function load(t, seconds) {
   });
   const ms = t.pid ? cpu(t.pid) - before : NaN;
   const mainMs = t.pid ? cpu(t.pid, t.pid) - mainBefore : NaN;
+  // the peak of this run; the whole run's peak is the largest of them (the start and seeding peak lower)
+  const peak = t.pid ? hwm(t.pid) : NaN;
+  if (t.pid) t.peak = Math.max(t.peak ?? 0, peak);
   const n = r.requests.total;
   return {
     n,
@@ -313,6 +325,7 @@ async function load(t, seconds) {
     rps: r.requests.average,
     cpuUs: (ms * 1000) / n,
     mainUs: (mainMs * 1000) / n,
+    peak,
   };
 }
 
@@ -326,7 +339,7 @@ for (let i = 0; i < ROUNDS; i++) {
     const r = await load(t, DURATION);
     results[t.name].push(r);
     if (!t.pid) {
-      console.log(JSON.stringify({ round: i, gw: t.name, ...r, cpuUs: undefined }));
+      console.log(JSON.stringify({ round: i, gw: t.name, ...r, cpuUs: undefined, peak: undefined }));
       continue;
     }
     const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${t.pid}/status`, 'utf8'))[1]) / 1024;
@@ -335,10 +348,11 @@ for (let i = 0; i < ROUNDS; i++) {
         round: i,
         gw: t.name,
         ...r,
+        peak: undefined,
         cpuUs: +r.cpuUs.toFixed(1),
         mainUs: +r.mainUs.toFixed(1),
         rss: +rss.toFixed(1),
-        hwm: +hwm(t.pid).toFixed(1),
+        hwm: +r.peak.toFixed(1),
       }),
     );
   }
@@ -360,7 +374,10 @@ for (const g of gws)
     rpsMedian: med(results[g.name].map((r) => r.rps)),
     // RPS as a share of the direct run of the same round, the median of the rounds
     directShareMedian: med(results[g.name].map((r, i) => r.rps / results.direct[i].rps)),
-    peakRssMB: hwm(g.pid),
+    peakRssMB: g.peak,
+    // each run's own peak, the median of the runs: the GC's saw-tooth puts one run's peak 10 MB above the others now
+    // and then, on either side, and the largest alone follows that
+    runPeakRssMedianMB: med(results[g.name].map((r) => r.peak)),
     errors: results[g.name].reduce((n, r) => n + r.non2xx + r.errors, 0),
   };
 summary.direct = {

@@ -86,7 +86,7 @@ for (const kase of words(process.env.AB_CASES, 'none'))
     });
     if (s.unsupported) {
       const [side, ...what] = s.unsupported;
-      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${what.join(' ')} |${' |'.repeat(11)}`);
+      rows.push(`| ${mode} | ${kase} | not measured: ${side} has no ${what.join(' ')} |${' |'.repeat(14)}`);
       continue;
     }
     database = s.database;
@@ -97,7 +97,9 @@ for (const kase of words(process.env.AB_CASES, 'none'))
         `**${s.ratio.toFixed(3)}** | ${s.base.mainUsMedian.toFixed(1)} | ${s.head.mainUsMedian.toFixed(1)} | ` +
         `${share(s.base.directShareMedian)} | ${share(s.head.directShareMedian)} | ` +
         `${s.direct.rpsMedian.toFixed(0)} | ${s.pairMedian.toFixed(3)} (${pairs[0]}–${pairs[pairs.length - 1]}) | ` +
-        `${s.base.peakRssMB.toFixed(1)} | ${s.head.peakRssMB.toFixed(1)} | ${(s.head.peakRssMB - s.base.peakRssMB).toFixed(1)} |`,
+        `${s.base.peakRssMB.toFixed(1)} | ${s.head.peakRssMB.toFixed(1)} | ${(s.head.peakRssMB - s.base.peakRssMB).toFixed(1)} | ` +
+        `${s.base.runPeakRssMedianMB.toFixed(1)} | ${s.head.runPeakRssMedianMB.toFixed(1)} | ` +
+        `${(s.head.runPeakRssMedianMB - s.base.runPeakRssMedianMB).toFixed(1)} |`,
     );
   }
 // the database both gateways ran on (ab-cpu.mjs reads it from their environment); a DSN's kind when no cell ran
@@ -107,7 +109,7 @@ console.log(
 );
 console.log(
   '| cell | limits | CPU µs/req base | head | head/base | main thread µs base | head | share of direct base | head | direct RPS | ' +
-    'pair ratios: median (min–max) | peak RSS MB base | head | Δ |',
+    'pair ratios: median (min–max) | peak RSS MB base | head | Δ | run peaks MB, median: base | head | Δ |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
