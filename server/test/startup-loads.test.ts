@@ -1,5 +1,6 @@
 // What a started gateway loads: the libraries an ordinary relayed OpenAI request never uses (passkeys, TOTP,
-// Bedrock's event-stream codec, Vertex's auth library, mail, OpenTelemetry's SDK, undici with the lean client on)
+// Bedrock's event-stream codec, Vertex's auth library, mail, OpenTelemetry's SDK, undici with the lean client on,
+// prom-client before the first scrape)
 // are imported on first use, not at start (docs/perf/startup-loads.md). A real process (helpers/process.ts) with a
 // preload that records every node_modules file it loads (helpers/record-loads.mjs), started, sent one JSON and one
 // stream request, then stopped with SIGTERM.
@@ -40,6 +41,8 @@ const LAZY = [
   'zod',
   'ws',
   'stripe',
+  'prom-client',
+  '@opentelemetry/api',
   '@volcengine/openapi',
   'crypto-js',
 ];

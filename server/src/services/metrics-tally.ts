@@ -3,7 +3,7 @@
 // at one request's handful of updates that cost about as much as the rest of the relay's work on a cached request
 // (docs/perf/metrics.md), so the updates the relay makes per request go through these instead. The exposition
 // (names, types, labels, cumulative `le` buckets, `_sum` and `_count`) is prom-client's, from the registry.
-import type { Registry } from 'prom-client';
+// prom-client's registry takes any object with name, help, type and get() (services/metrics.ts registers them).
 
 const SEP = '\u0001';
 
@@ -21,11 +21,7 @@ abstract class Tally<L extends string> {
     readonly name: string,
     readonly help: string,
     protected readonly labelNames: readonly L[],
-    registers: Registry[],
-  ) {
-    // prom-client's registry takes any object with name, help, type and get()
-    for (const r of registers) r.registerMetric(this as never);
-  }
+  ) {}
 
   protected keyOf(labels: Record<L, string>): string {
     let key = '';
@@ -42,8 +38,8 @@ export class TallyCounter<L extends string> extends Tally<L> {
   readonly type = 'counter';
   private readonly entries = new Map<string, { labels: Record<L, string>; value: number }>();
 
-  constructor(opts: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
-    super(opts.name, opts.help, opts.labelNames, opts.registers);
+  constructor(opts: { name: string; help: string; labelNames: readonly L[] }) {
+    super(opts.name, opts.help, opts.labelNames);
   }
 
   inc(labels: Record<L, string>, value = 1): void {
@@ -71,14 +67,8 @@ export class TallyHistogram<L extends string> extends Tally<L> {
     { labels: Record<L, string>; counts: number[]; sum: number; count: number }
   >();
 
-  constructor(opts: {
-    name: string;
-    help: string;
-    labelNames: readonly L[];
-    buckets: readonly number[];
-    registers: Registry[];
-  }) {
-    super(opts.name, opts.help, opts.labelNames, opts.registers);
+  constructor(opts: { name: string; help: string; labelNames: readonly L[]; buckets: readonly number[] }) {
+    super(opts.name, opts.help, opts.labelNames);
     this.buckets = [...opts.buckets].sort((a, b) => a - b);
   }
 

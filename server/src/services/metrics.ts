@@ -6,7 +6,12 @@
 // (metrics-tally.ts) that the registry reads at scrape time. Everything that is a state rather
 // than an event (streams open, reservations held, the log writer's backlog, cache hit counts, the Node process) is
 // read by a collect() callback when /metrics is scraped, from plain numbers the code keeps anyway.
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+//
+// prom-client (with the 48 files of @opentelemetry/api it requires) is imported by the first scrape, and the registry
+// made then: a gateway nobody scrapes never holds it (docs/perf/startup-loads.md). Node's default metrics start
+// counting at that scrape (the process CPU counters are cumulative from the start all the same; GC durations and
+// event-loop lag are measured from then on).
+import type { Registry } from 'prom-client';
 import { TallyCounter, TallyHistogram } from './metrics-tally.js';
 import type { AppContext } from '../context.js';
 
@@ -22,7 +27,7 @@ export interface RelayGaugeSource {
 }
 
 export class GatewayMetrics {
-  readonly registry = new Registry();
+  private registry: Promise<Registry> | null = null;
   /** relay streams being answered now (the pipeline counts them in and out) */
   streamsOpen = 0;
   /** reservations taken and not yet settled or refunded in this process */
@@ -35,55 +40,61 @@ export class GatewayMetrics {
     name: 'gateway_relay_requests_total',
     help: 'Relay requests answered, by route (relay mode), HTTP status, model, channel id and client format',
     labelNames: ['route', 'status', 'model', 'channel', 'format'] as const,
-    registers: [this.registry],
   });
   readonly duration = new TallyHistogram({
     name: 'gateway_relay_duration_seconds',
     help: 'Relay request duration, from the request read to the answer ended',
     labelNames: ['route', 'format', 'stream'] as const,
     buckets: DURATION_BUCKETS,
-    registers: [this.registry],
   });
   readonly ttfb = new TallyHistogram({
     name: 'gateway_relay_ttfb_seconds',
     help: 'Time from the request read to the upstream answer head (answered requests)',
     labelNames: ['route', 'format', 'stream'] as const,
     buckets: TTFB_BUCKETS,
-    registers: [this.registry],
   });
   readonly upstreamErrors = new TallyCounter({
     name: 'gateway_upstream_errors_total',
     help: 'Failed upstream attempts, by channel id and class (rate_limited, server_error, client_error, connection, bad_response, refused)',
     labelNames: ['channel', 'class'] as const,
-    registers: [this.registry],
   });
   readonly retries = new TallyCounter({
     name: 'gateway_relay_retries_total',
     help: 'Attempts retried on another channel',
     labelNames: ['route'] as const,
-    registers: [this.registry],
   });
   readonly tokens = new TallyCounter({
     name: 'gateway_tokens_total',
     help: 'Tokens of settled requests, by direction (in: prompt, out: completion) and model',
     labelNames: ['direction', 'model'] as const,
-    registers: [this.registry],
   });
   readonly quota = new TallyCounter({
     name: 'gateway_quota_charged_total',
     help: 'Quota units charged by settlements (500000 = 1 USD), by model',
     labelNames: ['model'] as const,
-    registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
+  /** The registry, made by the first scrape: the tallies above, Node's default metrics and the scrape-time gauges. */
+  private async makeRegistry(): Promise<Registry> {
+    const { collectDefaultMetrics, Counter, Gauge, Registry } = await import('prom-client');
+    const registry = new Registry();
+    for (const tally of [
+      this.requests,
+      this.duration,
+      this.ttfb,
+      this.upstreamErrors,
+      this.retries,
+      this.tokens,
+      this.quota,
+    ])
+      registry.registerMetric(tally as never);
+    collectDefaultMetrics({ register: registry });
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
     new Gauge({
       name: 'gateway_active_streams',
       help: 'Relay streams being answered now',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set(self.streamsOpen);
       },
@@ -91,7 +102,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_reservations_held',
       help: 'Quota reservations taken and not yet settled or refunded',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set(self.reservationsHeld);
       },
@@ -99,7 +110,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_realtime_sessions',
       help: 'Realtime websocket sessions open now (/v1/realtime)',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set(self.realtimeSessions);
       },
@@ -107,7 +118,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_relay_in_flight',
       help: 'Relay requests running (until settled and logged)',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set(self.relay?.inFlight() ?? 0);
       },
@@ -115,7 +126,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_log_queue_rows',
       help: 'Consume-log rows queued in this process, not yet handed to the database or its writer thread',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set(self.relay?.logBacklog().rows ?? 0);
       },
@@ -123,7 +134,7 @@ export class GatewayMetrics {
     new Gauge({
       name: 'gateway_log_queue_lag_seconds',
       help: 'Age of the oldest consume-log row still queued in this process (0 when none)',
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.set((self.relay?.logBacklog().lagMs ?? 0) / 1000);
       },
@@ -132,7 +143,7 @@ export class GatewayMetrics {
       name: 'gateway_cache_lookups_total',
       help: 'Token and user cache lookups answered from memory (hit) or from Redis / the database (miss)',
       labelNames: ['cache', 'result'] as const,
-      registers: [this.registry],
+      registers: [registry],
       collect() {
         this.reset();
         for (const c of self.relay?.cacheLookups() ?? []) {
@@ -141,6 +152,7 @@ export class GatewayMetrics {
         }
       },
     });
+    return registry;
   }
 
   /**
@@ -158,7 +170,8 @@ export class GatewayMetrics {
   }
 
   async exposition(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const registry = await (this.registry ??= this.makeRegistry());
+    return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }
 
