@@ -137,6 +137,21 @@ async function clickAndConfirm(testId: string, title: string) {
   });
 }
 
+/**
+ * Types into a drawer field and waits until the field on screen shows it: on a loaded machine the drawer's fields
+ * can still be rendered again after the channel arrived, and a change sent to the element found before is lost.
+ */
+async function typeInto(name: string, value: string) {
+  await vi.waitFor(
+    async () => {
+      const el = await drawerInput(name);
+      if (el.value !== value) fireEvent.change(el, { target: { value } });
+      expect((await drawerInput(name)).value).toBe(value);
+    },
+    { timeout: 5000 },
+  );
+}
+
 async function drawerInput(name: string) {
   const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
   return vi.waitFor(
@@ -269,7 +284,7 @@ describe('channel drawer', () => {
     await vi.waitFor(() => expect(name.value).toBe('main-openai'));
     const maxInput = (await drawerInput('max_input_tokens')) as HTMLInputElement;
     expect(maxInput.value).toBe('4096');
-    fireEvent.change(await drawerInput('setting'), { target: { value: '{"proxy": ' } });
+    await typeInto('setting', '{"proxy": ');
     await act(async () => {
       fireEvent.click(screen.getByTestId('channel-submit'));
     });
