@@ -13,7 +13,7 @@ import ts from 'typescript';
 
 const BEYOND_LATIN1 = /[^\x00-\xff]/;
 const BEYOND_LATIN1_ALL = /[^\x00-\xff]/g;
-const escape = (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const unicodeEscape = (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** The text of a JavaScript module with its literals' non-Latin-1 characters escaped. */
 export function asciiLiterals(text) {
@@ -40,7 +40,7 @@ export function asciiLiterals(text) {
   let out = '';
   let at = 0;
   for (const [start, end] of spans) {
-    out += text.slice(at, start) + text.slice(start, end).replace(BEYOND_LATIN1_ALL, escape);
+    out += text.slice(at, start) + text.slice(start, end).replace(BEYOND_LATIN1_ALL, unicodeEscape);
     at = end;
   }
   return out + text.slice(at);

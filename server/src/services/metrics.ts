@@ -78,16 +78,9 @@ export class GatewayMetrics {
   private async makeRegistry(): Promise<Registry> {
     const { collectDefaultMetrics, Counter, Gauge, Registry } = await import('prom-client');
     const registry = new Registry();
-    for (const tally of [
-      this.requests,
-      this.duration,
-      this.ttfb,
-      this.upstreamErrors,
-      this.retries,
-      this.tokens,
-      this.quota,
-    ])
-      registry.registerMetric(tally as never);
+    // the tallies are this object's fields: all of them, without a list to keep in step
+    for (const field of Object.values(this))
+      if (field instanceof TallyCounter || field instanceof TallyHistogram) registry.registerMetric(field as never);
     collectDefaultMetrics({ register: registry });
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const self = this;
