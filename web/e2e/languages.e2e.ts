@@ -104,6 +104,28 @@ async function openIn(page: Page, lng: string, path: string): Promise<void> {
   await page.goto(`${BASE_URL}${path}`);
 }
 
+/**
+ * Picks a language from the top bar's menu and waits until it is the stored choice. A loaded CI machine once left the
+ * console in the old language for 10 s with no trace of why; a failure now says what the page showed (the menu still
+ * open, an error message, the language it is in) and leaves a screenshot.
+ */
+async function chooseFromMenu(page: Page, name: string, lng: string): Promise<void> {
+  await page.getByTestId('language-menu').click();
+  await page.getByRole('menuitem', { name }).click();
+  try {
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('i18nextLng')), { timeout: 30_000 }).toBe(lng);
+  } catch (err) {
+    await shot(page, `languages-menu-${lng}-failed`);
+    const seen = await page.evaluate(() => ({
+      lang: document.documentElement.lang,
+      stored: localStorage.getItem('i18nextLng'),
+      menuOpen: document.querySelector('.ant-dropdown:not(.ant-dropdown-hidden)') !== null,
+      messages: [...document.querySelectorAll('.ant-message-notice')].map((n) => n.textContent),
+    }));
+    throw new Error(`the menu did not switch the console to ${lng}: ${JSON.stringify(seen)}`, { cause: err });
+  }
+}
+
 describe('the console in each language on a phone', () => {
   it.each(LANGUAGES)('%s: login, a server error, the wallet and the tokens', async (lng, tag, currency) => {
     const { page } = b;
@@ -162,15 +184,13 @@ describe('the console in each language on a phone', () => {
     const { page } = b;
     await openIn(page, 'zh', '/login');
     await page.getByText(BUILT_IN.zh!.login, { exact: true }).first().waitFor();
-    await page.getByTestId('language-menu').click();
-    await page.getByRole('menuitem', { name: 'Tiếng Việt' }).click();
+    await chooseFromMenu(page, 'Tiếng Việt', 'vi');
     await page.getByText(textsOf('vi').login, { exact: true }).first().waitFor();
     expect(await page.evaluate(() => [document.documentElement.lang, localStorage.getItem('i18nextLng')])).toEqual([
       'vi',
       'vi',
     ]);
-    await page.getByTestId('language-menu').click();
-    await page.getByRole('menuitem', { name: '繁體中文' }).click();
+    await chooseFromMenu(page, '繁體中文', 'zh-TW');
     await page.getByText(textsOf('zh-TW').login, { exact: true }).first().waitFor();
     await shot(page, 'languages-menu-zh-TW');
   });
