@@ -44,6 +44,9 @@ export default function ChannelDrawer(props: {
   // multi-key channels: the add mode on create, the key choice, and what an edit does with the keys typed
   const [multi, setMulti] = useState<MultiKeyChoice>({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
   const [loadedInfo, setLoadedInfo] = useState<ChannelInfo | null>(null);
+  // the channel read whose values the form holds: until the effect below has put them in, the form stays behind the
+  // spinner (a change typed into the frame between the answer's render and that effect would be overwritten by it)
+  const [applied, setApplied] = useState<Channel>();
 
   const set = <K extends keyof ChannelFormValues>(key: K, v: ChannelFormValues[K]) =>
     setValues((s) => ({ ...s, [key]: v }));
@@ -71,6 +74,7 @@ export default function ChannelDrawer(props: {
     if (!open) return;
     setLoadedType(undefined);
     setLoadedInfo(null);
+    setApplied(undefined);
     setMulti({ addMode: 'batch', mkMode: 'random', keyMode: 'append' });
     if (editId === undefined) setValues(defaultChannelForm());
   }, [open, editId]);
@@ -80,6 +84,7 @@ export default function ChannelDrawer(props: {
     const ch = loaded.data;
     if (!open || !ch) return;
     setValues(channelToForm(ch));
+    setApplied(ch);
     setLoadedType(ch.type);
     const info = ch.channel_info ?? null;
     setLoadedInfo(info);
@@ -146,7 +151,7 @@ export default function ChannelDrawer(props: {
         </Space>
       }
     >
-      <Spin spinning={loaded.isFetching}>
+      <Spin spinning={loaded.isFetching || (editId !== undefined && applied !== loaded.data)}>
         <Form layout="vertical" data-testid="channel-form">
           <Form.Item label={t('form.type')}>
             <Select

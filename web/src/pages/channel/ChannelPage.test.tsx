@@ -137,27 +137,14 @@ async function clickAndConfirm(testId: string, title: string) {
   });
 }
 
-/**
- * Types into a drawer field and waits until the field on screen shows it: on a loaded machine the drawer's fields
- * can still be rendered again after the channel arrived, and a change sent to the element found before is lost.
- */
-async function typeInto(name: string, value: string) {
-  await vi.waitFor(
-    async () => {
-      const el = await drawerInput(name);
-      if (el.value !== value) fireEvent.change(el, { target: { value } });
-      expect((await drawerInput(name)).value).toBe(value);
-    },
-    { timeout: 5000 },
-  );
-}
-
 async function drawerInput(name: string) {
   const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
   return vi.waitFor(
     () => {
       const el = drawer.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`);
-      if (!el || el.closest('.ant-spin-blur')) throw new Error('the drawer is still loading');
+      // (antd 6's Spin marks its root `ant-spin-spinning` while it spins; a change typed before the channel's values
+      // came would be overwritten by them)
+      if (!el || el.closest('.ant-spin-spinning')) throw new Error('the drawer is still loading');
       return el;
     },
     { timeout: 5000 },
@@ -278,13 +265,36 @@ describe('channel copy', () => {
 });
 
 describe('channel drawer', () => {
+  it('keeps a change typed the moment the read channel is shown', async () => {
+    // Types into the setting field in the first DOM mutation that shows it out from behind the spinner (a
+    // MutationObserver's callback runs before React's passive effects): the form must not be shown before it holds
+    // the channel's values, or they would overwrite the change (a loaded machine lost a test's typing so).
+    let typed = false;
+    const observer = new MutationObserver(() => {
+      const el = document.querySelector<HTMLTextAreaElement>('[role="dialog"] [name="setting"]');
+      if (typed || !el || el.closest('.ant-spin-spinning')) return;
+      typed = true;
+      fireEvent.change(el, { target: { value: '{"typed":1}' } });
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    try {
+      renderAt('/channel/edit/5');
+      await vi.waitFor(() => expect(typed).toBe(true), { timeout: 5000 });
+    } finally {
+      observer.disconnect();
+    }
+    // the channel's other values have come in; the typed one stayed
+    await vi.waitFor(async () => expect(((await drawerInput('name')) as HTMLInputElement).value).toBe('main-openai'));
+    expect(((await drawerInput('setting')) as HTMLTextAreaElement).value).toBe('{"typed":1}');
+  });
+
   it('edits setting and max_input_tokens, rejecting invalid setting JSON', async () => {
     renderAt('/channel/edit/5');
     const name = (await drawerInput('name')) as HTMLInputElement;
     await vi.waitFor(() => expect(name.value).toBe('main-openai'));
     const maxInput = (await drawerInput('max_input_tokens')) as HTMLInputElement;
     expect(maxInput.value).toBe('4096');
-    await typeInto('setting', '{"proxy": ');
+    fireEvent.change(await drawerInput('setting'), { target: { value: '{"proxy": ' } });
     await act(async () => {
       fireEvent.click(screen.getByTestId('channel-submit'));
     });

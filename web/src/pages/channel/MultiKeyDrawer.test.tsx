@@ -90,7 +90,7 @@ async function drawerInput(name: string) {
   return vi.waitFor(
     () => {
       const el = drawer.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`);
-      if (!el || el.closest('.ant-spin-blur')) throw new Error('the drawer is still loading');
+      if (!el || el.closest('.ant-spin-spinning')) throw new Error('the drawer is still loading');
       return el;
     },
     { timeout: 5000 },
