@@ -5,7 +5,7 @@
 // chunk's time, an upstream that fails, told in-band once the client has bytes, and the response's end. What differs
 // per lane (scanning SSE bytes, decoding events through the hub) is a PumpLane: per chunk, at the end, and the shape
 // of an in-band error.
-import type { HttpResponse } from '../../lib/http-response.js';
+import { drained, type HttpResponse } from '../../lib/http-response.js';
 import type { StreamKeepAlive } from '../keepalive.js';
 
 /** The upstream body as the pump reads it (relay/upstream-call.ts). */
@@ -168,17 +168,4 @@ export class StreamPump {
       );
     });
   }
-}
-
-/** Resolves when a response that refused a write can take more (or the client went away): backpressure. */
-export function drained(res: HttpResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
 }
