@@ -6,11 +6,11 @@
 // pair of runs.
 // Env: CASE (none | budget: every token gets a daily budget far above what the run spends, so the budget is counted
 // on every request but never refuses), RATE (requests per second; empty: as many as the connections manage), ROUNDS
-// (6), DURATION (s per run, 6), CONNS (32), MODE (json | stream: the OpenAI chat request whole or streamed;
-// claude-json: an Anthropic Messages client on an Anthropic channel (type 14) that this script adds to each gateway's
-// database, direct = the same Claude request to the mock; claude-x-json: that client naming gpt-4o-mini, served by the
-// seed's OpenAI channels (the translated lane), direct = the OpenAI json request), BENCH_SQL_DSN (passed through to
-// both run.mjs: each creates a database of its own on that PostgreSQL server; this script then writes its rows there),
+// (6), DURATION (s per run, 6), WARMUP (s of load on each side before the first round, 4), CONNS (32), MODE (json |
+// stream: the OpenAI chat request whole or streamed; claude-json: an Anthropic Messages client on an Anthropic
+// channel (type 14) that this script adds to each gateway's database, direct = the same Claude request to the mock;
+// claude-x-json: that client naming gpt-4o-mini, served by the seed's OpenAI channels (the translated lane), direct =
+// the OpenAI json request), BENCH_SQL_DSN (passed through to both run.mjs: each creates a database of its own on that PostgreSQL server; this script then writes its rows there),
 // PROBE=1 (checks that the budget settings are loaded: a token with a budget of 1 quota is refused its second
 // request). Linux only (/proc).
 import { spawn } from 'node:child_process';
@@ -29,6 +29,7 @@ const MODES = ['json', 'stream', 'claude-json', 'claude-x-json'];
 if (!MODES.includes(MODE)) throw new Error(`MODE: one of ${MODES.join(', ')}`);
 const ROUNDS = Number(process.env.ROUNDS ?? 6);
 const DURATION = Number(process.env.DURATION ?? 6);
+const WARMUP = Number(process.env.WARMUP ?? 4);
 const CONNS = Number(process.env.CONNS ?? 32);
 const TOKENS = 10;
 // the native lane's model (a default ratio at every commit since the Claude relay); the translated lane names the
@@ -330,7 +331,7 @@ async function load(t, seconds) {
 }
 
 const sides = [...gws, direct];
-for (const t of sides) await load(t, 4); // warm-up
+for (const t of sides) await load(t, WARMUP);
 const results = { base: [], head: [], direct: [] };
 for (let i = 0; i < ROUNDS; i++) {
   // base, head, direct; then head, direct, base; …: each side first, second and last in turn

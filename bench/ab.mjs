@@ -6,8 +6,8 @@
 // default "none"; "budget" gives every token a budget), and this prints one table: CPU time per relayed request of
 // each side (the figure to read), the head/base ratio of the medians and the spread of the pair ratios, each side's
 // RPS as a share of the same round's direct RPS, and each gateway's peak RSS.
-// Env: ROUNDS (8), DURATION (5 s), CONNS (32), RATE (requests per second; empty: as fast as they go), BENCH_SQL_DSN
-// (a PostgreSQL server's DSN: each gateway gets a fresh database of its own there instead of SQLite).
+// Env: ROUNDS (8), DURATION (5 s), WARMUP (4 s), CONNS (32), RATE (requests per second; empty: as fast as they go),
+// BENCH_SQL_DSN (a PostgreSQL server's DSN: each gateway gets a fresh database of its own there instead of SQLite).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
