@@ -10,9 +10,9 @@
 // stream: the OpenAI chat request whole or streamed; claude-json: an Anthropic Messages client on an Anthropic
 // channel (type 14) that this script adds to each gateway's database, direct = the same Claude request to the mock;
 // claude-x-json: that client naming gpt-4o-mini, served by the seed's OpenAI channels (the translated lane), direct =
-// the OpenAI json request), BENCH_SQL_DSN (passed through to both run.mjs: each creates a database of its own on that PostgreSQL server; this script then writes its rows there),
-// PROBE=1 (checks that the budget settings are loaded: a token with a budget of 1 quota is refused its second
-// request). Linux only (/proc).
+// the OpenAI json request), BENCH_SQL_DSN (passed through to both run.mjs: each creates a database of its own on
+// that PostgreSQL server; this script then writes its rows there), PROBE=1 (checks that the budget settings are
+// loaded: a token with a budget of 1 quota is refused its second request). Linux only (/proc).
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
