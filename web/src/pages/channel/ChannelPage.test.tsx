@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen, within } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
 import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
+import { drawerInput } from '../../test/drawer.js';
 import ChannelPage from './index.js';
 
 const CHANNEL = {
@@ -135,20 +136,6 @@ async function clickAndConfirm(testId: string, title: string) {
   await act(async () => {
     fireEvent.click(within(pop).getByRole('button', { name: /OK|确\s*定/ }));
   });
-}
-
-async function drawerInput(name: string) {
-  const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
-  return vi.waitFor(
-    () => {
-      const el = drawer.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`);
-      // (antd 6's Spin marks its root `ant-spin-spinning` while it spins; a change typed before the channel's values
-      // came would be overwritten by them)
-      if (!el || el.closest('.ant-spin-spinning')) throw new Error('the drawer is still loading');
-      return el;
-    },
-    { timeout: 5000 },
-  );
 }
 
 describe('channel toolbar tools', () => {

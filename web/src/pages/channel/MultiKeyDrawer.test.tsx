@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import i18n from '../../i18n/index.js';
 import { recordFetch, renderWithApp, type Call } from '../../test/harness.js';
+import { drawerInput } from '../../test/drawer.js';
 import ChannelPage from './index.js';
 
 const POOL = {
@@ -84,18 +85,6 @@ const render = (path: string) =>
     path,
   );
 const sent = (method: string, path: string) => calls.filter((c) => c.method === method && c.url.split('?')[0] === path);
-
-async function drawerInput(name: string) {
-  const drawer = await screen.findByRole('dialog', {}, { timeout: 5000 });
-  return vi.waitFor(
-    () => {
-      const el = drawer.querySelector<HTMLInputElement | HTMLTextAreaElement>(`[name="${name}"]`);
-      if (!el || el.closest('.ant-spin-spinning')) throw new Error('the drawer is still loading');
-      return el;
-    },
-    { timeout: 5000 },
-  );
-}
 
 describe('multi-key channels on the channels page', () => {
   it('adds one channel holding every key, sending the add mode', async () => {
